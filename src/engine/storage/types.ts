@@ -1,0 +1,57 @@
+// The object-storage contract every backend implements (memory, local filesystem, SQLite, S3).
+// Icechunk's consistency rests on it: objects are write-once except the few updated by
+// compare-and-swap (`ifMatch` / `ifNoneMatch`). Keep it small; retries, caching, limits and
+// fault injection are wrappers around an ObjectStorage, not methods on it.
+
+/** A byte range of an object: from an offset (to the end, or `length` bytes), or the last N bytes. */
+export type ByteRange = { offset: number; length?: number } | { suffixLength: number };
+
+/** Opaque version token: an ETag, a generation counter, a content hash. Compare only for equality. */
+export type VersionToken = string;
+
+export interface GetResult {
+  bytes: Uint8Array;
+  version: VersionToken;
+}
+
+export interface PutOptions {
+  /** Write only if the current version equals this token (conditional update). */
+  ifMatch?: VersionToken;
+  /** `'*'`: write only if the key does not exist (conditional create). */
+  ifNoneMatch?: '*';
+  contentType?: string;
+  metadata?: Readonly<Record<string, string>>;
+}
+
+export interface ObjectInfo {
+  key: string;
+  size: number;
+  lastModified: Date;
+  version?: VersionToken;
+}
+
+export interface ListDirResult {
+  /** Objects directly under the prefix. */
+  objects: ObjectInfo[];
+  /** Child "directories": prefixes ending in '/', relative to the storage root. */
+  prefixes: string[];
+}
+
+export interface ObjectStorage {
+  /** Short backend name for messages and stats: 'memory', 'fs', 'sqlite', 's3'. */
+  readonly kind: string;
+  /** Bytes and version of a key (or a range of it); `null` when the key does not exist. */
+  get(key: string, range?: ByteRange): Promise<GetResult | null>;
+  head(key: string): Promise<ObjectInfo | null>;
+  /** Failed preconditions throw FloeError 'PRECONDITION_FAILED'; nothing is written then. */
+  put(key: string, bytes: Uint8Array, options?: PutOptions): Promise<{ version: VersionToken }>;
+  /** Server-side copy; `ifMatch` guards the source's version. */
+  copy(from: string, to: string, options?: { ifMatch?: VersionToken }): Promise<{ version: VersionToken }>;
+  /** Every object whose key starts with `prefix`, in lexicographic key order. Paged internally. */
+  list(prefix: string): AsyncIterable<ObjectInfo>;
+  /** One level below `prefix` (which is '' or ends in '/'). */
+  listDir(prefix: string): Promise<ListDirResult>;
+  /** Batch delete; missing keys are not an error. */
+  delete(keys: readonly string[]): Promise<void>;
+  close(): Promise<void>;
+}

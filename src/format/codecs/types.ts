@@ -1,0 +1,37 @@
+// Codec contracts. A codec is one of three kinds (Zarr v3 core spec, "Codecs"):
+//   array -> array   (transpose)            see ./array-codecs
+//   array -> bytes   (bytes, sharding)      exactly one per chain
+//   bytes -> bytes   (gzip, zstd, blosc, crc32c, and the v1 compressors)
+// Codecs are synchronous and pure: CPU work on bytes in memory. Where a key is known the
+// pipeline rethrows errors with `where` set to it.
+
+/** A codec entry as written in zarr.json. */
+export interface CodecMetadata {
+  name: string;
+  configuration?: Record<string, unknown>;
+  must_understand?: boolean;
+}
+
+/** What a bytes->bytes codec may need to know about the array (blosc's default typesize). */
+export interface BytesCodecContext {
+  /** Bytes per element of the array's data type (1 for bool/uint8, 8 for float64, ...). */
+  itemSize: number;
+}
+
+export interface BytesToBytesCodec {
+  readonly kind: 'bytes_to_bytes';
+  readonly name: string;
+  /** May return a view of a reused buffer only if documented; callers may keep the result. */
+  encode(data: Uint8Array): Uint8Array;
+  /** Throws FloeError CORRUPT_OBJECT on malformed input, CHECKSUM_MISMATCH on a bad checksum. */
+  decode(data: Uint8Array): Uint8Array;
+  /** Encoded size for `n` input bytes when it is fixed (crc32c: n + 4); absent otherwise. */
+  computeEncodedSize?(n: number): number;
+  /** The fully resolved metadata to write back (defaults filled in). */
+  toJSON(): CodecMetadata;
+}
+
+export type BytesCodecFactory = (
+  configuration: Record<string, unknown> | undefined,
+  context: BytesCodecContext,
+) => BytesToBytesCodec;
