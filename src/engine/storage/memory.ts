@@ -1,0 +1,149 @@
+// In-memory backend for tests and ephemeral repositories. Every operation is applied synchronously
+// inside one call, so conditional writes are trivially atomic; bytes are copied in and out so a
+// caller mutating its buffer never changes a stored object.
+import { floeError } from '../../errors.ts';
+import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
+import { checkPrecondition, validatePutOptions } from './preconditions.ts';
+import { resolveRange, validateRange } from './ranges.ts';
+import type {
+  ByteRange,
+  GetResult,
+  ListDirResult,
+  ObjectInfo,
+  ObjectStorage,
+  PutOptions,
+  VersionToken,
+} from './types.ts';
+
+interface StoredObject {
+  bytes: Uint8Array;
+  version: VersionToken;
+  lastModified: Date;
+}
+
+export interface MemoryStorageOptions {
+  /** Clock for `lastModified`; injectable for tests. Default `() => new Date()`. */
+  now?: () => Date;
+}
+
+export class MemoryStorage implements ObjectStorage {
+  readonly kind = 'memory';
+  private readonly objects = new Map<string, StoredObject>();
+  // A generation counter: every write gets a fresh token, so an overwrite with identical bytes
+  // still invalidates older tokens (no ABA).
+  private generation = 0;
+  private closed = false;
+  private readonly now: () => Date;
+
+  constructor(options: MemoryStorageOptions = {}) {
+    this.now = options.now ?? (() => new Date());
+  }
+
+  async get(key: string, range?: ByteRange): Promise<GetResult | null> {
+    this.checkOpen();
+    validateKey(key);
+    if (range) validateRange(range, key);
+    const object = this.objects.get(key);
+    if (!object) return null;
+    const { start, end } = resolveRange(range, object.bytes.length);
+    return { bytes: object.bytes.slice(start, end), version: object.version };
+  }
+
+  async head(key: string): Promise<ObjectInfo | null> {
+    this.checkOpen();
+    validateKey(key);
+    const object = this.objects.get(key);
+    return object ? infoOf(key, object) : null;
+  }
+
+  async put(key: string, bytes: Uint8Array, options?: PutOptions): Promise<{ version: VersionToken }> {
+    this.checkOpen();
+    validateKey(key);
+    validatePutOptions(options, key);
+    checkPrecondition(key, this.objects.get(key)?.version, options);
+    return { version: this.store(key, bytes.slice()) };
+  }
+
+  async copy(from: string, to: string, options?: { ifMatch?: VersionToken }): Promise<{ version: VersionToken }> {
+    this.checkOpen();
+    validateKey(from);
+    validateKey(to);
+    const source = this.objects.get(from);
+    if (!source) throw floeError('NOT_FOUND', `cannot copy ${JSON.stringify(from)}: no such object`, { where: from });
+    if (options?.ifMatch !== undefined) checkPrecondition(from, source.version, { ifMatch: options.ifMatch });
+    // Stored bytes are never mutated, so the copy may share them.
+    return { version: this.store(to, source.bytes) };
+  }
+
+  async *list(prefix: string): AsyncIterable<ObjectInfo> {
+    this.checkOpen();
+    validatePrefix(prefix);
+    // Snapshot the matching keys first so writes during iteration cannot break it.
+    const keys = [...this.objects.keys()].filter((k) => k.startsWith(prefix)).sort(compareKeys);
+    for (const key of keys) {
+      const object = this.objects.get(key);
+      if (object) yield infoOf(key, object);
+    }
+  }
+
+  async listDir(prefix: string): Promise<ListDirResult> {
+    this.checkOpen();
+    validateDirPrefix(prefix);
+    const objects: ObjectInfo[] = [];
+    const prefixes = new Set<string>();
+    for (const [key, object] of this.objects) {
+      if (!key.startsWith(prefix)) continue;
+      const slash = key.indexOf('/', prefix.length);
+      if (slash === -1) objects.push(infoOf(key, object));
+      else prefixes.add(key.slice(0, slash + 1));
+    }
+    objects.sort((a, b) => compareKeys(a.key, b.key));
+    return { objects, prefixes: [...prefixes].sort(compareKeys) };
+  }
+
+  async delete(keys: readonly string[]): Promise<void> {
+    this.checkOpen();
+    keys.forEach((key) => validateKey(key));
+    for (const key of keys) this.objects.delete(key);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+
+  private store(key: string, bytes: Uint8Array): VersionToken {
+    this.generation += 1;
+    const version = `g${this.generation}`;
+    this.objects.set(key, { bytes, version, lastModified: this.now() });
+    return version;
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw floeError('STORAGE_ERROR', 'memory storage is closed');
+  }
+}
+
+function infoOf(key: string, object: StoredObject): ObjectInfo {
+  return { key, size: object.bytes.length, lastModified: object.lastModified, version: object.version };
+}
+
+/**
+ * Lexicographic order of the keys' UTF-8 bytes, i.e. code-point order — the order S3 lists in.
+ * JS string order (UTF-16 code units) differs only between surrogates (code points above U+FFFF)
+ * and U+E000–U+FFFF; remapping those two ranges fixes it without encoding the strings.
+ */
+export function compareKeys(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const ca = a.charCodeAt(i);
+    const cb = b.charCodeAt(i);
+    if (ca !== cb) return codePointRank(ca) - codePointRank(cb);
+  }
+  return a.length - b.length;
+}
+
+function codePointRank(unit: number): number {
+  if (unit >= 0xd800 && unit <= 0xdfff) return unit + 0x2000; // surrogates sort after U+FFFF
+  if (unit >= 0xe000) return unit - 0x800;
+  return unit;
+}
