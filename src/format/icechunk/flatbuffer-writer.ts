@@ -1,0 +1,59 @@
+// Helpers over the flatbuffers JS Builder for the shapes Icechunk uses: inline id structs,
+// vectors of structs / offsets / scalars. Builders write back to front, so every vector is
+// pushed in reverse. Field order inside a table follows what flatc-generated `create` functions
+// do (largest fields first, reverse declaration order within a size), which is how the
+// reference writes and what makes payloads byte-identical.
+import { Builder, type Offset } from 'flatbuffers';
+import { FILE_IDENTIFIER } from './framing.ts';
+
+export function newBuilder(initialSize = 1024): Builder {
+  return new Builder(initialSize);
+}
+
+/** Writes an inline struct of raw bytes (ObjectId12/ObjectId8) into the current table. */
+export function addIdField(b: Builder, slot: number, bytes: Uint8Array): void {
+  b.prep(1, bytes.length);
+  for (let i = bytes.length - 1; i >= 0; i--) b.writeInt8(bytes[i]!);
+  b.addFieldStruct(slot, b.offset(), 0);
+}
+
+export function createOffsetVector(b: Builder, offsets: readonly Offset[]): Offset {
+  b.startVector(4, offsets.length, 4);
+  for (let i = offsets.length - 1; i >= 0; i--) b.addOffset(offsets[i]!);
+  return b.endVector();
+}
+
+export function createU32Vector(b: Builder, values: ArrayLike<number>): Offset {
+  b.startVector(4, values.length, 4);
+  for (let i = values.length - 1; i >= 0; i--) b.addInt32(values[i]! | 0);
+  return b.endVector();
+}
+
+export function createU16Vector(b: Builder, values: readonly number[]): Offset {
+  b.startVector(2, values.length, 2);
+  for (let i = values.length - 1; i >= 0; i--) b.addInt16(values[i]!);
+  return b.endVector();
+}
+
+/** A vector of fixed-size structs; `write` pushes one struct's fields back to front. */
+export function createStructVector<T>(
+  b: Builder,
+  items: readonly T[],
+  size: number,
+  alignment: number,
+  write: (b: Builder, item: T) => void,
+): Offset {
+  b.startVector(size, items.length, alignment);
+  for (let i = items.length - 1; i >= 0; i--) write(b, items[i]!);
+  return b.endVector();
+}
+
+/** Pushes raw bytes (already inside a struct being built) back to front. */
+export function pushBytes(b: Builder, bytes: Uint8Array): void {
+  for (let i = bytes.length - 1; i >= 0; i--) b.writeInt8(bytes[i]!);
+}
+
+export function finishPayload(b: Builder, root: Offset): Uint8Array {
+  b.finish(root, FILE_IDENTIFIER);
+  return b.asUint8Array().slice();
+}

@@ -1,0 +1,213 @@
+// Chunk manifest files: for each array (by node id) its chunk refs sorted by index. A ref is
+// native (a chunk object in this repository), inline (the bytes themselves) or virtual (a byte
+// range of an object elsewhere). Dictionary-compressed virtual locations are decompressed on
+// read; Floe writes plain locations (compression_algorithm = 0), which the spec allows.
+import type { Builder, Offset } from 'flatbuffers';
+import { floeError } from '../../errors.ts';
+import { decodeGuarded, FlatbufferReader } from './flatbuffer-reader.ts';
+import { addIdField, createOffsetVector, createU32Vector, finishPayload, newBuilder } from './flatbuffer-writer.ts';
+import { decodeFile, encodeFile, type EncodeFileOptions } from './framing.ts';
+import type { SpecVersion } from './header.ts';
+import { asChunkId, asManifestId, asNodeId, compareIds, type ChunkId, type ManifestId, type NodeId } from './ids.ts';
+import { zstdDecompress } from './zstd.ts';
+
+export type VirtualChecksum = { etag: string } | { lastModified: number } | null;
+
+export interface NativeChunkRef {
+  kind: 'native';
+  index: number[];
+  chunkId: ChunkId;
+  offset: number;
+  length: number;
+}
+export interface InlineChunkRef {
+  kind: 'inline';
+  index: number[];
+  data: Uint8Array;
+}
+export interface VirtualChunkRef {
+  kind: 'virtual';
+  index: number[];
+  location: string;
+  offset: number;
+  length: number;
+  checksum: VirtualChecksum;
+}
+export type ChunkRef = NativeChunkRef | InlineChunkRef | VirtualChunkRef;
+
+export interface ArrayManifest {
+  nodeId: NodeId;
+  /** Sorted by index, lexicographically. */
+  refs: ChunkRef[];
+}
+
+export interface Manifest {
+  specVersion: SpecVersion;
+  id: ManifestId;
+  /** Sorted by node id. */
+  arrays: ArrayManifest[];
+}
+
+const M = { id: 0, arrays: 1, locationDictionary: 2, compressionAlgorithm: 3, extra: 4 };
+const AM = { nodeId: 0, refs: 1, extra: 2 };
+const R = { index: 0, inline: 1, offset: 2, length: 3, chunkId: 4, location: 5, etag: 6, lastModified: 7, compressedLocation: 8, extra: 9 };
+const COMPRESSION_NONE = 0;
+const COMPRESSION_ZSTD_DICTIONARY = 1;
+
+export function decodeManifest(bytes: Uint8Array, where?: string): Manifest {
+  const { header, payload } = decodeFile(bytes, 'manifest', where);
+  return decodeGuarded('manifest', where, () => readManifest(new FlatbufferReader(payload, where), header.specVersion));
+}
+
+function readManifest(r: FlatbufferReader, specVersion: SpecVersion): Manifest {
+  const root = r.root();
+  const dictionary = r.byteVector(root, M.locationDictionary);
+  const algorithm = r.u8(root, M.compressionAlgorithm, COMPRESSION_ZSTD_DICTIONARY);
+  r.requiredVector(root, M.arrays, 4, 'Manifest.arrays');
+  const arrays = r.tables(root, M.arrays).map((t): ArrayManifest => {
+    r.requiredVector(t, AM.refs, 4, 'ArrayManifest.refs');
+    return {
+      nodeId: asNodeId(r.requiredStruct(t, AM.nodeId, 8, 'ArrayManifest.node_id')),
+      refs: r.tables(t, AM.refs).map((ref) => readRef(r, ref, algorithm, dictionary)),
+    };
+  });
+  return { specVersion, id: asManifestId(r.requiredStruct(root, M.id, 12, 'Manifest.id')), arrays };
+}
+
+function readRef(r: FlatbufferReader, t: number, algorithm: number, dictionary: Uint8Array | undefined): ChunkRef {
+  const index = r.u32Vector(t, R.index) ?? r.corrupt('required ChunkRef.index is missing');
+  const inline = r.byteVector(t, R.inline);
+  if (inline) return { kind: 'inline', index, data: inline.slice() };
+  const chunkId = r.structBytes(t, R.chunkId, 12);
+  const offset = r.u64n(t, R.offset);
+  const length = r.u64n(t, R.length);
+  if (chunkId) return { kind: 'native', index, chunkId: asChunkId(chunkId), offset, length };
+  let location = r.string(t, R.location);
+  if (location === undefined) {
+    const compressed = r.byteVector(t, R.compressedLocation) ?? r.corrupt('a chunk ref is neither inline, native nor virtual');
+    location = decompressLocation(r, compressed, algorithm, dictionary);
+  }
+  const etag = r.string(t, R.etag);
+  const lastModified = r.u32(t, R.lastModified);
+  const checksum: VirtualChecksum = etag !== undefined ? { etag } : lastModified > 0 ? { lastModified } : null;
+  return { kind: 'virtual', index, location, offset, length, checksum };
+}
+
+function decompressLocation(r: FlatbufferReader, bytes: Uint8Array, algorithm: number, dictionary: Uint8Array | undefined): string {
+  let raw: Uint8Array;
+  if (algorithm === COMPRESSION_NONE) raw = bytes;
+  else if (algorithm === COMPRESSION_ZSTD_DICTIONARY) {
+    if (!dictionary) r.corrupt('compressed virtual locations but no location_dictionary');
+    raw = zstdDecompress(bytes, { where: r.where, dictionary, maxBytes: 1 << 20 });
+  } else {
+    throw floeError('UNSUPPORTED', `manifest location compression algorithm ${algorithm} is unknown`, { where: r.where });
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(raw);
+  } catch {
+    return r.corrupt('a compressed virtual location is not UTF-8');
+  }
+}
+
+/** Lexicographic order of chunk indices (shorter first on a common prefix). */
+export function compareChunkIndices(a: readonly number[], b: readonly number[]): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const d = a[i]! - b[i]!;
+    if (d !== 0) return d;
+  }
+  return a.length - b.length;
+}
+
+/** Binary search over an array manifest's sorted refs. */
+export function findChunkRef(array: ArrayManifest, index: readonly number[]): ChunkRef | undefined {
+  let lo = 0;
+  let hi = array.refs.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const d = compareChunkIndices(array.refs[mid]!.index, index);
+    if (d === 0) return array.refs[mid];
+    if (d < 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return undefined;
+}
+
+/** Binary search for an array's refs by node id. */
+export function findArrayManifest(manifest: Manifest, nodeId: NodeId): ArrayManifest | undefined {
+  let lo = 0;
+  let hi = manifest.arrays.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const d = compareIds(manifest.arrays[mid]!.nodeId, nodeId);
+    if (d === 0) return manifest.arrays[mid];
+    if (d < 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return undefined;
+}
+
+export function encodeManifest(manifest: Manifest, options: EncodeFileOptions = {}): Uint8Array {
+  return encodeFile('manifest', manifest.specVersion, encodeManifestPayload(manifest), options);
+}
+
+export function encodeManifestPayload(manifest: Manifest): Uint8Array {
+  const refCount = manifest.arrays.reduce((n, a) => n + a.refs.length, 0);
+  const b = newBuilder(1024 + refCount * 64);
+  const arrays = [...manifest.arrays].sort((x, y) => compareIds(x.nodeId, y.nodeId));
+  const arrayOffsets = arrays.map((array) => {
+    const refs = isSorted(array.refs) ? array.refs : [...array.refs].sort((x, y) => compareChunkIndices(x.index, y.index));
+    const refsVec = createOffsetVector(b, refs.map((ref) => writeRef(b, ref)));
+    b.startObject(3);
+    b.addFieldOffset(AM.refs, refsVec, 0);
+    addIdField(b, AM.nodeId, array.nodeId);
+    return b.endObject();
+  });
+  const arraysVec = createOffsetVector(b, arrayOffsets);
+  b.startObject(5);
+  b.addFieldOffset(M.arrays, arraysVec, 0);
+  addIdField(b, M.id, manifest.id);
+  // The schema default is 1 (zstd dictionary); plain locations must say 0 explicitly. Spec-1
+  // manifests predate the field.
+  if (manifest.specVersion === 2) b.addFieldInt8(M.compressionAlgorithm, COMPRESSION_NONE, COMPRESSION_ZSTD_DICTIONARY);
+  return finishPayload(b, b.endObject());
+}
+
+function isSorted(refs: readonly ChunkRef[]): boolean {
+  for (let i = 1; i < refs.length; i++) if (compareChunkIndices(refs[i - 1]!.index, refs[i]!.index) > 0) return false;
+  return true;
+}
+
+function writeRef(b: Builder, ref: ChunkRef): Offset {
+  const index = createU32Vector(b, ref.index);
+  switch (ref.kind) {
+    case 'inline': {
+      const data = b.createByteVector(ref.data);
+      b.startObject(10);
+      b.addFieldOffset(R.inline, data, 0);
+      b.addFieldOffset(R.index, index, 0);
+      return b.endObject();
+    }
+    case 'native': {
+      b.startObject(10);
+      b.addFieldInt64(R.length, BigInt(ref.length), 0n);
+      b.addFieldInt64(R.offset, BigInt(ref.offset), 0n);
+      addIdField(b, R.chunkId, ref.chunkId);
+      b.addFieldOffset(R.index, index, 0);
+      return b.endObject();
+    }
+    case 'virtual': {
+      const location = b.createString(ref.location);
+      const etag = ref.checksum && 'etag' in ref.checksum ? b.createString(ref.checksum.etag) : undefined;
+      const lastModified = ref.checksum && 'lastModified' in ref.checksum ? ref.checksum.lastModified : 0;
+      b.startObject(10);
+      b.addFieldInt64(R.length, BigInt(ref.length), 0n);
+      b.addFieldInt64(R.offset, BigInt(ref.offset), 0n);
+      b.addFieldInt32(R.lastModified, lastModified, 0);
+      if (etag !== undefined) b.addFieldOffset(R.etag, etag, 0);
+      b.addFieldOffset(R.location, location, 0);
+      b.addFieldOffset(R.index, index, 0);
+      return b.endObject();
+    }
+  }
+}
