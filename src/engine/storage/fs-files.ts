@@ -1,0 +1,131 @@
+// Low-level file steps of the filesystem backend: version tokens from stat, temp files written
+// and fsynced beside their target, directory fsyncs, and positioned reads into right-sized buffers.
+import { closeSync, constants, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, type BigIntStats } from 'node:fs';
+import { open, utimes } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import type { VersionToken } from './types.ts';
+
+/** Names beginning with this are the backend's own (temp and lock files): never keys, never listed. */
+export const RESERVED_PREFIX = '.floe-';
+
+export function isErrno(err: unknown, ...codes: string[]): boolean {
+  return typeof err === 'object' && err !== null && codes.includes((err as { code?: string }).code ?? '');
+}
+
+/**
+ * The version token of a file: inode, modification time in nanoseconds and size. Every write
+ * creates a new file (temp + rename), so the inode changes; because an inode can be reused once
+ * the old file is gone, writes also give the file a fresh mtime that is later than the one it
+ * replaces and carries random sub-millisecond digits (see `stampMtime`).
+ */
+export function versionOf(stats: BigIntStats): VersionToken {
+  return `${stats.ino.toString(36)}.${stats.mtimeNs.toString(36)}.${stats.size.toString(36)}`;
+}
+
+/** lstat that returns null for a missing path (or a path through a file). */
+export function lstatOrNull(file: string): BigIntStats | null {
+  try {
+    return lstatSync(file, { bigint: true });
+  } catch (err) {
+    if (isErrno(err, 'ENOENT', 'ENOTDIR')) return null;
+    throw err;
+  }
+}
+
+export function tempPathBeside(file: string): string {
+  return path.join(path.dirname(file), `${RESERVED_PREFIX}tmp-${randomBytes(8).toString('hex')}`);
+}
+
+export function lockPathOf(file: string): string {
+  return path.join(path.dirname(file), `${RESERVED_PREFIX}lock.${path.basename(file)}`);
+}
+
+/** Writes `bytes` to a new temp file (creating parent directories), fsynced when `durable`. */
+export async function writeTempFile(file: string, bytes: Uint8Array, durable: boolean): Promise<string> {
+  // A concurrent delete may remove an emptied parent directory between mkdir and open: retry.
+  for (let attempt = 0; ; attempt++) {
+    mkdirSync(path.dirname(file), { recursive: true });
+    const temp = tempPathBeside(file);
+    let handle;
+    try {
+      handle = await open(temp, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o644);
+    } catch (err) {
+      if (isErrno(err, 'ENOENT') && attempt < 5) continue;
+      throw err;
+    }
+    try {
+      let written = 0;
+      while (written < bytes.length) {
+        const { bytesWritten } = await handle.write(bytes, written, bytes.length - written);
+        written += bytesWritten;
+      }
+      if (durable) await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    return temp;
+  }
+}
+
+/**
+ * Gives `temp` an mtime later than `previousNs` (the file it will replace) with random
+ * sub-millisecond digits, so a token is not repeated even when an inode is reused within one
+ * clock tick (Linux file timestamps advance in jiffies, not nanoseconds).
+ */
+export async function stampMtime(temp: string, previousNs: bigint | undefined): Promise<void> {
+  let seconds = Math.floor(Date.now()) / 1000 + Math.random() / 1000;
+  if (previousNs !== undefined) {
+    const previousSeconds = Number(previousNs) / 1e9;
+    if (seconds <= previousSeconds + 2e-6) seconds = previousSeconds + 2e-6 + Math.random() / 1e4;
+  }
+  await utimes(temp, seconds, seconds);
+}
+
+/** fsync a directory so a rename, link or unlink in it survives a crash. */
+export function fsyncDirectory(dir: string): void {
+  let fd: number;
+  try {
+    fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+  } catch {
+    return;
+  }
+  try {
+    fsyncSync(fd);
+  } catch (err) {
+    // Some filesystems refuse fsync on directories; durability there is the filesystem's.
+    if (!isErrno(err, 'EINVAL', 'ENOTSUP', 'EISDIR', 'EBADF')) throw err;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Opens a regular file for reading without following a symlink; null if there is none. */
+export function openRegularFile(file: string): { fd: number; stats: BigIntStats } | null {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (err) {
+    if (isErrno(err, 'ENOENT', 'ENOTDIR', 'ELOOP', 'EISDIR')) return null;
+    throw err;
+  }
+  const stats = fstatSync(fd, { bigint: true });
+  if (!stats.isFile()) {
+    closeSync(fd);
+    return null;
+  }
+  return { fd, stats };
+}
+
+/** Reads [start, end) of an open file into a buffer of exactly that size. */
+export function readRange(fd: number, start: number, end: number): Uint8Array {
+  const length = end - start;
+  const bytes = new Uint8Array(length);
+  let done = 0;
+  while (done < length) {
+    const n = readSync(fd, bytes, done, length - done, start + done);
+    if (n === 0) break; // file shorter than its stat said: cannot happen for our immutable files
+    done += n;
+  }
+  return done === length ? bytes : bytes.subarray(0, done);
+}

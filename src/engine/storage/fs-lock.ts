@@ -1,0 +1,138 @@
+// A per-key lock for the filesystem backend, shared by every OS process using the same root.
+// The lock is a file created with O_CREAT|O_EXCL next to the object (`.floe-lock.<name>`), so
+// exactly one process holds it. A holder that died leaves its file behind: a waiter breaks such a
+// lock when the holder's pid is gone (same host) or the lock is older than `staleMs`.
+import { closeSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, constants } from 'node:fs';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { floeError } from '../../errors.ts';
+
+export interface FileLockOptions {
+  /** Give up waiting after this long (TIMEOUT). Default 10 000 ms. */
+  timeoutMs?: number;
+  /** A lock older than this is presumed abandoned. Default 30 000 ms; holders keep it for milliseconds. */
+  staleMs?: number;
+}
+
+interface LockOwner {
+  pid: number;
+  host: string;
+  nonce: string;
+}
+
+const HOST = hostname();
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function isErrno(err: unknown, ...codes: string[]): boolean {
+  return typeof err === 'object' && err !== null && codes.includes((err as { code?: string }).code ?? '');
+}
+
+function tryCreate(lockPath: string, owner: LockOwner): boolean {
+  let fd: number;
+  try {
+    fd = openSync(lockPath, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o644);
+  } catch (err) {
+    if (isErrno(err, 'EEXIST')) return false;
+    throw err;
+  }
+  try {
+    writeSync(fd, JSON.stringify(owner));
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+}
+
+function readOwner(path: string): LockOwner | null {
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    return parsed as LockOwner;
+  } catch {
+    return null; // missing, or created but not yet written
+  }
+}
+
+function processIsGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return isErrno(err, 'ESRCH');
+  }
+}
+
+/** True when the lock at `lockPath` looks abandoned. */
+function isStale(lockPath: string, staleMs: number): LockOwner | null | false {
+  let ageMs: number;
+  try {
+    ageMs = Date.now() - statSync(lockPath).mtimeMs;
+  } catch {
+    return false; // released meanwhile
+  }
+  const owner = readOwner(lockPath);
+  if (ageMs > staleMs) return owner;
+  if (owner && owner.host === HOST && owner.pid !== process.pid && processIsGone(owner.pid)) return owner;
+  return false;
+}
+
+/**
+ * Moves an abandoned lock aside. Renaming is atomic, so of several waiters only one moves it;
+ * if the file it moved is not the one judged stale (re-taken meanwhile), it is put back.
+ */
+function breakLock(lockPath: string, judged: LockOwner | null): void {
+  const aside = `${lockPath}.stale-${randomBytes(6).toString('hex')}`;
+  try {
+    renameSync(lockPath, aside);
+  } catch {
+    return; // someone else broke or released it
+  }
+  const moved = readOwner(aside);
+  if (judged && moved && moved.nonce !== judged.nonce) {
+    try {
+      renameSync(aside, lockPath); // a live holder's lock: restore it
+      return;
+    } catch {
+      // fall through: nothing better to do than drop it
+    }
+  }
+  try {
+    unlinkSync(aside);
+  } catch {
+    // already gone
+  }
+}
+
+/** Runs `action` while holding the lock file `lockPath`; the directory must exist. */
+export async function withFileLock<T>(lockPath: string, action: () => Promise<T> | T, options: FileLockOptions = {}): Promise<T> {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const staleMs = options.staleMs ?? 30_000;
+  const owner: LockOwner = { pid: process.pid, host: HOST, nonce: randomBytes(8).toString('hex') };
+  const deadline = Date.now() + timeoutMs;
+  let delayMs = 1;
+  while (!tryCreate(lockPath, owner)) {
+    const stale = isStale(lockPath, staleMs);
+    if (stale !== false) {
+      breakLock(lockPath, stale);
+      continue;
+    }
+    if (Date.now() > deadline) {
+      throw floeError('TIMEOUT', `could not lock ${lockPath} within ${timeoutMs} ms; if no Floe process uses it, delete the lock file`, {
+        where: lockPath,
+      });
+    }
+    await sleep(delayMs * (0.5 + Math.random()));
+    delayMs = Math.min(delayMs * 2, 50);
+  }
+  try {
+    return await action();
+  } finally {
+    try {
+      unlinkSync(lockPath);
+    } catch {
+      // broken by a waiter who judged us stale; nothing to release
+    }
+  }
+}

@@ -1,0 +1,266 @@
+// Local filesystem backend, the embedded default. Keys map to files under one root with the same
+// layout an object store would have. Safe under concurrent writers in several OS processes:
+// - every write goes to a temp file (`.floe-tmp-*`, fsynced) that is never visible under the
+//   final name, and appears there atomically: `link` for create-only (fails if the name exists),
+//   `rename` under the key's lock file for every other write;
+// - conditional updates compare the version token while holding the key's lock;
+// - the directory is fsynced after the name changes, when `durable` (default).
+// See docs/storage.md for the version token and the reasoning.
+import { readdirSync, linkSync, renameSync, rmdirSync, unlinkSync, closeSync, type BigIntStats, type Dirent } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { floeError } from '../../errors.ts';
+import { withFileLock, type FileLockOptions } from './fs-lock.ts';
+import {
+  RESERVED_PREFIX, fsyncDirectory, isErrno, lockPathOf, lstatOrNull, openRegularFile, readRange,
+  stampMtime, versionOf, writeTempFile,
+} from './fs-files.ts';
+import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
+import { compareKeys } from './memory.ts';
+import { checkPrecondition, preconditionFailed, validatePutOptions } from './preconditions.ts';
+import { resolveRange, validateRange } from './ranges.ts';
+import type { ByteRange, GetResult, ListDirResult, ObjectInfo, ObjectStorage, PutOptions, VersionToken } from './types.ts';
+
+export interface FsStorageOptions {
+  /** Directory holding the objects; created if missing. */
+  root: string;
+  /** fsync files and directories so acknowledged writes survive a crash. Default true. */
+  durable?: boolean;
+  /** Per-key lock: wait limit and stale-lock age. */
+  lock?: FileLockOptions;
+}
+
+export class FsStorage implements ObjectStorage {
+  readonly kind = 'fs';
+  readonly root: string;
+  private readonly durable: boolean;
+  private readonly lockOptions: FileLockOptions;
+
+  constructor(options: FsStorageOptions) {
+    this.root = path.resolve(options.root);
+    this.durable = options.durable ?? true;
+    this.lockOptions = options.lock ?? {};
+  }
+
+  async get(key: string, range?: ByteRange): Promise<GetResult | null> {
+    const file = this.pathOf(key);
+    if (range) validateRange(range, key);
+    const opened = openRegularFile(file);
+    if (!opened) return null;
+    try {
+      // Files are never modified in place, so bytes read from this descriptor belong to the
+      // version its fstat gave, even if the key is replaced meanwhile.
+      const { start, end } = resolveRange(range, Number(opened.stats.size));
+      return { bytes: readRange(opened.fd, start, end), version: versionOf(opened.stats) };
+    } finally {
+      closeSync(opened.fd);
+    }
+  }
+
+  async head(key: string): Promise<ObjectInfo | null> {
+    const stats = lstatOrNull(this.pathOf(key));
+    return stats?.isFile() ? infoOf(key, stats) : null;
+  }
+
+  async put(key: string, bytes: Uint8Array, options?: PutOptions): Promise<{ version: VersionToken }> {
+    const file = this.pathOf(key);
+    validatePutOptions(options, key);
+    const temp = await this.writeTemp(key, file, bytes);
+    try {
+      if (options?.ifNoneMatch === '*') return await this.createExclusive(key, file, temp);
+      return await this.replaceLocked(key, file, temp, options);
+    } catch (err) {
+      unlinkQuietly(temp);
+      this.removeEmptyParents(path.dirname(file)); // a refused write leaves no directory behind
+      throw err;
+    } finally {
+      unlinkQuietly(temp);
+    }
+  }
+
+  async copy(from: string, to: string, options?: { ifMatch?: VersionToken }): Promise<{ version: VersionToken }> {
+    const source = this.pathOf(from);
+    this.pathOf(to); // validate before any I/O
+    const opened = openRegularFile(source);
+    if (!opened) {
+      if (options?.ifMatch !== undefined) throw preconditionFailed(from, 'the copy source does not exist (ifMatch)');
+      throw floeError('NOT_FOUND', `cannot copy ${JSON.stringify(from)}: no such object`, { where: from });
+    }
+    let bytes: Uint8Array;
+    try {
+      if (options?.ifMatch !== undefined) checkPrecondition(from, versionOf(opened.stats), { ifMatch: options.ifMatch });
+      bytes = readRange(opened.fd, 0, Number(opened.stats.size));
+    } finally {
+      closeSync(opened.fd);
+    }
+    return this.put(to, bytes);
+  }
+
+  async *list(prefix: string): AsyncIterable<ObjectInfo> {
+    validatePrefix(prefix);
+    const slash = prefix.lastIndexOf('/');
+    const dirKey = prefix.slice(0, slash + 1); // '' or ends in '/'
+    const namePrefix = prefix.slice(slash + 1);
+    yield* this.walk(dirKey, namePrefix);
+  }
+
+  async listDir(prefix: string): Promise<ListDirResult> {
+    validateDirPrefix(prefix);
+    const objects: ObjectInfo[] = [];
+    const prefixes: string[] = [];
+    for (const entry of this.entries(prefix)) {
+      const key = prefix + entry.name;
+      if (entry.isFile()) {
+        const stats = lstatOrNull(path.join(this.root, key));
+        if (stats?.isFile()) objects.push(infoOf(key, stats));
+      } else if (entry.isDirectory() && this.holdsAnObject(`${key}/`)) {
+        prefixes.push(`${key}/`);
+      }
+    }
+    return { objects, prefixes };
+  }
+
+  async delete(keys: readonly string[]): Promise<void> {
+    const files = keys.map((key) => this.pathOf(key));
+    for (const file of files) {
+      if (!lstatOrNull(file)) continue;
+      try {
+        // Under the key's lock so a delete cannot slip between a conditional write's check and rename.
+        await withFileLock(lockPathOf(file), () => {
+          unlinkQuietly(file);
+          if (this.durable) fsyncDirectory(path.dirname(file));
+        }, this.lockOptions);
+      } catch (err) {
+        if (!isErrno(err, 'ENOENT')) throw err; // directory removed meanwhile: nothing to delete
+      }
+      this.removeEmptyParents(path.dirname(file));
+    }
+  }
+
+  async close(): Promise<void> {}
+
+  /** Removes the whole root directory (tests, ephemeral repositories). */
+  async destroy(): Promise<void> {
+    await rm(this.root, { recursive: true, force: true });
+  }
+
+  private pathOf(key: string): string {
+    validateKey(key);
+    for (const segment of key.split('/')) {
+      if (segment.startsWith(RESERVED_PREFIX)) {
+        throw floeError('INVALID_KEY', `invalid storage key ${JSON.stringify(key)}: names starting with '${RESERVED_PREFIX}' are reserved by the filesystem backend`, { where: key });
+      }
+    }
+    const file = path.join(this.root, ...key.split('/'));
+    // Defence in depth: validated keys cannot leave the root, and this proves it.
+    if (!file.startsWith(this.root + path.sep)) {
+      throw floeError('INVALID_KEY', `invalid storage key ${JSON.stringify(key)}: resolves outside the root`, { where: key });
+    }
+    return file;
+  }
+
+  private async writeTemp(key: string, file: string, bytes: Uint8Array): Promise<string> {
+    try {
+      return await writeTempFile(file, bytes, this.durable);
+    } catch (err) {
+      if (isErrno(err, 'ENOTDIR', 'EEXIST')) throw conflictWithObject(key, err);
+      throw floeError('STORAGE_ERROR', `cannot write ${JSON.stringify(key)} under ${this.root}`, { where: key, cause: err });
+    }
+  }
+
+  /** `link` fails if the name exists, so of racing creators exactly one succeeds. */
+  private async createExclusive(key: string, file: string, temp: string): Promise<{ version: VersionToken }> {
+    await stampMtime(temp, undefined);
+    const stats = lstatOrNull(temp);
+    if (!stats) throw floeError('STORAGE_ERROR', `temp file for ${JSON.stringify(key)} vanished`, { where: key });
+    try {
+      linkSync(temp, file);
+    } catch (err) {
+      if (!isErrno(err, 'EEXIST')) throw floeError('STORAGE_ERROR', `cannot create ${JSON.stringify(key)}`, { where: key, cause: err });
+      if (lstatOrNull(file)?.isDirectory()) throw conflictWithObject(key, err);
+      throw preconditionFailed(key, 'the object already exists (ifNoneMatch: *)');
+    }
+    if (this.durable) fsyncDirectory(path.dirname(file));
+    return { version: versionOf(stats) };
+  }
+
+  /** Check the precondition and rename into place, all under the key's lock. */
+  private async replaceLocked(key: string, file: string, temp: string, options?: PutOptions): Promise<{ version: VersionToken }> {
+    return withFileLock(lockPathOf(file), async () => {
+      const current = lstatOrNull(file);
+      if (current?.isDirectory()) throw conflictWithObject(key);
+      checkPrecondition(key, current ? versionOf(current) : undefined, options);
+      await stampMtime(temp, current?.mtimeNs);
+      const stats = lstatOrNull(temp);
+      if (!stats) throw floeError('STORAGE_ERROR', `temp file for ${JSON.stringify(key)} vanished`, { where: key });
+      renameSync(temp, file);
+      if (this.durable) fsyncDirectory(path.dirname(file));
+      return { version: versionOf(stats) };
+    }, this.lockOptions);
+  }
+
+  /** Directory entries under a directory key ('' or ending in '/'), in key order, ours skipped. */
+  private entries(dirKey: string): Dirent[] {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(path.join(this.root, dirKey), { withFileTypes: true });
+    } catch (err) {
+      if (isErrno(err, 'ENOENT', 'ENOTDIR')) return [];
+      throw err;
+    }
+    // A directory sorts as its name plus '/', the way its keys sort among the files beside it.
+    const sortName = (e: Dirent) => (e.isDirectory() ? `${e.name}/` : e.name);
+    return entries
+      .filter((e) => !e.name.startsWith(RESERVED_PREFIX) && (e.isFile() || e.isDirectory()))
+      .sort((a, b) => compareKeys(sortName(a), sortName(b)));
+  }
+
+  private *walk(dirKey: string, namePrefix: string): Generator<ObjectInfo> {
+    for (const entry of this.entries(dirKey)) {
+      if (!entry.name.startsWith(namePrefix)) continue;
+      const key = dirKey + entry.name;
+      if (entry.isDirectory()) {
+        yield* this.walk(`${key}/`, '');
+      } else {
+        const stats = lstatOrNull(path.join(this.root, key));
+        if (stats?.isFile()) yield infoOf(key, stats); // may have been deleted since readdir
+      }
+    }
+  }
+
+  private holdsAnObject(dirKey: string): boolean {
+    return this.entries(dirKey).some((e) => e.isFile() || this.holdsAnObject(`${dirKey}${e.name}/`));
+  }
+
+  /** Deleting the last object of a directory removes the directory, as object stores have none. */
+  private removeEmptyParents(dir: string): void {
+    while (dir.startsWith(this.root + path.sep)) {
+      try {
+        rmdirSync(dir);
+      } catch {
+        return; // not empty (or already gone): stop climbing
+      }
+      dir = path.dirname(dir);
+    }
+  }
+}
+
+function infoOf(key: string, stats: BigIntStats): ObjectInfo {
+  return { key, size: Number(stats.size), lastModified: new Date(Number(stats.mtimeMs)), version: versionOf(stats) };
+}
+
+function unlinkQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // already renamed into place or gone
+  }
+}
+
+function conflictWithObject(key: string, cause?: unknown): Error {
+  return floeError(
+    'INVALID_KEY',
+    `storage key ${JSON.stringify(key)} collides with another object on the filesystem (a name cannot be both an object and a directory of objects)`,
+    { where: key, cause },
+  );
+}
