@@ -1,0 +1,212 @@
+// The repo info file (`$ROOT/repo`): refs, the snapshot list with parent links, status,
+// metadata, the ops log, configuration and feature flags. On the wire refs and parents are
+// indices into the snapshot list; the model uses snapshot ids, and the encoder recomputes the
+// indices after sorting, so callers cannot produce a dangling index.
+import type { Builder, Offset } from 'flatbuffers';
+import { floeError } from '../../errors.ts';
+import { decodeGuarded, FlatbufferReader } from './flatbuffer-reader.ts';
+import { addIdField, createOffsetVector, createU16Vector, finishPayload, newBuilder } from './flatbuffer-writer.ts';
+import { decodeFile, encodeFile, type EncodeFileOptions } from './framing.ts';
+import type { SpecVersion } from './header.ts';
+import { asSnapshotId, compareIds, idToString, type SnapshotId } from './ids.ts';
+import { decodeMetadataItems, encodeMetadataItems } from './metadata-items.ts';
+import { compareUtf8, decodeFlexbuffer, encodeFlexbuffer, type MetadataItem, type MetadataValue } from './metadata-value.ts';
+import { readStatus, readUpdate, UPDATE_TYPE_CODES, writeStatus, writeUpdate, type RepoStatus, type RepoUpdate } from './repo-updates.ts';
+
+export type { RepoStatus, RepoUpdate } from './repo-updates.ts';
+
+export interface RefEntry {
+  name: string;
+  snapshotId: SnapshotId;
+}
+
+export interface SnapshotInfo {
+  id: SnapshotId;
+  parentId: SnapshotId | null;
+  /** Microseconds since the Unix epoch. */
+  flushedAt: number;
+  message: string;
+  metadata: MetadataItem[];
+}
+
+export interface OpsLogEntry {
+  update: RepoUpdate;
+  /** Microseconds since the Unix epoch. */
+  updatedAt: number;
+  /** Key under `overwritten/` of the repo file as it was before this update. */
+  backupPath: string | null;
+}
+
+export interface RepoInfo {
+  /** The header's spec version (which also decides the metadata encoding). */
+  specVersion: SpecVersion;
+  /** The `spec_version` field inside the table (the repository's version). */
+  repoSpecVersion: number;
+  tags: RefEntry[];
+  branches: RefEntry[];
+  deletedTags: string[];
+  snapshots: SnapshotInfo[];
+  status: RepoStatus;
+  metadata: MetadataItem[];
+  /** Newest first. */
+  latestUpdates: OpsLogEntry[];
+  repoBeforeUpdates: string | null;
+  /** RepositoryConfig as raw FlexBuffers bytes, kept as written; see decodeRepoConfig. */
+  config: Uint8Array | null;
+  enabledFeatureFlags: number[] | null;
+  disabledFeatureFlags: number[] | null;
+}
+
+const F = {
+  specVersion: 0, tags: 1, branches: 2, deletedTags: 3, snapshots: 4, status: 5, metadata: 6,
+  latestUpdates: 7, repoBeforeUpdates: 8, config: 9, enabled: 10, disabled: 11, extra: 12,
+};
+
+export function decodeRepoInfo(bytes: Uint8Array, where?: string): RepoInfo {
+  const { header, payload } = decodeFile(bytes, 'repoInfo', where);
+  return decodeGuarded('repo info', where, () => readRepo(new FlatbufferReader(payload, where), header.specVersion));
+}
+
+function readRepo(r: FlatbufferReader, specVersion: SpecVersion): RepoInfo {
+  const root = r.root();
+  r.requiredVector(root, F.snapshots, 4, 'Repo.snapshots');
+  const raw = r.tables(root, F.snapshots).map((t) => ({
+    id: asSnapshotId(r.requiredStruct(t, 0, 12, 'SnapshotInfo.id')),
+    parentOffset: r.i32(t, 1),
+    flushedAt: r.u64n(t, 2),
+    message: r.requiredString(t, 3, 'SnapshotInfo.message'),
+    metadata: decodeMetadataItems(r, r.tables(t, 4), specVersion),
+  }));
+  const idAt = (index: number, what: string): SnapshotId =>
+    raw[index]?.id ?? r.corrupt(`${what} points at snapshot index ${index} of ${raw.length}`);
+  const snapshots = raw.map(({ parentOffset, ...s }): SnapshotInfo => ({
+    ...s,
+    parentId: parentOffset === -1 ? null : idAt(parentOffset, `the parent of ${idToString(s.id)}`),
+  }));
+  const refs = (slot: number, name: string): RefEntry[] => {
+    r.requiredVector(root, slot, 4, name);
+    return r.tables(root, slot).map((t) => {
+      const refName = r.requiredString(t, 0, 'Ref.name');
+      return { name: refName, snapshotId: idAt(r.u32(t, 1), `ref '${refName}'`) };
+    });
+  };
+  r.requiredVector(root, F.latestUpdates, 4, 'Repo.latest_updates');
+  const latestUpdates = r.tables(root, F.latestUpdates).map((t): OpsLogEntry => ({
+    update: readUpdate(r, r.u8(t, 0), r.requiredTable(t, 1, 'Update.update_type')),
+    updatedAt: r.u64n(t, 2),
+    backupPath: r.string(t, 3) ?? null,
+  }));
+  return {
+    specVersion,
+    repoSpecVersion: r.u8(root, F.specVersion),
+    tags: refs(F.tags, 'Repo.tags'),
+    branches: refs(F.branches, 'Repo.branches'),
+    deletedTags: r.strings(root, F.deletedTags) ?? r.corrupt('required vector Repo.deleted_tags is missing'),
+    snapshots,
+    status: readStatus(r, r.requiredTable(root, F.status, 'Repo.status')),
+    metadata: decodeMetadataItems(r, r.tables(root, F.metadata), specVersion),
+    latestUpdates,
+    repoBeforeUpdates: r.string(root, F.repoBeforeUpdates) ?? null,
+    config: r.byteVector(root, F.config)?.slice() ?? null,
+    enabledFeatureFlags: r.u16Vector(root, F.enabled) ?? null,
+    disabledFeatureFlags: r.u16Vector(root, F.disabled) ?? null,
+  };
+}
+
+export function encodeRepoInfo(info: RepoInfo, options: EncodeFileOptions = {}): Uint8Array {
+  return encodeFile('repoInfo', info.specVersion, encodeRepoInfoPayload(info), options);
+}
+
+const byName = (a: RefEntry, b: RefEntry) => compareUtf8(a.name, b.name);
+const ascending = (a: number, b: number) => a - b;
+
+export function encodeRepoInfoPayload(info: RepoInfo): Uint8Array {
+  const b = newBuilder(4096);
+  const snapshots = [...info.snapshots].sort((x, y) => compareIds(x.id, y.id));
+  const indexOf = new Map(snapshots.map((s, i) => [idToString(s.id), i]));
+  const indexFor = (id: SnapshotId, what: string): number => {
+    const index = indexOf.get(idToString(id));
+    if (index === undefined) {
+      throw floeError('INVALID_ARGUMENT', `${what} points at snapshot ${idToString(id)}, which is not in the snapshot list`);
+    }
+    return index;
+  };
+  // Children in the reference's creation order: tags, branches, deleted tags, snapshots,
+  // status, metadata, feature flags, ops log, repo_before_updates, config.
+  const writeRefs = (refs: readonly RefEntry[], kind: string) =>
+    createOffsetVector(
+      b,
+      [...refs].sort(byName).map((ref) => {
+        const name = b.createString(ref.name);
+        b.startObject(2);
+        b.addFieldInt32(1, indexFor(ref.snapshotId, `${kind} '${ref.name}'`), 0);
+        b.addFieldOffset(0, name, 0);
+        return b.endObject();
+      }),
+    );
+  const tags = writeRefs(info.tags, 'tag');
+  const branches = writeRefs(info.branches, 'branch');
+  const deletedTags = createOffsetVector(b, [...info.deletedTags].sort(compareUtf8).map((name) => b.createString(name)));
+  const snapshotsVec = createOffsetVector(b, snapshots.map((s) => writeSnapshotInfo(b, s, info.specVersion, indexFor)));
+  const status = writeStatus(b, info.status);
+  const metadata = encodeMetadataItems(b, info.metadata, info.specVersion);
+  const enabled = info.enabledFeatureFlags ? createU16Vector(b, [...info.enabledFeatureFlags].sort(ascending)) : undefined;
+  const disabled = info.disabledFeatureFlags ? createU16Vector(b, [...info.disabledFeatureFlags].sort(ascending)) : undefined;
+  const updates = createOffsetVector(b, info.latestUpdates.map((entry) => writeEntry(b, entry)));
+  const before = info.repoBeforeUpdates === null ? undefined : b.createString(info.repoBeforeUpdates);
+  const config = info.config ? b.createByteVector(info.config) : undefined;
+
+  b.startObject(13);
+  if (disabled !== undefined) b.addFieldOffset(F.disabled, disabled, 0);
+  if (enabled !== undefined) b.addFieldOffset(F.enabled, enabled, 0);
+  if (config !== undefined) b.addFieldOffset(F.config, config, 0);
+  if (before !== undefined) b.addFieldOffset(F.repoBeforeUpdates, before, 0);
+  b.addFieldOffset(F.latestUpdates, updates, 0);
+  b.addFieldOffset(F.metadata, metadata, 0);
+  b.addFieldOffset(F.status, status, 0);
+  b.addFieldOffset(F.snapshots, snapshotsVec, 0);
+  b.addFieldOffset(F.deletedTags, deletedTags, 0);
+  b.addFieldOffset(F.branches, branches, 0);
+  b.addFieldOffset(F.tags, tags, 0);
+  b.addFieldInt8(F.specVersion, info.repoSpecVersion, 0);
+  return finishPayload(b, b.endObject());
+}
+
+function writeSnapshotInfo(
+  b: Builder,
+  s: SnapshotInfo,
+  spec: SpecVersion,
+  indexFor: (id: SnapshotId, what: string) => number,
+): Offset {
+  const metadata = encodeMetadataItems(b, s.metadata, spec);
+  const message = b.createString(s.message);
+  const parent = s.parentId === null ? -1 : indexFor(s.parentId, `the parent of ${idToString(s.id)}`);
+  b.startObject(5);
+  b.addFieldInt64(2, BigInt(s.flushedAt), 0n);
+  b.addFieldOffset(4, metadata, 0);
+  b.addFieldOffset(3, message, 0);
+  b.addFieldInt32(1, parent, 0);
+  addIdField(b, 0, s.id);
+  return b.endObject();
+}
+
+function writeEntry(b: Builder, entry: OpsLogEntry): Offset {
+  const update = writeUpdate(b, entry.update);
+  const backup = entry.backupPath === null ? undefined : b.createString(entry.backupPath);
+  b.startObject(4);
+  b.addFieldInt64(2, BigInt(entry.updatedAt), 0n);
+  if (backup !== undefined) b.addFieldOffset(3, backup, 0);
+  b.addFieldOffset(1, update, 0);
+  b.addFieldInt8(0, UPDATE_TYPE_CODES[entry.update.kind], 0);
+  return b.endObject();
+}
+
+/** The repository configuration as a JSON-like value (FlexBuffers map). */
+export function decodeRepoConfig(config: Uint8Array, where?: string): MetadataValue {
+  return decodeFlexbuffer(config, where);
+}
+
+/** Encodes a configuration value. Not byte-identical to the reference's serde output. */
+export function encodeRepoConfig(value: MetadataValue): Uint8Array {
+  return encodeFlexbuffer(value);
+}
