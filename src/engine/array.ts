@@ -1,0 +1,202 @@
+// A Zarr v3 array over any ZarrStore: read and write selections through the codec chain, with
+// bounded concurrency. Chunk-level I/O lives in ./chunk-io.ts.
+import { floeError } from '../errors.ts';
+import { buildCodecChain, type CodecChain } from '../format/codecs/pipeline.ts';
+import type { ArrayData, DataType } from '../format/zarr/data-types.ts';
+import { parseFillValue, type FillValueInput } from '../format/zarr/fill-value.ts';
+import {
+  createArrayMetadata, encodeNodeMetadata, parseArrayMetadata, withArrayChanges,
+  type ArrayMetadata, type ArrayMetadataInput, type Attributes,
+} from '../format/zarr/metadata.ts';
+import { cStrides, product, type NdArray } from '../format/zarr/ndarray.ts';
+import { chunkKey } from '../format/zarr/chunk-keys.ts';
+import { keyPrefix, metadataKey, normalizePath } from '../format/zarr/paths.ts';
+import { readChunkRegion, writeChunkRegion, type ChunkJob, type View } from './chunk-io.ts';
+import { mapLimit } from './concurrency.ts';
+import { forEachProduct, normalizeSelection, projectDim, resultShape, type DimSelection, type Selection } from './selection.ts';
+import type { ZarrStore } from './store.ts';
+
+export interface ArrayIoOptions {
+  /** Chunk requests in flight at once. Default 8. */
+  concurrency?: number;
+}
+
+export interface GetOptions extends ArrayIoOptions {
+  /** Write the result into this buffer (length = elements x lanes) instead of allocating one. */
+  out?: ArrayData;
+}
+
+/** A value to write: an NdArray or flat C-order data of the selection's shape, or one scalar. */
+export type WriteValue = NdArray | ArrayData | number | bigint | boolean | string;
+
+export class ZarrArray {
+  readonly path: string;
+  readonly chain: CodecChain;
+  private readonly prefix: string;
+
+  constructor(
+    readonly store: ZarrStore,
+    path: string,
+    readonly metadata: ArrayMetadata,
+    private readonly defaults: ArrayIoOptions = {},
+  ) {
+    this.path = normalizePath(path);
+    this.prefix = keyPrefix(this.path);
+    this.chain = buildCodecChain(metadata.codecs, {
+      shape: metadata.chunkShape,
+      dataType: metadata.dataType,
+      fillValue: metadata.fillValue,
+    });
+  }
+
+  static async open(store: ZarrStore, path = '/', options?: ArrayIoOptions): Promise<ZarrArray> {
+    const key = metadataKey(path);
+    const bytes = await store.get(key);
+    if (!bytes) throw floeError('NOT_FOUND', `no array at ${normalizePath(path)}`, { where: key });
+    return new ZarrArray(store, path, parseArrayMetadata(bytes, key), options);
+  }
+
+  static async create(store: ZarrStore, path: string, input: ArrayMetadataInput & { overwrite?: boolean }, options?: ArrayIoOptions): Promise<ZarrArray> {
+    const key = metadataKey(path);
+    const metadata = createArrayMetadata(input, key);
+    const array = new ZarrArray(store, path, metadata, options); // validates the codec chain before writing
+    if (!input.overwrite && (await store.get(key))) {
+      throw floeError('ALREADY_EXISTS', `a node already exists at ${array.path}; pass overwrite: true to replace it`, { where: key });
+    }
+    if (input.overwrite) await store.erasePrefix(array.prefix);
+    await store.set(key, encodeNodeMetadata(metadata));
+    return array;
+  }
+
+  get shape(): readonly number[] {
+    return this.metadata.shape;
+  }
+  get chunkShape(): readonly number[] {
+    return this.metadata.chunkShape;
+  }
+  get dataType(): DataType {
+    return this.metadata.dataType;
+  }
+  get dtype(): string {
+    return this.metadata.dataType.name;
+  }
+  get attributes(): Attributes {
+    return this.metadata.attributes;
+  }
+  get dimensionNames(): readonly (string | null)[] | undefined {
+    return this.metadata.dimensionNames;
+  }
+
+  /** The store key of the chunk (or shard) at grid coordinates `coords`. */
+  chunkKey(coords: readonly number[]): string {
+    return this.prefix + chunkKey(this.metadata.chunkKeyEncoding, coords);
+  }
+
+  /** Reads a selection; the result is C-ordered with integer-indexed dimensions dropped. */
+  async get(selection?: Selection, options: GetOptions = {}): Promise<NdArray> {
+    const dims = normalizeSelection(selection, this.shape);
+    const full = dims.map((d) => d.count);
+    const n = product(full);
+    const lanes = this.dataType.lanes;
+    const data = options.out ?? this.dataType.allocate(n);
+    if (data.length !== n * lanes) {
+      throw floeError('INVALID_ARGUMENT', `out buffer holds ${data.length} numbers, the selection needs ${n * lanes}`, { where: this.path });
+    }
+    const out: View = { data, offset: 0, stride: cStrides(full) };
+    await mapLimit(this.jobs(dims), this.concurrency(options), (job) =>
+      readChunkRegion(this.store, this.chunkKey(job.coords), this.chain, job, shift(out, job)),
+    );
+    const shape = resultShape(dims);
+    return { data, shape, stride: cStrides(shape) };
+  }
+
+  /** Writes `value` into a selection; touched chunks that end up all fill value are erased. */
+  async set(selection: Selection | undefined, value: WriteValue, options: ArrayIoOptions = {}): Promise<void> {
+    if (this.store.readOnly) throw floeError('READ_ONLY', `array ${this.path} is in a read-only store`, { where: this.path });
+    const dims = normalizeSelection(selection, this.shape);
+    const source = this.sourceView(dims, value);
+    await mapLimit(this.jobs(dims), this.concurrency(options), (job) =>
+      writeChunkRegion(this.store, this.chunkKey(job.coords), this.chain, job, shift(source, job), this.edgeExtent(job.coords)),
+    );
+  }
+
+  /** Changes the shape; chunks wholly outside the new shape are deleted (core spec, "resize"). */
+  async resize(shape: readonly number[]): Promise<ZarrArray> {
+    if (shape.length !== this.shape.length) {
+      throw floeError('INVALID_ARGUMENT', `resize must keep ${this.shape.length} dimensions, got [${shape.join(', ')}]`, { where: this.path });
+    }
+    const next = withArrayChanges(this.metadata, { shape });
+    const stale: string[] = [];
+    forEachProduct(this.shape.map((n, d) => [...Array(Math.ceil(n / this.chunkShape[d]!)).keys()]), (coords) => {
+      if (coords.some((c, d) => c * this.chunkShape[d]! >= shape[d]!)) stale.push(this.chunkKey(coords));
+    });
+    await this.store.eraseValues(stale);
+    await this.store.set(metadataKey(this.path), encodeNodeMetadata(next));
+    return new ZarrArray(this.store, this.path, next, this.defaults);
+  }
+
+  async setAttributes(attributes: Attributes): Promise<ZarrArray> {
+    const next = withArrayChanges(this.metadata, { attributes });
+    await this.store.set(metadataKey(this.path), encodeNodeMetadata(next));
+    return new ZarrArray(this.store, this.path, next, this.defaults);
+  }
+
+  private concurrency(options: ArrayIoOptions): number {
+    return options.concurrency ?? this.defaults.concurrency ?? 8;
+  }
+
+  private jobs(dims: readonly DimSelection[]): ChunkJob[] {
+    const jobs: ChunkJob[] = [];
+    forEachProduct(dims.map((d, i) => projectDim(d, this.chunkShape[i]!)), (ps) => {
+      jobs.push({ coords: ps.map((p) => p.chunk), projections: ps });
+    });
+    return jobs;
+  }
+
+  /** In-bounds extent of a chunk: edge chunks are cut by the array's shape. */
+  private edgeExtent(coords: readonly number[]): number[] {
+    return coords.map((c, d) => Math.min(this.chunkShape[d]!, this.shape[d]! - c * this.chunkShape[d]!));
+  }
+
+  private sourceView(dims: readonly DimSelection[], value: WriteValue): View {
+    const full = dims.map((d) => d.count);
+    if (isScalar(value)) {
+      const one = parseFillValue(this.dataType, value as FillValueInput, `value written to ${this.path}`);
+      return { data: one.memory, offset: 0, stride: full.map(() => 0) };
+    }
+    const shape = resultShape(dims);
+    const nd: NdArray = isNdArray(value) ? value : { data: value as ArrayData, shape, stride: cStrides(shape) };
+    if (nd.shape.length !== shape.length || nd.shape.some((n, i) => n !== shape[i])) {
+      throw floeError('INVALID_SELECTION', `value has shape [${nd.shape.join(', ')}] but the selection has shape [${shape.join(', ')}]`, { where: this.path });
+    }
+    const need = product(shape) * this.dataType.lanes;
+    if (!isNdArray(value) && nd.data.length !== need) {
+      throw floeError('INVALID_SELECTION', `value holds ${nd.data.length} numbers, the selection needs ${need}`, { where: this.path });
+    }
+    checkDataKind(nd.data, this.dataType, this.path);
+    // Re-insert dropped (integer) dimensions with stride 0 so the view matches the full rank.
+    let k = 0;
+    return { data: nd.data, offset: 0, stride: dims.map((d) => (d.drop ? 0 : nd.stride[k++]!)) };
+  }
+}
+
+function shift(view: View, job: ChunkJob): View {
+  const offset = job.projections.reduce((acc, p, d) => acc + p.outStart * view.stride[d]!, view.offset);
+  return { data: view.data, offset, stride: view.stride };
+}
+
+function isScalar(v: WriteValue): boolean {
+  return typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean' || typeof v === 'string';
+}
+
+function isNdArray(v: WriteValue): v is NdArray {
+  return typeof v === 'object' && v !== null && !ArrayBuffer.isView(v) && !Array.isArray(v) && 'shape' in v && 'data' in v;
+}
+
+function checkDataKind(data: ArrayData, dt: DataType, where: string): void {
+  const sample = dt.allocate(0);
+  if (data.constructor !== sample.constructor) {
+    const want = (sample.constructor as { name: string }).name;
+    throw floeError('INVALID_ARGUMENT', `a ${dt.name} array takes values in a ${want}, got ${data.constructor.name}`, { where });
+  }
+}

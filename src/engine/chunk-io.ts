@@ -1,0 +1,129 @@
+// Reading and writing one chunk's part of a selection. A sharded chunk (a shard) is read by
+// fetching its index and only the byte ranges of the inner chunks the selection touches.
+import { floeError, isFloeError } from '../errors.ts';
+import type { CodecChain } from '../format/codecs/pipeline.ts';
+import type { ShardingCodec } from '../format/codecs/sharding.ts';
+import { allEqual, cStrides, copyStrided, fillElements, product, type NdArray, type StridedView } from '../format/zarr/ndarray.ts';
+import { mapLimit } from './concurrency.ts';
+import { forEachProduct, projectDim, type ChunkProjection } from './selection.ts';
+import type { ZarrStore } from './store.ts';
+
+export type View = StridedView;
+
+export interface ChunkJob {
+  readonly coords: readonly number[];
+  readonly projections: readonly ChunkProjection[];
+}
+
+/** Inner-chunk reads in flight per shard. */
+const SHARD_CONCURRENCY = 8;
+
+export async function readChunkRegion(store: ZarrStore, key: string, chain: CodecChain, job: ChunkJob, dst: View): Promise<void> {
+  const counts = job.projections.map((p) => p.count);
+  if (chain.sharding && !coversAllInner(chain.sharding, job.projections)) {
+    await readShardRegion(store, key, chain.sharding, job.projections, dst);
+    return;
+  }
+  const bytes = await store.get(key);
+  if (!bytes) return fillView(dst, counts, chain);
+  copyFromChunk(decodeAt(chain, bytes, key), job.projections, dst, chain.spec.dataType.lanes);
+}
+
+/** Whether a selection needs every inner chunk of a shard: then one whole-object GET is cheaper. */
+function coversAllInner(codec: ShardingCodec, ps: readonly ChunkProjection[]): boolean {
+  return ps.every((p, d) => {
+    const inner = codec.innerChunkShape[d]!;
+    const lo = Math.min(p.start, p.start + (p.count - 1) * p.step);
+    const hi = Math.max(p.start, p.start + (p.count - 1) * p.step);
+    return Math.floor(lo / inner) === 0 && Math.floor(hi / inner) === codec.chunksPerShard[d]! - 1 && Math.abs(p.step) <= inner;
+  });
+}
+
+async function readShardRegion(store: ZarrStore, key: string, codec: ShardingCodec, ps: readonly ChunkProjection[], dst: View): Promise<void> {
+  const spec = codec.innerChain.spec;
+  const indexRange = codec.indexLocation === 'end' ? { suffixLength: codec.indexByteLength } : { offset: 0, length: codec.indexByteLength };
+  const indexBytes = await store.getRange(key, indexRange);
+  if (!indexBytes) return fillView(dst, ps.map((p) => p.count), codec.innerChain);
+  const index = withKey(key, () => codec.decodeIndex(indexBytes));
+  // Project the shard-local selection onto the inner chunk grid.
+  const inner = ps.map((p, d) => projectDim({ start: p.start, step: p.step, count: p.count, drop: false }, codec.innerChunkShape[d]!));
+  const jobs: ChunkProjection[][] = [];
+  forEachProduct(inner, (q) => jobs.push(q));
+  await mapLimit(jobs, SHARD_CONCURRENCY, async (q) => {
+    const sub = q.reduce((acc, p, d) => acc + p.outStart * dst.stride[d]!, dst.offset);
+    const view: View = { data: dst.data, offset: sub, stride: dst.stride };
+    const i = codec.innerIndex(q.map((p) => p.chunk));
+    if (index.offsets[i]! < 0) return fillView(view, q.map((p) => p.count), codec.innerChain);
+    const bytes = await store.getRange(key, { offset: index.offsets[i]!, length: index.lengths[i]! });
+    if (!bytes || bytes.length !== index.lengths[i]) {
+      throw floeError('CORRUPT_OBJECT', `shard index entry ${i} points past the end of the shard`, { where: key });
+    }
+    copyFromChunk(decodeAt(codec.innerChain, bytes, key), q, view, spec.dataType.lanes);
+  });
+}
+
+export async function writeChunkRegion(
+  store: ZarrStore, key: string, chain: CodecChain, job: ChunkJob, src: View, extent: readonly number[],
+): Promise<void> {
+  const { shape, dataType, fillValue } = chain.spec;
+  const lanes = dataType.lanes;
+  const whole = job.projections.every((p, d) => Math.abs(p.step) === 1 && p.count === extent[d]);
+  const chunk: NdArray = { data: dataType.allocate(product(shape)), shape: [...shape], stride: cStrides(shape) };
+  const existing = whole ? undefined : await store.get(key);
+  if (existing) {
+    const decoded = decodeAt(chain, existing, key);
+    copyStrided({ data: decoded.data, offset: 0, stride: decoded.stride }, { data: chunk.data, offset: 0, stride: chunk.stride }, shape, lanes);
+  } else {
+    fillElements(chunk.data, fillValue.memory, 0, product(shape), lanes);
+  }
+  const target: View = {
+    data: chunk.data,
+    offset: job.projections.reduce((acc, p, d) => acc + p.start * chunk.stride[d]!, 0),
+    stride: job.projections.map((p, d) => chunk.stride[d]! * p.step),
+  };
+  copyStrided(src, target, job.projections.map((p) => p.count), lanes);
+  if (allEqual(chunk.data, fillValue.memory)) {
+    await store.erase(key);
+    return;
+  }
+  await store.set(key, withKey(key, () => chain.encode(chunk)));
+}
+
+/** Copies the selected part of a decoded chunk into the destination view. */
+function copyFromChunk(chunk: NdArray, ps: readonly ChunkProjection[], dst: View, lanes: number): void {
+  const src: View = {
+    data: chunk.data,
+    offset: ps.reduce((acc, p, d) => acc + p.start * chunk.stride[d]!, 0),
+    stride: ps.map((p, d) => chunk.stride[d]! * p.step),
+  };
+  copyStrided(src, dst, ps.map((p) => p.count), lanes);
+}
+
+function fillView(dst: View, counts: readonly number[], chain: CodecChain): void {
+  const { fillValue, dataType } = chain.spec;
+  if (isContiguous(dst, counts)) {
+    fillElements(dst.data, fillValue.memory, dst.offset, product(counts), dataType.lanes);
+    return;
+  }
+  copyStrided({ data: fillValue.memory, offset: 0, stride: counts.map(() => 0) }, dst, counts, dataType.lanes);
+}
+
+function isContiguous(view: View, counts: readonly number[]): boolean {
+  const expected = cStrides(counts);
+  return counts.every((n, d) => n === 1 || view.stride[d] === expected[d]);
+}
+
+function decodeAt(chain: CodecChain, bytes: Uint8Array, key: string): NdArray {
+  return withKey(key, () => chain.decode(bytes));
+}
+
+/** Attaches the store key to codec errors so messages say which chunk failed. */
+function withKey<T>(key: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (isFloeError(err) && !err.where) throw floeError(err.code, err.message, { where: key, cause: err, details: err.details });
+    if (isFloeError(err)) throw err;
+    throw floeError('CORRUPT_OBJECT', `chunk could not be decoded: ${(err as Error).message}`, { where: key, cause: err });
+  }
+}

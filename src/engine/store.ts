@@ -1,0 +1,132 @@
+// The Zarr v3 abstract store (core spec, "Abstract store interface"), async, and its plain
+// implementation over any ObjectStorage. The method names `get`, `getRange` and `set` also make
+// a store usable by zarrita.js, which passes keys with a leading '/'.
+import { floeError } from '../errors.ts';
+import type { ByteRange, ObjectStorage } from './storage/types.ts';
+
+export type { ByteRange } from './storage/types.ts';
+
+export interface ListDir {
+  /** Keys directly under the prefix, relative to it. */
+  keys: string[];
+  /** Child prefixes, relative, without the trailing '/'. */
+  prefixes: string[];
+}
+
+export interface ZarrStore {
+  readonly readOnly: boolean;
+  /** Bytes of a key; `undefined` when absent (zarrita's contract). */
+  get(key: string): Promise<Uint8Array | undefined>;
+  getRange(key: string, range: ByteRange): Promise<Uint8Array | undefined>;
+  getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[]): Promise<(Uint8Array | undefined)[]>;
+  set(key: string, value: Uint8Array): Promise<void>;
+  /** Writes `bytes` at `offset` of existing values (a read-modify-write on object storage). */
+  setPartialValues(requests: readonly (readonly [string, number, Uint8Array])[]): Promise<void>;
+  erase(key: string): Promise<void>;
+  eraseValues(keys: readonly string[]): Promise<void>;
+  erasePrefix(prefix: string): Promise<void>;
+  list(): AsyncIterable<string>;
+  listPrefix(prefix: string): AsyncIterable<string>;
+  listDir(prefix: string): Promise<ListDir>;
+}
+
+/** Drops zarrita's leading '/' so both conventions address the same key. */
+export function normalizeKey(key: string): string {
+  return key.startsWith('/') ? key.slice(1) : key;
+}
+
+export interface StorageStoreOptions {
+  readOnly?: boolean;
+  /** Key prefix inside the storage ('' or 'a/b/'). */
+  prefix?: string;
+}
+
+/** A plain (untracked) Zarr store: keys map one-to-one onto objects. */
+export class StorageStore implements ZarrStore {
+  readonly readOnly: boolean;
+  private readonly prefix: string;
+
+  constructor(
+    readonly storage: ObjectStorage,
+    options: StorageStoreOptions = {},
+  ) {
+    this.readOnly = options.readOnly ?? false;
+    this.prefix = options.prefix ?? '';
+    if (this.prefix !== '' && !this.prefix.endsWith('/')) this.prefix += '/';
+  }
+
+  private full(key: string): string {
+    return this.prefix + normalizeKey(key);
+  }
+
+  async get(key: string): Promise<Uint8Array | undefined> {
+    return (await this.storage.get(this.full(key)))?.bytes;
+  }
+
+  async getRange(key: string, range: ByteRange): Promise<Uint8Array | undefined> {
+    return (await this.storage.get(this.full(key), range))?.bytes;
+  }
+
+  getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[]): Promise<(Uint8Array | undefined)[]> {
+    return Promise.all(requests.map(([key, range]) => (range ? this.getRange(key, range) : this.get(key))));
+  }
+
+  async set(key: string, value: Uint8Array): Promise<void> {
+    this.assertWritable(key);
+    await this.storage.put(this.full(key), value);
+  }
+
+  async setPartialValues(requests: readonly (readonly [string, number, Uint8Array])[]): Promise<void> {
+    for (const [key, offset, bytes] of requests) {
+      this.assertWritable(key);
+      const current = (await this.get(key)) ?? new Uint8Array(0);
+      const next = new Uint8Array(Math.max(current.length, offset + bytes.length));
+      next.set(current);
+      next.set(bytes, offset);
+      await this.set(key, next);
+    }
+  }
+
+  async erase(key: string): Promise<void> {
+    await this.eraseValues([key]);
+  }
+
+  async eraseValues(keys: readonly string[]): Promise<void> {
+    keys.forEach((k) => this.assertWritable(k));
+    if (keys.length > 0) await this.storage.delete(keys.map((k) => this.full(k)));
+  }
+
+  async erasePrefix(prefix: string): Promise<void> {
+    this.assertWritable(prefix);
+    const batch: string[] = [];
+    for await (const info of this.storage.list(this.full(prefix))) {
+      batch.push(info.key);
+      if (batch.length === 1000) await this.storage.delete(batch.splice(0));
+    }
+    if (batch.length > 0) await this.storage.delete(batch);
+  }
+
+  list(): AsyncIterable<string> {
+    return this.listPrefix('');
+  }
+
+  async *listPrefix(prefix: string): AsyncIterable<string> {
+    const cut = this.prefix.length;
+    for await (const info of this.storage.list(this.full(prefix))) yield info.key.slice(cut);
+  }
+
+  async listDir(prefix: string): Promise<ListDir> {
+    const p = normalizeKey(prefix);
+    const dir = p === '' || p.endsWith('/') ? p : p + '/';
+    const full = this.full(dir);
+    const result = await this.storage.listDir(full);
+    return {
+      keys: result.objects.map((o) => o.key.slice(full.length)),
+      prefixes: result.prefixes.map((q) => q.slice(full.length).replace(/\/$/, '')),
+    };
+  }
+
+  private assertWritable(key: string): void {
+    if (this.readOnly) throw floeError('READ_ONLY', `cannot modify ${JSON.stringify(key)}: the store is read-only`, { where: key });
+  }
+}

@@ -1,0 +1,124 @@
+// A codec chain built from zarr.json's `codecs`: array->array codecs, exactly one array->bytes
+// codec, then bytes->bytes codecs. Decoding runs the chain backwards.
+import { floeError, isFloeError } from '../../errors.ts';
+import type { NdArray } from '../zarr/ndarray.ts';
+import type { ArrayToArrayCodec, ArrayToBytesCodec, ChunkSpec } from './array-codecs.ts';
+import { bytesCodec } from './bytes.ts';
+import { BYTES_CODECS } from './bytes-codecs.ts';
+import { deltaCodec } from './delta.ts';
+import { shardingCodec, type ShardingCodec } from './sharding.ts';
+import { transposeCodec } from './transpose.ts';
+import type { BytesToBytesCodec, CodecMetadata } from './types.ts';
+import { vlenUtf8Codec } from './vlen-utf8.ts';
+
+export interface CodecChain {
+  /** The spec of the chunk the chain encodes (the decoded side). */
+  readonly spec: ChunkSpec;
+  readonly arrayCodecs: readonly ArrayToArrayCodec[];
+  readonly arrayToBytes: ArrayToBytesCodec;
+  readonly bytesCodecs: readonly BytesToBytesCodec[];
+  /** Set when the chain is sharding alone, so inner chunks can be read by byte range. */
+  readonly sharding: ShardingCodec | undefined;
+  /** The decoded chunk; may be a strided view and may share memory with `bytes`: treat as read-only. */
+  decode(bytes: Uint8Array): NdArray;
+  encode(array: NdArray): Uint8Array;
+  /** Encoded size when every codec has a fixed size (needed for shard indexes). */
+  encodedSize(): number | undefined;
+  toJSON(): CodecMetadata[];
+}
+
+export const ARRAY_CODEC_NAMES = ['transpose', 'numcodecs.delta', 'bytes', 'vlen-utf8', 'sharding_indexed'] as const;
+
+export function buildCodecChain(codecs: readonly CodecMetadata[], spec: ChunkSpec): CodecChain {
+  const arrayCodecs: ArrayToArrayCodec[] = [];
+  const specs: ChunkSpec[] = [spec];
+  let arrayToBytes: ArrayToBytesCodec | undefined;
+  const bytesCodecs: BytesToBytesCodec[] = [];
+  for (const meta of codecs) {
+    const current = specs[specs.length - 1]!;
+    const codec = makeCodec(meta, current);
+    if (codec.kind === 'array_to_array') {
+      if (arrayToBytes) misplaced(meta, 'an array -> array codec must come before the array -> bytes codec');
+      arrayCodecs.push(codec);
+      specs.push(codec.resolveSpec(current));
+    } else if (codec.kind === 'array_to_bytes') {
+      if (arrayToBytes) misplaced(meta, 'there must be exactly one array -> bytes codec');
+      arrayToBytes = codec;
+    } else {
+      if (!arrayToBytes) misplaced(meta, 'a bytes -> bytes codec must come after the array -> bytes codec');
+      bytesCodecs.push(codec);
+    }
+  }
+  if (!arrayToBytes) {
+    throw floeError('INVALID_METADATA', 'codecs must include an array -> bytes codec such as "bytes"', { where: 'codecs' });
+  }
+  const a2b = arrayToBytes;
+  const innerSpec = specs[specs.length - 1]!;
+  const sharding = arrayCodecs.length === 0 && bytesCodecs.length === 0 && a2b.name === 'sharding_indexed' ? (a2b as ShardingCodec) : undefined;
+
+  return {
+    spec,
+    arrayCodecs,
+    arrayToBytes: a2b,
+    bytesCodecs,
+    sharding,
+    decode(bytes) {
+      let b = bytes;
+      for (let i = bytesCodecs.length - 1; i >= 0; i--) b = bytesCodecs[i]!.decode(b);
+      let array = a2b.decode(b, innerSpec);
+      for (let i = arrayCodecs.length - 1; i >= 0; i--) array = arrayCodecs[i]!.decode(array, specs[i]!);
+      return array;
+    },
+    encode(array) {
+      let a = array;
+      arrayCodecs.forEach((c, i) => (a = c.encode(a, specs[i]!)));
+      let b = a2b.encode(a, innerSpec);
+      for (const c of bytesCodecs) b = c.encode(b);
+      return b;
+    },
+    encodedSize() {
+      let n = a2b.computeEncodedSize?.(innerSpec);
+      for (const c of bytesCodecs) {
+        if (n === undefined || !c.computeEncodedSize) return undefined;
+        n = c.computeEncodedSize(n);
+      }
+      return n;
+    },
+    toJSON: () => [...arrayCodecs.map((c) => c.toJSON()), a2b.toJSON(), ...bytesCodecs.map((c) => c.toJSON())],
+  };
+}
+
+type AnyCodec = ArrayToArrayCodec | ArrayToBytesCodec | BytesToBytesCodec;
+
+function makeCodec(meta: CodecMetadata, spec: ChunkSpec): AnyCodec {
+  const config = meta.configuration;
+  try {
+    switch (meta.name) {
+      case 'bytes':
+        return bytesCodec(config, spec.dataType);
+      case 'transpose':
+        return transposeCodec(config, spec.shape.length);
+      case 'numcodecs.delta':
+        return deltaCodec(config, spec.dataType.name);
+      case 'vlen-utf8':
+        if (spec.dataType.kind !== 'string') misplaced(meta, `vlen-utf8 encodes strings, not ${spec.dataType.name}`);
+        return vlenUtf8Codec();
+      case 'sharding_indexed':
+        return shardingCodec(config, spec, buildCodecChain);
+    }
+    const factory = BYTES_CODECS[meta.name];
+    if (factory) return factory(config, { itemSize: Math.max(1, spec.dataType.itemSize) });
+  } catch (err) {
+    if (isFloeError(err) && !err.where) {
+      throw floeError(err.code, `codec "${meta.name}": ${err.message}`, { where: 'codecs', cause: err });
+    }
+    throw err;
+  }
+  throw floeError('UNSUPPORTED', `codec "${meta.name}" is not supported; Floe implements ${[...ARRAY_CODEC_NAMES, ...Object.keys(BYTES_CODECS)].join(', ')}`, {
+    where: 'codecs',
+  });
+}
+
+function misplaced(meta: CodecMetadata, why: string): never {
+  throw floeError('INVALID_METADATA', `codec "${meta.name}": ${why}`, { where: 'codecs' });
+}

@@ -1,0 +1,200 @@
+// `sharding_indexed`: many inner chunks in one object plus an index of (offset, nbytes) pairs.
+// Besides whole-shard encode/decode it exposes the index layout so the engine can read only the
+// index and the byte ranges of the inner chunks it needs.
+import { floeError, isFloeError } from '../../errors.ts';
+import { parseDataType } from '../zarr/data-types.ts';
+import { parseFillValue } from '../zarr/fill-value.ts';
+import { allEqual, cStrides, copyStrided, fillElements, product, type NdArray } from '../zarr/ndarray.ts';
+import type { ArrayToBytesCodec, ChunkSpec } from './array-codecs.ts';
+import type { CodecChain } from './pipeline.ts';
+import type { CodecMetadata } from './types.ts';
+
+/** Offsets and lengths of every inner chunk, C order over chunks-per-shard. */
+export interface ShardIndex {
+  readonly offsets: Float64Array;
+  readonly lengths: Float64Array;
+}
+
+export interface ShardingCodec extends ArrayToBytesCodec {
+  readonly name: 'sharding_indexed';
+  readonly innerChunkShape: readonly number[];
+  readonly chunksPerShard: readonly number[];
+  readonly indexLocation: 'start' | 'end';
+  readonly indexByteLength: number;
+  readonly innerChain: CodecChain;
+  /** Parses an encoded index; `shardSize` (when known) bounds every range. */
+  decodeIndex(bytes: Uint8Array, shardSize?: number): ShardIndex;
+  /** The index entry number of inner chunk `coords` (C order). */
+  innerIndex(coords: readonly number[]): number;
+}
+
+/** Both fields at 2^64-1 mark an empty inner chunk. As a double that is exactly 2^64. */
+const EMPTY = 2 ** 64;
+
+type ChainBuilder = (codecs: readonly CodecMetadata[], spec: ChunkSpec) => CodecChain;
+
+export function shardingCodec(config: Record<string, unknown> | undefined, shardSpec: ChunkSpec, build: ChainBuilder): ShardingCodec {
+  const c = config ?? {};
+  const innerChunkShape = parseInnerShape(c.chunk_shape, shardSpec.shape);
+  const indexLocation = c.index_location ?? 'end';
+  if (indexLocation !== 'start' && indexLocation !== 'end') {
+    throw floeError('INVALID_METADATA', `index_location must be "start" or "end", got ${JSON.stringify(indexLocation)}`);
+  }
+  const chunksPerShard = shardSpec.shape.map((s, i) => s / innerChunkShape[i]!);
+  const nChunks = product(chunksPerShard);
+  const innerChain = build(codecList(c.codecs, 'codecs'), { ...shardSpec, shape: innerChunkShape });
+  const indexSpec: ChunkSpec = {
+    shape: [...chunksPerShard, 2],
+    dataType: parseDataType('uint64'),
+    fillValue: parseFillValue(parseDataType('uint64'), 0),
+  };
+  const indexChain = build(codecList(c.index_codecs, 'index_codecs'), indexSpec);
+  const indexByteLength = indexChain.encodedSize();
+  if (indexByteLength === undefined) {
+    throw floeError('INVALID_METADATA', 'index_codecs must produce a fixed-size index (no compression); use bytes + crc32c');
+  }
+  const innerStrides = cStrides(chunksPerShard);
+  const lanes = shardSpec.dataType.lanes;
+
+  const decodeIndex = (bytes: Uint8Array, shardSize?: number): ShardIndex => {
+    if (bytes.length !== indexByteLength) {
+      throw floeError('CORRUPT_OBJECT', `shard index is ${bytes.length} bytes, expected ${indexByteLength}`);
+    }
+    const raw = indexChain.decode(bytes);
+    const words = raw.data as BigUint64Array;
+    const offsets = new Float64Array(nChunks);
+    const lengths = new Float64Array(nChunks);
+    for (let i = 0; i < nChunks; i++) {
+      const off = Number(words[i * 2]!);
+      const len = Number(words[i * 2 + 1]!);
+      if (off === EMPTY && len === EMPTY) {
+        offsets[i] = -1;
+        lengths[i] = 0;
+        continue;
+      }
+      if (shardSize !== undefined && off + len > shardSize) {
+        throw floeError('CORRUPT_OBJECT', `shard index entry ${i} points at bytes ${off}..${off + len}, outside the ${shardSize}-byte shard`);
+      }
+      offsets[i] = off;
+      lengths[i] = len;
+    }
+    return { offsets, lengths };
+  };
+
+  const innerIndex = (coords: readonly number[]): number => coords.reduce((acc, x, d) => acc + x * innerStrides[d]!, 0);
+
+  return {
+    kind: 'array_to_bytes',
+    name: 'sharding_indexed',
+    innerChunkShape,
+    chunksPerShard,
+    indexLocation,
+    indexByteLength,
+    innerChain,
+    decodeIndex,
+    innerIndex,
+    toJSON: () => ({
+      name: 'sharding_indexed',
+      configuration: {
+        chunk_shape: [...innerChunkShape],
+        codecs: innerChain.toJSON(),
+        index_codecs: indexChain.toJSON(),
+        index_location: indexLocation,
+      },
+    }) as unknown as CodecMetadata,
+
+    decode(bytes, spec) {
+      if (bytes.length < indexByteLength) {
+        throw floeError('CORRUPT_OBJECT', `shard is ${bytes.length} bytes, shorter than its ${indexByteLength}-byte index`);
+      }
+      const indexBytes = indexLocation === 'end' ? bytes.subarray(bytes.length - indexByteLength) : bytes.subarray(0, indexByteLength);
+      const index = decodeIndex(indexBytes, bytes.length);
+      const out: NdArray = { data: spec.dataType.allocate(product(spec.shape)), shape: [...spec.shape], stride: cStrides(spec.shape) };
+      forEachInner(chunksPerShard, (coords, i) => {
+        const origin = coords.reduce((acc, x, d) => acc + x * innerChunkShape[d]! * out.stride[d]!, 0);
+        if (index.offsets[i]! < 0) {
+          fillRegion(out, origin, innerChunkShape, spec);
+          return;
+        }
+        const chunk = decodeInner(innerChain, bytes.subarray(index.offsets[i]!, index.offsets[i]! + index.lengths[i]!), i);
+        copyStrided({ data: chunk.data, offset: 0, stride: chunk.stride }, { data: out.data, offset: origin, stride: out.stride }, innerChunkShape, lanes);
+      });
+      return out;
+    },
+
+    encode(array, spec) {
+      const parts: Uint8Array[] = [];
+      const words = new BigUint64Array(nChunks * 2).fill(2n ** 64n - 1n);
+      let offset = indexLocation === 'start' ? indexByteLength : 0;
+      const scratch: NdArray = { data: spec.dataType.allocate(product(innerChunkShape)), shape: [...innerChunkShape], stride: cStrides(innerChunkShape) };
+      forEachInner(chunksPerShard, (coords, i) => {
+        const origin = coords.reduce((acc, x, d) => acc + x * innerChunkShape[d]! * array.stride[d]!, 0);
+        copyStrided({ data: array.data, offset: origin, stride: array.stride }, { data: scratch.data, offset: 0, stride: scratch.stride }, innerChunkShape, lanes);
+        if (allEqual(scratch.data, spec.fillValue.memory)) return; // empty inner chunks are not stored
+        const encoded = innerChain.encode(scratch);
+        words[i * 2] = BigInt(offset);
+        words[i * 2 + 1] = BigInt(encoded.length);
+        parts.push(encoded);
+        offset += encoded.length;
+      });
+      const index = indexChain.encode({ data: words, shape: [...chunksPerShard, 2], stride: cStrides([...chunksPerShard, 2]) });
+      return concat(indexLocation === 'start' ? [index, ...parts] : [...parts, index]);
+    },
+  };
+}
+
+function decodeInner(chain: CodecChain, bytes: Uint8Array, i: number): NdArray {
+  try {
+    return chain.decode(bytes);
+  } catch (err) {
+    if (isFloeError(err)) throw floeError(err.code, `inner chunk ${i}: ${err.message}`, { cause: err, details: err.details });
+    throw err;
+  }
+}
+
+function fillRegion(out: NdArray, origin: number, shape: readonly number[], spec: ChunkSpec): void {
+  const fill: NdArray = { data: spec.dataType.allocate(product(shape)), shape: [...shape], stride: cStrides(shape) };
+  fillElements(fill.data, spec.fillValue.memory, 0, product(shape), spec.dataType.lanes);
+  copyStrided({ data: fill.data, offset: 0, stride: fill.stride }, { data: out.data, offset: origin, stride: out.stride }, shape, spec.dataType.lanes);
+}
+
+/** Visits every grid position in C order with its flat index. */
+export function forEachInner(grid: readonly number[], visit: (coords: number[], flat: number) => void): void {
+  const n = product(grid);
+  const coords = new Array<number>(grid.length).fill(0);
+  for (let flat = 0; flat < n; flat++) {
+    visit(coords, flat);
+    for (let d = grid.length - 1; d >= 0; d--) {
+      if (++coords[d]! < grid[d]!) break;
+      coords[d] = 0;
+    }
+  }
+}
+
+export function concat(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let pos = 0;
+  for (const p of parts) {
+    out.set(p, pos);
+    pos += p.length;
+  }
+  return out;
+}
+
+function parseInnerShape(value: unknown, shardShape: readonly number[]): number[] {
+  const ok =
+    Array.isArray(value) &&
+    value.length === shardShape.length &&
+    value.every((n, i) => Number.isSafeInteger(n) && n > 0 && shardShape[i]! % n === 0);
+  if (!ok) {
+    throw floeError('INVALID_METADATA', `sharding chunk_shape ${JSON.stringify(value)} must have ${shardShape.length} positive entries that divide the shard shape [${shardShape.join(', ')}]`);
+  }
+  return value as number[];
+}
+
+function codecList(value: unknown, field: string): CodecMetadata[] {
+  if (!Array.isArray(value) || value.length === 0) {
+    throw floeError('INVALID_METADATA', `sharding ${field} must be a non-empty list of codecs`);
+  }
+  return value.map((v) => (typeof v === 'string' ? { name: v } : (v as CodecMetadata)));
+}

@@ -1,0 +1,33 @@
+// The `transpose` codec: permutes dimensions. Both directions return strided views; the copy
+// happens once, where the data is finally laid out (bytes encode, or the read into the result).
+import { floeError } from '../../errors.ts';
+import type { ArrayToArrayCodec, ChunkSpec } from './array-codecs.ts';
+
+export function transposeCodec(configuration: Record<string, unknown> | undefined, rank: number): ArrayToArrayCodec {
+  const order = parseOrder(configuration?.order, rank);
+  const inverse = new Array<number>(rank);
+  order.forEach((o, i) => (inverse[o] = i));
+  return {
+    kind: 'array_to_array',
+    name: 'transpose',
+    toJSON: () => ({ name: 'transpose', configuration: { order: [...order] } }),
+    resolveSpec: (spec: ChunkSpec) => ({ ...spec, shape: order.map((o) => spec.shape[o]!) }),
+    encode: (a) => ({ data: a.data, shape: order.map((o) => a.shape[o]!), stride: order.map((o) => a.stride[o]!) }),
+    decode: (a) => ({ data: a.data, shape: inverse.map((o) => a.shape[o]!), stride: inverse.map((o) => a.stride[o]!) }),
+  };
+}
+
+function parseOrder(order: unknown, rank: number): number[] {
+  // "C" / "F" were allowed by early drafts; some writers still emit them.
+  if (order === 'C') return [...Array(rank).keys()];
+  if (order === 'F') return [...Array(rank).keys()].reverse();
+  const ok =
+    Array.isArray(order) &&
+    order.length === rank &&
+    order.every((o) => Number.isInteger(o) && o >= 0 && o < rank) &&
+    new Set(order).size === rank;
+  if (!ok) {
+    throw floeError('INVALID_METADATA', `transpose: order must be a permutation of 0..${rank - 1}, got ${JSON.stringify(order)}`);
+  }
+  return order as number[];
+}

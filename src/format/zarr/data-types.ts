@@ -1,0 +1,111 @@
+// Zarr v3 data types and how their elements live in memory.
+//
+// Memory representation (documented in the README):
+//   bool                -> Uint8Array of 0/1
+//   int8..int32, uint8..uint32, float32, float64 -> the matching typed array
+//   int64 / uint64      -> BigInt64Array / BigUint64Array
+//   float16             -> Float32Array (Node 20 has no Float16Array; values convert exactly on read,
+//                          and round to nearest-even on write)
+//   complex64/128       -> Float32Array/Float64Array, interleaved [re, im] (2 lanes per element)
+//   r<N>                -> Uint8Array, N/8 bytes per element (N/8 lanes)
+//   string (vlen)       -> string[]
+import { floeError } from '../../errors.ts';
+
+export type TypedArray =
+  | Int8Array
+  | Uint8Array
+  | Int16Array
+  | Uint16Array
+  | Int32Array
+  | Uint32Array
+  | Float32Array
+  | Float64Array
+  | BigInt64Array
+  | BigUint64Array;
+
+/** The element storage of a chunk or a selection result. */
+export type ArrayData = TypedArray | string[];
+
+export type DataTypeKind = 'bool' | 'int' | 'uint' | 'float' | 'complex' | 'raw' | 'string';
+
+export interface DataType {
+  /** The identifier as written in zarr.json. */
+  readonly name: string;
+  readonly kind: DataTypeKind;
+  /** Bytes per element in the encoded (stored) form; 0 for variable-length types. */
+  readonly itemSize: number;
+  /** Numbers per element in memory: 2 for complex, N/8 for r<N>, 1 otherwise. */
+  readonly lanes: number;
+  /** Bytes of one memory lane (float16 is 4: it lives in a Float32Array). 0 for strings. */
+  readonly laneBytes: number;
+  /** Allocates memory for `n` elements (n * lanes numbers). */
+  allocate(n: number): ArrayData;
+}
+
+type TypedArrayConstructor = { new (n: number): TypedArray; readonly BYTES_PER_ELEMENT: number };
+
+function numeric(name: string, kind: DataTypeKind, itemSize: number, Ctor: TypedArrayConstructor, lanes = 1): DataType {
+  return Object.freeze({
+    name,
+    kind,
+    itemSize,
+    lanes,
+    laneBytes: Ctor.BYTES_PER_ELEMENT,
+    allocate: (n: number) => new Ctor(n * lanes),
+  });
+}
+
+const CORE: Readonly<Record<string, DataType>> = {
+  bool: numeric('bool', 'bool', 1, Uint8Array),
+  int8: numeric('int8', 'int', 1, Int8Array),
+  int16: numeric('int16', 'int', 2, Int16Array),
+  int32: numeric('int32', 'int', 4, Int32Array),
+  int64: numeric('int64', 'int', 8, BigInt64Array),
+  uint8: numeric('uint8', 'uint', 1, Uint8Array),
+  uint16: numeric('uint16', 'uint', 2, Uint16Array),
+  uint32: numeric('uint32', 'uint', 4, Uint32Array),
+  uint64: numeric('uint64', 'uint', 8, BigUint64Array),
+  float16: numeric('float16', 'float', 2, Float32Array),
+  float32: numeric('float32', 'float', 4, Float32Array),
+  float64: numeric('float64', 'float', 8, Float64Array),
+  complex64: numeric('complex64', 'complex', 8, Float32Array, 2),
+  complex128: numeric('complex128', 'complex', 16, Float64Array, 2),
+  string: Object.freeze({
+    name: 'string',
+    kind: 'string',
+    itemSize: 0,
+    lanes: 1,
+    laneBytes: 0,
+    allocate: (n: number) => new Array<string>(n).fill(''),
+  }),
+};
+
+export const CORE_DATA_TYPE_NAMES: readonly string[] = Object.keys(CORE);
+
+/** Resolves a `data_type` value from zarr.json (a string or `{name, configuration}`). */
+export function parseDataType(value: unknown, where?: string): DataType {
+  const name = typeof value === 'string' ? value : isNamed(value) ? value.name : undefined;
+  if (name === undefined) {
+    throw floeError('INVALID_METADATA', `data_type must be a string or {name}, got ${JSON.stringify(value)}`, { where });
+  }
+  const core = CORE[name];
+  if (core) return core;
+  const raw = /^r([1-9]\d*)$/.exec(name);
+  if (raw) {
+    const bits = Number(raw[1]);
+    if (bits % 8 !== 0) {
+      throw floeError('INVALID_METADATA', `raw data type ${name}: the number of bits must be a multiple of 8`, { where });
+    }
+    return numeric(name, 'raw', bits / 8, Uint8Array, bits / 8);
+  }
+  throw floeError('UNSUPPORTED', `data type ${JSON.stringify(name)} is not supported; Floe reads ${CORE_DATA_TYPE_NAMES.join(', ')} and r<N>`, { where });
+}
+
+function isNamed(v: unknown): v is { name: string } {
+  return typeof v === 'object' && v !== null && typeof (v as { name?: unknown }).name === 'string';
+}
+
+/** True for data whose elements are JS numbers (not bigint, not strings). */
+export function isNumberData(data: ArrayData): data is Exclude<TypedArray, BigInt64Array | BigUint64Array> {
+  return !(data instanceof BigInt64Array || data instanceof BigUint64Array || Array.isArray(data));
+}

@@ -1,0 +1,19 @@
+// Floe's public API: re-exports only. A test pins this list (test/unit/public-api.test.ts).
+export { FloeError, isFloeError, ERROR_CODES, type ErrorCode } from './errors.ts';
+
+// Plain Zarr v3: stores, arrays, groups, selections.
+export { StorageStore, type ZarrStore, type ListDir, type StorageStoreOptions } from './engine/store.ts';
+export { ZarrArray, type ArrayIoOptions, type GetOptions, type WriteValue } from './engine/array.ts';
+export { ZarrGroup, openNode, type ChildInfo } from './engine/group.ts';
+export { slice, type Slice, type Selection, type SelectionItem } from './engine/selection.ts';
+export { openStore, createArray, openArray, createGroup, openGroup, get, set } from './engine/api.ts';
+
+// Formats and data model.
+export type { NdArray } from './format/zarr/ndarray.ts';
+export type { ArrayData, TypedArray, DataType } from './format/zarr/data-types.ts';
+export type { ArrayMetadata, GroupMetadata, ArrayMetadataInput, Attributes } from './format/zarr/metadata.ts';
+export type { CodecMetadata } from './format/codecs/types.ts';
+
+// Object storage backends.
+export { MemoryStorage } from './engine/storage/memory.ts';
+export type { ObjectStorage, ByteRange, ObjectInfo, PutOptions, GetResult } from './engine/storage/types.ts';
