@@ -1,0 +1,220 @@
+// SQLite single-file backend: a whole repository in one file (better-sqlite3). Objects live in
+// one table; every write runs in a `BEGIN IMMEDIATE` transaction that checks the precondition and
+// writes, so conditional writes are atomic across threads and OS processes. WAL mode lets readers
+// run beside the writer; `busy_timeout` makes a second process wait for the write lock instead of
+// failing. Version tokens come from one generation counter in the same file, so a token is never
+// reused, not even after a delete and re-create with identical bytes.
+import Database from 'better-sqlite3';
+import { floeError } from '../../errors.ts';
+import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
+import { checkPrecondition, validatePutOptions } from './preconditions.ts';
+import { validateRange } from './ranges.ts';
+import type { ByteRange, GetResult, ListDirResult, ObjectInfo, ObjectStorage, PutOptions, VersionToken } from './types.ts';
+
+export interface SqliteStorageOptions {
+  /** Path of the database file; created with its schema if missing. */
+  file: string;
+  /** How long a writer waits for another process's write lock. Default 10 000 ms. */
+  busyTimeoutMs?: number;
+  /** `synchronous = FULL` (default true): a commit survives power loss, not only a crash. */
+  durable?: boolean;
+  /** Rows fetched per query while listing. Default 1000. */
+  pageSize?: number;
+}
+
+interface ObjectRow {
+  key: string;
+  size: number;
+  modified: number;
+  version: string;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS floe_objects (
+  key      TEXT PRIMARY KEY NOT NULL,  -- BINARY collation: byte order of UTF-8, as S3 lists
+  bytes    BLOB NOT NULL,
+  size     INTEGER NOT NULL,
+  modified INTEGER NOT NULL,           -- ms since the epoch
+  version  TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS floe_generation (id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL);
+INSERT OR IGNORE INTO floe_generation (id, value) VALUES (1, 0);
+`;
+
+export class SqliteStorage implements ObjectStorage {
+  readonly kind = 'sqlite';
+  readonly file: string;
+  private readonly db: Database.Database;
+  private readonly pageSize: number;
+  private readonly statements;
+
+  constructor(options: SqliteStorageOptions) {
+    this.file = options.file;
+    this.pageSize = options.pageSize ?? 1000;
+    try {
+      this.db = new Database(options.file);
+      this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 10_000))}`);
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma(`synchronous = ${options.durable === false ? 'NORMAL' : 'FULL'}`);
+      this.db.exec(SCHEMA);
+    } catch (err) {
+      throw floeError('STORAGE_ERROR', `cannot open SQLite storage ${options.file}`, { where: options.file, cause: err });
+    }
+    const db = this.db;
+    this.statements = {
+      whole: db.prepare<[string], { bytes: Buffer; version: string }>('SELECT bytes, version FROM floe_objects WHERE key = ?'),
+      // substr on a BLOB counts bytes from 1; a start past the end gives an empty blob.
+      range: db.prepare<{ key: string; offset: number | null; length: number | null; suffix: number | null }, { part: Buffer | null; version: string }>(
+        `SELECT version, substr(bytes,
+            CASE WHEN :suffix IS NOT NULL THEN max(size - :suffix, 0) + 1 ELSE :offset + 1 END,
+            CASE WHEN :suffix IS NOT NULL THEN min(:suffix, size) WHEN :length IS NOT NULL THEN :length ELSE size END) AS part
+         FROM floe_objects WHERE key = :key`,
+      ),
+      head: db.prepare<[string], ObjectRow>('SELECT key, size, modified, version FROM floe_objects WHERE key = ?'),
+      version: db.prepare<[string], { version: string }>('SELECT version FROM floe_objects WHERE key = ?'),
+      bump: db.prepare<[], { value: number }>('UPDATE floe_generation SET value = value + 1 WHERE id = 1 RETURNING value'),
+      upsert: db.prepare<[string, Buffer | Uint8Array, number, number, string]>(
+        `INSERT INTO floe_objects (key, bytes, size, modified, version) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (key) DO UPDATE SET bytes = excluded.bytes, size = excluded.size,
+           modified = excluded.modified, version = excluded.version`,
+      ),
+      copyRow: db.prepare<[string, number, string, string]>(
+        `INSERT INTO floe_objects (key, bytes, size, modified, version)
+           SELECT ?, bytes, size, ?, ? FROM floe_objects WHERE key = ?
+         ON CONFLICT (key) DO UPDATE SET bytes = excluded.bytes, size = excluded.size,
+           modified = excluded.modified, version = excluded.version`,
+      ),
+      remove: db.prepare<[string]>('DELETE FROM floe_objects WHERE key = ?'),
+      page: db.prepare<[string, number], ObjectRow>('SELECT key, size, modified, version FROM floe_objects WHERE key >= ? ORDER BY key LIMIT ?'),
+      pageAfter: db.prepare<[string, number], ObjectRow>('SELECT key, size, modified, version FROM floe_objects WHERE key > ? ORDER BY key LIMIT ?'),
+      firstFrom: db.prepare<[string], ObjectRow>('SELECT key, size, modified, version FROM floe_objects WHERE key >= ? ORDER BY key LIMIT 1'),
+    };
+  }
+
+  async get(key: string, range?: ByteRange): Promise<GetResult | null> {
+    validateKey(key);
+    if (!range) {
+      const row = this.run(key, () => this.statements.whole.get(key));
+      return row ? { bytes: asBytes(row.bytes), version: row.version } : null;
+    }
+    validateRange(range, key);
+    const params = 'suffixLength' in range
+      ? { key, offset: null, length: null, suffix: range.suffixLength }
+      : { key, offset: range.offset, length: range.length ?? null, suffix: null };
+    const row = this.run(key, () => this.statements.range.get(params));
+    return row ? { bytes: asBytes(row.part), version: row.version } : null;
+  }
+
+  async head(key: string): Promise<ObjectInfo | null> {
+    validateKey(key);
+    const row = this.run(key, () => this.statements.head.get(key));
+    return row ? infoOf(row) : null;
+  }
+
+  async put(key: string, bytes: Uint8Array, options?: PutOptions): Promise<{ version: VersionToken }> {
+    validateKey(key);
+    validatePutOptions(options, key);
+    const write = this.db.transaction(() => {
+      checkPrecondition(key, this.statements.version.get(key)?.version, options);
+      const version = this.nextVersion();
+      this.statements.upsert.run(key, bytes, bytes.length, Date.now(), version);
+      return { version };
+    });
+    return this.run(key, () => write.immediate());
+  }
+
+  async copy(from: string, to: string, options?: { ifMatch?: VersionToken }): Promise<{ version: VersionToken }> {
+    validateKey(from);
+    validateKey(to);
+    const write = this.db.transaction(() => {
+      const source = this.statements.version.get(from)?.version;
+      if (options?.ifMatch !== undefined) checkPrecondition(from, source, { ifMatch: options.ifMatch });
+      if (source === undefined) throw floeError('NOT_FOUND', `cannot copy ${JSON.stringify(from)}: no such object`, { where: from });
+      const version = this.nextVersion();
+      this.statements.copyRow.run(to, Date.now(), version, from);
+      return { version };
+    });
+    return this.run(to, () => write.immediate());
+  }
+
+  async *list(prefix: string): AsyncIterable<ObjectInfo> {
+    validatePrefix(prefix);
+    let rows = this.run(prefix, () => this.statements.page.all(prefix, this.pageSize));
+    while (rows.length > 0) {
+      for (const row of rows) {
+        if (!row.key.startsWith(prefix)) return;
+        yield infoOf(row);
+      }
+      if (rows.length < this.pageSize) return;
+      const last = rows[rows.length - 1]!.key;
+      rows = this.run(prefix, () => this.statements.pageAfter.all(last, this.pageSize));
+    }
+  }
+
+  async listDir(prefix: string): Promise<ListDirResult> {
+    validateDirPrefix(prefix);
+    const objects: ObjectInfo[] = [];
+    const prefixes: string[] = [];
+    // Skip-scan: after finding child directory `p/d/`, jump past all its keys to `p/d0`
+    // ('0' is the character after '/'), so the cost follows the entries, not the objects.
+    let from = prefix;
+    for (;;) {
+      const row = this.run(prefix, () => this.statements.firstFrom.get(from));
+      if (!row || !row.key.startsWith(prefix)) break;
+      const slash = row.key.indexOf('/', prefix.length);
+      if (slash === -1) {
+        objects.push(infoOf(row));
+        from = `${row.key}\u0000`; // smallest string after this key (NUL never appears in keys)
+      } else {
+        const child = row.key.slice(0, slash + 1);
+        prefixes.push(child);
+        from = `${row.key.slice(0, slash)}0`;
+      }
+    }
+    return { objects, prefixes };
+  }
+
+  async delete(keys: readonly string[]): Promise<void> {
+    keys.forEach((key) => validateKey(key));
+    const removeAll = this.db.transaction((batch: readonly string[]) => {
+      for (const key of batch) this.statements.remove.run(key);
+    });
+    for (let i = 0; i < keys.length; i += 1000) {
+      const batch = keys.slice(i, i + 1000);
+      this.run(batch[0] ?? '', () => removeAll.immediate(batch));
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  private nextVersion(): VersionToken {
+    const row = this.statements.bump.get();
+    if (!row) throw floeError('CORRUPT_OBJECT', `SQLite storage ${this.file} lacks its generation row`, { where: this.file });
+    return `g${row.value}`;
+  }
+
+  /** Runs a statement, turning SQLite failures (busy past the timeout, I/O) into STORAGE_ERROR. */
+  private run<T>(where: string, action: () => T): T {
+    try {
+      return action();
+    } catch (err) {
+      if (err instanceof Error && err.name === 'FloeError') throw err;
+      const busy = err instanceof Error && /SQLITE_BUSY/.test(String((err as { code?: string }).code));
+      throw floeError(busy ? 'TIMEOUT' : 'STORAGE_ERROR', `SQLite storage ${this.file} failed: ${err instanceof Error ? err.message : String(err)}`, {
+        where,
+        cause: err,
+      });
+    }
+  }
+}
+
+function asBytes(buffer: Buffer | null): Uint8Array {
+  if (!buffer) return new Uint8Array(0);
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+}
+
+function infoOf(row: ObjectRow): ObjectInfo {
+  return { key: row.key, size: row.size, lastModified: new Date(row.modified), version: row.version };
+}

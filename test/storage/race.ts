@@ -1,0 +1,78 @@
+// Runs the multi-process CAS race: `writers` OS processes advance one counter object by
+// conditional updates until it reaches `rounds`. Checks: exactly one winner per round, and the
+// stored history lists the winners in order (no lost update).
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
+import type { ObjectStorage } from '../../src/engine/storage/types.ts';
+import type { RaceBackend } from './race-backends.ts';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const tsx = path.resolve(here, '../../node_modules/.bin/tsx');
+
+interface ChildReport {
+  id: string;
+  won: number[];
+  lost: number;
+}
+
+function runChild(config: object, timeoutMs: number): Promise<ChildReport> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(tsx, [path.join(here, 'race-child.ts'), JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(JSON.parse(out.trim()) as ChildReport);
+      else reject(new Error(`race child exited with ${code}: ${err.slice(0, 2000)}`));
+    });
+  });
+}
+
+export interface RaceResult {
+  writers: number;
+  rounds: number;
+  lostAttempts: number;
+  winnersPerRound: number[];
+  seconds: number;
+}
+
+export async function runCasRace(storage: ObjectStorage, backend: RaceBackend, writers: number, rounds: number): Promise<RaceResult> {
+  const key = 'race/counter';
+  await storage.put(key, new TextEncoder().encode(JSON.stringify({ round: 0, writers: [] })));
+  const started = Date.now();
+  // Children start together after every tsx process has had time to boot.
+  const startAt = started + 3000;
+  const deadline = startAt + 60_000;
+  const reports = await Promise.all(
+    Array.from({ length: writers }, (_, i) =>
+      runChild({ backend, key, id: `w${i}`, target: rounds, startAt, deadline }, deadline - started + 10_000),
+    ),
+  );
+  const final = await storage.get(key);
+  const counter = JSON.parse(new TextDecoder().decode(final!.bytes)) as { round: number; writers: string[] };
+  const winnersPerRound = Array.from({ length: rounds }, () => 0);
+  const winnerOf: string[] = [];
+  for (const report of reports) {
+    for (const round of report.won) {
+      winnersPerRound[round - 1] = (winnersPerRound[round - 1] ?? 0) + 1;
+      winnerOf[round - 1] = report.id;
+    }
+  }
+  expect(counter.round).toBe(rounds);
+  expect(winnersPerRound).toEqual(Array.from({ length: rounds }, () => 1));
+  expect(counter.writers).toEqual(winnerOf); // every acknowledged win is in the history: no lost update
+  const result: RaceResult = {
+    writers,
+    rounds,
+    lostAttempts: reports.reduce((sum, r) => sum + r.lost, 0),
+    winnersPerRound,
+    seconds: (Date.now() - startAt) / 1000,
+  };
+  console.log(`CAS race on ${storage.kind}: ${JSON.stringify({ ...result, winnersPerRound: `all ${rounds} rounds had exactly 1` })}`);
+  return result;
+}

@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { makeSqliteStorage } from './backends.ts';
+import { defineStorageContract } from './contract.ts';
+import { runCasRace } from './race.ts';
+
+defineStorageContract('sqlite', async () => makeSqliteStorage());
+
+describe('sqlite backend under several OS processes', () => {
+  it('has exactly one winner per round and loses no update', async () => {
+    const { storage, file, cleanup } = makeSqliteStorage();
+    try {
+      // SQLite serialises writers on its lock, so fewer attempts lose than on fs; no lower bound.
+      const result = await runCasRace(storage, { kind: 'sqlite', file }, 6, 200);
+      expect(result.rounds).toBe(200);
+    } finally {
+      await storage.close();
+      await cleanup();
+    }
+  });
+});
