@@ -1,0 +1,56 @@
+// Zarr v3 `blosc` codec and the Zarr v1 `blosc` compressor: Blosc1 buffers, decoded and encoded
+// in TypeScript (blosclz, lz4 and snappy streams here; zlib via node:zlib, zstd via zstd-napi).
+// Decoding reads any Blosc1 buffer whatever the configuration says: the header is authoritative.
+import type { BytesCodecContext, BytesCodecFactory, BytesToBytesCodec } from './types.ts';
+import { checkKeys, decodingGuard, invalidConfig, readChoice, readInt } from './bytes-codec-support.ts';
+import { BLOSC_CNAMES, type BloscCname } from './blosc/block-codecs.ts';
+import { bloscCompress, type BloscOptions, type BloscShuffle } from './blosc/compress.ts';
+import { bloscDecompress } from './blosc/container.ts';
+
+const NAME = 'blosc';
+const SHUFFLES = ['noshuffle', 'shuffle', 'bitshuffle'] as const;
+
+function bloscCodec(options: BloscOptions, toJSON: BytesToBytesCodec['toJSON']): BytesToBytesCodec {
+  return {
+    kind: 'bytes_to_bytes',
+    name: NAME,
+    encode: (data) => bloscCompress(data, options),
+    decode: (data) => decodingGuard(NAME, () => bloscDecompress(data)),
+    toJSON,
+  };
+}
+
+/** Zarr v3: {cname, clevel, shuffle: "noshuffle"|"shuffle"|"bitshuffle", typesize, blocksize}. */
+export const bloscV3Codec: BytesCodecFactory = (configuration, context): BytesToBytesCodec => {
+  checkKeys(NAME, configuration, ['cname', 'clevel', 'shuffle', 'typesize', 'blocksize']);
+  const cname = readChoice(NAME, configuration, 'cname', BLOSC_CNAMES, 'zstd');
+  const clevel = readInt(NAME, configuration, 'clevel', 0, 9, 5);
+  const shuffle = readChoice(NAME, configuration, 'shuffle', SHUFFLES, 'noshuffle');
+  const typesize = readInt(NAME, configuration, 'typesize', 1, 2 ** 31 - 1, defaultTypesize(context));
+  const blocksize = readInt(NAME, configuration, 'blocksize', 0, 2 ** 31 - 1, 0);
+  const options: BloscOptions = { cname, clevel, shuffle: SHUFFLES.indexOf(shuffle) as BloscShuffle, typesize, blocksize };
+  return bloscCodec(options, () => ({ name: NAME, configuration: { cname, clevel, shuffle, typesize, blocksize } }));
+};
+
+/** Zarr v1 compression_opts: {cname, clevel, shuffle: 0|1|2, blocksize?}; zarr v1's defaults. */
+export function bloscV1Compressor(compressionOpts: unknown, context: BytesCodecContext): BytesToBytesCodec {
+  if (compressionOpts !== null && compressionOpts !== undefined && (typeof compressionOpts !== 'object' || Array.isArray(compressionOpts))) {
+    throw invalidConfig(NAME, `compression_opts must be an object, got ${JSON.stringify(compressionOpts)}`);
+  }
+  const opts = (compressionOpts ?? {}) as Record<string, unknown>;
+  checkKeys(NAME, opts, ['cname', 'clevel', 'shuffle', 'blocksize', 'id', 'typesize']);
+  const cname: BloscCname = readChoice(NAME, opts, 'cname', BLOSC_CNAMES, 'blosclz');
+  const clevel = readInt(NAME, opts, 'clevel', 0, 9, 5);
+  // numcodecs' AUTOSHUFFLE (-1): bit shuffle for 1-byte types, byte shuffle otherwise.
+  const rawShuffle = readInt(NAME, opts, 'shuffle', -1, 2, 1);
+  const typesize = readInt(NAME, opts, 'typesize', 1, 2 ** 31 - 1, defaultTypesize(context));
+  const shuffle = (rawShuffle === -1 ? (typesize === 1 ? 2 : 1) : rawShuffle) as BloscShuffle;
+  const blocksize = readInt(NAME, opts, 'blocksize', 0, 2 ** 31 - 1, 0);
+  const options: BloscOptions = { cname, clevel, shuffle, typesize, blocksize };
+  return bloscCodec(options, () => ({ name: NAME, configuration: { cname, clevel, shuffle, blocksize } }));
+}
+
+function defaultTypesize(context: BytesCodecContext | undefined): number {
+  const size = context?.itemSize;
+  return size !== undefined && Number.isInteger(size) && size >= 1 ? size : 1;
+}

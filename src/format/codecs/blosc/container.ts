@@ -1,0 +1,108 @@
+// The Blosc1 container (c-blosc 1.x, format version 2). Header, 16 bytes:
+//   0 version (2)  1 versionlz  2 flags  3 typesize  4 nbytes u32le  8 blocksize u32le
+//   12 cbytes u32le (whole buffer incl. header)
+// flags: 0x01 byte shuffle, 0x02 memcpyed (raw data follows the header), 0x04 bit shuffle,
+// 0x10 streams not split, bits 5-7 compressor code. Then one i32le start offset per block,
+// then per block one or `typesize` streams (split when allowed), each i32le csize + bytes;
+// csize equal to the stream's decoded size means the stream is stored raw.
+import { corrupt } from '../bytes-codec-support.ts';
+import { decompressStream, formatName } from './block-codecs.ts';
+import { bitUnshuffle, byteUnshuffle } from './shuffle.ts';
+
+export const HEADER_BYTES = 16;
+export const FLAG_SHUFFLE = 0x01;
+export const FLAG_MEMCPYED = 0x02;
+export const FLAG_BITSHUFFLE = 0x04;
+export const FLAG_DONT_SPLIT = 0x10;
+export const MAX_SPLITS = 16;
+export const MIN_BUFFERSIZE = 128;
+
+const NAME = 'blosc';
+
+export interface BloscHeader {
+  version: number;
+  flags: number;
+  typesize: number;
+  nbytes: number;
+  blocksize: number;
+  cbytes: number;
+}
+
+export function readHeader(data: Uint8Array): BloscHeader {
+  if (data.length < HEADER_BYTES) throw corrupt(NAME, `${data.length} bytes is shorter than the 16-byte header`);
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  const header = {
+    version: data[0]!,
+    flags: data[2]!,
+    typesize: data[3]!,
+    nbytes: view.getUint32(4, true),
+    blocksize: view.getUint32(8, true),
+    cbytes: view.getUint32(12, true),
+  };
+  if (header.version === 0 || header.version > 2) {
+    throw corrupt(NAME, `header version ${header.version} is not a Blosc1 buffer (versions 1-2)`);
+  }
+  if (header.cbytes < HEADER_BYTES || header.cbytes > data.length) {
+    throw corrupt(NAME, `header says ${header.cbytes} compressed bytes, the buffer has ${data.length}`);
+  }
+  if (header.nbytes > 0x7fffffff - HEADER_BYTES) throw corrupt(NAME, `decoded size ${header.nbytes} exceeds Blosc's limit`);
+  return header;
+}
+
+/** Streams of a block are split per byte of the type (c-blosc's rule, incl. old buffers). */
+export function streamsPerBlock(flags: number, typesize: number, blocksize: number, leftover: boolean): number {
+  const split = (flags & FLAG_DONT_SPLIT) === 0 && typesize <= MAX_SPLITS && blocksize / typesize >= MIN_BUFFERSIZE;
+  return split && !leftover ? typesize : 1;
+}
+
+export function bloscDecompress(data: Uint8Array): Uint8Array {
+  const h = readHeader(data);
+  const out = new Uint8Array(h.nbytes);
+  if (h.flags & FLAG_MEMCPYED) {
+    if (HEADER_BYTES + h.nbytes > h.cbytes) throw corrupt(NAME, `raw buffer of ${h.nbytes} bytes is truncated`);
+    out.set(data.subarray(HEADER_BYTES, HEADER_BYTES + h.nbytes));
+    return out;
+  }
+  if (h.nbytes === 0) return out;
+  if (h.blocksize === 0 || h.typesize === 0) throw corrupt(NAME, `blocksize ${h.blocksize} / typesize ${h.typesize} is zero`);
+  const code = h.flags >>> 5;
+  if (code > 4) throw corrupt(NAME, `${formatName(code)} in the header flags`);
+  const nblocks = Math.ceil(h.nbytes / h.blocksize);
+  const starts = HEADER_BYTES;
+  if (starts + 4 * nblocks > h.cbytes) throw corrupt(NAME, `${nblocks} block offsets do not fit in ${h.cbytes} bytes`);
+  const src = data.subarray(0, h.cbytes);
+  const view = new DataView(src.buffer, src.byteOffset, src.byteLength);
+  const shuffled = (h.flags & FLAG_SHUFFLE && h.typesize > 1) || h.flags & FLAG_BITSHUFFLE;
+  const scratch = shuffled ? new Uint8Array(Math.min(h.blocksize, h.nbytes)) : undefined;
+  for (let b = 0; b < nblocks; b++) {
+    const blockStart = b * h.blocksize;
+    const size = Math.min(h.blocksize, h.nbytes - blockStart);
+    const target = out.subarray(blockStart, blockStart + size);
+    const decoded = scratch ? scratch.subarray(0, size) : target;
+    let ip = view.getInt32(starts + 4 * b, true);
+    if (ip < starts + 4 * nblocks || ip >= h.cbytes) throw corrupt(NAME, `block ${b} starts at ${ip}, outside the buffer`);
+    const streams = streamsPerBlock(h.flags, h.typesize, h.blocksize, size < h.blocksize);
+    const streamSize = size / streams;
+    for (let s = 0; s < streams; s++) {
+      if (ip + 4 > h.cbytes) throw corrupt(NAME, `block ${b} stream ${s} header is truncated`);
+      const csize = view.getInt32(ip, true);
+      ip += 4;
+      if (csize < 0 || ip + csize > h.cbytes) throw corrupt(NAME, `block ${b} stream ${s} claims ${csize} bytes past the end`);
+      const piece = decoded.subarray(s * streamSize, (s + 1) * streamSize);
+      const input = src.subarray(ip, ip + csize);
+      if (csize === streamSize) {
+        piece.set(input);
+      } else {
+        const produced = decompressStream(code, input, piece);
+        if (produced !== streamSize) {
+          throw corrupt(NAME, `block ${b} stream ${s} (${formatName(code)}) decoded to ${produced} bytes, expected ${streamSize}`);
+        }
+      }
+      ip += csize;
+    }
+    if (!scratch) continue;
+    if (h.flags & FLAG_SHUFFLE && h.typesize > 1) byteUnshuffle(decoded, target, h.typesize);
+    else bitUnshuffle(decoded, target, h.typesize);
+  }
+  return out;
+}

@@ -1,0 +1,130 @@
+// LZ4 block format (no frame), as c-blosc stores it for cname lz4 and lz4hc.
+// Format: sequences of [token: literal length << 4 | (match length - 4)] [length extension
+// bytes] [literals] [offset u16le] [match length extension]; the last sequence has literals
+// only. End-of-block rules the reference decoder relies on: the last 5 bytes are literals and
+// the last match starts at least 12 bytes before the end.
+import { findMatches, type MatchSink } from './match-finder.ts';
+
+const MIN_MATCH = 4;
+const LAST_LITERALS = 5;
+const MF_LIMIT = 12;
+
+/** Decodes into `dst`; returns the bytes written, or -1 for malformed input. */
+export function lz4Decompress(src: Uint8Array, dst: Uint8Array): number {
+  let ip = 0;
+  let op = 0;
+  const inEnd = src.length;
+  const outEnd = dst.length;
+  for (;;) {
+    if (ip >= inEnd) return -1;
+    const token = src[ip++]!;
+    let literals = token >>> 4;
+    if (literals === 15) {
+      let b: number;
+      do {
+        if (ip >= inEnd) return -1;
+        b = src[ip++]!;
+        literals += b;
+      } while (b === 255);
+    }
+    if (ip + literals > inEnd || op + literals > outEnd) return -1;
+    if (literals < 32) {
+      for (let k = 0; k < literals; k++) dst[op + k] = src[ip + k]!;
+    } else {
+      dst.set(src.subarray(ip, ip + literals), op);
+    }
+    ip += literals;
+    op += literals;
+    if (ip === inEnd) return op;
+    if (ip + 2 > inEnd) return -1;
+    const offset = src[ip]! | (src[ip + 1]! << 8);
+    ip += 2;
+    if (offset === 0 || offset > op) return -1;
+    let length = token & 15;
+    if (length === 15) {
+      let b: number;
+      do {
+        if (ip >= inEnd) return -1;
+        b = src[ip++]!;
+        length += b;
+      } while (b === 255);
+    }
+    length += MIN_MATCH;
+    if (op + length > outEnd) return -1;
+    copyMatch(dst, op, offset, length);
+    op += length;
+  }
+}
+
+/** Copies an LZ77 match that may overlap its own output. */
+export function copyMatch(dst: Uint8Array, op: number, distance: number, length: number): void {
+  let from = op - distance;
+  if (distance >= length && length > 32) {
+    dst.copyWithin(op, from, from + length);
+    return;
+  }
+  const end = op + length;
+  while (op < end) dst[op++] = dst[from++]!;
+}
+
+/**
+ * Encodes `src` into `dst`; returns the bytes written, or 0 when the result would not fit
+ * (the caller then stores the block raw). `thorough` (lz4hc) tries every position.
+ */
+export function lz4Compress(src: Uint8Array, dst: Uint8Array, thorough: boolean): number {
+  let op = 0;
+  const sink: MatchSink = {
+    sequence(literalStart, matchStart, length, distance) {
+      const next = writeSequence(dst, op, src, literalStart, matchStart, length - MIN_MATCH, distance);
+      if (next < 0) return false;
+      op = next;
+      return true;
+    },
+  };
+  let anchor = 0;
+  if (src.length > MF_LIMIT) {
+    const limits = {
+      maxDistance: 65535,
+      lastMatchStart: src.length - MF_LIMIT,
+      lastMatchEnd: src.length - LAST_LITERALS,
+      skipShift: thorough ? 0 : 6,
+    };
+    anchor = findMatches(src, 0, limits, sink);
+    if (anchor < 0) return 0;
+  }
+  const end = writeSequence(dst, op, src, anchor, src.length, -1, 0);
+  return end < 0 ? 0 : end;
+}
+
+/** Writes one sequence; `matchCode` -1 means literals only. Returns the new offset or -1. */
+function writeSequence(
+  dst: Uint8Array, op: number, src: Uint8Array, litStart: number, litEnd: number, matchCode: number, distance: number,
+): number {
+  const literals = litEnd - litStart;
+  const worst = op + 1 + literals + Math.ceil(literals / 255) + 2 + (matchCode > 0 ? Math.ceil(matchCode / 255) + 1 : 0);
+  if (worst > dst.length) return -1;
+  const tokenAt = op++;
+  let token = (literals >= 15 ? 15 : literals) << 4;
+  op = writeLength(dst, op, literals);
+  dst.set(src.subarray(litStart, litEnd), op);
+  op += literals;
+  if (matchCode >= 0) {
+    token |= matchCode >= 15 ? 15 : matchCode;
+    dst[op++] = distance & 255;
+    dst[op++] = distance >>> 8;
+    op = writeLength(dst, op, matchCode);
+  }
+  dst[tokenAt] = token;
+  return op;
+}
+
+function writeLength(dst: Uint8Array, op: number, n: number): number {
+  if (n < 15) return op;
+  let rest = n - 15;
+  while (rest >= 255) {
+    dst[op++] = 255;
+    rest -= 255;
+  }
+  dst[op++] = rest;
+  return op;
+}

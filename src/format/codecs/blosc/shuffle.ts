@@ -1,0 +1,106 @@
+// The two Blosc filters, applied per block. Layouts follow c-blosc 1.x (Blosc1 format v2):
+// - byte shuffle: byte j of element i moves to j * n + i (n = whole elements in the block);
+//   trailing bytes of a partial element stay in place.
+// - bit shuffle: only when n is a multiple of 8 (else the block is left as is); output row
+//   (8 * j + b) holds bit b of byte j of every element, element e at bit e % 8 of byte e / 8.
+//   Trailing bytes of a partial element stay in place.
+
+export function byteShuffle(src: Uint8Array, dst: Uint8Array, typesize: number): void {
+  const n = Math.floor(src.length / typesize);
+  for (let j = 0; j < typesize; j++) {
+    const row = j * n;
+    for (let i = 0, k = j; i < n; i++, k += typesize) dst[row + i] = src[k]!;
+  }
+  copyTail(src, dst, n * typesize);
+}
+
+export function byteUnshuffle(src: Uint8Array, dst: Uint8Array, typesize: number): void {
+  const n = Math.floor(src.length / typesize);
+  for (let j = 0; j < typesize; j++) {
+    const row = j * n;
+    for (let i = 0, k = j; i < n; i++, k += typesize) dst[k] = src[row + i]!;
+  }
+  copyTail(src, dst, n * typesize);
+}
+
+export function bitShuffle(src: Uint8Array, dst: Uint8Array, typesize: number): void {
+  const n = Math.floor(src.length / typesize);
+  if (n % 8 !== 0) {
+    dst.set(src);
+    return;
+  }
+  const rowBytes = n / 8;
+  for (let r = 0; r < rowBytes; r++) {
+    const base = r * 8 * typesize;
+    for (let j = 0; j < typesize; j++) {
+      // Gather byte j of elements 8r..8r+7, transpose the 8x8 bit matrix, scatter into 8 rows.
+      const p = base + j;
+      let lo = src[p]! | (src[p + typesize]! << 8) | (src[p + 2 * typesize]! << 16) | (src[p + 3 * typesize]! << 24);
+      let hi =
+        src[p + 4 * typesize]! | (src[p + 5 * typesize]! << 8) | (src[p + 6 * typesize]! << 16) | (src[p + 7 * typesize]! << 24);
+      [lo, hi] = transpose8x8(lo, hi);
+      const out = j * 8 * rowBytes + r;
+      dst[out] = lo & 255;
+      dst[out + rowBytes] = (lo >>> 8) & 255;
+      dst[out + 2 * rowBytes] = (lo >>> 16) & 255;
+      dst[out + 3 * rowBytes] = lo >>> 24;
+      dst[out + 4 * rowBytes] = hi & 255;
+      dst[out + 5 * rowBytes] = (hi >>> 8) & 255;
+      dst[out + 6 * rowBytes] = (hi >>> 16) & 255;
+      dst[out + 7 * rowBytes] = hi >>> 24;
+    }
+  }
+  copyTail(src, dst, n * typesize);
+}
+
+export function bitUnshuffle(src: Uint8Array, dst: Uint8Array, typesize: number): void {
+  const n = Math.floor(src.length / typesize);
+  if (n % 8 !== 0) {
+    dst.set(src);
+    return;
+  }
+  const rowBytes = n / 8;
+  for (let j = 0; j < typesize; j++) {
+    const rows = j * 8 * rowBytes;
+    for (let r = 0; r < rowBytes; r++) {
+      const q = rows + r;
+      let lo = src[q]! | (src[q + rowBytes]! << 8) | (src[q + 2 * rowBytes]! << 16) | (src[q + 3 * rowBytes]! << 24);
+      let hi =
+        src[q + 4 * rowBytes]! | (src[q + 5 * rowBytes]! << 8) | (src[q + 6 * rowBytes]! << 16) | (src[q + 7 * rowBytes]! << 24);
+      [lo, hi] = transpose8x8(lo, hi);
+      const p = r * 8 * typesize + j;
+      dst[p] = lo & 255;
+      dst[p + typesize] = (lo >>> 8) & 255;
+      dst[p + 2 * typesize] = (lo >>> 16) & 255;
+      dst[p + 3 * typesize] = lo >>> 24;
+      dst[p + 4 * typesize] = hi & 255;
+      dst[p + 5 * typesize] = (hi >>> 8) & 255;
+      dst[p + 6 * typesize] = (hi >>> 16) & 255;
+      dst[p + 7 * typesize] = hi >>> 24;
+    }
+  }
+  copyTail(src, dst, n * typesize);
+}
+
+/**
+ * Transposes an 8x8 bit matrix held as 8 bytes (row k = byte k, column c = bit c), bytes 0-3 in
+ * `lo` and 4-7 in `hi`, by swapping off-diagonal 1x1, 2x2 then 4x4 blocks.
+ */
+function transpose8x8(lo: number, hi: number): [number, number] {
+  let t = (lo ^ (lo >>> 7)) & 0x00aa00aa;
+  lo = lo ^ t ^ (t << 7);
+  t = (hi ^ (hi >>> 7)) & 0x00aa00aa;
+  hi = hi ^ t ^ (t << 7);
+  t = (lo ^ (lo >>> 14)) & 0x0000cccc;
+  lo = lo ^ t ^ (t << 14);
+  t = (hi ^ (hi >>> 14)) & 0x0000cccc;
+  hi = hi ^ t ^ (t << 14);
+  t = ((lo >>> 4) ^ hi) & 0x0f0f0f0f;
+  hi ^= t;
+  lo ^= t << 4;
+  return [lo >>> 0, hi >>> 0];
+}
+
+function copyTail(src: Uint8Array, dst: Uint8Array, from: number): void {
+  for (let i = from; i < src.length; i++) dst[i] = src[i]!;
+}

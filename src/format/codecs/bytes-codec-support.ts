@@ -1,0 +1,73 @@
+// Shared pieces of the bytes->bytes codecs: error constructors with a consistent message
+// shape, and configuration readers that fail with INVALID_METADATA naming the codec and key.
+import { floeError, isFloeError, type FloeError } from '../../errors.ts';
+
+/** Malformed encoded bytes: truncated, bad header, wrong decoded size. */
+export function corrupt(codec: string, what: string, cause?: unknown): FloeError {
+  return floeError(
+    'CORRUPT_OBJECT',
+    `${codec}: cannot decode, ${what}; the stored chunk is damaged or was written with another codec configuration`,
+    { cause, details: { codec } },
+  );
+}
+
+/** A configuration the codec's spec forbids. */
+export function invalidConfig(codec: string, what: string): FloeError {
+  return floeError('INVALID_METADATA', `${codec} codec configuration: ${what}; fix the array metadata`, {
+    details: { codec },
+  });
+}
+
+/** Runs a decoder, turning any non-Floe error (native library, RangeError) into CORRUPT_OBJECT. */
+export function decodingGuard<T>(codec: string, decode: () => T): T {
+  try {
+    return decode();
+  } catch (err) {
+    if (isFloeError(err)) throw err;
+    const reason = err instanceof Error ? err.message : String(err);
+    throw corrupt(codec, reason, err);
+  }
+}
+
+type Config = Record<string, unknown> | undefined;
+
+/** Rejects keys the codec does not define (a typo would otherwise be silently ignored). */
+export function checkKeys(codec: string, config: Config, allowed: readonly string[]): void {
+  for (const key of Object.keys(config ?? {})) {
+    if (!allowed.includes(key)) {
+      throw invalidConfig(codec, `unknown key "${key}" (allowed: ${allowed.join(', ') || 'none'})`);
+    }
+  }
+}
+
+/** An integer in [min, max], or `fallback` when absent (undefined/null). */
+export function readInt(codec: string, config: Config, key: string, min: number, max: number, fallback?: number): number {
+  const value = config?.[key];
+  if (value === undefined || value === null) {
+    if (fallback === undefined) throw invalidConfig(codec, `"${key}" is required`);
+    return fallback;
+  }
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw invalidConfig(codec, `"${key}" must be an integer in [${min}, ${max}], got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+export function readBool(codec: string, config: Config, key: string, fallback: boolean): boolean {
+  const value = config?.[key];
+  if (value === undefined || value === null) return fallback;
+  if (typeof value !== 'boolean') throw invalidConfig(codec, `"${key}" must be true or false, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+export function readChoice<T extends string>(codec: string, config: Config, key: string, choices: readonly T[], fallback?: T): T {
+  const value = config?.[key];
+  if (value === undefined || value === null) {
+    if (fallback === undefined) throw invalidConfig(codec, `"${key}" is required (one of ${choices.join(', ')})`);
+    return fallback;
+  }
+  if (typeof value !== 'string' || !(choices as readonly string[]).includes(value)) {
+    throw invalidConfig(codec, `"${key}" must be one of ${choices.join(', ')}, got ${JSON.stringify(value)}`);
+  }
+  return value as T;
+}

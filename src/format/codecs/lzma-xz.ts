@@ -1,0 +1,192 @@
+// The .xz container (tukaani xz file format 1.x) parsed here, so that every filter chain and
+// check Python's lzma module writes is read: the native package only supplies the raw LZMA2
+// decoder. Layout: stream header (magic, flags, CRC32) | blocks | index | stream footer,
+// optionally more streams separated by zero padding. Each block: header (filters), LZMA2
+// data, padding to 4 bytes, check (CRC32, CRC64 or SHA-256 of the decoded block).
+import { createHash } from 'node:crypto';
+import { crc32 } from '@node-rs/crc32';
+import { lzma2 } from '@napi-rs/lzma';
+import { floeError } from '../../errors.ts';
+import { corrupt } from './bytes-codec-support.ts';
+
+const NAME = 'lzma';
+const MAGIC = [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00];
+export const FILTER_DELTA = 0x03;
+export const FILTER_LZMA2 = 0x21;
+
+export function isXz(data: Uint8Array): boolean {
+  return MAGIC.every((b, i) => data[i] === b);
+}
+
+export function decodeXz(data: Uint8Array): Uint8Array {
+  const parts: Uint8Array[] = [];
+  let p = 0;
+  while (p < data.length) {
+    p = decodeStream(data, p, parts);
+    while (p < data.length && data[p] === 0) p++; // stream padding
+  }
+  return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+}
+
+function decodeStream(data: Uint8Array, start: number, parts: Uint8Array[]): number {
+  if (start + 12 > data.length || !MAGIC.every((b, i) => data[start + i] === b)) throw corrupt(NAME, 'no xz stream header');
+  if (data[start + 6] !== 0 || crc32(data.subarray(start + 6, start + 8)) >>> 0 !== u32(data, start + 8)) {
+    throw corrupt(NAME, 'xz stream header flags are damaged');
+  }
+  const checkType = data[start + 7]! & 15;
+  const checkSize = checkType === 0 ? 0 : 4 << Math.floor((checkType - 1) / 3);
+  let p = start + 12;
+  for (;;) {
+    if (p >= data.length) throw corrupt(NAME, 'xz stream ends before its index');
+    if (data[p] === 0) return skipIndexAndFooter(data, p);
+    const headerSize = (data[p]! + 1) * 4;
+    if (p + headerSize > data.length) throw corrupt(NAME, 'xz block header is truncated');
+    const header = data.subarray(p, p + headerSize);
+    if (crc32(header.subarray(0, headerSize - 4)) >>> 0 !== u32(header, headerSize - 4)) throw corrupt(NAME, 'xz block header CRC32 mismatch');
+    const filters = readFilters(header);
+    p += headerSize;
+    const packedEnd = lzma2End(data, p);
+    const decoded = applyFilters(lzma2.decompressSync(data.subarray(p, packedEnd)), filters);
+    p = packedEnd;
+    while ((p - start) % 4 !== 0) if (data[p++] !== 0) throw corrupt(NAME, 'xz block padding is not zero');
+    if (p + checkSize > data.length) throw corrupt(NAME, 'xz block check is truncated');
+    verifyCheck(checkType, decoded, data.subarray(p, p + checkSize));
+    p += checkSize;
+    parts.push(decoded);
+  }
+}
+
+interface Filter { id: number; props: Uint8Array }
+
+function readFilters(header: Uint8Array): Filter[] {
+  const flags = header[1]!;
+  let p = 2;
+  const read = (): number => {
+    const [value, next] = readVarint(header, p);
+    p = next;
+    return value;
+  };
+  if (flags & 0x40) read(); // compressed size: recomputed from the LZMA2 chunks instead
+  if (flags & 0x80) read(); // uncompressed size
+  const filters: Filter[] = [];
+  for (let i = 0; i <= (flags & 3); i++) {
+    const id = read();
+    const size = read();
+    if (p + size > header.length - 4) throw corrupt(NAME, 'xz filter properties overrun the block header');
+    filters.push({ id, props: header.subarray(p, p + size) });
+    p += size;
+  }
+  return filters;
+}
+
+/** Undoes the non-LZMA2 filters of a chain (they run in reverse on decode). */
+export function applyFilters(decoded: Uint8Array, filters: readonly Filter[]): Uint8Array {
+  const last = filters[filters.length - 1];
+  if (!last || last.id !== FILTER_LZMA2) throw corrupt(NAME, 'the xz filter chain does not end with LZMA2');
+  for (let i = filters.length - 2; i >= 0; i--) {
+    const f = filters[i]!;
+    if (f.id !== FILTER_DELTA) {
+      throw floeError('UNSUPPORTED', `lzma: filter id ${f.id} (BCJ/branch filters) is not supported; recompress the data without it`);
+    }
+    undoDelta(decoded, (f.props[0] ?? 0) + 1);
+  }
+  return decoded;
+}
+
+export function undoDelta(data: Uint8Array, distance: number): void {
+  for (let i = distance; i < data.length; i++) data[i] = (data[i]! + data[i - distance]!) & 255;
+}
+
+/** Walks LZMA2 chunk headers from `p` to the byte after the end marker. */
+export function lzma2End(data: Uint8Array, p: number): number {
+  for (;;) {
+    if (p >= data.length) throw corrupt(NAME, 'LZMA2 data has no end marker');
+    const control = data[p]!;
+    if (control === 0) return p + 1;
+    if (control === 1 || control === 2) {
+      if (p + 3 > data.length) throw corrupt(NAME, 'LZMA2 chunk header is truncated');
+      p += 3 + ((data[p + 1]! << 8) | data[p + 2]!) + 1;
+    } else if (control >= 0x80) {
+      const headerBytes = control >= 0xc0 ? 6 : 5;
+      if (p + headerBytes > data.length) throw corrupt(NAME, 'LZMA2 chunk header is truncated');
+      p += headerBytes + ((data[p + 3]! << 8) | data[p + 4]!) + 1;
+    } else {
+      throw corrupt(NAME, `invalid LZMA2 control byte 0x${control.toString(16)}`);
+    }
+  }
+}
+
+function skipIndexAndFooter(data: Uint8Array, p: number): number {
+  const indexStart = p;
+  let [count, q] = readVarint(data, p + 1);
+  for (let i = 0; i < count * 2; i++) q = readVarint(data, q)[1];
+  while ((q - indexStart) % 4 !== 0) q++;
+  q += 4; // index CRC32
+  if (q + 12 > data.length || data[q + 10] !== 0x59 || data[q + 11] !== 0x5a) throw corrupt(NAME, 'xz stream footer is missing');
+  return q + 12;
+}
+
+function verifyCheck(type: number, decoded: Uint8Array, stored: Uint8Array): void {
+  let actual: Uint8Array | undefined;
+  if (type === 1) {
+    actual = new Uint8Array(4);
+    new DataView(actual.buffer).setUint32(0, crc32(decoded) >>> 0, true);
+  } else if (type === 4) actual = crc64(decoded);
+  else if (type === 10) actual = createHash('sha256').update(decoded).digest();
+  if (actual && !actual.every((b, i) => stored[i] === b)) {
+    throw floeError('CHECKSUM_MISMATCH', 'lzma: an xz block check does not match its decoded data; the chunk is corrupted', {
+      details: { codec: NAME, checkType: type },
+    });
+  }
+}
+
+const CRC64_LO = new Uint32Array(256);
+const CRC64_HI = new Uint32Array(256);
+{
+  // CRC-64/XZ (ECMA-182 reflected, poly 0xC96C5795D7870F42) as two 32-bit halves.
+  for (let n = 0; n < 256; n++) {
+    let lo = n;
+    let hi = 0;
+    for (let k = 0; k < 8; k++) {
+      const carry = lo & 1;
+      lo = ((lo >>> 1) | ((hi & 1) << 31)) >>> 0;
+      hi = hi >>> 1;
+      if (carry) {
+        lo = (lo ^ 0xd7870f42) >>> 0;
+        hi = (hi ^ 0xc96c5795) >>> 0;
+      }
+    }
+    CRC64_LO[n] = lo;
+    CRC64_HI[n] = hi;
+  }
+}
+
+function crc64(data: Uint8Array): Uint8Array {
+  let lo = 0xffffffff;
+  let hi = 0xffffffff;
+  for (let i = 0; i < data.length; i++) {
+    const idx = (lo ^ data[i]!) & 255;
+    lo = (((lo >>> 8) | (hi << 24)) ^ CRC64_LO[idx]!) >>> 0;
+    hi = ((hi >>> 8) ^ CRC64_HI[idx]!) >>> 0;
+  }
+  const out = new Uint8Array(8);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, ~lo >>> 0, true);
+  view.setUint32(4, ~hi >>> 0, true);
+  return out;
+}
+
+function readVarint(data: Uint8Array, p: number): [number, number] {
+  let value = 0;
+  for (let shift = 0; shift < 63; shift += 7) {
+    if (p >= data.length) throw corrupt(NAME, 'xz header integer is truncated');
+    const b = data[p++]!;
+    value += (b & 127) * 2 ** shift;
+    if (b < 128) return [value, p];
+  }
+  throw corrupt(NAME, 'xz header integer is too long');
+}
+
+function u32(data: Uint8Array, p: number): number {
+  return (data[p]! | (data[p + 1]! << 8) | (data[p + 2]! << 16) | (data[p + 3]! << 24)) >>> 0;
+}

@@ -1,0 +1,31 @@
+// Zarr v1 `zlib` compressor (and its alias `gzip`, which in v1 means the same zlib stream,
+// RFC 1950). compression_opts is the integer level (-1 = zlib's default, 0-9); null means 1,
+// zarr v1's default. Decoding also accepts a gzip header (node's unzip sniffs it), so chunks
+// written by a numcodecs GZip compressor under the alias still read.
+import { deflateSync, unzipSync } from 'node:zlib';
+import type { BytesToBytesCodec } from './types.ts';
+import { decodingGuard, invalidConfig } from './bytes-codec-support.ts';
+
+export const ZLIB_DEFAULT_LEVEL = 1;
+
+export function zlibCompressor(name: 'zlib' | 'gzip', compressionOpts: unknown): BytesToBytesCodec {
+  const level = readLevel(name, compressionOpts);
+  return {
+    kind: 'bytes_to_bytes',
+    name,
+    encode: (data) => deflateSync(data, { level }),
+    decode: (data) => decodingGuard(name, () => unzipSync(data)),
+    toJSON: () => ({ name, configuration: { level } }),
+  };
+}
+
+function readLevel(name: string, opts: unknown): number {
+  if (opts === undefined || opts === null) return ZLIB_DEFAULT_LEVEL;
+  // numcodecs-style {"level": n} objects also appear in the wild.
+  const value = typeof opts === 'object' && !Array.isArray(opts) ? (opts as Record<string, unknown>).level : opts;
+  if (value === undefined || value === null) return ZLIB_DEFAULT_LEVEL;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < -1 || value > 9) {
+    throw invalidConfig(name, `compression_opts must be an integer level in [-1, 9], got ${JSON.stringify(opts)}`);
+  }
+  return value;
+}
