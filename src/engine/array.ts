@@ -11,7 +11,8 @@ import {
 import { cStrides, product, type NdArray } from '../format/zarr/ndarray.ts';
 import { chunkKey } from '../format/zarr/chunk-keys.ts';
 import { keyPrefix, metadataKey, normalizePath } from '../format/zarr/paths.ts';
-import { readChunkRegion, writeChunkRegion, type ChunkJob, type View } from './chunk-io.ts';
+import { readChunkRegion, writeChunkRegion, type ChunkJob, type ChunkReader, type View } from './chunk-io.ts';
+import { sharedDecodePool, type DecodePool } from './decode-pool.ts';
 import { mapLimit } from './concurrency.ts';
 import { forEachProduct, normalizeSelection, projectDim, resultShape, type DimSelection, type Selection } from './selection.ts';
 import type { ZarrStore } from './store.ts';
@@ -19,6 +20,11 @@ import type { ZarrStore } from './store.ts';
 export interface ArrayIoOptions {
   /** Chunk requests in flight at once. Default 8. */
   concurrency?: number;
+  /**
+   * Worker threads that decompress large chunks while the main thread keeps reading. Default: the
+   * shared pool (one worker per core, at most 4); `false` decodes inline.
+   */
+  decodePool?: DecodePool | false;
 }
 
 export interface GetOptions extends ArrayIoOptions {
@@ -103,8 +109,10 @@ export class ZarrArray {
       throw floeError('INVALID_ARGUMENT', `out buffer holds ${data.length} numbers, the selection needs ${n * lanes}`, { where: this.path });
     }
     const out: View = { data, offset: 0, stride: cStrides(full) };
+    const poolOption = options.decodePool ?? this.defaults.decodePool;
+    const io: ChunkReader = { store: this.store, pool: poolOption === false ? undefined : (poolOption ?? sharedDecodePool()) };
     await mapLimit(this.jobs(dims), this.concurrency(options), (job) =>
-      readChunkRegion(this.store, this.chunkKey(job.coords), this.chain, job, shift(out, job)),
+      readChunkRegion(io, this.chunkKey(job.coords), this.chain, job, shift(out, job)),
     );
     const shape = resultShape(dims);
     return { data, shape, stride: cStrides(shape) };

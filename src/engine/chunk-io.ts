@@ -5,6 +5,7 @@ import type { CodecChain } from '../format/codecs/pipeline.ts';
 import type { ShardingCodec } from '../format/codecs/sharding.ts';
 import { allEqual, cStrides, copyStrided, fillElements, product, type NdArray, type StridedView } from '../format/zarr/ndarray.ts';
 import { mapLimit } from './concurrency.ts';
+import { MIN_OFFLOAD_BYTES, type DecodePool } from './decode-pool.ts';
 import { forEachProduct, projectDim, type ChunkProjection } from './selection.ts';
 import type { ZarrStore } from './store.ts';
 
@@ -18,15 +19,33 @@ export interface ChunkJob {
 /** Inner-chunk reads in flight per shard. */
 const SHARD_CONCURRENCY = 8;
 
-export async function readChunkRegion(store: ZarrStore, key: string, chain: CodecChain, job: ChunkJob, dst: View): Promise<void> {
+/** Where chunk reads go and how chunks are decoded (inline, or on a worker pool). */
+export interface ChunkReader {
+  readonly store: ZarrStore;
+  readonly pool: DecodePool | undefined;
+}
+
+export async function readChunkRegion(io: ChunkReader, key: string, chain: CodecChain, job: ChunkJob, dst: View): Promise<void> {
   const counts = job.projections.map((p) => p.count);
   if (chain.sharding && !coversAllInner(chain.sharding, job.projections)) {
-    await readShardRegion(store, key, chain.sharding, job.projections, dst);
+    await readShardRegion(io, key, chain.sharding, job.projections, dst);
     return;
   }
-  const bytes = await store.get(key);
+  const bytes = await io.store.get(key);
   if (!bytes) return fillView(dst, counts, chain);
-  copyFromChunk(decodeAt(chain, bytes, key), job.projections, dst, chain.spec.dataType.lanes);
+  copyFromChunk(await decodeChunk(io, chain, bytes, key), job.projections, dst, chain.spec.dataType.lanes);
+}
+
+/** Decodes on the pool when it pays: big enough and more than a plain byte copy. */
+async function decodeChunk(io: ChunkReader, chain: CodecChain, bytes: Uint8Array, key: string): Promise<NdArray> {
+  const trivial = chain.bytesCodecs.length === 0 && chain.arrayToBytes.name === 'bytes';
+  if (!io.pool || trivial || bytes.length < MIN_OFFLOAD_BYTES) return decodeAt(chain, bytes, key);
+  try {
+    return await io.pool.decode(chain, bytes);
+  } catch (err) {
+    if (isFloeError(err)) throw floeError(err.code, err.message, { where: key, cause: err });
+    throw err;
+  }
 }
 
 /** Whether a selection needs every inner chunk of a shard: then one whole-object GET is cheaper. */
@@ -39,7 +58,8 @@ function coversAllInner(codec: ShardingCodec, ps: readonly ChunkProjection[]): b
   });
 }
 
-async function readShardRegion(store: ZarrStore, key: string, codec: ShardingCodec, ps: readonly ChunkProjection[], dst: View): Promise<void> {
+async function readShardRegion(io: ChunkReader, key: string, codec: ShardingCodec, ps: readonly ChunkProjection[], dst: View): Promise<void> {
+  const { store } = io;
   const spec = codec.innerChain.spec;
   const indexRange = codec.indexLocation === 'end' ? { suffixLength: codec.indexByteLength } : { offset: 0, length: codec.indexByteLength };
   const indexBytes = await store.getRange(key, indexRange);
@@ -58,7 +78,7 @@ async function readShardRegion(store: ZarrStore, key: string, codec: ShardingCod
     if (!bytes || bytes.length !== index.lengths[i]) {
       throw floeError('CORRUPT_OBJECT', `shard index entry ${i} points past the end of the shard`, { where: key });
     }
-    copyFromChunk(decodeAt(codec.innerChain, bytes, key), q, view, spec.dataType.lanes);
+    copyFromChunk(await decodeChunk(io, codec.innerChain, bytes, key), q, view, spec.dataType.lanes);
   });
 }
 

@@ -1,0 +1,116 @@
+// Decoding chunks on worker threads. Decompression is the CPU-bound part of a read; with a pool
+// the main thread keeps fetching while workers decode. Chunks travel by transfer (no copy) when
+// their bytes own their whole buffer; results come back the same way.
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { floeError } from '../errors.ts';
+import type { CodecChain } from '../format/codecs/pipeline.ts';
+import type { JsonValue } from '../format/json.ts';
+import type { NdArray } from '../format/zarr/ndarray.ts';
+
+export interface DecodeRequest {
+  id: number;
+  codecs: JsonValue;
+  shape: readonly number[];
+  dataType: string;
+  fillValue: JsonValue;
+  bytes: Uint8Array;
+}
+
+export type DecodeResponse =
+  | { id: number; ok: true; data: NdArray['data']; shape: number[]; stride: number[] }
+  | { id: number; ok: false; code: string; message: string };
+
+interface Pending {
+  resolve: (a: NdArray) => void;
+  reject: (e: unknown) => void;
+  worker: WorkerSlot;
+}
+
+interface WorkerSlot {
+  worker: Worker;
+  inFlight: number;
+}
+
+/** Below this many encoded bytes a chunk is decoded inline: a round trip costs more. */
+export const MIN_OFFLOAD_BYTES = 256 * 1024;
+
+export class DecodePool {
+  private readonly slots: WorkerSlot[] = [];
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+
+  constructor(readonly size: number) {}
+
+  /** Decodes `bytes` with `chain` on a worker; the result is a fresh, caller-owned array. */
+  decode(chain: CodecChain, bytes: Uint8Array): Promise<NdArray> {
+    const slot = this.pickSlot();
+    const id = this.nextId++;
+    const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && !(bytes.buffer instanceof SharedArrayBuffer);
+    const payload = owned ? bytes : bytes.slice();
+    const request: DecodeRequest = {
+      id,
+      codecs: chain.toJSON() as unknown as JsonValue,
+      shape: chain.spec.shape,
+      dataType: chain.spec.dataType.name,
+      fillValue: chain.spec.fillValue.json,
+      bytes: payload,
+    };
+    slot.inFlight++;
+    if (slot.inFlight === 1) slot.worker.ref();
+    return new Promise<NdArray>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, worker: slot });
+      slot.worker.postMessage(request, [payload.buffer as ArrayBuffer]);
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.slots.splice(0).map((s) => s.worker.terminate()));
+  }
+
+  private pickSlot(): WorkerSlot {
+    if (this.slots.length < this.size) {
+      const slot = this.spawn();
+      this.slots.push(slot);
+      return slot;
+    }
+    return this.slots.reduce((a, b) => (b.inFlight < a.inFlight ? b : a));
+  }
+
+  private spawn(): WorkerSlot {
+    const worker = new Worker(new URL('./decode-worker.mjs', import.meta.url));
+    const slot: WorkerSlot = { worker, inFlight: 0 };
+    worker.unref(); // an idle pool never keeps the process alive
+    worker.on('message', (msg: DecodeResponse) => this.settle(msg));
+    worker.on('error', (err) => this.failAll(slot, err));
+    worker.on('exit', (code) => this.failAll(slot, floeError('STORAGE_ERROR', `decode worker exited with code ${code}`)));
+    return slot;
+  }
+
+  private settle(msg: DecodeResponse): void {
+    const p = this.pending.get(msg.id);
+    if (!p) return;
+    this.pending.delete(msg.id);
+    if (--p.worker.inFlight === 0) p.worker.worker.unref();
+    if (msg.ok) p.resolve({ data: msg.data, shape: msg.shape, stride: msg.stride });
+    else p.reject(floeError(msg.code as never, msg.message));
+  }
+
+  private failAll(slot: WorkerSlot, err: unknown): void {
+    const i = this.slots.indexOf(slot);
+    if (i >= 0) this.slots.splice(i, 1);
+    for (const [id, p] of this.pending) {
+      if (p.worker !== slot) continue;
+      this.pending.delete(id);
+      p.reject(err);
+    }
+  }
+}
+
+let shared: DecodePool | undefined;
+
+/** The process-wide pool (workers start lazily, one per core up to 4). */
+export function sharedDecodePool(): DecodePool {
+  shared ??= new DecodePool(Math.max(1, Math.min(4, availableParallelism())));
+  return shared;
+}

@@ -1,0 +1,48 @@
+// Runs inside a decode worker: rebuild the codec chain (cached per configuration) and decode.
+import { parentPort } from 'node:worker_threads';
+import { isFloeError } from '../errors.ts';
+import { buildCodecChain, type CodecChain } from '../format/codecs/pipeline.ts';
+import { parseDataType } from '../format/zarr/data-types.ts';
+import { parseFillValue, type FillValueInput } from '../format/zarr/fill-value.ts';
+import type { CodecMetadata } from '../format/codecs/types.ts';
+import type { DecodeRequest, DecodeResponse } from './decode-pool.ts';
+
+const chains = new Map<string, CodecChain>();
+
+function chainFor(req: DecodeRequest): CodecChain {
+  const key = JSON.stringify([req.codecs, req.shape, req.dataType, req.fillValue]);
+  let chain = chains.get(key);
+  if (!chain) {
+    const dataType = parseDataType(req.dataType);
+    chain = buildCodecChain(req.codecs as unknown as CodecMetadata[], {
+      shape: req.shape,
+      dataType,
+      fillValue: parseFillValue(dataType, req.fillValue as FillValueInput),
+    });
+    if (chains.size > 64) chains.clear();
+    chains.set(key, chain);
+  }
+  return chain;
+}
+
+parentPort!.on('message', (req: DecodeRequest) => {
+  let reply: DecodeResponse;
+  const transfer: ArrayBuffer[] = [];
+  try {
+    const out = chainFor(req).decode(req.bytes);
+    reply = { id: req.id, ok: true, data: out.data, shape: out.shape, stride: out.stride };
+    if (!Array.isArray(out.data)) {
+      // Transfer only a buffer the result owns whole: Buffer.allocUnsafe may hand out slices of
+      // a shared pool, and a codec may keep internal buffers; those are copied instead.
+      const d = out.data;
+      const whole = d.byteOffset === 0 && d.byteLength === d.buffer.byteLength && d.buffer !== req.bytes.buffer;
+      const data = whole ? d : d.slice();
+      reply = { id: req.id, ok: true, data, shape: out.shape, stride: out.stride };
+      transfer.push(data.buffer as ArrayBuffer);
+    }
+  } catch (err) {
+    const code = isFloeError(err) ? err.code : 'CORRUPT_OBJECT';
+    reply = { id: req.id, ok: false, code, message: err instanceof Error ? err.message : String(err) };
+  }
+  parentPort!.postMessage(reply, transfer);
+});
