@@ -2,7 +2,7 @@
 // decode here) with one reused compression and decompression context per codec instance.
 // Decoding streams when a frame header carries no content size, and insists every frame is
 // complete: zstd-napi's convenience Decompressor silently returns a truncated frame's prefix.
-import * as binding from 'zstd-napi/binding.js';
+import binding from 'zstd-napi/binding.js'; // default import: a native CJS module has no named ESM exports under Node
 import type { BytesCodecFactory, BytesToBytesCodec } from './types.ts';
 import { checkKeys, corrupt, decodingGuard, readBool, readInt } from './bytes-codec-support.ts';
 

@@ -2,7 +2,7 @@
 // 5-7. Each compress returns the bytes written into `dst` or 0 when the result does not fit
 // (the caller then stores the stream raw); each decompress returns the bytes written or -1.
 import { deflateSync, inflateSync } from 'node:zlib';
-import * as zstd from 'zstd-napi/binding.js';
+import zstd from 'zstd-napi/binding.js'; // default import: a native CJS module has no named ESM exports under Node
 import { blosclzCompress, blosclzDecompress } from './blosclz.ts';
 import { lz4Compress, lz4Decompress } from './lz4.ts';
 import { snappyCompress, snappyDecompress } from './snappy.ts';
