@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { isFloeError } from '../../../src/errors.ts';
+import { BYTES_CODECS, V1_COMPRESSORS } from '../../../src/format/codecs/bytes-codecs.ts';
+
+const ctx = { itemSize: 4 };
+const data = new Uint8Array(Float32Array.from({ length: 5000 }, (_, i) => Math.sin(i / 50)).buffer);
+
+function codeOf(run: () => unknown): string | undefined {
+  try {
+    run();
+  } catch (err) {
+    return isFloeError(err) ? err.code : `non-Floe: ${String(err)}`;
+  }
+  return undefined;
+}
+
+describe('bytes codec registry', () => {
+  it('maps the v3 and v1 names', () => {
+    expect(Object.keys(BYTES_CODECS).sort()).toEqual(['blosc', 'crc32c', 'gzip', 'zstd']);
+    expect(Object.keys(V1_COMPRESSORS).sort()).toEqual(['blosc', 'bz2', 'gzip', 'lzma', 'zlib']);
+  });
+
+  it('resolves defaults in toJSON', () => {
+    expect(BYTES_CODECS.zstd!({ level: 3 }, ctx).toJSON()).toEqual({ name: 'zstd', configuration: { level: 3, checksum: false } });
+    expect(BYTES_CODECS.gzip!({ level: 5 }, ctx).toJSON()).toEqual({ name: 'gzip', configuration: { level: 5 } });
+    expect(BYTES_CODECS.crc32c!(undefined, ctx).toJSON()).toEqual({ name: 'crc32c' });
+    expect(V1_COMPRESSORS.zlib!(null, ctx).toJSON()).toEqual({ name: 'zlib', configuration: { level: 1 } });
+  });
+
+  it.each([
+    ['gzip', { level: 10 }],
+    ['gzip', {}],
+    ['zstd', { level: 1.5 }],
+    ['zstd', { checksum: 'yes' }],
+    ['crc32c', { seed: 1 }],
+  ])('%s rejects %j', (name, config) => {
+    expect(codeOf(() => BYTES_CODECS[name]!(config, ctx))).toBe('INVALID_METADATA');
+  });
+
+  it('crc32c appends a little-endian CRC32C and detects a flipped bit', () => {
+    const codec = BYTES_CODECS.crc32c!(undefined, ctx);
+    const encoded = codec.encode(new TextEncoder().encode('123456789'));
+    expect(Array.from(encoded.subarray(9))).toEqual([0x83, 0x92, 0x06, 0xe3]); // 0xE3069283
+    expect(codec.computeEncodedSize!(9)).toBe(13);
+    encoded[0] ^= 1;
+    expect(codeOf(() => codec.decode(encoded))).toBe('CHECKSUM_MISMATCH');
+  });
+
+  it('zstd decodes frames without a content size and rejects truncated ones', async () => {
+    const { CompressStream } = await import('zstd-napi');
+    const stream = new CompressStream({ compressionLevel: 3 });
+    const parts: Buffer[] = [];
+    stream.on('data', (b: Buffer) => parts.push(b));
+    await new Promise<void>((resolve) => stream.end(Buffer.from(data), () => resolve()));
+    await new Promise((r) => setImmediate(r));
+    const framed = Buffer.concat(parts);
+    const codec = BYTES_CODECS.zstd!({ level: 3, checksum: false }, ctx);
+    expect(Buffer.from(codec.decode(framed)).equals(Buffer.from(data))).toBe(true);
+    expect(codeOf(() => codec.decode(framed.subarray(0, framed.length - 10)))).toBe('CORRUPT_OBJECT');
+  });
+
+  it('zlib accepts numcodecs-style {level} and gzip is the same zlib stream', () => {
+    const zlib = V1_COMPRESSORS.zlib!({ level: 9 }, ctx);
+    const gzip = V1_COMPRESSORS.gzip!(9, ctx);
+    expect(Buffer.from(gzip.decode(zlib.encode(data))).equals(Buffer.from(data))).toBe(true);
+    expect(zlib.encode(data)[0]).toBe(0x78); // zlib header, not gzip's 0x1f
+  });
+
+  it('lzma reads a Python-style raw LZMA2 stream and refuses unsupported raw writes', () => {
+    const raw = V1_COMPRESSORS.lzma!({ format: 3, filters: [{ id: 33, preset: 1 }] }, ctx);
+    expect(Buffer.from(raw.decode(raw.encode(data))).equals(Buffer.from(data))).toBe(true);
+    const big = V1_COMPRESSORS.lzma!({ format: 3, filters: [{ id: 33, preset: 0 }] }, ctx);
+    expect(codeOf(() => big.encode(new Uint8Array(300_000)))).toBe('UNSUPPORTED');
+    expect(codeOf(() => V1_COMPRESSORS.lzma!({ format: 3, filters: [{ id: 4 }, { id: 33 }] }, ctx))).toBe('UNSUPPORTED');
+  });
+
+  it('bz2 round-trips empty, tiny and run-heavy inputs', () => {
+    const codec = V1_COMPRESSORS.bz2!(1, ctx);
+    for (const input of [new Uint8Array(0), new Uint8Array([42]), new Uint8Array(250_000).fill(7), data]) {
+      expect(Buffer.from(codec.decode(codec.encode(input))).equals(Buffer.from(input))).toBe(true);
+    }
+  });
+});
