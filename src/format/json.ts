@@ -117,6 +117,9 @@ export function stringifyJson(value: JsonValue, indent = 2): string {
 
 function write(value: JsonValue, indent: number, pad: string): string {
   if (typeof value === 'bigint') return value.toString();
+  // JSON.stringify(-0) is "0": a -0.0 fill value would lose its sign bit. "-0.0" reads back as -0
+  // here, in JSON.parse and in Python (where "-0" would be the integer 0).
+  if (Object.is(value, -0)) return '-0.0';
   if (typeof value !== 'object' || value === null) return JSON.stringify(value);
   const inner = pad + ' '.repeat(indent);
   const nl = indent > 0 ? '\n' : '';
