@@ -1,8 +1,8 @@
 // A Zarr v3 array over any ZarrStore: read and write selections through the codec chain, with
 // bounded concurrency. Chunk-level I/O lives in ./chunk-io.ts.
 import { floeError } from '../errors.ts';
-import { buildCodecChain, type CodecChain } from '../format/codecs/pipeline.ts';
-import type { ArrayData, DataType } from '../format/zarr/data-types.ts';
+import { buildCodecChain, ScratchBuffer, type CodecChain } from '../format/codecs/pipeline.ts';
+import type { ArrayData, DataType, TypedArray } from '../format/zarr/data-types.ts';
 import { parseFillValue, type FillValueInput } from '../format/zarr/fill-value.ts';
 import {
   createArrayMetadata, encodeNodeMetadata, parseArrayMetadata, withArrayChanges,
@@ -104,13 +104,13 @@ export class ZarrArray {
     const full = dims.map((d) => d.count);
     const n = product(full);
     const lanes = this.dataType.lanes;
-    const data = options.out ?? this.dataType.allocate(n);
+    const pool = this.decodePool(options);
+    const data = options.out ?? allocateOutput(this.dataType, n, pool !== undefined);
     if (data.length !== n * lanes) {
       throw floeError('INVALID_ARGUMENT', `out buffer holds ${data.length} numbers, the selection needs ${n * lanes}`, { where: this.path });
     }
     const out: View = { data, offset: 0, stride: cStrides(full) };
-    const poolOption = options.decodePool ?? this.defaults.decodePool;
-    const io: ChunkReader = { store: this.store, pool: poolOption === false ? undefined : (poolOption ?? sharedDecodePool()) };
+    const io: ChunkReader = { store: this.store, pool, scratch: new ScratchBuffer() };
     await mapLimit(this.jobs(dims), this.concurrency(options), (job) =>
       readChunkRegion(io, this.chunkKey(job.coords), this.chain, job, shift(out, job)),
     );
@@ -147,6 +147,12 @@ export class ZarrArray {
     const next = withArrayChanges(this.metadata, { attributes });
     await this.store.set(metadataKey(this.path), encodeNodeMetadata(next));
     return new ZarrArray(this.store, this.path, next, this.defaults);
+  }
+
+  private decodePool(options: ArrayIoOptions): DecodePool | undefined {
+    const choice = options.decodePool ?? this.defaults.decodePool;
+    if (choice === false || this.chain.spec.dataType.kind === 'string') return undefined;
+    return choice ?? sharedDecodePool();
   }
 
   private concurrency(options: ArrayIoOptions): number {
@@ -186,6 +192,14 @@ export class ZarrArray {
     let k = 0;
     return { data: nd.data, offset: 0, stride: dims.map((d) => (d.drop ? 0 : nd.stride[k++]!)) };
   }
+}
+
+/** Results are allocated in shared memory when workers decode, so they can write in place. */
+function allocateOutput(dataType: DataType, n: number, shared: boolean): ArrayData {
+  const sample = dataType.allocate(0);
+  if (!shared || Array.isArray(sample)) return dataType.allocate(n);
+  const Ctor = sample.constructor as new (buffer: SharedArrayBuffer) => TypedArray;
+  return new Ctor(new SharedArrayBuffer(n * dataType.lanes * dataType.laneBytes));
 }
 
 function shift(view: View, job: ChunkJob): View {

@@ -1,7 +1,8 @@
 // Reading and writing one chunk's part of a selection. A sharded chunk (a shard) is read by
 // fetching its index and only the byte ranges of the inner chunks the selection touches.
 import { floeError, isFloeError } from '../errors.ts';
-import type { CodecChain } from '../format/codecs/pipeline.ts';
+import type { CodecChain, ScratchBuffer } from '../format/codecs/pipeline.ts';
+import { copyFromChunk } from './chunk-copy.ts';
 import type { ShardingCodec } from '../format/codecs/sharding.ts';
 import { allEqual, cStrides, copyStrided, fillElements, product, type NdArray, type StridedView } from '../format/zarr/ndarray.ts';
 import { mapLimit } from './concurrency.ts';
@@ -23,6 +24,8 @@ const SHARD_CONCURRENCY = 8;
 export interface ChunkReader {
   readonly store: ZarrStore;
   readonly pool: DecodePool | undefined;
+  /** Decompression buffer for inline decodes; safe because a decode and its copy never yield. */
+  readonly scratch: ScratchBuffer;
 }
 
 export async function readChunkRegion(io: ChunkReader, key: string, chain: CodecChain, job: ChunkJob, dst: View): Promise<void> {
@@ -33,19 +36,31 @@ export async function readChunkRegion(io: ChunkReader, key: string, chain: Codec
   }
   const bytes = await io.store.get(key);
   if (!bytes) return fillView(dst, counts, chain);
-  copyFromChunk(await decodeChunk(io, chain, bytes, key), job.projections, dst, chain.spec.dataType.lanes);
+  await decodeAndCopy(io, chain, bytes, key, job.projections, dst);
 }
 
-/** Decodes on the pool when it pays: big enough and more than a plain byte copy. */
-async function decodeChunk(io: ChunkReader, chain: CodecChain, bytes: Uint8Array, key: string): Promise<NdArray> {
+/**
+ * Decodes a chunk and copies its selected part into `dst`. Big compressed chunks go to the worker
+ * pool; with a shared-memory destination the worker copies too, so nothing comes back.
+ */
+async function decodeAndCopy(io: ChunkReader, chain: CodecChain, bytes: Uint8Array, key: string, ps: readonly ChunkProjection[], dst: View): Promise<void> {
+  const lanes = chain.spec.dataType.lanes;
   const trivial = chain.bytesCodecs.length === 0 && chain.arrayToBytes.name === 'bytes';
-  if (!io.pool || trivial || bytes.length < MIN_OFFLOAD_BYTES) return decodeAt(chain, bytes, key);
+  if (!io.pool || trivial || bytes.length < MIN_OFFLOAD_BYTES) {
+    copyFromChunk(decodeAt(chain, bytes, key, io.scratch), ps, dst, lanes);
+    return;
+  }
   try {
-    return await io.pool.decode(chain, bytes);
+    if (isShared(dst.data)) await io.pool.decodeInto(chain, bytes, { view: dst, projections: ps });
+    else copyFromChunk(await io.pool.decode(chain, bytes), ps, dst, lanes);
   } catch (err) {
     if (isFloeError(err)) throw floeError(err.code, err.message, { where: key, cause: err });
     throw err;
   }
+}
+
+function isShared(data: View['data']): boolean {
+  return !Array.isArray(data) && data.buffer instanceof SharedArrayBuffer;
 }
 
 /** Whether a selection needs every inner chunk of a shard: then one whole-object GET is cheaper. */
@@ -60,7 +75,6 @@ function coversAllInner(codec: ShardingCodec, ps: readonly ChunkProjection[]): b
 
 async function readShardRegion(io: ChunkReader, key: string, codec: ShardingCodec, ps: readonly ChunkProjection[], dst: View): Promise<void> {
   const { store } = io;
-  const spec = codec.innerChain.spec;
   const indexRange = codec.indexLocation === 'end' ? { suffixLength: codec.indexByteLength } : { offset: 0, length: codec.indexByteLength };
   const indexBytes = await store.getRange(key, indexRange);
   if (!indexBytes) return fillView(dst, ps.map((p) => p.count), codec.innerChain);
@@ -78,7 +92,7 @@ async function readShardRegion(io: ChunkReader, key: string, codec: ShardingCode
     if (!bytes || bytes.length !== index.lengths[i]) {
       throw floeError('CORRUPT_OBJECT', `shard index entry ${i} points past the end of the shard`, { where: key });
     }
-    copyFromChunk(await decodeChunk(io, codec.innerChain, bytes, key), q, view, spec.dataType.lanes);
+    await decodeAndCopy(io, codec.innerChain, bytes, key, q, view);
   });
 }
 
@@ -109,16 +123,6 @@ export async function writeChunkRegion(
   await store.set(key, withKey(key, () => chain.encode(chunk)));
 }
 
-/** Copies the selected part of a decoded chunk into the destination view. */
-function copyFromChunk(chunk: NdArray, ps: readonly ChunkProjection[], dst: View, lanes: number): void {
-  const src: View = {
-    data: chunk.data,
-    offset: ps.reduce((acc, p, d) => acc + p.start * chunk.stride[d]!, 0),
-    stride: ps.map((p, d) => chunk.stride[d]! * p.step),
-  };
-  copyStrided(src, dst, ps.map((p) => p.count), lanes);
-}
-
 function fillView(dst: View, counts: readonly number[], chain: CodecChain): void {
   const { fillValue, dataType } = chain.spec;
   if (isContiguous(dst, counts)) {
@@ -133,8 +137,8 @@ function isContiguous(view: View, counts: readonly number[]): boolean {
   return counts.every((n, d) => n === 1 || view.stride[d] === expected[d]);
 }
 
-function decodeAt(chain: CodecChain, bytes: Uint8Array, key: string): NdArray {
-  return withKey(key, () => chain.decode(bytes));
+function decodeAt(chain: CodecChain, bytes: Uint8Array, key: string, scratch?: ScratchBuffer): NdArray {
+  return withKey(key, () => chain.decode(bytes, scratch));
 }
 
 /** Attaches the store key to codec errors so messages say which chunk failed. */

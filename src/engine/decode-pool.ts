@@ -4,9 +4,11 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { floeError } from '../errors.ts';
+import { copyBytes, ownsWholeBuffer } from '../format/bytes.ts';
 import type { CodecChain } from '../format/codecs/pipeline.ts';
 import type { JsonValue } from '../format/json.ts';
-import type { NdArray } from '../format/zarr/ndarray.ts';
+import type { NdArray, StridedView } from '../format/zarr/ndarray.ts';
+import type { ChunkProjection } from './selection.ts';
 
 export interface DecodeRequest {
   id: number;
@@ -15,10 +17,18 @@ export interface DecodeRequest {
   dataType: string;
   fillValue: JsonValue;
   bytes: Uint8Array;
+  /** When set, the worker copies the selected part straight into this shared-memory view. */
+  target?: CopyTarget;
+}
+
+/** Where a decoded chunk's selected part goes: a view over a SharedArrayBuffer. */
+export interface CopyTarget {
+  view: StridedView;
+  projections: readonly ChunkProjection[];
 }
 
 export type DecodeResponse =
-  | { id: number; ok: true; data: NdArray['data']; shape: number[]; stride: number[] }
+  | { id: number; ok: true; data?: NdArray['data']; shape?: number[]; stride?: number[] }
   | { id: number; ok: false; code: string; message: string };
 
 interface Pending {
@@ -33,7 +43,7 @@ interface WorkerSlot {
 }
 
 /** Below this many encoded bytes a chunk is decoded inline: a round trip costs more. */
-export const MIN_OFFLOAD_BYTES = 256 * 1024;
+export const MIN_OFFLOAD_BYTES = 128 * 1024;
 
 export class DecodePool {
   private readonly slots: WorkerSlot[] = [];
@@ -44,10 +54,19 @@ export class DecodePool {
 
   /** Decodes `bytes` with `chain` on a worker; the result is a fresh, caller-owned array. */
   decode(chain: CodecChain, bytes: Uint8Array): Promise<NdArray> {
+    return this.post(chain, bytes, undefined);
+  }
+
+  /** Decodes on a worker and copies the selected part into `target` (shared memory) there. */
+  async decodeInto(chain: CodecChain, bytes: Uint8Array, target: CopyTarget): Promise<void> {
+    await this.post(chain, bytes, target);
+  }
+
+  private post(chain: CodecChain, bytes: Uint8Array, target: CopyTarget | undefined): Promise<NdArray> {
     const slot = this.pickSlot();
     const id = this.nextId++;
-    const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && !(bytes.buffer instanceof SharedArrayBuffer);
-    const payload = owned ? bytes : bytes.slice();
+    // Transfer when the bytes own their buffer; otherwise copy, never detach someone else's.
+    const payload = ownsWholeBuffer(bytes) ? bytes : copyBytes(bytes);
     const request: DecodeRequest = {
       id,
       codecs: chain.toJSON() as unknown as JsonValue,
@@ -55,6 +74,7 @@ export class DecodePool {
       dataType: chain.spec.dataType.name,
       fillValue: chain.spec.fillValue.json,
       bytes: payload,
+      ...(target ? { target } : {}),
     };
     slot.inFlight++;
     if (slot.inFlight === 1) slot.worker.ref();
@@ -92,7 +112,7 @@ export class DecodePool {
     if (!p) return;
     this.pending.delete(msg.id);
     if (--p.worker.inFlight === 0) p.worker.worker.unref();
-    if (msg.ok) p.resolve({ data: msg.data, shape: msg.shape, stride: msg.stride });
+    if (msg.ok) p.resolve({ data: msg.data ?? [], shape: msg.shape ?? [], stride: msg.stride ?? [] });
     else p.reject(floeError(msg.code as never, msg.message));
   }
 

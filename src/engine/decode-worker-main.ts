@@ -1,7 +1,9 @@
 // Runs inside a decode worker: rebuild the codec chain (cached per configuration) and decode.
 import { parentPort } from 'node:worker_threads';
 import { isFloeError } from '../errors.ts';
-import { buildCodecChain, type CodecChain } from '../format/codecs/pipeline.ts';
+import { copyTypedArray, ownsWholeBuffer } from '../format/bytes.ts';
+import { buildCodecChain, ScratchBuffer, type CodecChain } from '../format/codecs/pipeline.ts';
+import { copyFromChunk } from './chunk-copy.ts';
 import { parseDataType } from '../format/zarr/data-types.ts';
 import { parseFillValue, type FillValueInput } from '../format/zarr/fill-value.ts';
 import type { CodecMetadata } from '../format/codecs/types.ts';
@@ -25,18 +27,27 @@ function chainFor(req: DecodeRequest): CodecChain {
   return chain;
 }
 
+const scratch = new ScratchBuffer();
+
 parentPort!.on('message', (req: DecodeRequest) => {
   let reply: DecodeResponse;
   const transfer: ArrayBuffer[] = [];
   try {
-    const out = chainFor(req).decode(req.bytes);
+    const chain = chainFor(req);
+    if (req.target) {
+      // Shared output: decompress into reused scratch, copy the selection out, reply empty.
+      const out = chain.decode(req.bytes, scratch);
+      copyFromChunk(out, req.target.projections, req.target.view, chain.spec.dataType.lanes);
+      parentPort!.postMessage({ id: req.id, ok: true } satisfies DecodeResponse);
+      return;
+    }
+    const out = chain.decode(req.bytes);
     reply = { id: req.id, ok: true, data: out.data, shape: out.shape, stride: out.stride };
     if (!Array.isArray(out.data)) {
       // Transfer only a buffer the result owns whole: Buffer.allocUnsafe may hand out slices of
       // a shared pool, and a codec may keep internal buffers; those are copied instead.
       const d = out.data;
-      const whole = d.byteOffset === 0 && d.byteLength === d.buffer.byteLength && d.buffer !== req.bytes.buffer;
-      const data = whole ? d : d.slice();
+      const data = ownsWholeBuffer(d) && d.buffer !== req.bytes.buffer ? d : copyTypedArray(d);
       reply = { id: req.id, ok: true, data, shape: out.shape, stride: out.stride };
       transfer.push(data.buffer as ArrayBuffer);
     }

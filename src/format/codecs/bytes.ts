@@ -1,6 +1,7 @@
 // The `bytes` codec: fixed-size elements to bytes, little or big endian. float16 converts
 // between Float32Array memory and 2-byte halves here.
 import { floeError } from '../../errors.ts';
+import { copyBytes } from '../bytes.ts';
 import type { DataType, TypedArray } from '../zarr/data-types.ts';
 import { halfToNumber, numberToHalf } from '../zarr/float16.ts';
 import { cStrides, product } from '../zarr/ndarray.ts';
@@ -58,7 +59,7 @@ export function bytesCodec(configuration: Record<string, unknown> | undefined, d
       if (!swap && bytes.byteOffset % dataType.laneBytes === 0) {
         return { data: new Ctor(bytes.buffer, bytes.byteOffset, lanes), shape, stride };
       }
-      const copy = bytes.slice();
+      const copy = copyBytes(bytes);
       if (swap) swapInPlace(copy, swapWidth);
       return { data: new Ctor(copy.buffer, 0, lanes), shape, stride };
     },
@@ -80,7 +81,7 @@ function encodeHalf(values: Float32Array, swap: boolean): Uint8Array {
 }
 
 function decodeHalf(bytes: Uint8Array, swap: boolean): Float32Array {
-  const copy = bytes.slice();
+  const copy = copyBytes(bytes);
   if (swap) swapInPlace(copy, 2);
   const halves = new Uint16Array(copy.buffer, 0, copy.length / 2);
   const out = new Float32Array(halves.length);

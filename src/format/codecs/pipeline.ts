@@ -19,8 +19,11 @@ export interface CodecChain {
   readonly bytesCodecs: readonly BytesToBytesCodec[];
   /** Set when the chain is sharding alone, so inner chunks can be read by byte range. */
   readonly sharding: ShardingCodec | undefined;
-  /** The decoded chunk; may be a strided view and may share memory with `bytes`: treat as read-only. */
-  decode(bytes: Uint8Array): NdArray;
+  /**
+   * The decoded chunk; may be a strided view and may share memory with `bytes` (and with
+   * `scratch`, whose contents are then valid only until its next use): treat as read-only.
+   */
+  decode(bytes: Uint8Array, scratch?: ScratchBuffer): NdArray;
   encode(array: NdArray): Uint8Array;
   /** Encoded size when every codec has a fixed size (needed for shard indexes). */
   encodedSize(): number | undefined;
@@ -62,9 +65,10 @@ export function buildCodecChain(codecs: readonly CodecMetadata[], spec: ChunkSpe
     arrayToBytes: a2b,
     bytesCodecs,
     sharding,
-    decode(bytes) {
+    decode(bytes, scratch) {
       let b = bytes;
-      for (let i = bytesCodecs.length - 1; i >= 0; i--) b = bytesCodecs[i]!.decode(b);
+      for (let i = bytesCodecs.length - 1; i >= 1; i--) b = bytesCodecs[i]!.decode(b);
+      if (bytesCodecs.length > 0) b = decodeFirst(bytesCodecs[0]!, b, scratch, a2b.computeEncodedSize?.(innerSpec));
       let array = a2b.decode(b, innerSpec);
       for (let i = arrayCodecs.length - 1; i >= 0; i--) array = arrayCodecs[i]!.decode(array, specs[i]!);
       return array;
@@ -86,6 +90,24 @@ export function buildCodecChain(codecs: readonly CodecMetadata[], spec: ChunkSpe
     },
     toJSON: () => [...arrayCodecs.map((c) => c.toJSON()), a2b.toJSON(), ...bytesCodecs.map((c) => c.toJSON())],
   };
+}
+
+/** A reused, already-touched buffer for decompressed bytes (one per thread of work). */
+export class ScratchBuffer {
+  private buffer = new Uint8Array(0);
+
+  take(n: number): Uint8Array {
+    if (this.buffer.length < n) this.buffer = new Uint8Array(n);
+    return this.buffer.subarray(0, n);
+  }
+}
+
+/** The last bytes->bytes step: straight into scratch when the codec can and the size is known. */
+function decodeFirst(codec: BytesToBytesCodec, bytes: Uint8Array, scratch: ScratchBuffer | undefined, size: number | undefined): Uint8Array {
+  if (!scratch || size === undefined || !codec.decodeInto) return codec.decode(bytes);
+  const out = scratch.take(size);
+  const n = codec.decodeInto(bytes, out);
+  return n < 0 ? codec.decode(bytes) : out.subarray(0, n);
 }
 
 type AnyCodec = ArrayToArrayCodec | ArrayToBytesCodec | BytesToBytesCodec;

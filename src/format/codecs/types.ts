@@ -25,6 +25,12 @@ export interface BytesToBytesCodec {
   encode(data: Uint8Array): Uint8Array;
   /** Throws FloeError CORRUPT_OBJECT on malformed input, CHECKSUM_MISMATCH on a bad checksum. */
   decode(data: Uint8Array): Uint8Array;
+  /**
+   * Optional fast path: decode straight into `out` (a reused, already-touched buffer) and return
+   * the byte count, or -1 when the output would not fit or its size is unknown up front (then the
+   * caller uses `decode`). Saves an allocation and its page faults per chunk.
+   */
+  decodeInto?(data: Uint8Array, out: Uint8Array): number;
   /** Encoded size for `n` input bytes when it is fixed (crc32c: n + 4); absent otherwise. */
   computeEncodedSize?(n: number): number;
   /** The fully resolved metadata to write back (defaults filled in). */

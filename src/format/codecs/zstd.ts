@@ -21,11 +21,21 @@ export const zstdCodec: BytesCodecFactory = (configuration): BytesToBytesCodec =
   const checksum = readBool(NAME, configuration, 'checksum', false);
   const compressor = zstdCompressor(level, checksum);
   const decompress = zstdDecompressor();
+  const dctx = new binding.DCtx();
   return {
     kind: 'bytes_to_bytes',
     name: NAME,
     encode: compressor,
     decode: decompress,
+    decodeInto: (data, out) =>
+      decodingGuard(NAME, () => {
+        const size = data.length > 0 ? knownContentSize(data) : null;
+        if (size === null || size > out.length) return -1;
+        dctx.reset(binding.ResetDirective.sessionOnly);
+        const produced = dctx.decompress(out, data);
+        if (produced !== size) throw corrupt(NAME, `decoded ${produced} bytes, the frame headers say ${size}`);
+        return produced;
+      }),
     toJSON: () => ({ name: NAME, configuration: { level, checksum } }),
   };
 };
