@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { makeSqliteStorage } from './backends.ts';
 import { defineStorageContract } from './contract.ts';
+import { defineModelTest } from './model.ts';
 import { runCasRace } from './race.ts';
 
 defineStorageContract('sqlite', async () => makeSqliteStorage());
+defineModelTest('sqlite', async () => makeSqliteStorage(), { numRuns: 40, maxCommands: 30 });
 
 describe('sqlite backend under several OS processes', () => {
   it('has exactly one winner per round and loses no update', async () => {

@@ -1,0 +1,349 @@
+// S3-compatible backend (@aws-sdk/client-s3), tested against a real Ceph RADOS gateway.
+// Conditional create is `If-None-Match: *`, conditional update `If-Match: <etag>`; the version
+// token is the ETag without quotes. A conditional write answered with 409, 5xx or nothing at all
+// is "not known to be committed": the object is re-read and the write counts as done only if it
+// holds exactly our bytes (a single-part ETag is the MD5 of the body), never assumed.
+// One attempt per request: retries belong to the `withRetries` wrapper, which never retries a
+// failed precondition. Large reads are split into parallel ranged GETs pinned to one ETag.
+import { createHash } from 'node:crypto';
+import {
+  CopyObjectCommand, CreateBucketCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand,
+  ListObjectsV2Command, PutObjectCommand, S3Client,
+} from '@aws-sdk/client-s3';
+import { floeError } from '../../errors.ts';
+import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
+import { mapLimited } from './limiter.ts';
+import { checkPrecondition, preconditionFailed, validatePutOptions } from './preconditions.ts';
+import { resolveRange, validateRange } from './ranges.ts';
+import {
+  httpStatusOf, isAmbiguousWriteFailure, isInvalidRange, isNotFound, isPreconditionFailed, storageFailure,
+} from './s3-errors.ts';
+import type { ByteRange, GetResult, ListDirResult, ObjectInfo, ObjectStorage, PutOptions, VersionToken } from './types.ts';
+
+export interface S3StorageOptions {
+  bucket: string;
+  /** Root of the storage inside the bucket ('repos/a'), no leading or trailing '/'. */
+  prefix?: string;
+  endpoint?: string;
+  /** Default 'us-east-1'. */
+  region?: string;
+  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+  /** Path-style URLs (`endpoint/bucket/key`): needed by Ceph, MinIO and most self-hosted stores. */
+  forcePathStyle?: boolean;
+  /** Send If-Match ETags without quotes. Ceph RGW refuses a correct quoted ETag. Default false. */
+  unquotedIfMatch?: boolean;
+  /**
+   * How `copy(..., {ifMatch})` guards its source: 'server' sends x-amz-copy-source-if-match (AWS);
+   * 'client' reads the source with If-Match and writes the copy (Ceph 16 ignores the copy
+   * condition). Default 'server', which also checks the copy's ETag afterwards.
+   */
+  copyConditions?: 'server' | 'client';
+  /** Reads larger than this are split into parallel ranged GETs. Default 8 MiB. */
+  partSize?: number;
+  /** Ranged GETs in flight for one large read. Default 8. */
+  readConcurrency?: number;
+  /** Abort one HTTP request after this long (TIMEOUT). Default 30 000 ms. */
+  requestTimeoutMs?: number;
+  /** Keys per ListObjectsV2 page. Default 1000. */
+  listPageSize?: number;
+  /** A client to use instead of building one from the options above (not closed by close()). */
+  client?: S3Client;
+}
+
+export class S3Storage implements ObjectStorage {
+  readonly kind = 's3';
+  readonly bucket: string;
+  private readonly root: string;
+  private readonly client: S3Client;
+  private readonly ownsClient: boolean;
+  private readonly options: S3StorageOptions;
+  private readonly partSize: number;
+
+  constructor(options: S3StorageOptions) {
+    if (options.prefix) validateKey(options.prefix, 'S3 storage prefix');
+    this.options = options;
+    this.bucket = options.bucket;
+    this.root = options.prefix ? `${options.prefix}/` : '';
+    this.partSize = options.partSize ?? 8 * 1024 * 1024;
+    this.ownsClient = !options.client;
+    this.client =
+      options.client ??
+      new S3Client({
+        region: options.region ?? 'us-east-1',
+        ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+        ...(options.credentials ? { credentials: options.credentials } : {}),
+        forcePathStyle: options.forcePathStyle ?? false,
+        // Default checksums make streaming uploads fail on Ceph (411) and cost CPU for nothing here.
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+        maxAttempts: 1, // see the header: retries are the wrapper's job
+      });
+  }
+
+  /** Creates the bucket if it does not exist (tests, first use). */
+  async ensureBucket(): Promise<void> {
+    try {
+      await this.client.send(new CreateBucketCommand({ Bucket: this.bucket }), this.call());
+    } catch (err) {
+      const name = (err as { name?: string }).name;
+      if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw storageFailure('CreateBucket', this.bucket, err);
+    }
+  }
+
+  async get(key: string, range?: ByteRange): Promise<GetResult | null> {
+    validateKey(key);
+    if (range) validateRange(range, key);
+    if (range && ('suffixLength' in range ? range.suffixLength === 0 : range.length === 0)) {
+      // HTTP cannot ask for zero bytes ('bytes=-0' is ignored and returns everything).
+      const info = await this.head(key);
+      return info ? { bytes: new Uint8Array(0), version: info.version ?? '' } : null;
+    }
+    if (range && 'suffixLength' in range) return this.getSuffix(key, range.suffixLength);
+    const start = range?.offset ?? 0;
+    const end = range?.length === undefined ? undefined : start + range.length;
+    return this.readSpan(key, start, end);
+  }
+
+  async head(key: string): Promise<ObjectInfo | null> {
+    validateKey(key);
+    try {
+      const r = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.root + key }), this.call());
+      return { key, size: r.ContentLength ?? 0, lastModified: r.LastModified ?? new Date(0), version: unquote(r.ETag) };
+    } catch (err) {
+      if (isNotFound(err)) return null;
+      throw storageFailure('HeadObject', key, err);
+    }
+  }
+
+  async put(key: string, bytes: Uint8Array, options?: PutOptions): Promise<{ version: VersionToken }> {
+    validateKey(key);
+    validatePutOptions(options, key);
+    const conditional = options?.ifMatch !== undefined || options?.ifNoneMatch !== undefined;
+    try {
+      const r = await this.client.send(
+        new PutObjectCommand({
+          Bucket: this.bucket,
+          Key: this.root + key,
+          Body: bytes,
+          ContentLength: bytes.length,
+          ...(options?.contentType ? { ContentType: options.contentType } : {}),
+          ...(options?.metadata ? { Metadata: { ...options.metadata } } : {}),
+          ...(options?.ifMatch !== undefined ? { IfMatch: this.etagHeader(options.ifMatch) } : {}),
+          ...(options?.ifNoneMatch ? { IfNoneMatch: options.ifNoneMatch } : {}),
+        }), this.call());
+      return { version: unquote(r.ETag) };
+    } catch (err) {
+      if (!conditional) throw storageFailure('PutObject', key, err);
+      // AWS answers If-Match on a missing key with 404, Ceph with 412: both mean "not written".
+      if (isPreconditionFailed(err) || isNotFound(err)) throw preconditionFailed(key, `the server refused it (${httpStatusOf(err)})`, err);
+      if (isAmbiguousWriteFailure(err)) return this.settleAmbiguousWrite(key, bytes, err);
+      throw storageFailure('PutObject', key, err);
+    }
+  }
+
+  async copy(from: string, to: string, options?: { ifMatch?: VersionToken }): Promise<{ version: VersionToken }> {
+    validateKey(from);
+    validateKey(to);
+    const ifMatch = options?.ifMatch;
+    if (ifMatch !== undefined && this.options.copyConditions === 'client') {
+      const source = await this.readSpan(from, 0, undefined, ifMatch);
+      if (!source) throw preconditionFailed(from, 'the copy source does not exist (ifMatch)');
+      return this.put(to, source.bytes);
+    }
+    let etag: string;
+    try {
+      const r = await this.client.send(
+        new CopyObjectCommand({
+          Bucket: this.bucket,
+          Key: this.root + to,
+          CopySource: `${this.bucket}/${encodeURIComponent(this.root + from).replace(/%2F/g, '/')}`,
+          ...(ifMatch !== undefined ? { CopySourceIfMatch: this.etagHeader(ifMatch) } : {}),
+        }), this.call());
+      etag = unquote(r.CopyObjectResult?.ETag);
+    } catch (err) {
+      if (isPreconditionFailed(err)) throw preconditionFailed(from, 'the copy source changed (ifMatch)', err);
+      if (isNotFound(err)) {
+        if (ifMatch !== undefined) throw preconditionFailed(from, 'the copy source does not exist (ifMatch)', err);
+        throw floeError('NOT_FOUND', `cannot copy ${JSON.stringify(from)}: no such object`, { where: from, cause: err });
+      }
+      throw storageFailure('CopyObject', from, err);
+    }
+    // A server that ignores the copy condition copies whatever is there: detect it by the ETag
+    // (for single-part objects a copy keeps the content MD5).
+    if (ifMatch !== undefined && !ifMatch.includes('-') && etag !== ifMatch) {
+      throw preconditionFailed(from, `the copy holds version ${etag}, not ${ifMatch}; the server ignored the copy condition (use copyConditions: 'client')`);
+    }
+    return { version: etag };
+  }
+
+  async *list(prefix: string): AsyncIterable<ObjectInfo> {
+    validatePrefix(prefix);
+    let token: string | undefined;
+    do {
+      const page = await this.listPage(prefix, token, false);
+      for (const o of page.Contents ?? []) yield this.infoOf(o);
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+
+  async listDir(prefix: string): Promise<ListDirResult> {
+    validateDirPrefix(prefix);
+    const objects: ObjectInfo[] = [];
+    const prefixes: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.listPage(prefix, token, true);
+      for (const o of page.Contents ?? []) objects.push(this.infoOf(o));
+      for (const p of page.CommonPrefixes ?? []) if (p.Prefix) prefixes.push(p.Prefix.slice(this.root.length));
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return { objects, prefixes };
+  }
+
+  async delete(keys: readonly string[]): Promise<void> {
+    keys.forEach((key) => validateKey(key));
+    const batches: string[][] = [];
+    for (let i = 0; i < keys.length; i += 1000) batches.push(keys.slice(i, i + 1000));
+    await mapLimited(batches, 4, async (batch) => {
+      let failed: { Key?: string; Code?: string; Message?: string }[];
+      try {
+        const r = await this.client.send(
+          new DeleteObjectsCommand({
+            Bucket: this.bucket,
+            Delete: { Objects: batch.map((k) => ({ Key: this.root + k })), Quiet: true },
+          }), this.call());
+        failed = (r.Errors ?? []).filter((e: { Code?: string }) => e.Code !== 'NoSuchKey');
+      } catch (err) {
+        throw storageFailure('DeleteObjects', batch[0] ?? '', err);
+      }
+      if (failed.length > 0) {
+        const first = failed.slice(0, 3).map((e) => `${e.Key}: ${e.Code} ${e.Message ?? ''}`).join('; ');
+        throw floeError('STORAGE_ERROR', `S3 DeleteObjects left ${failed.length} objects: ${first}`, { where: failed[0]?.Key ?? '' });
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsClient) this.client.destroy();
+  }
+
+  /** Per-request options: abort the HTTP request after `requestTimeoutMs`. */
+  private call(): { abortSignal: AbortSignal } {
+    return { abortSignal: AbortSignal.timeout(this.options.requestTimeoutMs ?? 30_000) };
+  }
+
+  private etagHeader(version: VersionToken): string {
+    return this.options.unquotedIfMatch ? version : `"${version}"`;
+  }
+
+  /** The write's answer was lost or ambiguous: it happened only if the object holds our bytes. */
+  private async settleAmbiguousWrite(key: string, bytes: Uint8Array, cause: unknown): Promise<{ version: VersionToken }> {
+    const ours = createHash('md5').update(bytes).digest('hex');
+    const current = await this.head(key);
+    if (current?.version === ours) return { version: ours };
+    throw preconditionFailed(key, `the server answered ${httpStatusOf(cause) ?? 'nothing'} and the object does not hold this write`, cause);
+  }
+
+  private async getSuffix(key: string, suffixLength: number): Promise<GetResult | null> {
+    try {
+      const r = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.root + key, Range: `bytes=-${suffixLength}` }), this.call());
+      const bytes = await bodyBytes(r.Body);
+      const total = totalOf(r.ContentRange);
+      // A server that ignored the Range header sent the whole object: cut it here.
+      const cut = total === undefined ? bytes.subarray(resolveRange({ suffixLength }, bytes.length).start) : bytes;
+      return { bytes: cut, version: unquote(r.ETag) };
+    } catch (err) {
+      if (isNotFound(err)) return null;
+      if (isInvalidRange(err)) return this.emptyRead(key);
+      throw storageFailure('GetObject', key, err);
+    }
+  }
+
+  /**
+   * Bytes [start, end) of an object (end undefined: to the end). The first GET tells the size and
+   * ETag; the rest, if any, is fetched in parallel parts pinned to that ETag with If-Match.
+   */
+  private async readSpan(key: string, start: number, end: number | undefined, ifMatch?: VersionToken): Promise<GetResult | null> {
+    const firstEnd = end === undefined ? start + this.partSize : Math.min(end, start + this.partSize);
+    const first = await this.getPart(key, start, firstEnd, ifMatch);
+    if (!first) return null;
+    if (first.total === undefined) {
+      const { start: s, end: e } = resolveRange(end === undefined ? { offset: start } : { offset: start, length: end - start }, first.bytes.length);
+      return { bytes: first.bytes.subarray(s, e), version: first.version };
+    }
+    const stop = Math.min(end ?? first.total, first.total);
+    if (start + first.bytes.length >= stop) return { bytes: first.bytes, version: first.version };
+    const out = new Uint8Array(stop - start);
+    out.set(first.bytes, 0);
+    const offsets: number[] = [];
+    for (let at = start + first.bytes.length; at < stop; at += this.partSize) offsets.push(at);
+    await mapLimited(offsets, this.options.readConcurrency ?? 8, async (at) => {
+      const part = await this.getPart(key, at, Math.min(stop, at + this.partSize), first.version);
+      if (!part) throw preconditionFailed(key, 'the object was deleted while being read');
+      out.set(part.bytes, at - start);
+    });
+    return { bytes: out, version: first.version };
+  }
+
+  private async getPart(key: string, start: number, end: number, ifMatch?: VersionToken): Promise<{ bytes: Uint8Array; version: string; total?: number } | null> {
+    try {
+      const r = await this.client.send(
+        new GetObjectCommand({
+          Bucket: this.bucket,
+          Key: this.root + key,
+          Range: `bytes=${start}-${end - 1}`,
+          ...(ifMatch !== undefined ? { IfMatch: this.etagHeader(ifMatch) } : {}),
+        }), this.call());
+      const total = totalOf(r.ContentRange);
+      return { bytes: await bodyBytes(r.Body), version: unquote(r.ETag), ...(total !== undefined ? { total } : {}) };
+    } catch (err) {
+      if (isNotFound(err)) {
+        if (ifMatch !== undefined) throw preconditionFailed(key, 'the object does not exist (ifMatch)', err);
+        return null;
+      }
+      if (isPreconditionFailed(err)) throw preconditionFailed(key, 'the object changed (ifMatch)', err);
+      if (isInvalidRange(err)) {
+        // Past the end, or an empty object: no bytes, but the object may well exist.
+        const empty = await this.emptyRead(key);
+        if (empty && ifMatch !== undefined) checkPrecondition(key, empty.version, { ifMatch });
+        return empty ? { ...empty, total: start } : null;
+      }
+      throw storageFailure('GetObject', key, err);
+    }
+  }
+
+  private async emptyRead(key: string): Promise<GetResult | null> {
+    const info = await this.head(key);
+    return info ? { bytes: new Uint8Array(0), version: info.version ?? '' } : null;
+  }
+
+  private listPage(prefix: string, token: string | undefined, delimited: boolean) {
+    return this.client.send(
+      new ListObjectsV2Command({
+        Bucket: this.bucket,
+        Prefix: this.root + prefix,
+        MaxKeys: this.options.listPageSize ?? 1000,
+        ...(token ? { ContinuationToken: token } : {}),
+        ...(delimited ? { Delimiter: '/' } : {}),
+      }), this.call()).catch((err: unknown) => {
+      throw storageFailure('ListObjectsV2', prefix, err);
+    });
+  }
+
+  private infoOf(o: { Key?: string; Size?: number; LastModified?: Date; ETag?: string }): ObjectInfo {
+    return { key: (o.Key ?? '').slice(this.root.length), size: o.Size ?? 0, lastModified: o.LastModified ?? new Date(0), version: unquote(o.ETag) };
+  }
+}
+
+function unquote(etag: string | undefined): string {
+  return (etag ?? '').replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
+}
+
+function totalOf(contentRange: string | undefined): number | undefined {
+  const match = contentRange ? /\/(\d+)\s*$/.exec(contentRange) : null;
+  return match ? Number(match[1]) : undefined;
+}
+
+async function bodyBytes(body: { transformToByteArray(): Promise<Uint8Array> } | undefined): Promise<Uint8Array> {
+  return body ? body.transformToByteArray() : new Uint8Array(0);
+}
