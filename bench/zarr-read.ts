@@ -1,0 +1,364 @@
+// Zarr v3 read benchmark (issue 2, "Performance"): Floe vs zarrita 0.7.5 vs a minimal reader.
+//
+//   npx tsx bench/zarr-read.ts [--size-mb 1024] [--layouts uncompressed,zstd,sharded]
+//        [--windows 1000] [--repeat 2] [--profile] [--skip-memory] [--dir D] [--keep] [--reuse]
+//
+// Writes (with Floe) a 2-d float32 array of --size-mb MiB (smooth sin*cos field + small noise,
+// zstd level 3 saves only ~10%) to a local directory store in up to three layouts, then reads the
+// same files with Floe, zarrita (over a minimal fs.promises store, like @zarrita/storage) and a
+// minimal reader (sync reads + zstd-napi, 2 worker threads, pre-touched output; see
+// bench/support/minimal-core.ts):
+//   full     the whole array into one output (best of --repeat runs)
+//   chunks   every chunk (inner chunk for the sharded layout) as its own get, one at a time
+//   cutouts  --windows random 64x64 windows (same seeded list for every reader), one at a time
+// Every read is checked against the written data (outside the timed part). Peak memory of one
+// full read is measured in a fresh child process (bench/support/full-read-probe.ts); --profile
+// runs that child under --cpu-prof and prints the top self-time functions per thread kind.
+// Prints markdown tables for BENCHMARKS.md. MB = 10^6 bytes; MiB = 2^20.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, rmSync, statSync, existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import * as zarr from 'zarrita';
+import { openStore } from '../src/engine/api.ts';
+import { ZarrArray } from '../src/engine/array.ts';
+import { slice } from '../src/engine/selection.ts';
+import type { CodecMetadata } from '../src/format/codecs/types.ts';
+import { topFunctions } from './support/cpuprofile-top.ts';
+import type { MinimalLayout } from './support/minimal-core.ts';
+import { MinimalReader } from './support/minimal-reader.ts';
+import { FsReadStore } from './support/zarrita-fs-store.ts';
+
+const { values: opts } = parseArgs({
+  options: {
+    'size-mb': { type: 'string', default: '1024' },
+    layouts: { type: 'string', default: 'uncompressed,zstd,sharded' },
+    windows: { type: 'string', default: '1000' },
+    repeat: { type: 'string', default: '2' },
+    dir: { type: 'string' },
+    profile: { type: 'boolean', default: false },
+    'skip-memory': { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
+    reuse: { type: 'boolean', default: false },
+  },
+});
+
+const SIZE_MB = Number(opts['size-mb']);
+const WINDOWS = Number(opts.windows);
+const REPEAT = Math.max(1, Number(opts.repeat));
+const WIN = 64;
+const MB = 1e6;
+const MiB = 2 ** 20;
+
+// ---- shape and layouts -------------------------------------------------------------------
+// Square-ish, rows a multiple of the 2048-row shard so no layout has ragged edge chunks.
+const elems = SIZE_MB * (MiB / 4);
+let COLS = 2048;
+while (COLS * 2 * COLS * 2 <= elems) COLS *= 2;
+const ROWS = Math.max(2048, Math.round(elems / COLS / 2048) * 2048);
+const OUT_BYTES = ROWS * COLS * 4;
+
+const bytesCodec: CodecMetadata = { name: 'bytes', configuration: { endian: 'little' } };
+const zstd3: CodecMetadata = { name: 'zstd', configuration: { level: 3, checksum: false } };
+
+interface Layout {
+  name: string;
+  describe: string;
+  chunkShape: [number, number];
+  innerShape?: [number, number];
+  codecs: CodecMetadata[];
+}
+
+const ALL_LAYOUTS: Layout[] = [
+  { name: 'uncompressed', describe: '1024x1024 chunks (4 MiB), bytes', chunkShape: [1024, 1024], codecs: [bytesCodec] },
+  { name: 'zstd', describe: '1024x1024 chunks (4 MiB), bytes + zstd 3', chunkShape: [1024, 1024], codecs: [bytesCodec, zstd3] },
+  {
+    name: 'sharded',
+    describe: '2048x2048 shards (16 MiB) of 512x512 inner chunks (1 MiB), bytes + zstd 3; index bytes + crc32c at the end',
+    chunkShape: [2048, 2048],
+    innerShape: [512, 512],
+    codecs: [{
+      name: 'sharding_indexed',
+      configuration: {
+        chunk_shape: [512, 512],
+        codecs: [bytesCodec, zstd3],
+        index_codecs: [bytesCodec, { name: 'crc32c' }],
+        index_location: 'end',
+      },
+    } as unknown as CodecMetadata],
+  },
+];
+const wanted = new Set(opts.layouts!.split(',').map((s) => s.trim()));
+const LAYOUTS = ALL_LAYOUTS.filter((l) => wanted.has(l.name));
+if (LAYOUTS.length === 0) throw new Error(`--layouts: choose from ${ALL_LAYOUTS.map((l) => l.name).join(', ')}`);
+
+const STORE_DIR = path.resolve(opts.dir ?? `.bench-data/zarr-read-${SIZE_MB}`);
+const PROBE = new URL('./support/full-read-probe.ts', import.meta.url).pathname;
+
+// ---- data ---------------------------------------------------------------------------------
+function generate(rows: number, cols: number): Float32Array {
+  const v = new Float32Array(rows * cols);
+  const rowWave = Float64Array.from({ length: rows }, (_, i) => 100 * Math.sin(i / 300));
+  const colWave = Float64Array.from({ length: cols }, (_, j) => Math.cos(j / 400));
+  let seed = 12345;
+  let k = 0;
+  for (let i = 0; i < rows; i++) {
+    const a = rowWave[i]!;
+    for (let j = 0; j < cols; j++) {
+      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+      v[k++] = a * colWave[j]! + 20 + 0.1 * (seed / 2 ** 32 - 0.5);
+    }
+  }
+  return v;
+}
+
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+function bytesOf(a: Float32Array): Buffer {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+}
+
+/** Checks `got` (h x w) equals data[r:r+h, c:c+w]. */
+function checkWindow(data: Float32Array, got: Float32Array, r: number, c: number, h: number, w: number, who: string): void {
+  if (got.length !== h * w) throw new Error(`${who}: window has ${got.length} values, expected ${h * w}`);
+  for (let i = 0; i < h; i++) {
+    const want = data.subarray((r + i) * COLS + c, (r + i) * COLS + c + w);
+    if (!bytesOf(want).equals(bytesOf(got.subarray(i * w, i * w + w)))) throw new Error(`${who}: wrong values in window (${r}, ${c}) row ${i}`);
+  }
+}
+
+function checkFull(data: Float32Array, got: Float32Array, who: string): void {
+  if (!bytesOf(data).equals(bytesOf(got))) throw new Error(`${who}: full read differs from the written data`);
+}
+
+function dirBytes(dir: string): { bytes: number; files: number } {
+  let bytes = 0;
+  let files = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (e.isFile()) {
+      bytes += statSync(path.join(e.parentPath ?? (e as unknown as { path: string }).path, e.name)).size;
+      files++;
+    }
+  }
+  return { bytes, files };
+}
+
+const mbps = (bytes: number, ms: number): number => bytes / MB / (ms / 1000);
+const fmt = (x: number | undefined): string => (x === undefined || !Number.isFinite(x) ? '–' : x >= 100 ? x.toFixed(0) : x.toFixed(1));
+const ratio = (a: number | undefined, b: number | undefined): string => (a === undefined || b === undefined ? '–' : (a / b).toFixed(2));
+const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
+
+// ---- run ------------------------------------------------------------------------------------
+interface Row {
+  layout: string;
+  read: string;
+  floe?: number;
+  zarrita?: number;
+  minimal?: number;
+}
+interface LayoutInfo {
+  layout: Layout;
+  storedBytes: number;
+  objects: number;
+  writeMBps?: number;
+}
+interface MemInfo {
+  layout: string;
+  reader: string;
+  ms: number;
+  increase: number;
+  peak: number;
+}
+
+const rows: Row[] = [];
+const infos: LayoutInfo[] = [];
+const mems: MemInfo[] = [];
+const profiles: string[] = [];
+
+console.error(`# array ${ROWS}x${COLS} float32 = ${(OUT_BYTES / MiB).toFixed(0)} MiB in ${STORE_DIR}`);
+console.error(`# ${os.cpus().length} cores, Node ${process.version}`);
+let t0 = performance.now();
+const data = generate(ROWS, COLS);
+console.error(`# generated data in ${(performance.now() - t0).toFixed(0)} ms`);
+mkdirSync(STORE_DIR, { recursive: true });
+
+for (const layout of LAYOUTS) {
+  const root = path.join(STORE_DIR, layout.name);
+  let writeMBps: number | undefined;
+  if (!(opts.reuse && existsSync(path.join(root, 'zarr.json')))) {
+    const store = openStore(STORE_DIR, { durable: false });
+    const arr = await ZarrArray.create(store, `/${layout.name}`, {
+      shape: [ROWS, COLS], chunkShape: layout.chunkShape, dataType: 'float32', fillValue: 0, codecs: layout.codecs, overwrite: true,
+    });
+    t0 = performance.now();
+    await arr.set(undefined, data);
+    writeMBps = mbps(OUT_BYTES, performance.now() - t0);
+    console.error(`# ${layout.name}: wrote at ${fmt(writeMBps)} MB/s`);
+  }
+  const stored = dirBytes(root);
+  infos.push({ layout, storedBytes: stored.bytes, objects: stored.files - 1, writeMBps });
+}
+
+// One pre-touched output shared by Floe's `out` option and the minimal reader's workers.
+const sharedOut = new Float32Array(new SharedArrayBuffer(OUT_BYTES)).fill(1);
+
+for (const layout of LAYOUTS) {
+  const name = layout.name;
+  const root = path.join(STORE_DIR, name);
+  const floeArr = await ZarrArray.open(openStore(STORE_DIR, { readOnly: true }), `/${name}`);
+  const zarrArr = await zarr.open(zarr.root(new FsReadStore(STORE_DIR)).resolve(`/${name}`), { kind: 'array' });
+  const minLayout: MinimalLayout = { root, shape: [ROWS, COLS], chunkShape: layout.chunkShape, compressed: name !== 'uncompressed' };
+  if (layout.innerShape) minLayout.innerShape = layout.innerShape;
+  const minimal = new MinimalReader(minLayout, 2);
+  await minimal.start();
+
+  // (a) full reads, interleaved, best of REPEAT
+  const best = { fresh: 0, out: 0, zarrita: 0, minimal: 0 };
+  for (let rep = 0; rep < REPEAT; rep++) {
+    gc();
+    let t = performance.now();
+    let fresh: Float32Array | undefined = (await floeArr.get()).data as Float32Array;
+    best.fresh = Math.max(best.fresh, mbps(OUT_BYTES, performance.now() - t));
+    if (rep === 0) checkFull(data, fresh, 'floe full');
+    fresh = undefined;
+    gc();
+
+    if (rep === 0) sharedOut.fill(0);
+    t = performance.now();
+    await floeArr.get(undefined, { out: sharedOut });
+    best.out = Math.max(best.out, mbps(OUT_BYTES, performance.now() - t));
+    if (rep === 0) checkFull(data, sharedOut, 'floe full (out)');
+
+    t = performance.now();
+    let z: Float32Array | undefined = (await zarr.get(zarrArr)).data as Float32Array;
+    best.zarrita = Math.max(best.zarrita, mbps(OUT_BYTES, performance.now() - t));
+    if (rep === 0) checkFull(data, z, 'zarrita full');
+    z = undefined;
+    gc();
+
+    if (rep === 0) sharedOut.fill(0);
+    t = performance.now();
+    await minimal.readFull(sharedOut.buffer as SharedArrayBuffer);
+    best.minimal = Math.max(best.minimal, mbps(OUT_BYTES, performance.now() - t));
+    if (rep === 0) checkFull(data, sharedOut, 'minimal full');
+  }
+  await minimal.close();
+  rows.push({ layout: name, read: 'full, new output', floe: best.fresh, zarrita: best.zarrita, minimal: best.minimal });
+  rows.push({ layout: name, read: 'full, `out` given (pre-touched)', floe: best.out, minimal: best.minimal });
+  console.error(`# ${name}: full reads done (Floe ${fmt(best.fresh)} / out ${fmt(best.out)}, zarrita ${fmt(best.zarrita)}, minimal ${fmt(best.minimal)} MB/s)`);
+
+  // (b) chunk by chunk: the unit is the codec chunk (inner chunk when sharded)
+  const [uh, uw] = layout.innerShape ?? layout.chunkShape;
+  const units: [number, number][] = [];
+  for (let r = 0; r < ROWS; r += uh) for (let c = 0; c < COLS; c += uw) units.push([r, c]);
+  // (c) cutouts: the same seeded windows for every reader
+  const next = rng(2024);
+  const windows: [number, number][] = Array.from({ length: WINDOWS }, () => [Math.floor(next() * (ROWS - WIN + 1)), Math.floor(next() * (COLS - WIN + 1))]);
+
+  const timed = async (list: [number, number][], h: number, w: number, read: (r: number, c: number) => Promise<Float32Array> | Float32Array, who: string): Promise<number> => {
+    let ms = 0;
+    for (const [r, c] of list) {
+      const t = performance.now();
+      const got = await read(r, c);
+      ms += performance.now() - t;
+      checkWindow(data, got, r, c, h, w, who);
+    }
+    return mbps(list.length * h * w * 4, ms);
+  };
+  const unitOut = new Float32Array(uh * uw).fill(0);
+  const winOut = new Float32Array(WIN * WIN).fill(0);
+  const floeRead = (h: number, w: number) => async (r: number, c: number) => (await floeArr.get([slice(r, r + h), slice(c, c + w)])).data as Float32Array;
+  const zarrRead = (h: number, w: number) => async (r: number, c: number) => (await zarr.get(zarrArr, [zarr.slice(r, r + h), zarr.slice(c, c + w)])).data as Float32Array;
+  const minRead = (h: number, w: number, out: Float32Array) => (r: number, c: number) => (minimal.readWindow(r, c, h, w, out), out);
+
+  rows.push({
+    layout: name,
+    read: `chunk by chunk (${units.length} x ${uh}x${uw})`,
+    floe: await timed(units, uh, uw, floeRead(uh, uw), 'floe chunk'),
+    zarrita: await timed(units, uh, uw, zarrRead(uh, uw), 'zarrita chunk'),
+    minimal: await timed(units, uh, uw, minRead(uh, uw, unitOut), 'minimal chunk'),
+  });
+  console.error(`# ${name}: chunk-by-chunk done`);
+  rows.push({
+    layout: name,
+    read: `${WINDOWS} cutouts ${WIN}x${WIN}`,
+    floe: await timed(windows, WIN, WIN, floeRead(WIN, WIN), 'floe window'),
+    zarrita: await timed(windows, WIN, WIN, zarrRead(WIN, WIN), 'zarrita window'),
+    minimal: await timed(windows, WIN, WIN, minRead(WIN, WIN, winOut), 'minimal window'),
+  });
+  console.error(`# ${name}: cutouts done`);
+
+  // Peak memory of one full read, each reader in a fresh process.
+  if (!opts['skip-memory']) {
+    for (const reader of ['floe', 'zarrita']) {
+      const res = spawnSync(process.execPath, ['--import', 'tsx', PROBE, reader, STORE_DIR, name, '1'], { encoding: 'utf8' });
+      if (res.status !== 0) throw new Error(`memory probe failed: ${res.stderr}`);
+      const m = JSON.parse(res.stdout.trim().split('\n').pop()!) as { ms: number[]; outBytes: number; rssBefore: number; maxRssAfter: number };
+      mems.push({ layout: name, reader, ms: m.ms[0]!, increase: m.maxRssAfter - m.rssBefore, peak: m.maxRssAfter });
+    }
+  }
+
+  // CPU profile of Floe's full read (3 reads in a fresh process), main thread and workers apart.
+  if (opts.profile) {
+    const profDir = path.join(STORE_DIR, `prof-${name}`);
+    rmSync(profDir, { recursive: true, force: true });
+    const res = spawnSync(process.execPath, [
+      '--cpu-prof', '--cpu-prof-dir', profDir, '--cpu-prof-interval', '250', '--import', 'tsx', PROBE, 'floe', STORE_DIR, name, '3',
+    ], { encoding: 'utf8' });
+    if (res.status !== 0) throw new Error(`profile run failed: ${res.stderr}`);
+    const probe = JSON.parse(res.stdout.trim().split('\n').pop()!) as { ms: number[]; windowUs: [number, number] };
+    const files = readdirSync(profDir).filter((f) => f.endsWith('.cpuprofile')).map((f) => path.join(profDir, f));
+    // CPU.<date>.<time>.<pid>.<threadId>.<seq>.cpuprofile: thread 0 is the main thread.
+    const isMain = (f: string) => path.basename(f).split('.')[4] === '0';
+    for (const [label, group] of [['main thread', files.filter(isMain)], ['worker threads', files.filter((f) => !isMain(f))]] as const) {
+      if (group.length === 0) continue;
+      const { totalMs, top } = topFunctions(group, 10, probe.windowUs);
+      if (top.length === 0) continue;
+      const reads = probe.ms.map((x) => x.toFixed(0)).join(' + ');
+      profiles.push(`#### ${name}: ${label} (${totalMs.toFixed(0)} ms of samples during 3 full reads taking ${reads} ms)\n`);
+      profiles.push('| self ms | share | function | where |\n|---:|---:|---|---|');
+      for (const f of top) profiles.push(`| ${f.selfMs.toFixed(0)} | ${(f.share * 100).toFixed(1)}% | ${f.name} | ${f.where} |`);
+      profiles.push('');
+    }
+  }
+}
+
+// ---- report ----------------------------------------------------------------------------------
+const out: string[] = [];
+out.push(`Array ${ROWS} x ${COLS} float32 (${(OUT_BYTES / MiB).toFixed(0)} MiB), local directory store, warm page cache; ${os.cpus().length} cores, Node ${process.version}. MB/s = 10^6 bytes of decoded output per second; full reads best of ${REPEAT}.\n`);
+out.push('| layout | objects | stored MiB | ratio | Floe write MB/s |');
+out.push('|---|---:|---:|---:|---:|');
+for (const i of infos) {
+  out.push(`| ${i.layout.name}: ${i.layout.describe} | ${i.objects} | ${(i.storedBytes / MiB).toFixed(0)} | ${(OUT_BYTES / i.storedBytes).toFixed(2)} | ${fmt(i.writeMBps)} |`);
+}
+out.push('');
+out.push('| layout | read | Floe MB/s | zarrita MB/s | minimal MB/s | Floe/zarrita | Floe/minimal |');
+out.push('|---|---|---:|---:|---:|---:|---:|');
+for (const r of rows) {
+  out.push(`| ${r.layout} | ${r.read} | ${fmt(r.floe)} | ${fmt(r.zarrita)} | ${fmt(r.minimal)} | ${ratio(r.floe, r.zarrita)} | ${ratio(r.floe, r.minimal)} |`);
+}
+if (mems.length > 0) {
+  out.push('');
+  out.push(`Peak memory of one full read in a fresh process (output ${(OUT_BYTES / MiB).toFixed(0)} MiB): increase = peak RSS during the read (Linux VmHWM, reset after a warm-up read) − RSS before it.\n`);
+  out.push('| layout | reader | read ms | peak RSS MiB | increase MiB | increase / output |');
+  out.push('|---|---|---:|---:|---:|---:|');
+  for (const m of mems) {
+    out.push(`| ${m.layout} | ${m.reader} | ${m.ms.toFixed(0)} | ${(m.peak / MiB).toFixed(0)} | ${(m.increase / MiB).toFixed(0)} | ${(m.increase / OUT_BYTES).toFixed(2)} |`);
+  }
+}
+if (profiles.length > 0) {
+  out.push('');
+  out.push('Top self-time functions of Floe full reads (`node --cpu-prof`, samples during the reads only; line = where the function is defined in the .ts source):\n');
+  out.push(...profiles);
+}
+console.log(out.join('\n'));
+
+if (!opts.keep) rmSync(STORE_DIR, { recursive: true, force: true });
+process.exit(0);
