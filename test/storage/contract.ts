@@ -175,6 +175,19 @@ export function defineStorageContract(name: string, factory: StorageFactory, opt
       expect(await collect(s.list('zzz/'))).toEqual([]);
     });
 
+    it('resumes a listing after a given key with startAfter', async () => {
+      const keys = ['a/1', 'a/2', 'a/b/1', 'a/b/2', 'a/c', 'b/1'];
+      for (const k of keys) await s.put(k, enc(k));
+      const after = async (prefix: string, startAfter: string) => (await collect(s.list(prefix, { startAfter }))).map((o) => o.key);
+      expect(await after('a/', 'a/2')).toEqual(['a/b/1', 'a/b/2', 'a/c']);
+      expect(await after('a/', 'a/b/1')).toEqual(['a/b/2', 'a/c']);
+      expect(await after('a/', 'a/b/')).toEqual(['a/b/1', 'a/b/2', 'a/c']);
+      expect(await after('a/', 'a/bz')).toEqual(['a/c']);
+      expect(await after('', 'a/c')).toEqual(['b/1']);
+      expect(await after('a/', '')).toEqual(['a/1', 'a/2', 'a/b/1', 'a/b/2', 'a/c']);
+      expect(await after('a/', 'z')).toEqual([]);
+    });
+
     it('lists one directory level with listDir', async () => {
       for (const k of ['top', 'd/x', 'd/sub/y', 'd/sub/z/w', 'd/other/q', 'e/1']) await s.put(k, enc(k));
       const root = await s.listDir('');

@@ -15,7 +15,11 @@ export async function openRaceStorage(backend: RaceBackend): Promise<ObjectStora
       const { SqliteStorage } = await import('../../src/engine/storage/sqlite.ts');
       return new SqliteStorage({ file: backend.file });
     }
-    case 's3':
-      throw new Error('s3 race backend not wired yet');
+    case 's3': {
+      const { S3Storage } = await import('../../src/engine/storage/s3.ts');
+      // Ceph answers some GETs during a write race with 500: the retry wrapper absorbs those.
+      const { withRetries } = await import('../../src/engine/storage/retries.ts');
+      return withRetries(new S3Storage(backend.options as unknown as ConstructorParameters<typeof S3Storage>[0]), { maxAttempts: 6 });
+    }
   }
 }

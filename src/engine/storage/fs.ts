@@ -19,7 +19,7 @@ import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
 import { compareKeys } from './memory.ts';
 import { checkPrecondition, preconditionFailed, validatePutOptions } from './preconditions.ts';
 import { resolveRange, validateRange } from './ranges.ts';
-import type { ByteRange, GetResult, ListDirResult, ObjectInfo, ObjectStorage, PutOptions, VersionToken } from './types.ts';
+import type { ByteRange, GetResult, ListDirResult, ListOptions, ObjectInfo, ObjectStorage, PutOptions, VersionToken } from './types.ts';
 
 export interface FsStorageOptions {
   /** Directory holding the objects; created if missing. */
@@ -96,12 +96,12 @@ export class FsStorage implements ObjectStorage {
     return this.put(to, bytes);
   }
 
-  async *list(prefix: string): AsyncIterable<ObjectInfo> {
+  async *list(prefix: string, options?: ListOptions): AsyncIterable<ObjectInfo> {
     validatePrefix(prefix);
     const slash = prefix.lastIndexOf('/');
     const dirKey = prefix.slice(0, slash + 1); // '' or ends in '/'
     const namePrefix = prefix.slice(slash + 1);
-    yield* this.walk(dirKey, namePrefix);
+    yield* this.walk(dirKey, namePrefix, options?.startAfter);
   }
 
   async listDir(prefix: string): Promise<ListDirResult> {
@@ -215,13 +215,16 @@ export class FsStorage implements ObjectStorage {
       .sort((a, b) => compareKeys(sortName(a), sortName(b)));
   }
 
-  private *walk(dirKey: string, namePrefix: string): Generator<ObjectInfo> {
+  private *walk(dirKey: string, namePrefix: string, startAfter: string | undefined): Generator<ObjectInfo> {
     for (const entry of this.entries(dirKey)) {
       if (!entry.name.startsWith(namePrefix)) continue;
       const key = dirKey + entry.name;
       if (entry.isDirectory()) {
-        yield* this.walk(`${key}/`, '');
-      } else {
+        // Skip a directory whose keys all sort before `startAfter`.
+        const inside = `${key}/`;
+        if (startAfter !== undefined && compareKeys(inside, startAfter) < 0 && !startAfter.startsWith(inside)) continue;
+        yield* this.walk(inside, '', startAfter);
+      } else if (startAfter === undefined || compareKeys(key, startAfter) > 0) {
         const stats = lstatOrNull(path.join(this.root, key));
         if (stats?.isFile()) yield infoOf(key, stats); // may have been deleted since readdir
       }

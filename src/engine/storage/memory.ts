@@ -9,6 +9,7 @@ import type {
   ByteRange,
   GetResult,
   ListDirResult,
+  ListOptions,
   ObjectInfo,
   ObjectStorage,
   PutOptions,
@@ -75,11 +76,14 @@ export class MemoryStorage implements ObjectStorage {
     return { version: this.store(to, source.bytes) };
   }
 
-  async *list(prefix: string): AsyncIterable<ObjectInfo> {
+  async *list(prefix: string, options?: ListOptions): AsyncIterable<ObjectInfo> {
     this.checkOpen();
     validatePrefix(prefix);
+    const after = options?.startAfter;
     // Snapshot the matching keys first so writes during iteration cannot break it.
-    const keys = [...this.objects.keys()].filter((k) => k.startsWith(prefix)).sort(compareKeys);
+    const keys = [...this.objects.keys()]
+      .filter((k) => k.startsWith(prefix) && (after === undefined || compareKeys(k, after) > 0))
+      .sort(compareKeys);
     for (const key of keys) {
       const object = this.objects.get(key);
       if (object) yield infoOf(key, object);

@@ -18,7 +18,7 @@ import { resolveRange, validateRange } from './ranges.ts';
 import {
   httpStatusOf, isAmbiguousWriteFailure, isInvalidRange, isNotFound, isPreconditionFailed, storageFailure,
 } from './s3-errors.ts';
-import type { ByteRange, GetResult, ListDirResult, ObjectInfo, ObjectStorage, PutOptions, VersionToken } from './types.ts';
+import type { ByteRange, GetResult, ListDirResult, ListOptions, ObjectInfo, ObjectStorage, PutOptions, VersionToken } from './types.ts';
 
 export interface S3StorageOptions {
   bucket: string;
@@ -53,7 +53,8 @@ export interface S3StorageOptions {
 export class S3Storage implements ObjectStorage {
   readonly kind = 's3';
   readonly bucket: string;
-  private readonly root: string;
+  /** Key prefix of this storage inside the bucket: '' or ending in '/'. */
+  readonly root: string;
   private readonly client: S3Client;
   private readonly ownsClient: boolean;
   private readonly options: S3StorageOptions;
@@ -176,11 +177,11 @@ export class S3Storage implements ObjectStorage {
     return { version: etag };
   }
 
-  async *list(prefix: string): AsyncIterable<ObjectInfo> {
+  async *list(prefix: string, options?: ListOptions): AsyncIterable<ObjectInfo> {
     validatePrefix(prefix);
     let token: string | undefined;
     do {
-      const page = await this.listPage(prefix, token, false);
+      const page = await this.listPage(prefix, token, false, options?.startAfter);
       for (const o of page.Contents ?? []) yield this.infoOf(o);
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
@@ -317,7 +318,7 @@ export class S3Storage implements ObjectStorage {
     return info ? { bytes: new Uint8Array(0), version: info.version ?? '' } : null;
   }
 
-  private listPage(prefix: string, token: string | undefined, delimited: boolean) {
+  private listPage(prefix: string, token: string | undefined, delimited: boolean, startAfter?: string) {
     return this.client.send(
       new ListObjectsV2Command({
         Bucket: this.bucket,
@@ -325,6 +326,7 @@ export class S3Storage implements ObjectStorage {
         MaxKeys: this.options.listPageSize ?? 1000,
         ...(token ? { ContinuationToken: token } : {}),
         ...(delimited ? { Delimiter: '/' } : {}),
+        ...(startAfter !== undefined && !token ? { StartAfter: this.root + startAfter } : {}),
       }), this.call()).catch((err: unknown) => {
       throw storageFailure('ListObjectsV2', prefix, err);
     });

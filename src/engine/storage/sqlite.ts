@@ -9,7 +9,8 @@ import { floeError } from '../../errors.ts';
 import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
 import { checkPrecondition, validatePutOptions } from './preconditions.ts';
 import { validateRange } from './ranges.ts';
-import type { ByteRange, GetResult, ListDirResult, ObjectInfo, ObjectStorage, PutOptions, VersionToken } from './types.ts';
+import { compareKeys } from './memory.ts';
+import type { ByteRange, GetResult, ListDirResult, ListOptions, ObjectInfo, ObjectStorage, PutOptions, VersionToken } from './types.ts';
 
 export interface SqliteStorageOptions {
   /** Path of the database file; created with its schema if missing. */
@@ -137,9 +138,14 @@ export class SqliteStorage implements ObjectStorage {
     return this.run(to, () => write.immediate());
   }
 
-  async *list(prefix: string): AsyncIterable<ObjectInfo> {
+  async *list(prefix: string, options?: ListOptions): AsyncIterable<ObjectInfo> {
     validatePrefix(prefix);
-    let rows = this.run(prefix, () => this.statements.page.all(prefix, this.pageSize));
+    const after = options?.startAfter;
+    let rows = this.run(prefix, () =>
+      after !== undefined && compareKeys(after, prefix) >= 0
+        ? this.statements.pageAfter.all(after, this.pageSize)
+        : this.statements.page.all(prefix, this.pageSize),
+    );
     while (rows.length > 0) {
       for (const row of rows) {
         if (!row.key.startsWith(prefix)) return;

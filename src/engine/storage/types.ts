@@ -37,6 +37,11 @@ export interface ListDirResult {
   prefixes: string[];
 }
 
+export interface ListOptions {
+  /** Only keys after this one (in key order): resumes a listing, e.g. after a failed page. */
+  startAfter?: string;
+}
+
 export interface ObjectStorage {
   /** Short backend name for messages and stats: 'memory', 'fs', 'sqlite', 's3'. */
   readonly kind: string;
@@ -48,7 +53,7 @@ export interface ObjectStorage {
   /** Server-side copy; `ifMatch` guards the source's version. */
   copy(from: string, to: string, options?: { ifMatch?: VersionToken }): Promise<{ version: VersionToken }>;
   /** Every object whose key starts with `prefix`, in lexicographic key order. Paged internally. */
-  list(prefix: string): AsyncIterable<ObjectInfo>;
+  list(prefix: string, options?: ListOptions): AsyncIterable<ObjectInfo>;
   /** One level below `prefix` (which is '' or ends in '/'). */
   listDir(prefix: string): Promise<ListDirResult>;
   /** Batch delete; missing keys are not an error. */

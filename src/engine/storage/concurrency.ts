@@ -1,0 +1,10 @@
+// Bounded concurrency for a whole storage: at most `limit` backend calls in flight, shared by
+// every caller of the wrapped storage (pass a Limiter to share it across storages).
+import { createLimiter, type Limiter } from './limiter.ts';
+import type { ObjectStorage } from './types.ts';
+import { wrapStorage } from './wrap.ts';
+
+export function withConcurrencyLimit(inner: ObjectStorage, limit: number | Limiter): ObjectStorage {
+  const limiter = typeof limit === 'number' ? createLimiter(limit) : limit;
+  return wrapStorage(inner, (_call, run) => limiter.run(run));
+}

@@ -1,0 +1,39 @@
+// Fault injection for tests: make chosen calls fail with a transient error before reaching the
+// backend, fail after it acted (the answer is lost, the effect is not), or run late.
+import { transientError } from './transient.ts';
+import type { ObjectStorage } from './types.ts';
+import { wrapStorage, type StorageCall } from './wrap.ts';
+
+export type Fault =
+  | { kind: 'fail-before' } // nothing happens; the caller sees a transient error
+  | { kind: 'fail-after' } // the backend acts; the caller sees a transient error
+  | { kind: 'delay'; ms: number };
+
+export type FaultPlan = (call: StorageCall, callNumber: number) => Fault | undefined;
+
+export function withFaults(inner: ObjectStorage, plan: FaultPlan): ObjectStorage {
+  let calls = 0;
+  const injected = (call: StorageCall) => transientError(`injected fault in ${call.operation}`, call.key, undefined);
+  return wrapStorage(inner, async (call, run) => {
+    calls += 1;
+    const fault = plan(call, calls);
+    if (fault?.kind === 'fail-before') throw injected(call);
+    if (fault?.kind === 'delay') await new Promise((resolve) => setTimeout(resolve, fault.ms));
+    const result = await run();
+    if (fault?.kind === 'fail-after') throw injected(call);
+    return result;
+  });
+}
+
+/** A plan failing each call before it acts with probability `rate`, from a seeded generator. */
+export function randomFaults(rate: number, seed = 1): FaultPlan {
+  let state = seed >>> 0 || 1;
+  const next = () => {
+    // xorshift32: deterministic, so a failing test replays with the same faults.
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) / 0x100000000;
+  };
+  return () => (next() < rate ? { kind: 'fail-before' } : undefined);
+}

@@ -1,0 +1,50 @@
+// Retries with exponential backoff and full jitter for transient failures (see transient.ts).
+// A failed precondition is never retried: the caller must re-read and decide.
+import { floeError, isFloeError } from '../../errors.ts';
+import { isTransientError } from './transient.ts';
+import type { ObjectStorage } from './types.ts';
+import { wrapStorage, type StorageCall } from './wrap.ts';
+
+export interface RetryOptions {
+  /** Attempts in all, the first included. Default 4; 1 disables retries. */
+  maxAttempts?: number;
+  /** Delay cap before the second attempt; doubles each time. Default 50 ms. */
+  baseDelayMs?: number;
+  /** Largest delay between two attempts. Default 2 000 ms. */
+  maxDelayMs?: number;
+  /** Which failures to retry. Default: transient STORAGE_ERROR and TIMEOUT. */
+  isRetryable?: (err: unknown, call: StorageCall) => boolean;
+  /** Injectable for tests. */
+  random?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  /** Called before each retry (logging, stats). */
+  onRetry?: (info: { call: StorageCall; attempt: number; delayMs: number; error: unknown }) => void;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export function withRetries(inner: ObjectStorage, options: RetryOptions = {}): ObjectStorage {
+  const maxAttempts = options.maxAttempts ?? 4;
+  if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1) {
+    throw floeError('INVALID_ARGUMENT', `maxAttempts must be a positive integer, got ${maxAttempts}`);
+  }
+  const base = options.baseDelayMs ?? 50;
+  const cap = options.maxDelayMs ?? 2000;
+  const retryable = options.isRetryable ?? ((err: unknown) => isTransientError(err));
+  const random = options.random ?? Math.random;
+  const sleep = options.sleep ?? defaultSleep;
+
+  return wrapStorage(inner, async (call, run) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await run();
+      } catch (err) {
+        const giveUp = attempt >= maxAttempts || isFloeError(err, 'PRECONDITION_FAILED') || !retryable(err, call);
+        if (giveUp) throw err;
+        const delayMs = Math.round(random() * Math.min(cap, base * 2 ** (attempt - 1)));
+        options.onRetry?.({ call, attempt, delayMs, error: err });
+        await sleep(delayMs);
+      }
+    }
+  });
+}
