@@ -9,6 +9,7 @@ import {
   type ArrayMetadata, type ArrayMetadataInput, type Attributes,
 } from '../format/zarr/metadata.ts';
 import { cStrides, product, type NdArray } from '../format/zarr/ndarray.ts';
+import { shiftView } from '../format/zarr/projection.ts';
 import { chunkKey } from '../format/zarr/chunk-keys.ts';
 import { keyPrefix, metadataKey, normalizePath } from '../format/zarr/paths.ts';
 import { readChunkRegion, writeChunkRegion, type ChunkJob, type ChunkReader, type View } from './chunk-io.ts';
@@ -203,8 +204,7 @@ function allocateOutput(dataType: DataType, n: number, shared: boolean): ArrayDa
 }
 
 function shift(view: View, job: ChunkJob): View {
-  const offset = job.projections.reduce((acc, p, d) => acc + p.outStart * view.stride[d]!, view.offset);
-  return { data: view.data, offset, stride: view.stride };
+  return shiftView(view, job.projections);
 }
 
 function isScalar(v: WriteValue): boolean {

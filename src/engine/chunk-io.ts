@@ -2,7 +2,7 @@
 // fetching its index and only the byte ranges of the inner chunks the selection touches.
 import { floeError, isFloeError } from '../errors.ts';
 import type { CodecChain, ScratchBuffer } from '../format/codecs/pipeline.ts';
-import { copyFromChunk } from './chunk-copy.ts';
+import { copyFromChunk, fillRegion, shiftView } from '../format/zarr/projection.ts';
 import type { ShardingCodec } from '../format/codecs/sharding.ts';
 import { allEqual, cStrides, copyStrided, fillElements, product, type NdArray, type StridedView } from '../format/zarr/ndarray.ts';
 import { mapLimit } from './concurrency.ts';
@@ -35,7 +35,7 @@ export async function readChunkRegion(io: ChunkReader, key: string, chain: Codec
     return;
   }
   const bytes = await io.store.get(key);
-  if (!bytes) return fillView(dst, counts, chain);
+  if (!bytes) return fillRegion(dst, counts, chain.spec.fillValue.memory, chain.spec.dataType.lanes);
   await decodeAndCopy(io, chain, bytes, key, job.projections, dst);
 }
 
@@ -44,15 +44,14 @@ export async function readChunkRegion(io: ChunkReader, key: string, chain: Codec
  * pool; with a shared-memory destination the worker copies too, so nothing comes back.
  */
 async function decodeAndCopy(io: ChunkReader, chain: CodecChain, bytes: Uint8Array, key: string, ps: readonly ChunkProjection[], dst: View): Promise<void> {
-  const lanes = chain.spec.dataType.lanes;
   const trivial = chain.bytesCodecs.length === 0 && chain.arrayToBytes.name === 'bytes';
   if (!io.pool || trivial || bytes.length < MIN_OFFLOAD_BYTES) {
-    copyFromChunk(decodeAt(chain, bytes, key, io.scratch), ps, dst, lanes);
+    withKey(key, () => chain.decodeRegion(bytes, ps, dst, io.scratch));
     return;
   }
   try {
     if (isShared(dst.data)) await io.pool.decodeInto(chain, bytes, { view: dst, projections: ps });
-    else copyFromChunk(await io.pool.decode(chain, bytes), ps, dst, lanes);
+    else copyFromChunk(await io.pool.decode(chain, bytes), ps, dst, chain.spec.dataType.lanes);
   } catch (err) {
     if (isFloeError(err)) throw floeError(err.code, err.message, { where: key, cause: err });
     throw err;
@@ -77,17 +76,17 @@ async function readShardRegion(io: ChunkReader, key: string, codec: ShardingCode
   const { store } = io;
   const indexRange = codec.indexLocation === 'end' ? { suffixLength: codec.indexByteLength } : { offset: 0, length: codec.indexByteLength };
   const indexBytes = await store.getRange(key, indexRange);
-  if (!indexBytes) return fillView(dst, ps.map((p) => p.count), codec.innerChain);
+  const { fillValue, dataType } = codec.innerChain.spec;
+  if (!indexBytes) return fillRegion(dst, ps.map((p) => p.count), fillValue.memory, dataType.lanes);
   const index = withKey(key, () => codec.decodeIndex(indexBytes));
   // Project the shard-local selection onto the inner chunk grid.
   const inner = ps.map((p, d) => projectDim({ start: p.start, step: p.step, count: p.count, drop: false }, codec.innerChunkShape[d]!));
   const jobs: ChunkProjection[][] = [];
   forEachProduct(inner, (q) => jobs.push(q));
   await mapLimit(jobs, SHARD_CONCURRENCY, async (q) => {
-    const sub = q.reduce((acc, p, d) => acc + p.outStart * dst.stride[d]!, dst.offset);
-    const view: View = { data: dst.data, offset: sub, stride: dst.stride };
+    const view = shiftView(dst, q);
     const i = codec.innerIndex(q.map((p) => p.chunk));
-    if (index.offsets[i]! < 0) return fillView(view, q.map((p) => p.count), codec.innerChain);
+    if (index.offsets[i]! < 0) return fillRegion(view, q.map((p) => p.count), fillValue.memory, dataType.lanes);
     const bytes = await store.getRange(key, { offset: index.offsets[i]!, length: index.lengths[i]! });
     if (!bytes || bytes.length !== index.lengths[i]) {
       throw floeError('CORRUPT_OBJECT', `shard index entry ${i} points past the end of the shard`, { where: key });
@@ -105,8 +104,8 @@ export async function writeChunkRegion(
   const chunk: NdArray = { data: dataType.allocate(product(shape)), shape: [...shape], stride: cStrides(shape) };
   const existing = whole ? undefined : await store.get(key);
   if (existing) {
-    const decoded = decodeAt(chain, existing, key);
-    copyStrided({ data: decoded.data, offset: 0, stride: decoded.stride }, { data: chunk.data, offset: 0, stride: chunk.stride }, shape, lanes);
+    const whole = shape.map((n) => ({ chunk: 0, start: 0, step: 1, count: n, outStart: 0 }));
+    withKey(key, () => chain.decodeRegion(existing, whole, { data: chunk.data, offset: 0, stride: chunk.stride }));
   } else {
     fillElements(chunk.data, fillValue.memory, 0, product(shape), lanes);
   }
@@ -121,24 +120,6 @@ export async function writeChunkRegion(
     return;
   }
   await store.set(key, withKey(key, () => chain.encode(chunk)));
-}
-
-function fillView(dst: View, counts: readonly number[], chain: CodecChain): void {
-  const { fillValue, dataType } = chain.spec;
-  if (isContiguous(dst, counts)) {
-    fillElements(dst.data, fillValue.memory, dst.offset, product(counts), dataType.lanes);
-    return;
-  }
-  copyStrided({ data: fillValue.memory, offset: 0, stride: counts.map(() => 0) }, dst, counts, dataType.lanes);
-}
-
-function isContiguous(view: View, counts: readonly number[]): boolean {
-  const expected = cStrides(counts);
-  return counts.every((n, d) => n === 1 || view.stride[d] === expected[d]);
-}
-
-function decodeAt(chain: CodecChain, bytes: Uint8Array, key: string, scratch?: ScratchBuffer): NdArray {
-  return withKey(key, () => chain.decode(bytes, scratch));
 }
 
 /** Attaches the store key to codec errors so messages say which chunk failed. */

@@ -3,7 +3,6 @@ import { parentPort } from 'node:worker_threads';
 import { isFloeError } from '../errors.ts';
 import { copyTypedArray, ownsWholeBuffer } from '../format/bytes.ts';
 import { buildCodecChain, ScratchBuffer, type CodecChain } from '../format/codecs/pipeline.ts';
-import { copyFromChunk } from './chunk-copy.ts';
 import { parseDataType } from '../format/zarr/data-types.ts';
 import { parseFillValue, type FillValueInput } from '../format/zarr/fill-value.ts';
 import type { CodecMetadata } from '../format/codecs/types.ts';
@@ -35,9 +34,8 @@ parentPort!.on('message', (req: DecodeRequest) => {
   try {
     const chain = chainFor(req);
     if (req.target) {
-      // Shared output: decompress into reused scratch, copy the selection out, reply empty.
-      const out = chain.decode(req.bytes, scratch);
-      copyFromChunk(out, req.target.projections, req.target.view, chain.spec.dataType.lanes);
+      // Shared output: decode into reused scratch, copy the selection out, reply empty.
+      chain.decodeRegion(req.bytes, req.target.projections, req.target.view, scratch);
       parentPort!.postMessage({ id: req.id, ok: true } satisfies DecodeResponse);
       return;
     }

@@ -1,6 +1,7 @@
 // Selections (integers, slices with any step, `null` for a whole dimension, '...' for the rest)
 // normalised per dimension, and projected onto a regular chunk grid.
 import { floeError } from '../errors.ts';
+import type { DimSelection } from '../format/zarr/projection.ts';
 
 export interface Slice {
   readonly kind: 'slice';
@@ -21,14 +22,8 @@ export function slice(startOrStop: number | null = null, stop?: number | null, s
   return Object.freeze({ kind: 'slice', start: startOrStop, stop, step });
 }
 
-/** One dimension of a normalised selection: `count` indices start, start+step, ... */
-export interface DimSelection {
-  readonly start: number;
-  readonly step: number;
-  readonly count: number;
-  /** An integer index: the dimension is dropped from the result's shape. */
-  readonly drop: boolean;
-}
+// Projection onto chunk grids is pure and shared with the codecs (sharding reads inner chunks).
+export { forEachProduct, projectDim, type ChunkProjection, type DimSelection } from '../format/zarr/projection.ts';
 
 export function normalizeSelection(selection: Selection | undefined, shape: readonly number[]): DimSelection[] {
   const items = expandEllipsis(selection ?? [], shape.length);
@@ -85,57 +80,3 @@ export function resultShape(dims: readonly DimSelection[]): number[] {
   return dims.filter((d) => !d.drop).map((d) => d.count);
 }
 
-/** The part of one dimension's selection that falls in one chunk. */
-export interface ChunkProjection {
-  readonly chunk: number;
-  /** Index within the chunk of the first selected element. */
-  readonly start: number;
-  readonly step: number;
-  readonly count: number;
-  /** Position of that element in the selection's output along this dimension. */
-  readonly outStart: number;
-}
-
-export function projectDim(sel: DimSelection, chunkSize: number): ChunkProjection[] {
-  const out: ChunkProjection[] = [];
-  if (sel.count === 0) return out;
-  const { start, step, count } = sel;
-  const last = start + (count - 1) * step;
-  if (Math.abs(step) >= chunkSize) {
-    // At most one element per chunk: walk the elements.
-    for (let i = 0; i < count; i++) {
-      const idx = start + i * step;
-      const chunk = Math.floor(idx / chunkSize);
-      out.push({ chunk, start: idx - chunk * chunkSize, step, count: 1, outStart: i });
-    }
-    return out;
-  }
-  const first = Math.floor(start / chunkSize);
-  const final = Math.floor(last / chunkSize);
-  const dir = step > 0 ? 1 : -1;
-  for (let c = first; dir > 0 ? c <= final : c >= final; c += dir) {
-    const lo = c * chunkSize;
-    const hi = lo + chunkSize - 1;
-    const [a, b] = step > 0 ? [lo, hi] : [hi, lo];
-    const i0 = Math.max(0, Math.ceil((a - start) / step));
-    const i1 = Math.min(count - 1, Math.floor((b - start) / step));
-    if (i1 < i0) continue;
-    out.push({ chunk: c, start: start + i0 * step - lo, step, count: i1 - i0 + 1, outStart: i0 });
-  }
-  return out;
-}
-
-/** Visits the cartesian product of per-dimension projections. */
-export function forEachProduct<T>(lists: readonly (readonly T[])[], visit: (items: T[]) => void): void {
-  if (lists.some((l) => l.length === 0)) return;
-  const idx = new Array<number>(lists.length).fill(0);
-  for (;;) {
-    visit(idx.map((i, d) => lists[d]![i]!));
-    let d = lists.length - 1;
-    for (; d >= 0; d--) {
-      if (++idx[d]! < lists[d]!.length) break;
-      idx[d] = 0;
-    }
-    if (d < 0) return;
-  }
-}

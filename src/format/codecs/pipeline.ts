@@ -1,7 +1,8 @@
 // A codec chain built from zarr.json's `codecs`: array->array codecs, exactly one array->bytes
 // codec, then bytes->bytes codecs. Decoding runs the chain backwards.
 import { floeError, isFloeError } from '../../errors.ts';
-import type { NdArray } from '../zarr/ndarray.ts';
+import type { NdArray, StridedView } from '../zarr/ndarray.ts';
+import { copyFromChunk, type ChunkProjection } from '../zarr/projection.ts';
 import type { ArrayToArrayCodec, ArrayToBytesCodec, ChunkSpec } from './array-codecs.ts';
 import { bytesCodec } from './bytes.ts';
 import { BYTES_CODECS } from './bytes-codecs.ts';
@@ -10,6 +11,9 @@ import { shardingCodec, type ShardingCodec } from './sharding.ts';
 import { transposeCodec } from './transpose.ts';
 import type { BytesToBytesCodec, CodecMetadata } from './types.ts';
 import { vlenUtf8Codec } from './vlen-utf8.ts';
+import { vlenBytesCodec } from './vlen-bytes.ts';
+import { vlenOffsetsCodec } from './vlen-offsets.ts';
+import { isVariableLength } from '../zarr/data-types.ts';
 
 export interface CodecChain {
   /** The spec of the chunk the chain encodes (the decoded side). */
@@ -24,13 +28,18 @@ export interface CodecChain {
    * `scratch`, whose contents are then valid only until its next use): treat as read-only.
    */
   decode(bytes: Uint8Array, scratch?: ScratchBuffer): NdArray;
+  /**
+   * Decodes and copies the projected part of the chunk straight into `dst`. A sharded chunk is
+   * decoded inner chunk by inner chunk, never as one whole-shard array.
+   */
+  decodeRegion(bytes: Uint8Array, projections: readonly ChunkProjection[], dst: StridedView, scratch?: ScratchBuffer): void;
   encode(array: NdArray): Uint8Array;
   /** Encoded size when every codec has a fixed size (needed for shard indexes). */
   encodedSize(): number | undefined;
   toJSON(): CodecMetadata[];
 }
 
-export const ARRAY_CODEC_NAMES = ['transpose', 'numcodecs.delta', 'bytes', 'vlen-utf8', 'sharding_indexed'] as const;
+export const ARRAY_CODEC_NAMES = ['transpose', 'numcodecs.delta', 'bytes', 'vlen-utf8', 'vlen-bytes', 'sharding_indexed'] as const;
 
 export function buildCodecChain(codecs: readonly CodecMetadata[], spec: ChunkSpec): CodecChain {
   const arrayCodecs: ArrayToArrayCodec[] = [];
@@ -72,6 +81,10 @@ export function buildCodecChain(codecs: readonly CodecMetadata[], spec: ChunkSpe
       let array = a2b.decode(b, innerSpec);
       for (let i = arrayCodecs.length - 1; i >= 0; i--) array = arrayCodecs[i]!.decode(array, specs[i]!);
       return array;
+    },
+    decodeRegion(bytes, projections, dst, scratch) {
+      if (sharding) sharding.decodeRegion(bytes, projections, dst, scratch);
+      else copyFromChunk(this.decode(bytes, scratch), projections, dst, spec.dataType.lanes);
     },
     encode(array) {
       let a = array;
@@ -117,6 +130,8 @@ function makeCodec(meta: CodecMetadata, spec: ChunkSpec): AnyCodec {
   try {
     switch (meta.name) {
       case 'bytes':
+        // On string/binary data the ZEP's offsets layout is the data type's own byte form.
+        if (isVariableLength(spec.dataType)) return vlenOffsetsCodec(config, spec.dataType);
         return bytesCodec(config, spec.dataType);
       case 'transpose':
         return transposeCodec(config, spec.shape.length);
@@ -125,6 +140,8 @@ function makeCodec(meta: CodecMetadata, spec: ChunkSpec): AnyCodec {
       case 'vlen-utf8':
         if (spec.dataType.kind !== 'string') misplaced(meta, `vlen-utf8 encodes strings, not ${spec.dataType.name}`);
         return vlenUtf8Codec();
+      case 'vlen-bytes':
+        return vlenBytesCodec(spec.dataType);
       case 'sharding_indexed':
         return shardingCodec(config, spec, buildCodecChain);
     }

@@ -4,9 +4,10 @@
 import { floeError, isFloeError } from '../../errors.ts';
 import { parseDataType } from '../zarr/data-types.ts';
 import { parseFillValue } from '../zarr/fill-value.ts';
-import { allEqual, cStrides, copyStrided, fillElements, product, type NdArray } from '../zarr/ndarray.ts';
+import { allEqual, cStrides, copyStrided, fillElements, product, type NdArray, type StridedView } from '../zarr/ndarray.ts';
 import type { ArrayToBytesCodec, ChunkSpec } from './array-codecs.ts';
-import type { CodecChain } from './pipeline.ts';
+import type { CodecChain, ScratchBuffer } from './pipeline.ts';
+import { fillRegion, forEachProduct, projectDim, shiftView, type ChunkProjection } from '../zarr/projection.ts';
 import type { CodecMetadata } from './types.ts';
 
 /** Offsets and lengths of every inner chunk, C order over chunks-per-shard. */
@@ -26,6 +27,8 @@ export interface ShardingCodec extends ArrayToBytesCodec {
   decodeIndex(bytes: Uint8Array, shardSize?: number): ShardIndex;
   /** The index entry number of inner chunk `coords` (C order). */
   innerIndex(coords: readonly number[]): number;
+  /** Decodes only the inner chunks the (shard-local) projections touch, each straight into `dst`. */
+  decodeRegion(bytes: Uint8Array, projections: readonly ChunkProjection[], dst: StridedView, scratch?: ScratchBuffer): void;
 }
 
 /** Both fields at 2^64-1 mark an empty inner chunk. As a double that is exactly 2^64. */
@@ -81,7 +84,30 @@ export function shardingCodec(config: Record<string, unknown> | undefined, shard
     return { offsets, lengths };
   };
 
+  const indexOf = (bytes: Uint8Array): ShardIndex => {
+    if (bytes.length < indexByteLength) {
+      throw floeError('CORRUPT_OBJECT', `shard is ${bytes.length} bytes, shorter than its ${indexByteLength}-byte index`);
+    }
+    const indexBytes = indexLocation === 'end' ? bytes.subarray(bytes.length - indexByteLength) : bytes.subarray(0, indexByteLength);
+    return decodeIndex(indexBytes, bytes.length);
+  };
+
   const innerIndex = (coords: readonly number[]): number => coords.reduce((acc, x, d) => acc + x * innerStrides[d]!, 0);
+
+  const decodeRegion: ShardingCodec['decodeRegion'] = (bytes, projections, dst, scratch) => {
+    const index = indexOf(bytes);
+    const inner = projections.map((p, d) => projectDim({ start: p.start, step: p.step, count: p.count, drop: false }, innerChunkShape[d]!));
+    forEachProduct(inner, (q) => {
+      const view = shiftView(dst, q);
+      const i = innerIndex(q.map((p) => p.chunk));
+      if (index.offsets[i]! < 0) {
+        fillRegion(view, q.map((p) => p.count), shardSpec.fillValue.memory, lanes);
+        return;
+      }
+      const part = bytes.subarray(index.offsets[i]!, index.offsets[i]! + index.lengths[i]!);
+      withInnerIndex(i, () => innerChain.decodeRegion(part, q, view, scratch));
+    });
+  };
 
   return {
     kind: 'array_to_bytes',
@@ -103,22 +129,12 @@ export function shardingCodec(config: Record<string, unknown> | undefined, shard
       },
     }) as unknown as CodecMetadata,
 
+    decodeRegion,
+
     decode(bytes, spec) {
-      if (bytes.length < indexByteLength) {
-        throw floeError('CORRUPT_OBJECT', `shard is ${bytes.length} bytes, shorter than its ${indexByteLength}-byte index`);
-      }
-      const indexBytes = indexLocation === 'end' ? bytes.subarray(bytes.length - indexByteLength) : bytes.subarray(0, indexByteLength);
-      const index = decodeIndex(indexBytes, bytes.length);
       const out: NdArray = { data: spec.dataType.allocate(product(spec.shape)), shape: [...spec.shape], stride: cStrides(spec.shape) };
-      forEachInner(chunksPerShard, (coords, i) => {
-        const origin = coords.reduce((acc, x, d) => acc + x * innerChunkShape[d]! * out.stride[d]!, 0);
-        if (index.offsets[i]! < 0) {
-          fillRegion(out, origin, innerChunkShape, spec);
-          return;
-        }
-        const chunk = decodeInner(innerChain, bytes.subarray(index.offsets[i]!, index.offsets[i]! + index.lengths[i]!), i);
-        copyStrided({ data: chunk.data, offset: 0, stride: chunk.stride }, { data: out.data, offset: origin, stride: out.stride }, innerChunkShape, lanes);
-      });
+      const whole = spec.shape.map((n) => ({ chunk: 0, start: 0, step: 1, count: n, outStart: 0 }));
+      decodeRegion(bytes, whole, { data: out.data, offset: 0, stride: out.stride });
       return out;
     },
 
@@ -143,19 +159,14 @@ export function shardingCodec(config: Record<string, unknown> | undefined, shard
   };
 }
 
-function decodeInner(chain: CodecChain, bytes: Uint8Array, i: number): NdArray {
+/** Names the inner chunk in codec errors. */
+function withInnerIndex<T>(i: number, fn: () => T): T {
   try {
-    return chain.decode(bytes);
+    return fn();
   } catch (err) {
     if (isFloeError(err)) throw floeError(err.code, `inner chunk ${i}: ${err.message}`, { cause: err, details: err.details });
     throw err;
   }
-}
-
-function fillRegion(out: NdArray, origin: number, shape: readonly number[], spec: ChunkSpec): void {
-  const fill: NdArray = { data: spec.dataType.allocate(product(shape)), shape: [...shape], stride: cStrides(shape) };
-  fillElements(fill.data, spec.fillValue.memory, 0, product(shape), spec.dataType.lanes);
-  copyStrided({ data: fill.data, offset: 0, stride: fill.stride }, { data: out.data, offset: origin, stride: out.stride }, shape, spec.dataType.lanes);
 }
 
 /** Visits every grid position in C order with its flat index. */
