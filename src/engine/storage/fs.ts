@@ -139,6 +139,35 @@ export class FsStorage implements ObjectStorage {
 
   async close(): Promise<void> {}
 
+  /**
+   * Removes temp files that crashed writers left behind (`.floe-tmp-*`, broken locks), if older
+   * than `olderThanMs` (default 1 hour, far longer than any write). Returns how many it removed.
+   */
+  async sweepTempFiles(olderThanMs = 3_600_000): Promise<number> {
+    let removed = 0;
+    const sweep = (dir: string) => {
+      let entries: Dirent[];
+      try {
+        entries = readdirSync(dir, { withFileTypes: true });
+      } catch {
+        return;
+      }
+      for (const entry of entries) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) sweep(full);
+        else if (entry.name.startsWith(`${RESERVED_PREFIX}tmp-`) || /\.stale-[0-9a-f]+$/.test(entry.name)) {
+          const stats = lstatOrNull(full);
+          if (stats && Date.now() - Number(stats.mtimeMs) > olderThanMs) {
+            unlinkQuietly(full);
+            removed += 1;
+          }
+        }
+      }
+    };
+    sweep(this.root);
+    return removed;
+  }
+
   /** Removes the whole root directory (tests, ephemeral repositories). */
   async destroy(): Promise<void> {
     await rm(this.root, { recursive: true, force: true });

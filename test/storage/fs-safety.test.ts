@@ -1,0 +1,67 @@
+// Filesystem-only behaviour: the root cannot be escaped, temp and lock files stay invisible,
+// abandoned locks are broken, live ones time out.
+import { existsSync, mkdirSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { FsStorage } from '../../src/engine/storage/fs.ts';
+import { FsStorage as Fs } from '../../src/engine/storage/fs.ts';
+import { makeFsStorage } from './backends.ts';
+import { collect, expectCode } from './contract.ts';
+
+const enc = (s: string) => new TextEncoder().encode(s);
+
+describe('fs backend safety', () => {
+  let s: FsStorage;
+  let cleanup: () => Promise<void>;
+  beforeEach(() => {
+    ({ storage: s, cleanup } = makeFsStorage());
+  });
+  afterEach(() => cleanup());
+
+  it('writes only inside the root and refuses reserved names', async () => {
+    await s.put('a/b', enc('x'));
+    expect(existsSync(path.join(s.root, 'a', 'b'))).toBe(true);
+    await expectCode(s.put('.floe-lock.a', enc('x')), 'INVALID_KEY');
+    await expectCode(s.put('a/.floe-tmp-1', enc('x')), 'INVALID_KEY');
+    expect(readdirSync(path.join(s.root, 'a'))).toEqual(['b']); // no temp or lock file left
+  });
+
+  it('ignores temp files, lock files and symlinks when listing and reading', async () => {
+    await s.put('d/real', enc('x'));
+    writeFileSync(path.join(s.root, 'd', '.floe-tmp-deadbeef'), 'partial');
+    writeFileSync(path.join(s.root, 'd', '.floe-lock.real'), '{}');
+    symlinkSync('/etc/hostname', path.join(s.root, 'd', 'link'));
+    expect((await collect(s.list(''))).map((o) => o.key)).toEqual(['d/real']);
+    expect(await s.get('d/link')).toBeNull();
+    await s.delete(['d/link']);
+    expect(existsSync('/etc/hostname')).toBe(true);
+  });
+
+  it('breaks a lock whose holder process is gone', async () => {
+    await s.put('k', enc('1'));
+    // pid 2^22+1 is above Linux's pid_max default: no such process.
+    writeFileSync(path.join(s.root, '.floe-lock.k'), JSON.stringify({ pid: 4_194_305, host: (await import('node:os')).hostname(), nonce: 'dead' }));
+    const started = Date.now();
+    await s.put('k', enc('2'));
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(new TextDecoder().decode((await s.get('k'))!.bytes)).toBe('2');
+  });
+
+  it('times out on a live lock instead of waiting forever', async () => {
+    const quick = new Fs({ root: s.root, lock: { timeoutMs: 100 } });
+    await quick.put('k', enc('1'));
+    writeFileSync(path.join(s.root, '.floe-lock.k'), JSON.stringify({ pid: process.pid, host: (await import('node:os')).hostname(), nonce: 'live' }));
+    await expectCode(quick.put('k', enc('2')), 'TIMEOUT');
+    expect(new TextDecoder().decode((await quick.get('k'))!.bytes)).toBe('1');
+  });
+
+  it('sweeps temp files left by crashed writers', async () => {
+    mkdirSync(path.join(s.root, 'x'), { recursive: true });
+    const old = path.join(s.root, 'x', '.floe-tmp-0123');
+    writeFileSync(old, 'left over');
+    writeFileSync(path.join(s.root, 'x', '.floe-tmp-4567'), 'in flight');
+    utimesSync(old, new Date(Date.now() - 7_200_000), new Date(Date.now() - 7_200_000));
+    expect(await s.sweepTempFiles()).toBe(1);
+    expect(readdirSync(path.join(s.root, 'x'))).toEqual(['.floe-tmp-4567']);
+  });
+});
