@@ -1,0 +1,97 @@
+// A byte-budgeted LRU cache with single-flight loading: concurrent `load` calls for one key share
+// one fetch, so a hundred readers opening the same snapshot cost one GET. Values are immutable
+// objects (decoded snapshots, manifests), so sharing them between readers is safe.
+import { LRUCache } from 'lru-cache';
+
+export interface ByteLruOptions<V> {
+  /** Total budget in bytes, > 0. An entry larger than the budget is returned but not kept. */
+  maxBytes: number;
+  /** Estimated bytes an entry holds in memory (at least 1). */
+  sizeOf: (value: V) => number;
+}
+
+export interface ByteLruStats {
+  entries: number;
+  bytes: number;
+  maxBytes: number;
+  hits: number;
+  misses: number;
+  /** Loads that joined a fetch already in flight. */
+  joined: number;
+}
+
+export class ByteLru<K extends string, V extends object> {
+  private readonly cache: LRUCache<K, V>;
+  private readonly inFlight = new Map<K, Promise<V>>();
+  private readonly sizeOf: (value: V) => number;
+  private hits = 0;
+  private misses = 0;
+  private joined = 0;
+
+  constructor(readonly options: ByteLruOptions<V>) {
+    if (!(Number.isFinite(options.maxBytes) && options.maxBytes > 0)) {
+      throw new RangeError(`maxBytes must be a positive number of bytes, got ${options.maxBytes}`);
+    }
+    this.sizeOf = options.sizeOf;
+    this.cache = new LRUCache<K, V>({
+      maxSize: options.maxBytes,
+      sizeCalculation: (value) => Math.max(1, Math.ceil(this.sizeOf(value))),
+    });
+  }
+
+  get(key: K): V | undefined {
+    return this.cache.get(key);
+  }
+
+  set(key: K, value: V): void {
+    if (Math.max(1, this.sizeOf(value)) <= this.options.maxBytes) this.cache.set(key, value);
+  }
+
+  delete(key: K): void {
+    this.cache.delete(key);
+  }
+
+  /** The cached value, or the result of `loader` (run once for all concurrent callers). */
+  load(key: K, loader: () => Promise<V>): Promise<V> {
+    const hit = this.cache.get(key);
+    if (hit !== undefined) {
+      this.hits++;
+      return Promise.resolve(hit);
+    }
+    const pending = this.inFlight.get(key);
+    if (pending) {
+      this.joined++;
+      return pending;
+    }
+    this.misses++;
+    const promise = loader().then(
+      (value) => {
+        this.inFlight.delete(key);
+        this.set(key, value);
+        return value;
+      },
+      (err: unknown) => {
+        // A failed load is not cached: the next caller retries.
+        this.inFlight.delete(key);
+        throw err;
+      },
+    );
+    this.inFlight.set(key, promise);
+    return promise;
+  }
+
+  stats(): ByteLruStats {
+    return {
+      entries: this.cache.size,
+      bytes: this.cache.calculatedSize,
+      maxBytes: this.options.maxBytes,
+      hits: this.hits,
+      misses: this.misses,
+      joined: this.joined,
+    };
+  }
+
+  clear(): void {
+    this.cache.clear();
+  }
+}

@@ -1,0 +1,184 @@
+// The uncommitted changes of a writable session, as plain data kept apart from the snapshot they
+// apply to. Base nodes (those in the session's parent snapshot) are referred to by node id: they
+// can be updated, moved or deleted. New nodes carry their current path. Chunk changes are keyed
+// by node id and chunk coordinates; `null` is a tombstone (the chunk was deleted).
+//
+// This is the object part 2's rebase works on: a solver reads another commit's transaction log
+// and this change set and returns a patched change set (see docs/transactions.md).
+import type { NodeId } from '../format/icechunk/ids.ts';
+import { idToString } from '../format/icechunk/ids.ts';
+import type { ChunkRef } from '../format/icechunk/manifest.ts';
+import type { DimensionShape } from '../format/icechunk/snapshot.ts';
+
+export type NodeKind = 'group' | 'array';
+
+/** What an array node stores beside its zarr.json. */
+export interface ArrayShapeInfo {
+  shape: DimensionShape[];
+  dimensionNames: (string | null)[] | null;
+}
+
+export interface NodeDefinition {
+  kind: NodeKind;
+  /** The zarr.json bytes. */
+  userData: Uint8Array;
+  /** Present for arrays. */
+  array: ArrayShapeInfo | undefined;
+}
+
+export interface NewNode extends NodeDefinition {
+  id: NodeId;
+  path: string;
+}
+
+export interface DeletedNode {
+  id: NodeId;
+  kind: NodeKind;
+  /** Its path in the base snapshot. */
+  path: string;
+}
+
+export interface MovedNode {
+  id: NodeId;
+  kind: NodeKind;
+  /** Path in the base snapshot. */
+  from: string;
+  /** Current path. */
+  to: string;
+}
+
+/** A chunk change: a new reference, or `null` for a deleted chunk (tombstone). */
+export type ChunkChange = ChunkRef | null;
+
+export const coordsKey = (coords: readonly number[]): string => coords.join(',');
+export const parseCoordsKey = (key: string): number[] => (key === '' ? [] : key.split(',').map(Number));
+
+export class ChangeSet {
+  /** New nodes by node id (base32). */
+  readonly newNodes = new Map<string, NewNode>();
+  /** Base nodes whose zarr.json changed, by node id. */
+  readonly updatedNodes = new Map<string, NodeDefinition & { id: NodeId }>();
+  readonly deletedNodes = new Map<string, DeletedNode>();
+  readonly movedNodes = new Map<string, MovedNode>();
+  /** node id -> coordinates key -> change. */
+  readonly chunks = new Map<string, Map<string, ChunkChange>>();
+  // Indexes kept in step with the maps above.
+  private readonly newByPath = new Map<string, string>();
+  private readonly movedByTo = new Map<string, string>();
+  private readonly movedFrom = new Set<string>();
+  private readonly chunkOwners = new Map<string, NodeId>();
+
+  get isEmpty(): boolean {
+    return (
+      this.newNodes.size === 0 && this.updatedNodes.size === 0 && this.deletedNodes.size === 0 &&
+      this.movedNodes.size === 0 && [...this.chunks.values()].every((m) => m.size === 0)
+    );
+  }
+
+  newNodeAt(path: string): NewNode | undefined {
+    const id = this.newByPath.get(path);
+    return id === undefined ? undefined : this.newNodes.get(id);
+  }
+
+  /** The base node id moved to `path`, if any. */
+  movedTo(path: string): MovedNode | undefined {
+    const id = this.movedByTo.get(path);
+    return id === undefined ? undefined : this.movedNodes.get(id);
+  }
+
+  /** Whether the base node at `basePath` has been moved elsewhere. */
+  isMovedAway(basePath: string): boolean {
+    return this.movedFrom.has(basePath);
+  }
+
+  addNode(node: NewNode): void {
+    const key = idToString(node.id);
+    this.newNodes.set(key, node);
+    this.newByPath.set(node.path, key);
+  }
+
+  updateNode(id: NodeId, definition: NodeDefinition): void {
+    const key = idToString(id);
+    const added = this.newNodes.get(key);
+    if (added) this.newNodes.set(key, { ...added, ...definition });
+    else this.updatedNodes.set(key, { id, ...definition });
+  }
+
+  /** Deletes a node; a base node leaves a deletion record, a new node simply disappears. */
+  deleteNode(id: NodeId, kind: NodeKind, basePath: string | undefined): void {
+    const key = idToString(id);
+    const added = this.newNodes.get(key);
+    if (added) {
+      this.newNodes.delete(key);
+      this.newByPath.delete(added.path);
+    } else if (basePath !== undefined) {
+      this.unmove(key);
+      this.updatedNodes.delete(key);
+      this.deletedNodes.set(key, { id, kind, path: basePath });
+    }
+    this.chunks.delete(key);
+    this.chunkOwners.delete(key);
+  }
+
+  /** Moves a node (one node; the caller moves descendants too). Moves collapse to base -> final. */
+  moveNode(id: NodeId, kind: NodeKind, basePath: string | undefined, to: string): void {
+    const key = idToString(id);
+    const added = this.newNodes.get(key);
+    if (added) {
+      this.newByPath.delete(added.path);
+      this.newNodes.set(key, { ...added, path: to });
+      this.newByPath.set(to, key);
+      return;
+    }
+    if (basePath === undefined) return;
+    this.unmove(key);
+    if (basePath === to) return; // identity moves are not recorded (spec)
+    this.movedNodes.set(key, { id, kind, from: basePath, to });
+    this.movedByTo.set(to, key);
+    this.movedFrom.add(basePath);
+  }
+
+  setChunk(id: NodeId, coords: readonly number[], change: ChunkChange): void {
+    const key = idToString(id);
+    let changes = this.chunks.get(key);
+    if (!changes) this.chunks.set(key, (changes = new Map()));
+    this.chunkOwners.set(key, id);
+    // Deleting a chunk of a new array needs no tombstone: there is nothing below it.
+    if (change === null && this.newNodes.has(key)) changes.delete(coordsKey(coords));
+    else changes.set(coordsKey(coords), change);
+  }
+
+  /** `undefined`: no change recorded; `null`: deleted in this session. */
+  chunkChange(id: NodeId, coords: readonly number[]): ChunkChange | undefined {
+    return this.chunks.get(idToString(id))?.get(coordsKey(coords));
+  }
+
+  /** The node id behind a key of `chunks`. */
+  chunkNodeId(key: string): NodeId | undefined {
+    return this.chunkOwners.get(key);
+  }
+
+  chunkChangesOf(id: NodeId): ReadonlyMap<string, ChunkChange> | undefined {
+    return this.chunks.get(idToString(id));
+  }
+
+  clear(): void {
+    this.newNodes.clear();
+    this.updatedNodes.clear();
+    this.deletedNodes.clear();
+    this.movedNodes.clear();
+    this.chunks.clear();
+    this.newByPath.clear();
+    this.movedByTo.clear();
+    this.movedFrom.clear();
+    this.chunkOwners.clear();
+  }
+
+  private unmove(key: string): void {
+    const moved = this.movedNodes.get(key);
+    if (!moved) return;
+    this.movedNodes.delete(key);
+    this.movedByTo.delete(moved.to);
+    this.movedFrom.delete(moved.from);
+  }
+}

@@ -1,0 +1,92 @@
+// Manifest splitting by the config's rules (the reference's ManifestSplittingConfig, serde form):
+//   splitting: { split_sizes: [[<array condition>, [{ condition: <dim condition>, num_chunks }]]] }
+// Array conditions: { path_matches: { regex } }, { name_matches: { regex } }, { and: [...] },
+// { or: [...] }, "AnyArray". Dimension conditions: { Axis: n }, { DimensionName: name }, "Any".
+// The first array rule that matches wins; within it, each dimension takes the first matching
+// dimension rule. Dimensions no rule matches are not split.
+import type { ChunkRef } from '../format/icechunk/manifest.ts';
+import type { ChunkIndexRange } from '../format/icechunk/snapshot.ts';
+import type { MetadataValue } from '../format/icechunk/metadata-value.ts';
+
+type Json = { [key: string]: MetadataValue };
+const isObject = (v: MetadataValue | undefined): v is Json => !!v && typeof v === 'object' && !Array.isArray(v) && typeof v !== 'bigint';
+
+export interface SplitTarget {
+  path: string;
+  dimensionNames: readonly (string | null)[] | null;
+  rank: number;
+}
+
+function arrayMatches(condition: MetadataValue, target: SplitTarget): boolean {
+  if (condition === 'AnyArray') return true;
+  if (!isObject(condition)) return false;
+  const regex = (v: MetadataValue | undefined) => (isObject(v) && typeof v.regex === 'string' ? new RegExp(v.regex) : undefined);
+  if ('path_matches' in condition) return regex(condition.path_matches)?.test(target.path) ?? false;
+  if ('name_matches' in condition) return regex(condition.name_matches)?.test(target.path.slice(target.path.lastIndexOf('/') + 1)) ?? false;
+  if (Array.isArray(condition.and)) return condition.and.every((c) => arrayMatches(c, target));
+  if (Array.isArray(condition.or)) return condition.or.some((c) => arrayMatches(c, target));
+  return false;
+}
+
+function dimensionMatches(condition: MetadataValue | undefined, axis: number, name: string | null): boolean {
+  if (condition === 'Any') return true;
+  if (!isObject(condition)) return false;
+  if ('Axis' in condition) return Number(condition.Axis) === axis;
+  if ('DimensionName' in condition) return name !== null && condition.DimensionName === name;
+  return false;
+}
+
+/** Chunks per manifest along each dimension (undefined: not split along it). */
+export function splitSizesFor(manifestConfig: MetadataValue, target: SplitTarget): (number | undefined)[] {
+  const sizes: (number | undefined)[] = new Array(target.rank).fill(undefined);
+  const splitting = isObject(manifestConfig) ? manifestConfig.splitting : undefined;
+  const rules = isObject(splitting) && Array.isArray(splitting.split_sizes) ? splitting.split_sizes : [];
+  for (const rule of rules) {
+    if (!Array.isArray(rule) || rule.length !== 2 || !arrayMatches(rule[0]!, target)) continue;
+    const dims = Array.isArray(rule[1]) ? rule[1] : [];
+    for (let axis = 0; axis < target.rank; axis++) {
+      const name = target.dimensionNames?.[axis] ?? null;
+      const hit = dims.find((d) => isObject(d) && dimensionMatches(d.condition, axis, name));
+      const n = isObject(hit) ? Number(hit.num_chunks) : NaN;
+      if (Number.isInteger(n) && n > 0) sizes[axis] = n;
+    }
+    return sizes;
+  }
+  return sizes;
+}
+
+export interface ManifestGroup {
+  extents: ChunkIndexRange[];
+  refs: ChunkRef[];
+}
+
+/**
+ * Groups sorted refs into manifests. Unsplit dimensions get the tight extent of the refs; split
+ * ones get the split region `[k*n, (k+1)*n)`, so extents never overlap.
+ */
+export function groupRefs(refs: readonly ChunkRef[], sizes: readonly (number | undefined)[]): ManifestGroup[] {
+  const groups = new Map<string, ChunkRef[]>();
+  for (const ref of refs) {
+    const key = ref.index.map((c, d) => (sizes[d] ? Math.floor(c / sizes[d]!) : 0)).join(',');
+    let list = groups.get(key);
+    if (!list) groups.set(key, (list = []));
+    list.push(ref);
+  }
+  return [...groups.values()].map((list) => ({
+    refs: list,
+    extents: list[0]!.index.map((_, d) => {
+      const n = sizes[d];
+      if (n) {
+        const from = Math.floor(list[0]!.index[d]! / n) * n;
+        return { from, to: from + n };
+      }
+      let lo = Infinity;
+      let hi = -Infinity;
+      for (const r of list) {
+        lo = Math.min(lo, r.index[d]!);
+        hi = Math.max(hi, r.index[d]!);
+      }
+      return { from: lo, to: hi + 1 };
+    }),
+  }));
+}

@@ -1,0 +1,136 @@
+// The one place the repo info file (`$ROOT/repo`) is read and changed. Every change is a
+// compare-and-swap: read the file and its version, apply a pure change to the decoded object,
+// back the old bytes up under `overwritten/`, append to the ops log, then write with `ifMatch`.
+// A lost race re-reads and re-applies the change (bounded); a change that no longer applies
+// (a branch moved or vanished) throws from the change function and stops the loop.
+import { floeError, isFloeError } from '../errors.ts';
+import type { ObjectStorage, VersionToken } from '../engine/storage/types.ts';
+import { newSnapshotId } from '../format/icechunk/ids.ts';
+import { overwrittenRepoKey, PREFIXES, REPO_INFO_KEY } from '../format/icechunk/keys.ts';
+import { decodeRepoInfo, encodeRepoInfo, type OpsLogEntry, type RepoInfo, type RepoUpdate } from '../format/icechunk/repo-info.ts';
+
+/** Injected time, so tests control timestamps and backup key order. */
+export interface Clock {
+  nowMs(): number;
+}
+export const systemClock: Clock = { nowMs: () => Date.now() };
+
+export interface RepoInfoState {
+  info: RepoInfo;
+  bytes: Uint8Array;
+  version: VersionToken;
+}
+
+/** What a change function returns: the new object and the ops-log entry describing it. */
+export interface RepoChange {
+  info: RepoInfo;
+  update: RepoUpdate;
+}
+
+export type ChangeFunction = (current: RepoInfo) => RepoChange | Promise<RepoChange>;
+
+export interface RepoInfoStoreOptions {
+  clock?: Clock;
+  /** Compare-and-swap attempts before giving up. */
+  retries: number;
+  /** Ops-log entries kept in the file; older ones stay reachable through `repo_before_updates`. */
+  updatesPerFile: number;
+  /** Sleep between attempts (tests pass a no-op). */
+  backoff?: (attempt: number) => Promise<void>;
+}
+
+const defaultBackoff = (attempt: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, Math.min(200, 2 ** Math.min(attempt, 7)) * Math.random()));
+
+export class RepoInfoStore {
+  private readonly clock: Clock;
+  private readonly backoff: (attempt: number) => Promise<void>;
+  private last: RepoInfoState | undefined;
+
+  constructor(
+    private readonly storage: ObjectStorage,
+    private readonly options: RepoInfoStoreOptions,
+  ) {
+    this.clock = options.clock ?? systemClock;
+    this.backoff = options.backoff ?? defaultBackoff;
+  }
+
+  /** The current repo info; NOT_FOUND when the storage holds no repository. */
+  async read(): Promise<RepoInfoState> {
+    const got = await this.storage.get(REPO_INFO_KEY);
+    if (!got) throw floeError('NOT_FOUND', 'no Icechunk repository here: the repo info file is missing', { where: REPO_INFO_KEY });
+    // Unchanged bytes decode to the same object: skip the work when the version matches.
+    if (this.last && this.last.version === got.version) return this.last;
+    this.last = { info: decodeRepoInfo(got.bytes, REPO_INFO_KEY), bytes: got.bytes, version: got.version };
+    return this.last;
+  }
+
+  /** Writes the first repo info file; ALREADY_EXISTS when another one won. */
+  async create(info: RepoInfo): Promise<void> {
+    const bytes = encodeRepoInfo(info);
+    try {
+      const { version } = await this.storage.put(REPO_INFO_KEY, bytes, { ifNoneMatch: '*' });
+      this.last = { info, bytes, version };
+    } catch (err) {
+      if (isFloeError(err, 'PRECONDITION_FAILED')) {
+        throw floeError('ALREADY_EXISTS', 'a repository already exists here', { where: REPO_INFO_KEY, cause: err });
+      }
+      throw err;
+    }
+  }
+
+  /** Applies `change` by compare-and-swap, retrying lost races; returns the written object. */
+  async update(change: ChangeFunction): Promise<RepoInfo> {
+    let lastError: unknown;
+    for (let attempt = 0; attempt < this.options.retries; attempt++) {
+      if (attempt > 0) await this.backoff(attempt);
+      const current = await this.read();
+      const { info, update } = await change(current.info);
+      checkAvailability(current.info, update);
+      const nowMs = this.clock.nowMs();
+      const backupKey = overwrittenRepoKey(nowMs, newSnapshotId());
+      const next = withOpsLogEntry(info, current.info, update, nowMs, backupKey.slice(PREFIXES.overwritten.length), this.options.updatesPerFile);
+      const bytes = encodeRepoInfo(next);
+      try {
+        // The backup goes first: once the new file is visible, its ops log points at it.
+        await this.storage.put(backupKey, current.bytes, { ifNoneMatch: '*' });
+        const { version } = await this.storage.put(REPO_INFO_KEY, bytes, { ifMatch: current.version });
+        this.last = { info: next, bytes, version };
+        return next;
+      } catch (err) {
+        if (!isFloeError(err, 'PRECONDITION_FAILED')) throw err;
+        lastError = err;
+      }
+    }
+    throw floeError('CONFLICT', `the repo info file kept changing; gave up after ${this.options.retries} attempts (raise repoUpdateRetries)`, {
+      where: REPO_INFO_KEY,
+      cause: lastError,
+      details: { reason: 'repo-update-retries-exhausted' },
+    });
+  }
+}
+
+function checkAvailability(current: RepoInfo, update: RepoUpdate): void {
+  if (current.status.availability === 'online' || update.kind === 'repoStatusChanged') return;
+  const reason = current.status.limitedAvailabilityReason ? `: ${current.status.limitedAvailabilityReason}` : '';
+  throw floeError('READ_ONLY', `the repository is ${current.status.availability}${reason}; change its status to write`, { where: REPO_INFO_KEY });
+}
+
+/**
+ * Appends `update` to the ops log. The newest entry has no backup yet; the previous newest entry
+ * gains the key of the backup that holds the file as that update left it (the reference's
+ * layout). Past `limit` entries the oldest are dropped and `repo_before_updates` points at the
+ * backup, which still lists them.
+ */
+export function withOpsLogEntry(info: RepoInfo, previous: RepoInfo, update: RepoUpdate, nowMs: number, backupName: string, limit: number): RepoInfo {
+  const newest = previous.latestUpdates[0];
+  const updatedAt = Math.max(Math.floor(nowMs * 1000), newest ? newest.updatedAt + 1 : 0);
+  const older: OpsLogEntry[] = previous.latestUpdates.map((entry, i) => (i === 0 ? { ...entry, backupPath: backupName } : entry));
+  let latestUpdates: OpsLogEntry[] = [{ update, updatedAt, backupPath: null }, ...older];
+  let repoBeforeUpdates = previous.repoBeforeUpdates;
+  if (latestUpdates.length > limit) {
+    latestUpdates = latestUpdates.slice(0, limit);
+    repoBeforeUpdates = backupName;
+  }
+  return { ...info, latestUpdates, repoBeforeUpdates };
+}

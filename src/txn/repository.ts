@@ -1,0 +1,335 @@
+// A repository: create / open over a Storage, sessions, refs, history, config, metadata,
+// feature flags and status. Names and argument order mirror the reference's JS `Repository`;
+// snapshot ids are base32 strings at this API, branded ids inside.
+import { floeError, isFloeError } from '../errors.ts';
+import { idToString, INITIAL_SNAPSHOT_ID, parseSnapshotId, type SnapshotId } from '../format/icechunk/ids.ts';
+import { REPO_INFO_KEY } from '../format/icechunk/keys.ts';
+import type { MetadataValue } from '../format/icechunk/metadata-value.ts';
+import { decodeRepoConfig, encodeRepoConfig, type RepoInfo, type RepoStatus } from '../format/icechunk/repo-info.ts';
+import type { Snapshot } from '../format/icechunk/snapshot.ts';
+import { fromStoredConfig, mergeConfig, resolveConfig, toStoredConfig, type RepositoryConfig, type ResolvedConfig } from './config.ts';
+import { ancestors, describeSnapshot, diffSnapshots, snapshotAsOf, type DiffResult, type SnapshotDescription } from './history.ts';
+import { RepoObjects, type CacheBudgets } from './objects.ts';
+import * as refs from './refs.ts';
+import { RepoInfoStore, systemClock, type Clock } from './repo-info-store.ts';
+import { Session } from './session.ts';
+import { isSpec1Repository, readSpec1Config, readSpec1RepoInfo } from './spec1-repo.ts';
+import { objectStorageOf, type StorageLike } from './storage.ts';
+import type { VirtualChunkAuthorization } from './virtual-chunks.ts';
+
+/** Floe-only options, after the reference's positional arguments. */
+export interface RepositoryOptions {
+  clock?: Clock;
+  cache?: CacheBudgets;
+}
+
+export type VersionOptions = { branch: string } | { tag: string } | { snapshotId: string };
+export type ReadonlySessionOptions = VersionOptions | ({ branch: string; asOf: Date });
+
+export interface DiffOptions {
+  fromBranch?: string;
+  fromTag?: string;
+  fromSnapshotId?: string;
+  toBranch?: string;
+  toTag?: string;
+  toSnapshotId?: string;
+}
+
+export interface FeatureFlag {
+  id: number;
+  name: string;
+  defaultEnabled: boolean;
+  setting?: boolean;
+  enabled: boolean;
+}
+
+const INITIAL_MESSAGE = 'Repository initialized';
+
+export class Repository {
+  private constructor(
+    private readonly objects: RepoObjects,
+    /** Undefined for spec-1 repositories, which are read-only. */
+    private readonly infoStore: RepoInfoStore | undefined,
+    private readonly spec1Info: RepoInfo | undefined,
+    private storedConfig: { config: RepositoryConfig; carried: Record<string, MetadataValue> },
+    private userConfig: RepositoryConfig,
+    private readonly authorized: VirtualChunkAuthorization,
+    private readonly clock: Clock,
+  ) {}
+
+  static async exists(storage: StorageLike): Promise<boolean> {
+    const backend = objectStorageOf(storage);
+    return (await backend.head(REPO_INFO_KEY)) !== null || (await isSpec1Repository(backend));
+  }
+
+  static async create(
+    storage: StorageLike,
+    config: RepositoryConfig = {},
+    specVersion: number | null = 2,
+    authorizeVirtualChunkAccess: VirtualChunkAuthorization = {},
+    options: RepositoryOptions = {},
+  ): Promise<Repository> {
+    if (specVersion !== null && specVersion !== 2) throw floeError('UNSUPPORTED', `Floe creates spec-2 repositories only, not spec ${specVersion}`);
+    const backend = objectStorageOf(storage);
+    if (await Repository.exists(backend)) throw floeError('ALREADY_EXISTS', 'a repository already exists in this storage; use Repository.open');
+    const clock = options.clock ?? systemClock;
+    const resolved = resolveConfig(config);
+    const objects = new RepoObjects(backend, options.cache);
+    const now = Math.floor(clock.nowMs() * 1000);
+    const initial: Snapshot = {
+      specVersion: 2, id: INITIAL_SNAPSHOT_ID, parentId: null, flushedAt: now, message: INITIAL_MESSAGE,
+      metadata: [{ name: '__icechunk', value: { is_root: true } }], manifestFiles: [], nodes: [], extra: null,
+    };
+    // The initial snapshot and its log have a fixed id: a concurrent creator may have written
+    // them already, which is fine; only one repo info file can win below.
+    await ignoreExisting(objects.writeSnapshot(initial));
+    await objects.writeTransactionLog({
+      specVersion: 2, id: INITIAL_SNAPSHOT_ID, newGroups: [], newArrays: [], deletedGroups: [], deletedArrays: [],
+      updatedArrays: [], updatedGroups: [], updatedChunks: [], movedNodes: [],
+    });
+    const stored = { config, carried: {} };
+    const store = new RepoInfoStore(backend, { clock, retries: resolved.repoUpdateRetries, updatesPerFile: resolved.numUpdatesPerRepoInfoFile });
+    await store.create({
+      specVersion: 2, repoSpecVersion: 2, tags: [], branches: [{ name: refs.MAIN_BRANCH, snapshotId: INITIAL_SNAPSHOT_ID }], deletedTags: [],
+      snapshots: [{ id: INITIAL_SNAPSHOT_ID, parentId: null, flushedAt: now, message: INITIAL_MESSAGE, metadata: initial.metadata }],
+      status: { availability: 'online', setAt: now, limitedAvailabilityReason: null }, metadata: [],
+      latestUpdates: [{ update: { kind: 'repoInitialized' }, updatedAt: now, backupPath: null }], repoBeforeUpdates: null,
+      config: encodeRepoConfig(toStoredConfig(config)), enabledFeatureFlags: null, disabledFeatureFlags: null,
+    });
+    return new Repository(objects, store, undefined, stored, {}, authorizeVirtualChunkAccess, clock);
+  }
+
+  static async open(
+    storage: StorageLike,
+    config?: RepositoryConfig | null,
+    authorizeVirtualChunkAccess: VirtualChunkAuthorization = {},
+    options: RepositoryOptions = {},
+  ): Promise<Repository> {
+    const backend = objectStorageOf(storage);
+    const clock = options.clock ?? systemClock;
+    const objects = new RepoObjects(backend, options.cache);
+    if (await backend.head(REPO_INFO_KEY)) {
+      const probe = new RepoInfoStore(backend, { clock, retries: 1, updatesPerFile: 1000 });
+      const { info } = await probe.read();
+      const stored = fromStoredConfig(info.config ? decodeRepoConfig(info.config, REPO_INFO_KEY) : null);
+      const resolved = resolveConfig(mergeConfig(stored.config, config ?? undefined));
+      const store = new RepoInfoStore(backend, { clock, retries: resolved.repoUpdateRetries, updatesPerFile: resolved.numUpdatesPerRepoInfoFile });
+      return new Repository(objects, store, undefined, stored, config ?? {}, authorizeVirtualChunkAccess, clock);
+    }
+    if (await isSpec1Repository(backend)) {
+      const stored = fromStoredConfig(await readSpec1Config(backend));
+      const info = await readSpec1RepoInfo(backend, objects);
+      return new Repository(objects, undefined, info, stored, config ?? {}, authorizeVirtualChunkAccess, clock);
+    }
+    throw floeError('NOT_FOUND', 'no Icechunk repository in this storage; use Repository.create');
+  }
+
+  static async openOrCreate(
+    storage: StorageLike,
+    config?: RepositoryConfig | null,
+    specVersion: number | null = 2,
+    authorizeVirtualChunkAccess: VirtualChunkAuthorization = {},
+    options: RepositoryOptions = {},
+  ): Promise<Repository> {
+    if (await Repository.exists(storage)) return Repository.open(storage, config, authorizeVirtualChunkAccess, options);
+    try {
+      return await Repository.create(storage, config ?? {}, specVersion, authorizeVirtualChunkAccess, options);
+    } catch (err) {
+      if (isFloeError(err, 'ALREADY_EXISTS')) return Repository.open(storage, config, authorizeVirtualChunkAccess, options);
+      throw err;
+    }
+  }
+
+  /** The effective configuration: the stored one with this process's overrides on top. */
+  get config(): RepositoryConfig {
+    return mergeConfig(this.storedConfig.config, this.userConfig);
+  }
+
+  get specVersion(): number {
+    return this.spec1Info ? 1 : 2;
+  }
+
+  private get resolved(): ResolvedConfig {
+    return resolveConfig(this.config);
+  }
+
+  /** The current repo info (re-read for spec 2: another process may have changed it). */
+  async repoInfo(): Promise<RepoInfo> {
+    if (this.spec1Info) return this.spec1Info;
+    return (await this.infoStore!.read()).info;
+  }
+
+  private writable(): RepoInfoStore {
+    if (!this.infoStore) throw floeError('READ_ONLY', 'spec-1 repositories are read-only in Floe; migrate the repository to spec 2 with the reference to write');
+    return this.infoStore;
+  }
+
+  private sessionDeps() {
+    const resolved = this.resolved;
+    return {
+      objects: this.objects,
+      repoInfo: this.infoStore,
+      config: resolved,
+      virtual: { containers: resolved.virtualChunkContainers, authorized: this.authorized },
+      clock: this.clock,
+    };
+  }
+
+  async readonlySession(options: ReadonlySessionOptions = { branch: refs.MAIN_BRANCH }): Promise<Session> {
+    const info = await this.repoInfo();
+    let id = await this.resolveVersion(info, options);
+    if ('asOf' in options) {
+      const found = snapshotAsOf(info, id, options.asOf);
+      if (!found) throw floeError('NOT_FOUND', `branch '${options.branch}' has no snapshot written at or before ${options.asOf.toISOString()}`);
+      id = found.id;
+    }
+    return new Session(this.sessionDeps(), await this.objects.loadSnapshot(id), 'branch' in options ? options.branch : null, 'readonly');
+  }
+
+  async writableSession(branch: string): Promise<Session> {
+    this.writable();
+    const info = await this.repoInfo();
+    if (info.status.availability !== 'online') throw floeError('READ_ONLY', `the repository is ${info.status.availability}; writable sessions are refused`);
+    return new Session(this.sessionDeps(), await this.objects.loadSnapshot(refs.branchTip(info, branch)), branch, 'writable');
+  }
+
+  private async resolveVersion(info: RepoInfo, options: VersionOptions): Promise<SnapshotId> {
+    if ('snapshotId' in options) {
+      const id = parseSnapshotId(options.snapshotId);
+      if (!refs.findSnapshotInfo(info, id) && !(await this.objects.snapshotExists(id))) {
+        throw floeError('NOT_FOUND', `snapshot ${options.snapshotId} is not in this repository`, { where: options.snapshotId });
+      }
+      return id;
+    }
+    return 'tag' in options ? refs.tagTarget(info, options.tag) : refs.branchTip(info, options.branch);
+  }
+
+  async listBranches(): Promise<string[]> {
+    return (await this.repoInfo()).branches.map((b) => b.name).sort();
+  }
+  async listTags(): Promise<string[]> {
+    return (await this.repoInfo()).tags.map((t) => t.name).sort();
+  }
+  async lookupBranch(branch: string): Promise<string> {
+    return idToString(refs.branchTip(await this.repoInfo(), branch));
+  }
+  async lookupTag(tag: string): Promise<string> {
+    return idToString(refs.tagTarget(await this.repoInfo(), tag));
+  }
+
+  async lookupSnapshot(snapshotId: string): Promise<SnapshotDescription> {
+    const found = refs.findSnapshotInfo(await this.repoInfo(), parseSnapshotId(snapshotId));
+    if (!found) throw floeError('NOT_FOUND', `snapshot ${snapshotId} is not in this repository`, { where: snapshotId });
+    return describeSnapshot(found);
+  }
+
+  async lookupManifestFiles(snapshotId: string): Promise<{ id: string; sizeBytes: number; numChunkRefs: number }[]> {
+    const { snapshot } = await this.objects.loadSnapshot(parseSnapshotId(snapshotId));
+    return snapshot.manifestFiles.map((f) => ({ id: idToString(f.id), sizeBytes: f.sizeBytes, numChunkRefs: f.numChunkRefs }));
+  }
+
+  async createBranch(name: string, snapshotId: string): Promise<void> {
+    const id = parseSnapshotId(snapshotId);
+    await this.writable().update((info) => refs.createBranch(info, name, id));
+  }
+  async deleteBranch(name: string): Promise<void> {
+    await this.writable().update((info) => refs.deleteBranch(info, name));
+  }
+  /** Points `branch` at `toSnapshotId`; with `fromSnapshotId`, only if the branch is still there (else CONFLICT). */
+  async resetBranch(branch: string, toSnapshotId: string, fromSnapshotId?: string | null): Promise<void> {
+    const to = parseSnapshotId(toSnapshotId);
+    const expected = fromSnapshotId ? parseSnapshotId(fromSnapshotId) : undefined;
+    await this.writable().update((info) => refs.resetBranch(info, branch, to, expected));
+  }
+  async createTag(name: string, snapshotId: string): Promise<void> {
+    const id = parseSnapshotId(snapshotId);
+    await this.writable().update((info) => refs.createTag(info, name, id));
+  }
+  async deleteTag(name: string): Promise<void> {
+    await this.writable().update((info) => refs.deleteTag(info, name));
+  }
+
+  /** The snapshot of a branch, tag or id and its ancestors, newest first. */
+  async *ancestry(options: VersionOptions): AsyncGenerator<SnapshotDescription> {
+    const info = await this.repoInfo();
+    for (const s of ancestors(info, await this.resolveVersion(info, options))) yield describeSnapshot(s);
+  }
+
+  async diff(options: DiffOptions): Promise<DiffResult> {
+    const info = await this.repoInfo();
+    const pick = (branch?: string, tag?: string, snapshotId?: string): VersionOptions => {
+      if (branch !== undefined) return { branch };
+      if (tag !== undefined) return { tag };
+      if (snapshotId !== undefined) return { snapshotId };
+      throw floeError('INVALID_ARGUMENT', 'diff needs a from and a to version (branch, tag or snapshot id)');
+    };
+    const from = await this.resolveVersion(info, pick(options.fromBranch, options.fromTag, options.fromSnapshotId));
+    const to = await this.resolveVersion(info, pick(options.toBranch, options.toTag, options.toSnapshotId));
+    return diffSnapshots(this.objects, await this.objects.loadSnapshot(from), await this.objects.loadSnapshot(to));
+  }
+
+  /** Persists this process's config overrides into the repository. */
+  async saveConfig(): Promise<void> {
+    const merged = this.config;
+    const stored = toStoredConfig(merged, this.storedConfig.carried);
+    await this.writable().update((info) => ({ info: { ...info, config: encodeRepoConfig(stored) }, update: { kind: 'configChanged' } }));
+    this.storedConfig = { config: merged, carried: this.storedConfig.carried };
+    this.userConfig = {};
+  }
+
+  async getMetadata(): Promise<Record<string, MetadataValue>> {
+    return Object.fromEntries((await this.repoInfo()).metadata.map((m) => [m.name, m.value]));
+  }
+
+  async setMetadata(metadata: Record<string, MetadataValue>): Promise<void> {
+    const items = Object.entries(metadata).map(([name, value]) => ({ name, value }));
+    await this.writable().update((info) => ({ info: { ...info, metadata: items }, update: { kind: 'metadataChanged' } }));
+  }
+
+  async featureFlags(): Promise<FeatureFlag[]> {
+    const info = await this.repoInfo();
+    return refs.FEATURE_FLAGS.map((f) => {
+      const setting = info.enabledFeatureFlags?.includes(f.id) ? true : info.disabledFeatureFlags?.includes(f.id) ? false : undefined;
+      return { id: f.id, name: f.name, defaultEnabled: f.defaultEnabled, ...(setting === undefined ? {} : { setting }), enabled: setting ?? f.defaultEnabled };
+    });
+  }
+
+  /** `setting` undefined clears the explicit setting (back to the default). */
+  async setFeatureFlag(name: string, setting?: boolean | null): Promise<void> {
+    const flag = refs.FEATURE_FLAGS.find((f) => f.name === name);
+    if (!flag) throw floeError('INVALID_ARGUMENT', `unknown feature flag '${name}' (known: ${refs.FEATURE_FLAGS.map((f) => f.name).join(', ')})`);
+    await this.writable().update((info) => {
+      const enabled = (info.enabledFeatureFlags ?? []).filter((id) => id !== flag.id);
+      const disabled = (info.disabledFeatureFlags ?? []).filter((id) => id !== flag.id);
+      if (setting === true) enabled.push(flag.id);
+      if (setting === false) disabled.push(flag.id);
+      const isSet = setting !== undefined && setting !== null;
+      return {
+        info: { ...info, enabledFeatureFlags: enabled, disabledFeatureFlags: disabled },
+        update: { kind: 'featureFlagChanged', id: flag.id, newValue: setting ?? flag.defaultEnabled, isSet },
+      };
+    });
+  }
+
+  async status(): Promise<RepoStatus> {
+    return (await this.repoInfo()).status;
+  }
+
+  /** Online, read-only or offline. Allowed in any state, so a read-only repository can be reopened. */
+  async setStatus(availability: RepoStatus['availability'], reason?: string): Promise<void> {
+    const status: RepoStatus = { availability, setAt: Math.floor(this.clock.nowMs() * 1000), limitedAvailabilityReason: reason ?? null };
+    await this.writable().update((info) => ({ info: { ...info, status }, update: { kind: 'repoStatusChanged', status } }));
+  }
+
+  cacheStats() {
+    return this.objects.cacheStats();
+  }
+}
+
+async function ignoreExisting(write: Promise<unknown>): Promise<void> {
+  try {
+    await write;
+  } catch (err) {
+    if (!isFloeError(err, 'PRECONDITION_FAILED')) throw err;
+  }
+}
