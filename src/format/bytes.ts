@@ -1,14 +1,20 @@
 // Byte-array helpers. Node's Buffer overrides `slice` to return a view, so code that may receive
 // a Buffer copies with these instead.
 
-/** A fresh copy of `bytes` (plain Uint8Array, owning its whole buffer). */
+/**
+ * A fresh copy of `bytes` as a plain Uint8Array owning its whole buffer. (`slice` would not do:
+ * on a Buffer it is a view, and via the species constructor even a copy stays a Buffer.)
+ */
 export function copyBytes(bytes: Uint8Array): Uint8Array {
-  return Uint8Array.prototype.slice.call(bytes);
+  return new Uint8Array(bytes);
 }
 
-/** A copy of any typed array of the same type, never a view (even for Buffer). */
+type TypedArrayCtor<T> = new (source: T) => T;
+
+/** A copy of a typed array of the same element type, never a view (a Buffer becomes a Uint8Array). */
 export function copyTypedArray<T extends ArrayBufferView>(data: T): T {
-  return (data.constructor as { prototype: { slice(this: T): T } }).prototype.slice.call(data);
+  const Ctor = (data instanceof Uint8Array ? Uint8Array : data.constructor) as unknown as TypedArrayCtor<T>;
+  return new Ctor(data);
 }
 
 /** True when the view spans its whole, non-shared buffer, so transferring it loses nothing. */

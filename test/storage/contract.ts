@@ -83,6 +83,15 @@ export function defineStorageContract(name: string, factory: StorageFactory, opt
       expect(dec((await s.get('k'))!.bytes)).toBe('abc');
     });
 
+    it('copies Node Buffers in and out too (Buffer#slice is a view, not a copy)', async () => {
+      const buf = Buffer.from('abc');
+      await s.put('kb', buf);
+      buf[0] = 0x7a;
+      const first = (await s.get('kb'))!.bytes;
+      first[1] = 0x7a;
+      expect(dec((await s.get('kb'))!.bytes)).toBe('abc');
+    });
+
     it('answers ranged gets, clamped to the object', async () => {
       await s.put('r', enc('0123456789'));
       const text = async (range: Parameters<ObjectStorage['get']>[1]) => dec((await s.get('r', range))!.bytes);

@@ -2,6 +2,7 @@
 // inside one call, so conditional writes are trivially atomic; bytes are copied in and out so a
 // caller mutating its buffer never changes a stored object.
 import { floeError } from '../../errors.ts';
+import { copyBytes } from '../../format/bytes.ts';
 import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
 import { checkPrecondition, validatePutOptions } from './preconditions.ts';
 import { resolveRange, validateRange } from './ranges.ts';
@@ -47,7 +48,7 @@ export class MemoryStorage implements ObjectStorage {
     const object = this.objects.get(key);
     if (!object) return null;
     const { start, end } = resolveRange(range, object.bytes.length);
-    return { bytes: object.bytes.slice(start, end), version: object.version };
+    return { bytes: object.bytes.slice(start, end), version: object.version }; // a plain Uint8Array: slice copies
   }
 
   async head(key: string): Promise<ObjectInfo | null> {
@@ -62,7 +63,7 @@ export class MemoryStorage implements ObjectStorage {
     validateKey(key);
     validatePutOptions(options, key);
     checkPrecondition(key, this.objects.get(key)?.version, options);
-    return { version: this.store(key, bytes.slice()) };
+    return { version: this.store(key, copyBytes(bytes)) }; // Buffer#slice would not copy
   }
 
   async copy(from: string, to: string, options?: { ifMatch?: VersionToken }): Promise<{ version: VersionToken }> {
