@@ -117,7 +117,7 @@ function toArrayData(d: Dtype, values: Uint8Array | readonly string[]): ArrayDat
 }
 
 function bytesOf(data: ArrayData): Uint8Array | string[] {
-  if (Array.isArray(data)) return data;
+  if (Array.isArray(data)) return data as string[]; // the model has no binary data types
   return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
 }
 

@@ -15,14 +15,15 @@ export function toPlainValues(data: ArrayData, dataType: string): Plain[] {
   return out;
 }
 
-function plainScalar(v: number | bigint | string, dataType: string): Plain {
+function plainScalar(v: number | bigint | string | Uint8Array, dataType: string): Plain {
+  if (v instanceof Uint8Array) return Buffer.from(v).toString('hex'); // binary elements, as hex
   if (typeof v === 'bigint') return v.toString();
   if (typeof v === 'string') return v;
   if (dataType === 'bool') return v !== 0;
   return plainNumber(v);
 }
 
-function plainNumber(v: number | bigint | string): Plain {
+function plainNumber(v: number | bigint | string | Uint8Array): Plain {
   if (typeof v !== 'number') return String(v);
   if (Number.isNaN(v)) return 'NaN';
   if (v === Infinity) return 'Infinity';

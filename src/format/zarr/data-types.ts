@@ -8,7 +8,9 @@
 //                          and round to nearest-even on write)
 //   complex64/128       -> Float32Array/Float64Array, interleaved [re, im] (2 lanes per element)
 //   r<N>                -> Uint8Array, N/8 bytes per element (N/8 lanes)
-//   string (vlen)       -> string[]
+//   string (vlen)       -> string[]       (also `large_string`: the same values, int64 offsets)
+//   binary (vlen)       -> Uint8Array[]   (aliases `bytes`, `variable_length_bytes`; `large_binary`)
+//                          elements are treated as immutable: fills may share one instance
 import { floeError } from '../../errors.ts';
 
 export type TypedArray =
@@ -24,9 +26,9 @@ export type TypedArray =
   | BigUint64Array;
 
 /** The element storage of a chunk or a selection result. */
-export type ArrayData = TypedArray | string[];
+export type ArrayData = TypedArray | string[] | Uint8Array[];
 
-export type DataTypeKind = 'bool' | 'int' | 'uint' | 'float' | 'complex' | 'raw' | 'string';
+export type DataTypeKind = 'bool' | 'int' | 'uint' | 'float' | 'complex' | 'raw' | 'string' | 'binary';
 
 export interface DataType {
   /** The identifier as written in zarr.json. */
@@ -78,7 +80,25 @@ const CORE: Readonly<Record<string, DataType>> = {
     laneBytes: 0,
     allocate: (n: number) => new Array<string>(n).fill(''),
   }),
+  large_string: variableLength('large_string', 'string'),
+  binary: variableLength('binary', 'binary'),
+  large_binary: variableLength('large_binary', 'binary'),
 };
+
+/** Other names for the same types: zarr-python 3 and zarr-extensions call binary data "bytes". */
+const ALIASES: Readonly<Record<string, string>> = { bytes: 'binary', variable_length_bytes: 'binary' };
+
+const EMPTY_BYTES = new Uint8Array(0);
+
+function variableLength(name: string, kind: 'string' | 'binary'): DataType {
+  const allocate = kind === 'string' ? (n: number) => new Array<string>(n).fill('') : (n: number) => new Array<Uint8Array>(n).fill(EMPTY_BYTES);
+  return Object.freeze({ name, kind, itemSize: 0, lanes: 1, laneBytes: 0, allocate });
+}
+
+/** True for the variable-length kinds, whose elements live in a JS array (string[] or Uint8Array[]). */
+export function isVariableLength(dt: DataType): boolean {
+  return dt.kind === 'string' || dt.kind === 'binary';
+}
 
 export const CORE_DATA_TYPE_NAMES: readonly string[] = Object.keys(CORE);
 
@@ -90,6 +110,9 @@ export function parseDataType(value: unknown, where?: string): DataType {
   }
   const core = CORE[name];
   if (core) return core;
+  const alias = ALIASES[name];
+  // Keep the alias as the name so metadata written back says what it said.
+  if (alias) return Object.freeze({ ...CORE[alias]!, name });
   const raw = /^r([1-9]\d*)$/.exec(name);
   if (raw) {
     const bits = Number(raw[1]);

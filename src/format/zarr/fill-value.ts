@@ -37,6 +37,8 @@ export function defaultFillValue(dt: DataType): FillValue {
       return parseFillValue(dt, new Array<number>(dt.itemSize).fill(0));
     case 'string':
       return parseFillValue(dt, '');
+    case 'binary':
+      return parseFillValue(dt, '');
     default:
       return parseFillValue(dt, 0);
   }
@@ -85,7 +87,28 @@ export function parseFillValue(dt: DataType, value: FillValueInput | undefined, 
       if (typeof value !== 'string') bad('expected a string');
       (memory as string[])[0] = value as string;
       return freeze(value as string, memory);
+    case 'binary': {
+      const bytes = binaryFill(value, bad);
+      (memory as Uint8Array[])[0] = bytes;
+      return freeze(Buffer.from(bytes).toString('base64'), memory);
+    }
   }
+}
+
+/**
+ * Binary fill values: a base64 string (zarr-python 3's JSON form, which Floe also writes), an
+ * array of byte values, or a Uint8Array.
+ */
+function binaryFill(value: unknown, bad: (why: string) => never): Uint8Array {
+  if (value instanceof Uint8Array) return value.slice();
+  if (typeof value === 'string') {
+    if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(value)) bad('expected base64 text');
+    return new Uint8Array(Buffer.from(value, 'base64'));
+  }
+  if (!Array.isArray(value) || !value.every((b) => typeof b === 'number' && Number.isInteger(b) && b >= 0 && b <= 255)) {
+    bad('expected base64 text or an array of byte values 0..255');
+  }
+  return Uint8Array.from(value as number[]);
 }
 
 /** Writes one float lane from a JSON/JS value and returns its canonical JSON form. */

@@ -137,7 +137,8 @@ function mergeDims(shape: readonly number[], a: readonly number[], b: readonly n
 export function fillElements(data: ArrayData, value: ArrayData, start: number, n: number, lanes: number): void {
   if (n <= 0) return;
   if (Array.isArray(data)) {
-    data.fill((value as string[])[0]!, start, start + n);
+    // Variable-length elements are immutable values, so one instance may fill many slots.
+    (data as unknown[]).fill((value as unknown[])[0], start, start + n);
     return;
   }
   const t = data as TypedArray;
@@ -157,8 +158,9 @@ export function fillElements(data: ArrayData, value: ArrayData, start: number, n
 /** True when every element equals the one-element `value`, comparing bits for floats. */
 export function allEqual(data: ArrayData, value: ArrayData): boolean {
   if (Array.isArray(data)) {
-    const v = (value as string[])[0];
-    return data.every((x) => x === v);
+    const v = (value as unknown[])[0];
+    if (v instanceof Uint8Array) return (data as unknown[]).every((x) => x instanceof Uint8Array && sameBytes(x, v));
+    return (data as unknown[]).every((x) => x === v);
   }
   const v = value as TypedArray;
   const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
@@ -176,5 +178,12 @@ export function allEqual(data: ArrayData, value: ArrayData): boolean {
     return true;
   }
   for (let i = 0; i < bytes.length; i++) if (bytes[i] !== one[i % w]) return false;
+  return true;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }
