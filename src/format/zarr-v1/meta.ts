@@ -1,0 +1,109 @@
+// The Zarr v1 `meta` document (and `attrs`): parse + validate into a typed model, and write it
+// back byte-for-byte the way zarr 1.x did (Python json, indent 4, sorted keys).
+import { floeError, isFloeError } from '../../errors.ts';
+import { V1_COMPRESSORS } from '../codecs/bytes-codecs.ts';
+import type { BytesToBytesCodec } from '../codecs/types.ts';
+import { isJsonObject, type JsonValue } from '../json.ts';
+import type { Attributes } from '../zarr/metadata.ts';
+import { parseV1DataType, type V1DataType } from './dtype.ts';
+import { parseV1FillValue, v1FillJson, type V1FillValue } from './fill.ts';
+import { parsePythonJson, stringifyPythonJson, type PyJson } from './python-json.ts';
+
+export const V1_COMPRESSION_NAMES: readonly string[] = ['none', ...Object.keys(V1_COMPRESSORS)];
+
+export interface V1Metadata {
+  readonly shape: readonly number[];
+  readonly chunks: readonly number[];
+  readonly dtype: V1DataType;
+  /** 'none' or a key of V1_COMPRESSORS. */
+  readonly compression: string;
+  readonly compressionOpts: JsonValue;
+  readonly fill: V1FillValue;
+  readonly order: 'C' | 'F';
+  /** Other keys: allowed by the spec, kept and written back. */
+  readonly extra: Readonly<Record<string, JsonValue>>;
+}
+
+const REQUIRED = ['zarr_format', 'shape', 'chunks', 'dtype', 'compression', 'compression_opts', 'fill_value', 'order'] as const;
+
+export function parseV1Metadata(input: Uint8Array | string, where = 'meta'): V1Metadata {
+  const doc = parsePythonJson(typeof input === 'string' ? input : decodeText(input, where), where);
+  if (!isJsonObject(doc)) invalid(where, 'the document must be a JSON object');
+  for (const key of REQUIRED) if (!(key in doc)) invalid(where, `"${key}" is required`);
+  if (doc.zarr_format !== 1) invalid(where, `"zarr_format" must be 1, got ${JSON.stringify(doc.zarr_format)}`);
+  const shape = intList(doc.shape, 0, 'shape', where);
+  const chunks = intList(doc.chunks, 1, 'chunks', where);
+  if (shape.length === 0) {
+    throw floeError('UNSUPPORTED', 'a 0-dimensional v1 array has no chunk key ("".join of no indices); zarr 1.x never wrote one', { where });
+  }
+  if (chunks.length !== shape.length) invalid(where, `"chunks" has ${chunks.length} dimensions but "shape" has ${shape.length}`);
+  const dtype = parseV1DataType(doc.dtype, where);
+  if (typeof doc.compression !== 'string') invalid(where, `"compression" must be a string, got ${JSON.stringify(doc.compression)}`);
+  const compression = doc.compression;
+  const compressionOpts = doc.compression_opts!;
+  v1Compressor({ compression, compressionOpts, dtype }, where); // validates the options now, not at the first chunk
+  if (doc.order !== 'C' && doc.order !== 'F') invalid(where, `"order" must be "C" or "F", got ${JSON.stringify(doc.order)}`);
+  const fill = parseV1FillValue(dtype, doc.fill_value!, where);
+  const extra: Record<string, JsonValue> = {};
+  for (const [k, v] of Object.entries(doc)) if (!(REQUIRED as readonly string[]).includes(k)) extra[k] = v;
+  return Object.freeze({ shape, chunks, dtype, compression, compressionOpts, fill, order: doc.order, extra });
+}
+
+/** The compressor of an array, or undefined for 'none'. */
+export function v1Compressor(meta: Pick<V1Metadata, 'compression' | 'compressionOpts' | 'dtype'>, where = 'meta'): BytesToBytesCodec | undefined {
+  if (meta.compression === 'none') return undefined;
+  const factory = V1_COMPRESSORS[meta.compression];
+  if (!factory) {
+    throw floeError('UNSUPPORTED', `compression ${JSON.stringify(meta.compression)} is not supported; Floe reads ${V1_COMPRESSION_NAMES.join(', ')}`, { where });
+  }
+  try {
+    // numcodecs' blosc typesize is the whole element (record) size.
+    return factory(meta.compressionOpts, { itemSize: meta.dtype.itemSize });
+  } catch (err) {
+    throw floeError(isFloeError(err) ? err.code : 'INVALID_METADATA', `"compression_opts" ${JSON.stringify(meta.compressionOpts)} is not valid for ${meta.compression}: ${(err as Error).message}`, { where, cause: err });
+  }
+}
+
+export function encodeV1Metadata(meta: V1Metadata): Uint8Array {
+  const doc: { [key: string]: PyJson } = {
+    ...meta.extra,
+    chunks: [...meta.chunks],
+    compression: meta.compression,
+    compression_opts: meta.compressionOpts,
+    dtype: meta.dtype.json,
+    fill_value: v1FillJson(meta.dtype, meta.fill),
+    order: meta.order,
+    shape: [...meta.shape],
+    zarr_format: 1,
+  };
+  return new TextEncoder().encode(stringifyPythonJson(doc));
+}
+
+export function parseV1Attributes(input: Uint8Array, where = 'attrs'): Attributes {
+  const doc = parsePythonJson(decodeText(input, where), where);
+  if (!isJsonObject(doc)) invalid(where, 'attributes must be a JSON object');
+  return doc;
+}
+
+export function encodeV1Attributes(attrs: Attributes): Uint8Array {
+  return new TextEncoder().encode(stringifyPythonJson(attrs as PyJson));
+}
+
+function intList(value: JsonValue | undefined, min: number, field: string, where: string): number[] {
+  if (!Array.isArray(value) || !value.every((n) => typeof n === 'number' && Number.isSafeInteger(n) && n >= min)) {
+    invalid(where, `"${field}" must be a list of integers >= ${min}, got ${JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`);
+  }
+  return value as number[];
+}
+
+function invalid(where: string, why: string): never {
+  throw floeError('INVALID_METADATA', why, { where });
+}
+
+function decodeText(bytes: Uint8Array, where: string): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch (cause) {
+    throw floeError('INVALID_METADATA', 'not valid UTF-8 text', { where, cause });
+  }
+}
