@@ -12,7 +12,7 @@ import { cStrides, product, type NdArray } from '../format/zarr/ndarray.ts';
 import { shiftView } from '../format/zarr/projection.ts';
 import { chunkKey } from '../format/zarr/chunk-keys.ts';
 import { keyPrefix, metadataKey, normalizePath } from '../format/zarr/paths.ts';
-import { readChunkRegion, writeChunkRegion, type ChunkJob, type ChunkReader, type View } from './chunk-io.ts';
+import { ReadBuffers, readChunkRegion, writeChunkRegion, type ChunkJob, type ChunkReader, type View } from './chunk-io.ts';
 import { sharedDecodePool, type DecodePool } from './decode-pool.ts';
 import { mapLimit } from './concurrency.ts';
 import { forEachProduct, normalizeSelection, projectDim, resultShape, type DimSelection, type Selection } from './selection.ts';
@@ -111,7 +111,7 @@ export class ZarrArray {
       throw floeError('INVALID_ARGUMENT', `out buffer holds ${data.length} numbers, the selection needs ${n * lanes}`, { where: this.path });
     }
     const out: View = { data, offset: 0, stride: cStrides(full) };
-    const io: ChunkReader = { store: this.store, pool, scratch: new ScratchBuffer() };
+    const io: ChunkReader = { store: this.store, pool, scratch: new ScratchBuffer(), buffers: new ReadBuffers() };
     await mapLimit(this.jobs(dims), this.concurrency(options), (job) =>
       readChunkRegion(io, this.chunkKey(job.coords), this.chain, job, shift(out, job)),
     );

@@ -26,6 +26,7 @@ export interface ChunkReader {
   readonly pool: DecodePool | undefined;
   /** Decompression buffer for inline decodes; safe because a decode and its copy never yield. */
   readonly scratch: ScratchBuffer;
+  readonly buffers: ReadBuffers;
 }
 
 export async function readChunkRegion(io: ChunkReader, key: string, chain: CodecChain, job: ChunkJob, dst: View): Promise<void> {
@@ -33,6 +34,18 @@ export async function readChunkRegion(io: ChunkReader, key: string, chain: Codec
   if (chain.sharding && !coversAllInner(chain.sharding, job.projections)) {
     await readShardRegion(io, key, chain.sharding, job.projections, dst);
     return;
+  }
+  const size = plainSize(chain);
+  if (size !== undefined && io.store.getInto) {
+    // Uncompressed: read into a reused buffer and copy out; no allocation per chunk.
+    const buffer = io.buffers.take(size);
+    try {
+      const n = await io.store.getInto(key, buffer);
+      if (n === undefined) return fillRegion(dst, counts, chain.spec.fillValue.memory, chain.spec.dataType.lanes);
+      if (n <= size) return withKey(key, () => chain.decodeRegion(buffer.subarray(0, n), job.projections, dst));
+    } finally {
+      io.buffers.give(buffer);
+    }
   }
   const bytes = await io.store.get(key);
   if (!bytes) return fillRegion(dst, counts, chain.spec.fillValue.memory, chain.spec.dataType.lanes);
@@ -55,6 +68,25 @@ async function decodeAndCopy(io: ChunkReader, chain: CodecChain, bytes: Uint8Arr
   } catch (err) {
     if (isFloeError(err)) throw floeError(err.code, err.message, { where: key, cause: err });
     throw err;
+  }
+}
+
+/** The exact stored size of a chunk when the chain is a plain `bytes` codec, else undefined. */
+function plainSize(chain: CodecChain): number | undefined {
+  return chain.bytesCodecs.length === 0 && chain.arrayToBytes.name === 'bytes' ? chain.encodedSize() : undefined;
+}
+
+/** Reusable read buffers, one per read in flight (reads of one `get` share a pool). */
+export class ReadBuffers {
+  private readonly free: Uint8Array[] = [];
+
+  take(n: number): Uint8Array {
+    const i = this.free.findIndex((b) => b.length >= n);
+    return i >= 0 ? this.free.splice(i, 1)[0]! : new Uint8Array(n);
+  }
+
+  give(buffer: Uint8Array): void {
+    this.free.push(buffer);
   }
 }
 

@@ -18,6 +18,11 @@ export interface ZarrStore {
   /** Bytes of a key; `undefined` when absent (zarrita's contract). */
   get(key: string): Promise<Uint8Array | undefined>;
   getRange(key: string, range: ByteRange): Promise<Uint8Array | undefined>;
+  /**
+   * Optional: reads a value into a caller-owned buffer and returns its length (reading nothing
+   * when it is longer than `target`); `undefined` when absent. Lets readers reuse buffers.
+   */
+  getInto?(key: string, target: Uint8Array): Promise<number | undefined>;
   getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[]): Promise<(Uint8Array | undefined)[]>;
   set(key: string, value: Uint8Array): Promise<void>;
   /** Writes `bytes` at `offset` of existing values (a read-modify-write on object storage). */
@@ -65,6 +70,13 @@ export class StorageStore implements ZarrStore {
 
   async getRange(key: string, range: ByteRange): Promise<Uint8Array | undefined> {
     return (await this.storage.get(this.full(key), range))?.bytes;
+  }
+
+  async getInto(key: string, target: Uint8Array): Promise<number | undefined> {
+    if (this.storage.readInto) return (await this.storage.readInto(this.full(key), target)) ?? undefined;
+    const bytes = await this.get(key);
+    if (bytes && bytes.length <= target.length) target.set(bytes);
+    return bytes?.length;
   }
 
   getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[]): Promise<(Uint8Array | undefined)[]> {

@@ -92,6 +92,18 @@ export function defineStorageContract(name: string, factory: StorageFactory, opt
       expect(dec((await s.get('kb'))!.bytes)).toBe('abc');
     });
 
+    it('reads into a caller buffer when the backend offers readInto', async () => {
+      if (!s.readInto) return expect(s.kind).not.toBe('fs'); // the local backend must offer it
+      await s.put('ri', enc('hello'));
+      const target = new Uint8Array(8).fill(1);
+      expect(await s.readInto('ri', target)).toBe(5);
+      expect(dec(target.subarray(0, 5))).toBe('hello');
+      expect(await s.readInto('ri', new Uint8Array(3))).toBe(5); // too small: reports the length
+      expect(await s.readInto('ri', target, { offset: 1, length: 3 })).toBe(3);
+      expect(dec(target.subarray(0, 3))).toBe('ell');
+      expect(await s.readInto('missing', target)).toBeNull();
+    });
+
     it('answers ranged gets, clamped to the object', async () => {
       await s.put('r', enc('0123456789'));
       const text = async (range: Parameters<ObjectStorage['get']>[1]) => dec((await s.get('r', range))!.bytes);

@@ -117,15 +117,23 @@ export function openRegularFile(file: string): { fd: number; stats: BigIntStats 
   return { fd, stats };
 }
 
-/** Reads [start, end) of an open file into a buffer of exactly that size. */
-export function readRange(fd: number, start: number, end: number): Uint8Array {
+/** Reads [start, end) of an open file into the front of `target`; returns the bytes read. */
+export function readRangeInto(fd: number, start: number, end: number, target: Uint8Array): number {
   const length = end - start;
-  const bytes = new Uint8Array(length);
   let done = 0;
   while (done < length) {
-    const n = readSync(fd, bytes, done, length - done, start + done);
+    const n = readSync(fd, target, done, length - done, start + done);
     if (n === 0) break; // file shorter than its stat said: cannot happen for our immutable files
     done += n;
   }
+  return done;
+}
+
+/** Reads [start, end) of an open file into a buffer of exactly that size. */
+export function readRange(fd: number, start: number, end: number): Uint8Array {
+  const length = end - start;
+  // allocUnsafe: every byte is overwritten by the read, so zero-filling first is wasted work.
+  const bytes = new Uint8Array(Buffer.allocUnsafeSlow(length).buffer, 0, length);
+  const done = readRangeInto(fd, start, end, bytes);
   return done === length ? bytes : bytes.subarray(0, done);
 }

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { floeError } from '../../errors.ts';
 import { withFileLock, type FileLockOptions } from './fs-lock.ts';
 import {
-  RESERVED_PREFIX, fsyncDirectory, isErrno, lockPathOf, lstatOrNull, openRegularFile, readRange,
+  RESERVED_PREFIX, fsyncDirectory, isErrno, lockPathOf, lstatOrNull, openRegularFile, readRange, readRangeInto,
   stampMtime, versionOf, writeTempFile,
 } from './fs-files.ts';
 import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
@@ -52,6 +52,20 @@ export class FsStorage implements ObjectStorage {
       // version its fstat gave, even if the key is replaced meanwhile.
       const { start, end } = resolveRange(range, Number(opened.stats.size));
       return { bytes: readRange(opened.fd, start, end), version: versionOf(opened.stats) };
+    } finally {
+      closeSync(opened.fd);
+    }
+  }
+
+  async readInto(key: string, target: Uint8Array, range?: ByteRange): Promise<number | null> {
+    const file = this.pathOf(key);
+    if (range) validateRange(range, key);
+    const opened = openRegularFile(file);
+    if (!opened) return null;
+    try {
+      const { start, end } = resolveRange(range, Number(opened.stats.size));
+      if (end - start > target.length) return end - start;
+      return readRangeInto(opened.fd, start, end, target);
     } finally {
       closeSync(opened.fd);
     }

@@ -47,6 +47,12 @@ export interface ObjectStorage {
   readonly kind: string;
   /** Bytes and version of a key (or a range of it); `null` when the key does not exist. */
   get(key: string, range?: ByteRange): Promise<GetResult | null>;
+  /**
+   * Optional fast path for local backends: reads the object (or range) into `target`, which the
+   * caller reuses, and returns its length — or, when it is longer than `target`, returns that
+   * length having read nothing. `null` when the key does not exist.
+   */
+  readInto?(key: string, target: Uint8Array, range?: ByteRange): Promise<number | null>;
   head(key: string): Promise<ObjectInfo | null>;
   /** Failed preconditions throw FloeError 'PRECONDITION_FAILED'; nothing is written then. */
   put(key: string, bytes: Uint8Array, options?: PutOptions): Promise<{ version: VersionToken }>;
