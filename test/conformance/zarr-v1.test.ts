@@ -5,6 +5,11 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../../src/engine/api.ts';
 import { V1Array } from '../../src/engine/v1-array.ts';
+import { convertV1ToV3 } from '../../src/engine/convert.ts';
+import { ZarrArray } from '../../src/engine/array.ts';
+import { MemoryStorage } from '../../src/engine/storage/memory.ts';
+import { StorageStore } from '../../src/engine/store.ts';
+import * as zarr from 'zarrita';
 import { encodeV1Attributes, encodeV1Metadata } from '../../src/format/zarr-v1/meta.ts';
 import { conformancePath } from '../support/shared.ts';
 
@@ -82,6 +87,26 @@ describe('Zarr v1 conformance stores', () => {
         expect(Buffer.from(ours).equals(Buffer.from(theirs)), key).toBe(true);
       }
       expect(Buffer.from((await mem.get('meta'))!).toString()).toBe(readFileSync(path.join(root, name, 'meta'), 'utf8'));
+    });
+
+    it('converts to v3 with identical values, readable by Floe and by zarrita', async () => {
+      const src = openStore(path.join(root, name), { readOnly: true });
+      const dst = new StorageStore(new MemoryStorage());
+      const { array, chunksCopied, chunksReencoded } = await convertV1ToV3(src, dst, '/converted');
+      expect(chunksCopied + chunksReencoded).toBe(exp.stored_keys.length);
+      const verbatim = ['none', 'blosc'].includes(exp.compression);
+      expect(chunksCopied).toBe(verbatim ? exp.stored_keys.length : 0);
+      const v1Values = (await (await V1Array.open(src)).get()).data;
+      const floe = await ZarrArray.open(dst, '/converted');
+      expect((await floe.get()).data).toEqual(v1Values);
+      expect(floe.attributes).toMatchObject(exp.attrs);
+      if (!floe.dtype.startsWith('r')) {
+        // zarrita 0.7 has no r<N> data types (records become r24 here); every other array it reads.
+        const z = await zarr.open(zarr.root(dst).resolve('/converted'), { kind: 'array' });
+        const got = await zarr.get(z);
+        expect(Array.from(got.data as ArrayLike<number>)).toEqual(Array.from(v1Values as ArrayLike<number>));
+      }
+      expect(array.chain.toJSON().map((c) => c.name)).toContain(verbatim ? 'bytes' : exp.compression.replace(/^zlib$/, 'gzip').replace(/^bz2$/, 'zstd'));
     });
   });
 });
