@@ -1,0 +1,57 @@
+// Child process driving the reference Icechunk (WASM) over a Floe FsStorage directory. Reads one
+// JSON command from argv, prints one JSON line `{ok, value | error}`, then exits (the WASM runtime
+// would otherwise keep the process alive). Run with `node --import tsx` so the adapter's
+// TypeScript loads.
+import * as zarr from 'zarrita';
+import { Repository, Storage } from '@earthmover/icechunk';
+import { FsStorage } from '../../src/engine/storage/fs.ts';
+import { customBackend } from './reference-icechunk.ts';
+
+const command = JSON.parse(process.argv[2] ?? '{}');
+
+/** zarrita passes keys with a leading '/'; the reference's store wants them without, and Buffers. */
+function zarrStore(store) {
+  return {
+    get: async (key) => (await store.get(key.replace(/^\//, ''))) ?? undefined,
+    getRange: async (key, range) => (await store.getRange(key.replace(/^\//, ''), range)) ?? undefined,
+    set: async (key, value) => store.set(key.replace(/^\//, ''), Buffer.from(value)),
+  };
+}
+
+async function run() {
+  const storage = Storage.newCustom(customBackend(new FsStorage({ root: command.dir })));
+  switch (command.op) {
+    case 'write': {
+      const repo = await Repository.create(storage);
+      const session = await repo.writableSession('main');
+      const root = zarr.root(zarrStore(session.store));
+      await zarr.create(root, { attributes: {} });
+      const arr = await zarr.create(root.resolve(command.path), {
+        shape: [command.values.length], chunkShape: [command.chunk], dtype: 'int32', fillValue: 0,
+        codecs: [{ name: 'bytes', configuration: { endian: 'little' } }],
+      });
+      await zarr.set(arr, null, { data: Int32Array.from(command.values), shape: [command.values.length], stride: [1] });
+      return { snapshot: await session.commit(command.message ?? 'written by the reference') };
+    }
+    case 'read': {
+      const repo = await Repository.open(storage);
+      const session = await repo.readonlySession(command.version ?? { branch: 'main' });
+      const arr = await zarr.open(zarr.root(zarrStore(session.store)).resolve(command.path), { kind: 'array' });
+      const result = await zarr.get(arr);
+      return { snapshot: session.snapshotId, values: Array.from(result.data, Number), branches: await repo.listBranches(), tags: await repo.listTags() };
+    }
+    default:
+      throw new Error(`unknown op ${command.op}`);
+  }
+}
+
+run().then(
+  (value) => {
+    process.stdout.write(JSON.stringify({ ok: true, value }) + '\n');
+    process.exit(0);
+  },
+  (err) => {
+    process.stdout.write(JSON.stringify({ ok: false, error: String(err?.stack ?? err) }) + '\n');
+    process.exit(0);
+  },
+);
