@@ -1,6 +1,8 @@
 // Reading and writing one chunk's part of a selection. A sharded chunk (a shard) is read by
 // fetching its index and only the byte ranges of the inner chunks the selection touches.
 import { floeError, isFloeError } from '../errors.ts';
+import { copyBytes } from '../format/bytes.ts';
+import type { TypedArray } from '../format/zarr/data-types.ts';
 import type { CodecChain, ScratchBuffer } from '../format/codecs/pipeline.ts';
 import { copyFromChunk, fillRegion, shiftView } from '../format/zarr/projection.ts';
 import type { ShardingCodec } from '../format/codecs/sharding.ts';
@@ -36,6 +38,7 @@ export async function readChunkRegion(io: ChunkReader, key: string, chain: Codec
     return;
   }
   const size = plainSize(chain);
+  if (size !== undefined && (await readPlainSpan(io, key, chain, job.projections, dst))) return;
   if (size !== undefined && io.store.getInto) {
     // Uncompressed: read into a reused buffer and copy out; no allocation per chunk.
     const buffer = io.buffers.take(size);
@@ -69,6 +72,44 @@ async function decodeAndCopy(io: ChunkReader, chain: CodecChain, bytes: Uint8Arr
     if (isFloeError(err)) throw floeError(err.code, err.message, { where: key, cause: err });
     throw err;
   }
+}
+
+/**
+ * For an uncompressed chunk stored in memory order, fetches only the byte span between the first
+ * and last selected element when that is well under the whole chunk (a small window of a big
+ * chunk). Returns false when this path does not apply.
+ */
+async function readPlainSpan(io: ChunkReader, key: string, chain: CodecChain, ps: readonly ChunkProjection[], dst: View): Promise<boolean> {
+  const { dataType, shape } = chain.spec;
+  const bigEndian = chain.arrayToBytes.toJSON().configuration?.endian === 'big';
+  if (bigEndian || dataType.name === 'float16' || dataType.kind === 'string') return false;
+  const stride = cStrides(shape);
+  let first = 0;
+  let last = 0;
+  ps.forEach((p, d) => {
+    const end = p.start + (p.count - 1) * p.step;
+    first += Math.min(p.start, end) * stride[d]!;
+    last += Math.max(p.start, end) * stride[d]!;
+  });
+  const item = dataType.itemSize;
+  const length = (last - first + 1) * item;
+  if (length * 2 > product(shape) * item) return false;
+  const bytes = await io.store.getRange(key, { offset: first * item, length });
+  if (!bytes) {
+    fillRegion(dst, ps.map((p) => p.count), chain.spec.fillValue.memory, dataType.lanes);
+    return true;
+  }
+  if (bytes.length !== length) return false; // a short chunk: let the whole-chunk path report it
+  const aligned = bytes.byteOffset % dataType.laneBytes === 0 ? bytes : copyBytes(bytes);
+  const Ctor = dataType.allocate(0).constructor as new (b: ArrayBufferLike, o: number, n: number) => TypedArray;
+  const data = new Ctor(aligned.buffer, aligned.byteOffset, length / dataType.laneBytes);
+  const src: View = {
+    data,
+    offset: ps.reduce((acc, p, d) => acc + p.start * stride[d]!, 0) - first,
+    stride: ps.map((p, d) => stride[d]! * p.step),
+  };
+  copyStrided(src, dst, ps.map((p) => p.count), dataType.lanes);
+  return true;
 }
 
 /** The exact stored size of a chunk when the chain is a plain `bytes` codec, else undefined. */
