@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   'PRECONDITION_FAILED', // a conditional write lost: the object changed or exists
   'CONFLICT', // a commit conflicts with changes made since the session began
   'READ_ONLY', // a write through a read-only store, session or repository
+  'UNAUTHORIZED', // a virtual chunk container or credential the repository does not allow
   'STORAGE_ERROR', // the backend failed (I/O, network) after retries
   'TIMEOUT', // an operation ran past its deadline
   'ABORTED', // cancelled by the caller

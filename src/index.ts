@@ -17,3 +17,11 @@ export type { CodecMetadata } from './format/codecs/types.ts';
 // Object storage backends.
 export { MemoryStorage } from './engine/storage/memory.ts';
 export type { ObjectStorage, ByteRange, ObjectInfo, PutOptions, GetResult } from './engine/storage/types.ts';
+
+// Versioned repositories (Icechunk): the names mirror @earthmover/icechunk's JS API.
+export { Repository, Storage, Session, SessionStore, ChangeSet } from './txn/index.ts';
+export type {
+  RepositoryOptions, ReadonlySessionOptions, VersionOptions, DiffOptions, FeatureFlag, S3Credentials,
+  S3StorageConstructorOptions, CommitOptions, RepositoryConfig, VirtualChunkContainer, DiffResult,
+  SnapshotDescription,
+} from './txn/index.ts';

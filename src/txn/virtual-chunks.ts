@@ -25,7 +25,7 @@ export interface VirtualChunkAccess {
 }
 
 const refused = (message: string, location: string, reason: string) =>
-  floeError('UNSUPPORTED', message, { where: location, details: { reason } });
+  floeError(reason === 'virtual-chunk-store-unsupported' ? 'UNSUPPORTED' : 'UNAUTHORIZED', message, { where: location, details: { reason } });
 
 export function containerFor(containers: readonly VirtualChunkContainer[], location: string): VirtualChunkContainer | undefined {
   let best: VirtualChunkContainer | undefined;

@@ -82,7 +82,7 @@ describe.each(REPOS)('%s', (repo) => {
       if (virtual.size > 0) {
         // The whole array touches the virtual chunk: a clear refusal, not wrong data.
         const err = await opened.get().catch((e: unknown) => e);
-        expect(isFloeError(err, 'UNSUPPORTED'), `${nodePath}: ${String(err)}`).toBe(true);
+        expect(isFloeError(err, 'UNAUTHORIZED'), `${nodePath}: ${String(err)}`).toBe(true);
         expect(String((err as Error).message)).toMatch(/s3:\/\/testbucket/);
       } else if (node.values) {
         expect(Array.from((await opened.get()).data as ArrayLike<unknown>, text), nodePath).toEqual(node.values);
@@ -104,7 +104,7 @@ describe.each(REPOS)('%s', (repo) => {
       expect([...distinct].sort(), nodePath).toEqual([...(node.distinct_values ?? [])].sort());
       if (node.first_col) {
         const column = await opened.get([null, 0]).catch((e: unknown) => e);
-        if (isFloeError(column)) expect(column.code, nodePath).toBe('UNSUPPORTED');
+        if (isFloeError(column)) expect(column.code, nodePath).toBe('UNAUTHORIZED');
         else expect(Array.from((column as { data: ArrayLike<unknown> }).data, text), nodePath).toEqual(node.first_col);
       }
     }

@@ -162,12 +162,12 @@ describe('Session', () => {
     const session = await repo.writableSession('main');
     await ZarrArray.create(session.store, '/v', int32);
     await session.store.setVirtualRef('v/c/0', pathToFileURL(file).href, 8, 16, null, null, true);
-    await expect(session.store.setVirtualRef('v/c/1', 's3://elsewhere/x', 0, 16, null, null, true)).rejects.toMatchObject({ code: 'UNSUPPORTED' });
+    await expect(session.store.setVirtualRef('v/c/1', 's3://elsewhere/x', 0, 16, null, null, true)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
     await session.commit('virtual');
     expect(await values((await repo.readonlySession({ branch: 'main' })).store, '/v')).toEqual([11, 12, 13, 14, 0, 0, 0, 0]);
     const stranger = await Repository.open(storage);
     const err = await values((await stranger.readonlySession({ branch: 'main' })).store, '/v').catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: 'UNSUPPORTED', details: { reason: 'virtual-chunk-not-authorized' } });
+    expect(err).toMatchObject({ code: 'UNAUTHORIZED', details: { reason: 'virtual-chunk-not-authorized' } });
   });
 
   it('serves zarrita through the same store', async () => {

@@ -7,7 +7,8 @@ describe('public API', () => {
   it('exports exactly the documented runtime names', () => {
     expect(Object.keys(floe).sort()).toEqual(
       [
-        'ERROR_CODES', 'FloeError', 'MemoryStorage', 'StorageStore', 'ZarrArray', 'ZarrGroup',
+        'ChangeSet', 'ERROR_CODES', 'FloeError', 'MemoryStorage', 'Repository', 'Session', 'SessionStore',
+        'Storage', 'StorageStore', 'ZarrArray', 'ZarrGroup',
         'createArray', 'createGroup', 'get', 'isFloeError', 'openArray', 'openGroup', 'openNode',
         'openStore', 'set', 'slice',
       ].sort(),
@@ -18,7 +19,7 @@ describe('public API', () => {
     expect([...ERROR_CODES]).toEqual([
       'INVALID_ARGUMENT', 'INVALID_METADATA', 'INVALID_SELECTION', 'INVALID_KEY', 'INVALID_NAME',
       'NOT_FOUND', 'ALREADY_EXISTS', 'NODE_TYPE_MISMATCH', 'UNSUPPORTED', 'CORRUPT_OBJECT',
-      'CHECKSUM_MISMATCH', 'PRECONDITION_FAILED', 'CONFLICT', 'READ_ONLY', 'STORAGE_ERROR',
+      'CHECKSUM_MISMATCH', 'PRECONDITION_FAILED', 'CONFLICT', 'READ_ONLY', 'UNAUTHORIZED', 'STORAGE_ERROR',
       'TIMEOUT', 'ABORTED',
     ]);
   });
