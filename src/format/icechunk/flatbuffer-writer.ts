@@ -57,3 +57,11 @@ export function finishPayload(b: Builder, root: Offset): Uint8Array {
   b.finish(root, FILE_IDENTIFIER);
   return b.asUint8Array().slice();
 }
+
+/**
+ * A deduplicated string, as the reference writes metadata and dimension names. The JS runtime's
+ * createSharedString returns offset 0 (= "absent") for '', so the empty string is written plainly.
+ */
+export function sharedString(b: Builder, s: string): Offset {
+  return s === '' ? b.createString(s) : b.createSharedString(s);
+}

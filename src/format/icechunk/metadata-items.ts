@@ -1,7 +1,7 @@
 // The MetadataItem table (name + encoded value) shared by snapshots and repo info files.
 import type { Builder, Offset } from 'flatbuffers';
 import type { FlatbufferReader } from './flatbuffer-reader.ts';
-import { createOffsetVector } from './flatbuffer-writer.ts';
+import { createOffsetVector, sharedString } from './flatbuffer-writer.ts';
 import type { SpecVersion } from './header.ts';
 import {
   decodeMetadataValue,
@@ -21,7 +21,7 @@ export function decodeMetadataItems(r: FlatbufferReader, tables: number[], spec:
 /** Writes the items sorted by name, each value in the encoding of `spec`. */
 export function encodeMetadataItems(b: Builder, items: readonly MetadataItem[], spec: SpecVersion): Offset {
   const offsets = sortMetadata(items).map((item) => {
-    const name = b.createSharedString(item.name);
+    const name = sharedString(b, item.name);
     const value = b.createByteVector(encodeMetadataValue(item.value, spec));
     b.startObject(2);
     b.addFieldOffset(1, value, 0);

@@ -12,6 +12,7 @@ import {
   finishPayload,
   newBuilder,
   pushBytes,
+  sharedString,
 } from './flatbuffer-writer.ts';
 import { decodeFile, encodeFile, type EncodeFileOptions } from './framing.ts';
 import type { SpecVersion } from './header.ts';
@@ -262,7 +263,7 @@ function writeArrayData(b: Builder, data: Extract<NodeData, { kind: 'array' }>, 
         b,
         data.dimensionNames.map((name) => {
           // Shared strings: the reference writes each distinct dimension name once.
-          const s = name === null ? undefined : b.createSharedString(name);
+          const s = name === null ? undefined : sharedString(b, name);
           b.startObject(1);
           if (s !== undefined) b.addFieldOffset(0, s, 0);
           return b.endObject();
