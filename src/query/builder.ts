@@ -1,0 +1,133 @@
+// The query builder: `query(source).from(path).where(dim, op, value)...`. Each call returns a new
+// builder around a new frozen QueryNode; a builder never changes, so one base query can branch
+// into many. The dtype given to from() flows to execute()'s result type.
+import type { ReadCaches } from '../cache/read-caches.ts';
+import type { DecodePool } from '../engine/decode-pool.ts';
+import { executePrepared } from './execute/executor.ts';
+import { formatPlan } from './explain.ts';
+import { FromNode } from './nodes/from-node.ts';
+import { LimitNode } from './nodes/limit-node.ts';
+import { NearestNode, type NearestOptions } from './nodes/nearest-node.ts';
+import { nodeText } from './nodes/node-text.ts';
+import { QueryNode, type DimOperationNode } from './nodes/query-node.ts';
+import { SelectNode } from './nodes/select-node.ts';
+import { StrideNode } from './nodes/stride-node.ts';
+import { WhereIndexNode } from './nodes/where-index-node.ts';
+import { WhereNode, type WhereOp, type WhereValue } from './nodes/where-node.ts';
+import type { LabelValue } from './nodes/label.ts';
+import type { CoalesceOptions } from './plan/coalesce.ts';
+import { planQuery, type PreparedQuery } from './plan/planner.ts';
+import type { QueryPlan } from './plan/plan-types.ts';
+import type { DTypeName, QueryResult } from './result-types.ts';
+import { resolveSource, type QuerySource } from './source.ts';
+
+export interface QueryOptions {
+  /** Caches shared between queries (see src/cache/read-caches.ts); default none. */
+  caches?: ReadCaches;
+  /** Requests in flight at once. Default 8. */
+  concurrency?: number;
+  /** When near byte ranges of one object merge into one request. */
+  coalesce?: CoalesceOptions;
+  /** Worker pool for big compressed chunks; default false (decode inline). */
+  decodePool?: DecodePool | false;
+  now?: () => number;
+}
+
+export interface Explanation {
+  readonly plan: QueryPlan;
+  readonly text: string;
+}
+
+export interface QueryBuilder<D extends string = string> {
+  /** The frozen operation tree this builder holds. */
+  toOperationNode(): QueryNode;
+  /** The array to read; naming its dtype types the result and is checked when planning. */
+  from<T extends DTypeName>(path: string, dtype: T): QueryBuilder<T>;
+  from(path: string): QueryBuilder<string>;
+  /** More arrays read with the same dimension selections (relative to the from array's group). */
+  select(...paths: string[]): QueryBuilder<D>;
+  /** A label predicate through the dimension's coordinate array; `between` is inclusive. */
+  where<Op extends WhereOp>(dim: string, op: Op, value: WhereValue<Op>): QueryBuilder<D>;
+  /** Positions start, start+step, ... below stop (negative bounds count from the end, null is open). */
+  whereIndex(dim: string, start: number | null, stop: number | null, step?: number): QueryBuilder<D>;
+  /** The single label closest to `value`, failing when farther than `tolerance`. */
+  nearest(dim: string, value: LabelValue, options?: NearestOptions): QueryBuilder<D>;
+  /** Keeps the first `count` selected indices of a dimension. */
+  limit(dim: string, count: number): QueryBuilder<D>;
+  /** Keeps every `step`-th selected index of a dimension. */
+  stride(dim: string, step: number): QueryBuilder<D>;
+  /** Plans without reading data: the plan and its printout. */
+  explain(): Promise<Explanation>;
+  execute(): Promise<QueryResult<D>>;
+  /** The query as builder calls. */
+  toString(): string;
+}
+
+class QueryBuilderImpl<D extends string> implements QueryBuilder<D> {
+  constructor(private readonly props: Readonly<{ source: QuerySource; options: QueryOptions; node: QueryNode }>) {}
+
+  toOperationNode(): QueryNode {
+    return this.props.node;
+  }
+
+  from(path: string, dtype?: string): QueryBuilder<never> {
+    return new QueryBuilderImpl({ ...this.props, node: QueryNode.cloneWithFrom(this.props.node, FromNode.create(path, dtype)) });
+  }
+
+  select(...paths: string[]): QueryBuilder<D> {
+    const current = this.props.node.select;
+    const select = current ? SelectNode.cloneWithPaths(current, paths) : SelectNode.create(paths);
+    return new QueryBuilderImpl({ ...this.props, node: QueryNode.cloneWithSelect(this.props.node, select) });
+  }
+
+  where<Op extends WhereOp>(dim: string, op: Op, value: WhereValue<Op>): QueryBuilder<D> {
+    return this.with(WhereNode.create(dim, op, value));
+  }
+
+  whereIndex(dim: string, start: number | null, stop: number | null, step?: number): QueryBuilder<D> {
+    return this.with(WhereIndexNode.create(dim, start, stop, step));
+  }
+
+  nearest(dim: string, value: LabelValue, options?: NearestOptions): QueryBuilder<D> {
+    return this.with(NearestNode.create(dim, value, options));
+  }
+
+  limit(dim: string, count: number): QueryBuilder<D> {
+    return this.with(LimitNode.create(dim, count));
+  }
+
+  stride(dim: string, step: number): QueryBuilder<D> {
+    return this.with(StrideNode.create(dim, step));
+  }
+
+  async explain(): Promise<Explanation> {
+    const { plan } = await this.prepare();
+    return Object.freeze({ plan, text: formatPlan(plan) });
+  }
+
+  async execute(): Promise<QueryResult<D>> {
+    const prepared = await this.prepare();
+    const { arrays, report } = await executePrepared(prepared, this.props.options);
+    const first = arrays[0]!;
+    // The from() overloads tie D to the array's dtype, which planning has checked.
+    return { ...first, data: first.data as QueryResult<D>['data'], arrays: Object.fromEntries(arrays.map((a) => [a.path, a])), plan: prepared.plan, report };
+  }
+
+  toString(): string {
+    return `query(...)${nodeText(this.props.node)}`;
+  }
+
+  private with(op: DimOperationNode): QueryBuilder<D> {
+    return new QueryBuilderImpl({ ...this.props, node: QueryNode.cloneWithOperation(this.props.node, op) });
+  }
+
+  private prepare(): Promise<PreparedQuery> {
+    const { source, options, node } = this.props;
+    return planQuery(resolveSource(source, options.caches), node, options);
+  }
+}
+
+/** Starts a query over a plain Zarr store or a session (anything with a `store`). */
+export function query(source: QuerySource, options: QueryOptions = {}): QueryBuilder<string> {
+  return new QueryBuilderImpl({ source, options: Object.freeze({ ...options }), node: QueryNode.create() });
+}

@@ -1,0 +1,98 @@
+// Counts every request a query makes, by purpose, so explain's expectations and execute's
+// report can be compared. A read-only ZarrStore wrapper: one Meter, one view per purpose.
+import { floeError } from '../errors.ts';
+import type { ByteRange, ListDir, ZarrStore } from '../engine/store.ts';
+
+export const FETCH_PURPOSES = ['metadata', 'coordinates', 'shardIndex', 'data', 'unplanned'] as const;
+export type FetchPurpose = (typeof FETCH_PURPOSES)[number];
+
+export interface FetchCount {
+  requests: number;
+  bytes: number;
+}
+
+export type FetchCounts = Record<FetchPurpose, FetchCount>;
+
+export class Meter {
+  readonly counts: FetchCounts = {
+    metadata: { requests: 0, bytes: 0 },
+    coordinates: { requests: 0, bytes: 0 },
+    shardIndex: { requests: 0, bytes: 0 },
+    data: { requests: 0, bytes: 0 },
+    unplanned: { requests: 0, bytes: 0 },
+  };
+
+  constructor(readonly inner: ZarrStore) {}
+
+  record(purpose: FetchPurpose, bytes: Uint8Array | undefined): void {
+    this.counts[purpose].requests++;
+    this.counts[purpose].bytes += bytes?.byteLength ?? 0;
+  }
+
+  store(purpose: FetchPurpose): ZarrStore {
+    return new MeteredStore(this, purpose);
+  }
+
+  snapshot(): FetchCounts {
+    return structuredClone(this.counts);
+  }
+}
+
+export function totalCount(counts: FetchCounts): FetchCount {
+  return FETCH_PURPOSES.reduce((t, p) => ({ requests: t.requests + counts[p].requests, bytes: t.bytes + counts[p].bytes }), { requests: 0, bytes: 0 });
+}
+
+class MeteredStore implements ZarrStore {
+  readonly readOnly = true;
+
+  constructor(private readonly meter: Meter, private readonly purpose: FetchPurpose) {}
+
+  async get(key: string): Promise<Uint8Array | undefined> {
+    const bytes = await this.meter.inner.get(key);
+    this.meter.record(this.purpose, bytes);
+    return bytes;
+  }
+
+  async getRange(key: string, range: ByteRange): Promise<Uint8Array | undefined> {
+    const bytes = await this.meter.inner.getRange(key, range);
+    this.meter.record(this.purpose, bytes);
+    return bytes;
+  }
+
+  getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[]): Promise<(Uint8Array | undefined)[]> {
+    return Promise.all(requests.map(([k, r]) => (r ? this.getRange(k, r) : this.get(k))));
+  }
+
+  list(): AsyncIterable<string> {
+    return this.meter.inner.list();
+  }
+
+  listPrefix(prefix: string): AsyncIterable<string> {
+    return this.meter.inner.listPrefix(prefix);
+  }
+
+  listDir(prefix: string): Promise<ListDir> {
+    return this.meter.inner.listDir(prefix);
+  }
+
+  set(key: string): Promise<void> {
+    return readOnly(key);
+  }
+  setPartialValues(): Promise<void> {
+    return readOnly('(partial values)');
+  }
+  erase(key: string): Promise<void> {
+    return readOnly(key);
+  }
+  eraseValues(): Promise<void> {
+    return readOnly('(values)');
+  }
+  erasePrefix(prefix: string): Promise<void> {
+    return readOnly(prefix);
+  }
+}
+
+/** Queries only read; a write through one is a bug in the caller. */
+export function readOnly(key: string): Promise<never> {
+  return Promise.reject(floeError('READ_ONLY', `a query store is read-only; cannot modify ${JSON.stringify(key)}`, { where: key }));
+}

@@ -1,0 +1,40 @@
+// Label values a predicate compares against a coordinate array: numbers, bigints (int64
+// coordinates), strings, and Dates (for coordinates with CF-style time `units`).
+import { floeError } from '../../errors.ts';
+
+export type LabelValue = number | bigint | string | Date;
+
+/** Validates one label and copies a Date, so a caller mutating theirs cannot change the node. */
+export function freezeLabel(dim: string, value: unknown): LabelValue {
+  if (typeof value === 'number') {
+    if (Number.isNaN(value)) throw floeError('INVALID_ARGUMENT', `dimension "${dim}": NaN is not a label (it equals nothing)`);
+    return value;
+  }
+  if (typeof value === 'bigint' || typeof value === 'string') return value;
+  if (value instanceof Date) {
+    if (Number.isNaN(value.getTime())) throw floeError('INVALID_ARGUMENT', `dimension "${dim}": invalid Date`);
+    return new Date(value.getTime());
+  }
+  throw floeError('INVALID_ARGUMENT', `dimension "${dim}": a label must be a number, bigint, string or Date, got ${describeLabel(value)}`, {
+    details: { dim, value: describeLabel(value) },
+  });
+}
+
+/** A label as text for messages and explain output. */
+export function describeLabel(value: unknown): string {
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'Invalid Date' : value.toISOString();
+  if (typeof value === 'bigint') return `${value}n`;
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(describeLabel).join(', ')}]`;
+  if (value === undefined) return 'undefined';
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
+  return Object.prototype.toString.call(value);
+}
+
+/** Dimension references are names from `dimension_names`, or `#i` for the i-th (unnamed) one. */
+export function checkDimName(dim: unknown): string {
+  if (typeof dim !== 'string' || dim === '') {
+    throw floeError('INVALID_ARGUMENT', `a dimension must be a non-empty name, got ${describeLabel(dim)}`);
+  }
+  return dim;
+}

@@ -1,0 +1,71 @@
+// A dimension's 1-D coordinate array (same name, same group), read whole once and kept as plain
+// numbers or strings with its order detected, so label predicates can binary-search it.
+import { floeError, isFloeError } from '../../errors.ts';
+import { ZarrArray } from '../../engine/array.ts';
+import type { ZarrStore } from '../../engine/store.ts';
+import type { ArrayData } from '../../format/zarr/data-types.ts';
+import { parseCfTime, type CfTime } from './cf-time.ts';
+
+export type CoordinateOrder = 'ascending' | 'descending' | 'unsorted';
+
+export interface Coordinate {
+  readonly path: string;
+  readonly dim: string;
+  readonly dtype: string;
+  /** Numbers for numeric and bool coordinates (int64 converted: exact up to 2^53), strings otherwise. */
+  readonly values: Float64Array | readonly string[];
+  /** Non-strict: repeated labels still sort. NaN anywhere makes a numeric coordinate unsorted. */
+  readonly order: CoordinateOrder;
+  readonly time: CfTime | undefined;
+}
+
+export function coordinateBytes(c: Coordinate): number {
+  return c.values instanceof Float64Array ? c.values.byteLength : c.values.reduce((n, s) => n + 2 * s.length + 16, 0);
+}
+
+export async function loadCoordinate(store: ZarrStore, path: string, dim: string, length: number): Promise<Coordinate> {
+  let array: ZarrArray;
+  try {
+    array = await ZarrArray.open(store, path, { decodePool: false });
+  } catch (err) {
+    if (!isFloeError(err, 'NOT_FOUND', 'NODE_TYPE_MISMATCH')) throw err;
+    throw floeError('NOT_FOUND', `dimension "${dim}" has no coordinate array at ${path}, so labels cannot be resolved; use whereIndex("${dim}", start, stop) for positions`, {
+      cause: err, details: { dim, path },
+    });
+  }
+  if (array.shape.length !== 1 || array.shape[0] !== length) {
+    throw floeError('INVALID_ARGUMENT', `coordinate array ${path} for dimension "${dim}" has shape [${array.shape.join(', ')}], expected [${length}]`, { details: { dim, path } });
+  }
+  const kind = array.dataType.kind;
+  if (kind === 'complex' || kind === 'raw' || kind === 'binary') {
+    throw floeError('UNSUPPORTED', `coordinate array ${path} has data type ${array.dtype}, which has no label order`, { details: { dim, path } });
+  }
+  const raw = (await array.get(undefined, { decodePool: false })).data;
+  const values = toLabels(raw);
+  const time = values instanceof Float64Array ? parseCfTime(array.attributes.units, array.attributes.calendar, path) : undefined;
+  return Object.freeze({ path, dim, dtype: array.dtype, values, order: detectOrder(values), time });
+}
+
+function toLabels(data: ArrayData): Float64Array | readonly string[] {
+  if (Array.isArray(data)) return Object.freeze(data.map(String));
+  if (data instanceof BigInt64Array || data instanceof BigUint64Array) return Float64Array.from(data, Number);
+  return data instanceof Float64Array ? data : Float64Array.from(data);
+}
+
+export function compareLabels(a: number | string, b: number | string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function detectOrder(values: Float64Array | readonly string[]): CoordinateOrder {
+  let asc = true;
+  let desc = true;
+  for (let i = 1; i < values.length && (asc || desc); i++) {
+    const a = values[i - 1]!;
+    const b = values[i]!;
+    if (typeof a === 'number' && (Number.isNaN(a) || Number.isNaN(b as number))) return 'unsorted';
+    if (a > b) asc = false;
+    if (a < b) desc = false;
+  }
+  if (values.length > 0 && typeof values[0] === 'number' && Number.isNaN(values[0])) return 'unsorted';
+  return asc ? 'ascending' : desc ? 'descending' : 'unsorted';
+}

@@ -1,0 +1,153 @@
+// The indices selected along one dimension, as sorted disjoint arithmetic runs. Runs keep the
+// common cases (a range, a strided range) O(1) in size however long the dimension is; only a
+// stepped whereIndex over an already-fragmented set is walked index by index.
+
+/** Indices start, start+step, ..., count of them; step >= 1. */
+export interface IndexRun {
+  readonly start: number;
+  readonly step: number;
+  readonly count: number;
+}
+
+export type DimSet = readonly IndexRun[];
+
+export function fullSet(length: number): DimSet {
+  return length > 0 ? [{ start: 0, step: 1, count: length }] : [];
+}
+
+export function setCount(set: DimSet): number {
+  let n = 0;
+  for (const r of set) n += r.count;
+  return n;
+}
+
+function last(r: IndexRun): number {
+  return r.start + (r.count - 1) * r.step;
+}
+
+/** The indices of `set` inside [lo, hi). */
+export function clipSet(set: DimSet, lo: number, hi: number): DimSet {
+  const out: IndexRun[] = [];
+  for (const r of set) {
+    const i0 = Math.max(0, Math.ceil((lo - r.start) / r.step));
+    const i1 = Math.min(r.count - 1, Math.floor((hi - 1 - r.start) / r.step));
+    if (i1 >= i0) out.push({ start: r.start + i0 * r.step, step: r.step, count: i1 - i0 + 1 });
+  }
+  return out;
+}
+
+function contains(set: DimSet, index: number): boolean {
+  let lo = 0;
+  let hi = set.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const r = set[mid]!;
+    if (index < r.start) hi = mid - 1;
+    else if (index > last(r)) lo = mid + 1;
+    else return (index - r.start) % r.step === 0;
+  }
+  return false;
+}
+
+/** The indices of `set` that are also in `indices` (any order, duplicates ignored). */
+export function keepIndices(set: DimSet, indices: Iterable<number>): DimSet {
+  const kept = [...new Set(indices)].filter((i) => contains(set, i)).sort((a, b) => a - b);
+  return compressIndices(kept);
+}
+
+/** The indices of `set` of the form start + k*step below stop. */
+export function keepProgression(set: DimSet, start: number, stop: number, step: number): DimSet {
+  const clipped = clipSet(set, start, stop);
+  if (step === 1) return clipped;
+  const out: IndexRun[] = [];
+  for (const r of clipped) {
+    if (r.step === 1) {
+      // First index >= r.start congruent to start (mod step), then every step-th.
+      const first = r.start + ((((start - r.start) % step) + step) % step);
+      if (first <= last(r)) out.push({ start: first, step, count: Math.floor((last(r) - first) / step) + 1 });
+      continue;
+    }
+    const hits: number[] = [];
+    for (let i = 0; i < r.count; i++) {
+      const x = r.start + i * r.step;
+      if ((x - start) % step === 0) hits.push(x);
+    }
+    out.push(...compressIndices(hits));
+  }
+  return out;
+}
+
+/** Every `step`-th selected index, counting positions across runs from the first. */
+export function strideSet(set: DimSet, step: number): DimSet {
+  const out: IndexRun[] = [];
+  let position = 0;
+  for (const r of set) {
+    const skip = (step - (position % step)) % step;
+    if (skip < r.count) out.push({ start: r.start + skip * r.step, step: r.step * step, count: Math.floor((r.count - 1 - skip) / step) + 1 });
+    position += r.count;
+  }
+  return mergeRuns(out);
+}
+
+/** The first `n` selected indices. */
+export function limitSet(set: DimSet, n: number): DimSet {
+  const out: IndexRun[] = [];
+  let left = n;
+  for (const r of set) {
+    if (left <= 0) break;
+    out.push(r.count <= left ? r : { ...r, count: left });
+    left -= r.count;
+  }
+  return out;
+}
+
+/** Sorted unique indices as the fewest greedy arithmetic runs. */
+export function compressIndices(sorted: readonly number[]): DimSet {
+  const out: IndexRun[] = [];
+  let i = 0;
+  while (i < sorted.length) {
+    const start = sorted[i]!;
+    if (i + 1 === sorted.length) {
+      out.push({ start, step: 1, count: 1 });
+      break;
+    }
+    const step = sorted[i + 1]! - start;
+    let j = i + 1;
+    while (j + 1 < sorted.length && sorted[j + 1]! - sorted[j]! === step) j++;
+    out.push({ start, step, count: j - i + 1 });
+    i = j + 1;
+  }
+  return out;
+}
+
+/** Joins neighbouring runs that continue one another (a stride can make them line up). */
+function mergeRuns(runs: readonly IndexRun[]): DimSet {
+  const out: IndexRun[] = [];
+  for (const r of runs) {
+    const prev = out[out.length - 1];
+    if (prev) {
+      const gap = r.start - last(prev);
+      const step = prev.count > 1 ? prev.step : r.count > 1 ? r.step : gap;
+      if (gap === step && (prev.count === 1 || prev.step === step) && (r.count === 1 || r.step === step)) {
+        out[out.length - 1] = { start: prev.start, step, count: prev.count + r.count };
+        continue;
+      }
+    }
+    out.push(r);
+  }
+  return out;
+}
+
+/** Expands a set to its indices; tests and small explain listings only. */
+export function setIndices(set: DimSet): number[] {
+  const out: number[] = [];
+  for (const r of set) for (let i = 0; i < r.count; i++) out.push(r.start + i * r.step);
+  return out;
+}
+
+/** Indices in both sets; materialises the smaller one (never more than a dimension's length). */
+export function intersectSets(a: DimSet, b: DimSet): DimSet {
+  if (b.length === 1 && b[0]!.step === 1) return clipSet(a, b[0]!.start, b[0]!.start + b[0]!.count);
+  if (a.length === 1 && a[0]!.step === 1) return clipSet(b, a[0]!.start, a[0]!.start + a[0]!.count);
+  return setCount(b) <= setCount(a) ? keepIndices(a, setIndices(b)) : keepIndices(b, setIndices(a));
+}

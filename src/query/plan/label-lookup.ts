@@ -1,0 +1,196 @@
+// Label predicates to index sets. A sorted coordinate (ascending or descending) is binary-searched:
+// about 2·log2(n) comparisons per bound. An unsorted one is scanned: n comparisons per predicate
+// (one pass for a whole `in` list), and the matches may be scattered. Each lookup reports its
+// method and comparisons so explain() can show the cost.
+import { floeError } from '../../errors.ts';
+import { describeLabel, type LabelValue } from '../nodes/label.ts';
+import type { NearestNode } from '../nodes/nearest-node.ts';
+import type { WhereNode } from '../nodes/where-node.ts';
+import { cfToDate, dateToCf } from './cf-time.ts';
+import type { Coordinate } from './coordinate.ts';
+import { compressIndices, type DimSet } from './dim-set.ts';
+
+export interface Lookup {
+  readonly set: DimSet;
+  readonly method: 'binary-search' | 'scan';
+  readonly comparisons: number;
+}
+
+interface Bound {
+  readonly value: number | string;
+  readonly inclusive: boolean;
+}
+
+interface Interval {
+  readonly lo?: Bound;
+  readonly hi?: Bound;
+}
+
+/** The label in the coordinate's own terms; a type mismatch names the dimension and value. */
+export function toCoordinateValue(coord: Coordinate, label: LabelValue, exact = false): number | string {
+  const mismatch = (why: string) =>
+    floeError('INVALID_ARGUMENT', `type mismatch on dimension "${coord.dim}": ${describeLabel(label)} ${why}`, {
+      where: coord.path, details: { dim: coord.dim, value: describeLabel(label), dtype: coord.dtype },
+    });
+  const strings = !(coord.values instanceof Float64Array);
+  if (label instanceof Date || (typeof label === 'string' && !strings && coord.time)) {
+    if (!coord.time) throw mismatch(`is a Date but coordinate ${coord.path} (${coord.dtype}) has no CF time units like "days since 2000-01-01"`);
+    const date = label instanceof Date ? label : new Date(label);
+    if (Number.isNaN(date.getTime())) throw mismatch(`is not a date the time coordinate (${coord.time.units}) can compare with`);
+    return dateToCf(coord.time, date);
+  }
+  if (typeof label === 'string') {
+    if (!strings) throw mismatch(`is a string but coordinate ${coord.path} holds ${coord.dtype} numbers`);
+    return label;
+  }
+  if (strings) throw mismatch(`is a number but coordinate ${coord.path} holds strings`);
+  const n = Number(label);
+  // A float32 coordinate stores 0.1 as 0.100000001…; equality against the rounded label matches
+  // what the user wrote.
+  return exact && (coord.dtype === 'float32' || coord.dtype === 'float16') ? Math.fround(n) : n;
+}
+
+export function lookupWhere(coord: Coordinate, node: WhereNode): Lookup {
+  switch (node.op) {
+    case 'in':
+      return lookupIn(coord, node.value);
+    case '=': {
+      const v = toCoordinateValue(coord, node.value, true);
+      const found = lookupInterval(coord, { lo: { value: v, inclusive: true }, hi: { value: v, inclusive: true } });
+      if (found.set.length === 0) throw labelNotFound(coord, node.value, v);
+      return found;
+    }
+    case 'between': {
+      const [a, b] = node.value.map((x) => toCoordinateValue(coord, x)) as [number | string, number | string];
+      const [lo, hi] = a <= b ? [a, b] : [b, a]; // either order: descending coordinates read naturally
+      return lookupInterval(coord, { lo: { value: lo, inclusive: true }, hi: { value: hi, inclusive: true } });
+    }
+    case '<':
+    case '<=':
+      return lookupInterval(coord, { hi: { value: toCoordinateValue(coord, node.value), inclusive: node.op === '<=' } });
+    case '>':
+    case '>=':
+      return lookupInterval(coord, { lo: { value: toCoordinateValue(coord, node.value), inclusive: node.op === '>=' } });
+  }
+}
+
+function inside(v: number | string, iv: Interval): boolean {
+  if (iv.lo && !(iv.lo.inclusive ? v >= iv.lo.value : v > iv.lo.value)) return false;
+  if (iv.hi && !(iv.hi.inclusive ? v <= iv.hi.value : v < iv.hi.value)) return false;
+  return true;
+}
+
+function lookupInterval(coord: Coordinate, iv: Interval): Lookup {
+  const { values, order } = coord;
+  const n = values.length;
+  if (order === 'unsorted') {
+    const hits: number[] = [];
+    for (let i = 0; i < n; i++) if (inside(values[i]!, iv)) hits.push(i);
+    return { set: compressIndices(hits), method: 'scan', comparisons: n };
+  }
+  let comparisons = 0;
+  const firstTrue = (pred: (v: number | string) => boolean): number => {
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      comparisons++;
+      if (pred(values[mid]!)) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  };
+  const { lo, hi } = iv;
+  let a: number;
+  let b: number;
+  if (order === 'ascending') {
+    a = lo ? firstTrue((v) => (lo.inclusive ? v >= lo.value : v > lo.value)) : 0;
+    b = hi ? firstTrue((v) => (hi.inclusive ? v > hi.value : v >= hi.value)) : n;
+  } else {
+    a = hi ? firstTrue((v) => (hi.inclusive ? v <= hi.value : v < hi.value)) : 0;
+    b = lo ? firstTrue((v) => (lo.inclusive ? v < lo.value : v <= lo.value)) : n;
+  }
+  return { set: b > a ? [{ start: a, step: 1, count: b - a }] : [], method: 'binary-search', comparisons };
+}
+
+function lookupIn(coord: Coordinate, labels: readonly LabelValue[]): Lookup {
+  const wanted = labels.map((l) => toCoordinateValue(coord, l, true));
+  const hits: number[] = [];
+  let comparisons = 0;
+  let method: Lookup['method'] = 'binary-search';
+  if (coord.order === 'unsorted') {
+    // One pass for the whole list: a Set answers "is this label wanted" in O(1).
+    const want = new Set<number | string>(wanted);
+    const seen = new Set<number | string>();
+    coord.values.forEach((v, i) => {
+      if (want.has(v)) (hits.push(i), seen.add(v));
+    });
+    comparisons = coord.values.length;
+    method = 'scan';
+    wanted.forEach((v, k) => {
+      if (!seen.has(v)) throw labelNotFound(coord, labels[k]!, v);
+    });
+  } else {
+    wanted.forEach((v, k) => {
+      const one = lookupInterval(coord, { lo: { value: v, inclusive: true }, hi: { value: v, inclusive: true } });
+      comparisons += one.comparisons;
+      if (one.set.length === 0) throw labelNotFound(coord, labels[k]!, v);
+      const r = one.set[0]!;
+      for (let i = 0; i < r.count; i++) hits.push(r.start + i);
+    });
+  }
+  return { set: compressIndices([...new Set(hits)].sort((x, y) => x - y)), method, comparisons };
+}
+
+/** The index of the label closest to `v` (lower index on ties), or -1 for an empty coordinate. */
+function nearestIndex(coord: Coordinate, v: number): { index: number; comparisons: number } {
+  const values = coord.values as Float64Array;
+  const n = values.length;
+  if (coord.order === 'unsorted') {
+    let best = -1;
+    for (let i = 0; i < n; i++) if (!Number.isNaN(values[i]!) && (best < 0 || Math.abs(values[i]! - v) < Math.abs(values[best]! - v))) best = i;
+    return { index: best, comparisons: n };
+  }
+  const asc = coord.order === 'ascending';
+  let lo = 0;
+  let hi = n;
+  let comparisons = 0;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    comparisons++;
+    if (asc ? values[mid]! >= v : values[mid]! <= v) hi = mid;
+    else lo = mid + 1;
+  }
+  const candidates = [lo - 1, lo].filter((i) => i >= 0 && i < n);
+  const index = candidates.reduce((best, i) => (best < 0 || Math.abs(values[i]! - v) < Math.abs(values[best]! - v) ? i : best), -1);
+  return { index, comparisons };
+}
+
+export function lookupNearest(coord: Coordinate, node: NearestNode): Lookup {
+  const v = toCoordinateValue(coord, node.value);
+  if (typeof v === 'string') throw floeError('INVALID_ARGUMENT', `nearest on dimension "${coord.dim}" needs numeric labels`, { where: coord.path });
+  const { index, comparisons } = nearestIndex(coord, v);
+  const method = coord.order === 'unsorted' ? 'scan' : 'binary-search';
+  if (index < 0) throw labelNotFound(coord, node.value, v);
+  const distance = Math.abs((coord.values as Float64Array)[index]! - v);
+  if (node.tolerance !== undefined && distance > node.tolerance) {
+    throw floeError('NOT_FOUND', `no label of dimension "${coord.dim}" within ${node.tolerance} of ${describeLabel(node.value)}; the nearest is ${showLabel(coord, index)} at index ${index}`, {
+      where: coord.path, details: { dim: coord.dim, value: describeLabel(node.value), nearestIndex: index },
+    });
+  }
+  return { set: [{ start: index, step: 1, count: 1 }], method, comparisons };
+}
+
+function showLabel(coord: Coordinate, index: number): string {
+  const v = coord.values[index]!;
+  if (typeof v === 'number' && coord.time) return `${v} (${cfToDate(coord.time, v).toISOString()})`;
+  return describeLabel(v);
+}
+
+function labelNotFound(coord: Coordinate, label: LabelValue, v: number | string): Error {
+  const near = typeof v === 'number' ? nearestIndex(coord, v).index : -1;
+  const hint = near >= 0 ? `; the nearest is ${showLabel(coord, near)} at index ${near} (use nearest() to accept it)` : '';
+  return floeError('NOT_FOUND', `label ${describeLabel(label)} not found in dimension "${coord.dim}"${hint}`, {
+    where: coord.path, details: { dim: coord.dim, value: describeLabel(label) },
+  });
+}

@@ -1,0 +1,64 @@
+// Planner pass 1: open the `from` array and every selected array, and build the dimension table
+// (names from `dimension_names`, `#i` for unnamed ones). Arrays sharing a dimension must agree
+// on its length.
+import { floeError } from '../../errors.ts';
+import { ZarrArray } from '../../engine/array.ts';
+import type { ZarrStore } from '../../engine/store.ts';
+import { joinPath, normalizePath, parentPath } from '../../format/zarr/paths.ts';
+import type { QueryNode } from '../nodes/query-node.ts';
+
+export interface ResolvedArray {
+  readonly array: ZarrArray;
+  readonly dims: readonly string[];
+}
+
+export interface DimInfo {
+  readonly name: string;
+  readonly length: number;
+}
+
+export interface ResolvedArrays {
+  readonly arrays: readonly ResolvedArray[];
+  readonly dims: readonly DimInfo[];
+}
+
+export function dimNames(array: ZarrArray): string[] {
+  return array.shape.map((_, i) => array.dimensionNames?.[i] ?? `#${i}`);
+}
+
+export async function resolveArrays(store: ZarrStore, query: QueryNode): Promise<ResolvedArrays> {
+  const from = query.from;
+  if (!from) throw floeError('INVALID_ARGUMENT', 'a query needs .from(path) naming the array to read');
+  const primaryPath = normalizePath(from.path);
+  const others = (query.select?.paths ?? []).map((p) => (p.startsWith('/') ? normalizePath(p) : joinPath(parentPath(primaryPath), p)));
+  const paths = [primaryPath, ...others.filter((p) => p !== primaryPath)];
+  const opened = await Promise.all(paths.map((p) => ZarrArray.open(store, p)));
+  const primary = opened[0]!;
+  if (from.dtype !== undefined && from.dtype !== primary.dtype) {
+    throw floeError('INVALID_ARGUMENT', `type mismatch: ${primary.path} holds ${primary.dtype}, the query expects ${from.dtype}`, {
+      where: primary.path, details: { expected: from.dtype, actual: primary.dtype },
+    });
+  }
+  const lengths = new Map<string, { length: number; path: string }>();
+  const dims: DimInfo[] = [];
+  const arrays = opened.map((array) => {
+    const names = dimNames(array);
+    names.forEach((name, i) => {
+      const seen = lengths.get(name);
+      if (seen && seen.length !== array.shape[i]) {
+        throw floeError('INVALID_ARGUMENT', `dimension "${name}" has length ${seen.length} in ${seen.path} but ${array.shape[i]} in ${array.path}`, { details: { dim: name } });
+      }
+      if (!seen) {
+        lengths.set(name, { length: array.shape[i]!, path: array.path });
+        dims.push({ name, length: array.shape[i]! });
+      }
+    });
+    return { array, dims: names };
+  });
+  return { arrays, dims };
+}
+
+/** Where a dimension's coordinate array lives: beside the `from` array, named like the dimension. */
+export function coordinatePath(primary: ZarrArray, dim: string): string {
+  return joinPath(parentPath(primary.path), dim);
+}

@@ -1,0 +1,57 @@
+// What execute() returns: data typed by the array's dtype, per selected array, and a report of
+// what was actually fetched, shaped like the plan's expectations so the two compare directly.
+import type { ArrayData } from '../format/zarr/data-types.ts';
+import type { FetchCount, FetchCounts } from './metered-store.ts';
+import type { CacheHits } from './plan/planner.ts';
+import type { QueryPlan } from './plan/plan-types.ts';
+
+/** The typed array each Zarr data type reads into (see src/format/zarr/data-types.ts). */
+export interface DataTypeMap {
+  bool: Uint8Array;
+  int8: Int8Array;
+  int16: Int16Array;
+  int32: Int32Array;
+  int64: BigInt64Array;
+  uint8: Uint8Array;
+  uint16: Uint16Array;
+  uint32: Uint32Array;
+  uint64: BigUint64Array;
+  float16: Float32Array;
+  float32: Float32Array;
+  float64: Float64Array;
+  complex64: Float32Array;
+  complex128: Float64Array;
+  string: string[];
+  large_string: string[];
+  binary: Uint8Array[];
+  large_binary: Uint8Array[];
+}
+
+export type DTypeName = keyof DataTypeMap;
+
+/** The data a query over a `D` array returns; any data type when D is not known statically. */
+export type DataOf<D extends string> = D extends DTypeName ? DataTypeMap[D] : ArrayData;
+
+export interface ArrayResult<D extends ArrayData = ArrayData> {
+  readonly path: string;
+  readonly dtype: string;
+  readonly dims: readonly string[];
+  /** C order; one entry per dimension (none is dropped, `=` leaves a length-1 dimension). */
+  readonly shape: readonly number[];
+  readonly data: D;
+}
+
+export interface ExecutionReport {
+  /** Every request of the query, planning included, by purpose. */
+  readonly fetched: FetchCounts;
+  readonly total: FetchCount;
+  readonly cacheHits: CacheHits;
+  readonly elapsedMs: number;
+}
+
+export interface QueryResult<D extends string = string> extends ArrayResult<DataOf<D>> {
+  /** Every array read, the `from` array first, by path. */
+  readonly arrays: Readonly<Record<string, ArrayResult>>;
+  readonly plan: QueryPlan;
+  readonly report: ExecutionReport;
+}
