@@ -25,7 +25,7 @@ describe('query efficiency on a sharded array', () => {
     const { store, log, reset } = countingStore();
     await weatherStore(store);
     const caches = new ReadCaches();
-    const box = (t: number) => query(store, { caches }).from('/temperature').whereIndex('time', t, t + 2).whereIndex('lat', 1, 3).whereIndex('lon', 7, 9);
+    const box = (t: number) => query(store, { caches }).from('/temperature', 'float32').whereIndex('time', t, t + 2).whereIndex('lat', 1, 3).whereIndex('lon', 7, 9);
     reset();
     const first = await box(0).execute();
     expect(dataRequests(log).map(isIndexRead)).toEqual([true, false]);
