@@ -24,26 +24,26 @@ export function openStore(location: string | ObjectStorage, options: OpenStoreOp
   return new StorageStore(storage, { readOnly: options.readOnly ?? false });
 }
 
-export function createArray(store: ZarrStore, path: string, input: ArrayMetadataInput & { overwrite?: boolean }, options?: ArrayIoOptions): Promise<ZarrArray> {
+export async function createArray(store: ZarrStore, path: string, input: ArrayMetadataInput & { overwrite?: boolean }, options?: ArrayIoOptions): Promise<ZarrArray> {
   return ZarrArray.create(store, path, input, options);
 }
 
-export function openArray(store: ZarrStore, path = '/', options?: ArrayIoOptions): Promise<ZarrArray> {
+export async function openArray(store: ZarrStore, path = '/', options?: ArrayIoOptions): Promise<ZarrArray> {
   return ZarrArray.open(store, path, options);
 }
 
-export function createGroup(store: ZarrStore, path = '/', options?: { attributes?: Attributes; overwrite?: boolean }): Promise<ZarrGroup> {
+export async function createGroup(store: ZarrStore, path = '/', options?: { attributes?: Attributes; overwrite?: boolean }): Promise<ZarrGroup> {
   return ZarrGroup.create(store, path, options);
 }
 
-export function openGroup(store: ZarrStore, path = '/'): Promise<ZarrGroup> {
+export async function openGroup(store: ZarrStore, path = '/'): Promise<ZarrGroup> {
   return ZarrGroup.open(store, path);
 }
 
-export function get(array: ZarrArray, selection?: Selection, options?: GetOptions): Promise<NdArray> {
+export async function get(array: ZarrArray, selection?: Selection, options?: GetOptions): Promise<NdArray> {
   return array.get(selection, options);
 }
 
-export function set(array: ZarrArray, selection: Selection | undefined, value: WriteValue, options?: ArrayIoOptions): Promise<void> {
+export async function set(array: ZarrArray, selection: Selection | undefined, value: WriteValue, options?: ArrayIoOptions): Promise<void> {
   return array.set(selection, value, options);
 }

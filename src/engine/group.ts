@@ -48,19 +48,19 @@ export class ZarrGroup {
     return this.metadata?.attributes ?? {};
   }
 
-  createGroup(name: string, options?: { attributes?: Attributes; overwrite?: boolean }): Promise<ZarrGroup> {
+  async createGroup(name: string, options?: { attributes?: Attributes; overwrite?: boolean }): Promise<ZarrGroup> {
     return ZarrGroup.create(this.store, joinPath(this.path, name), options);
   }
 
-  createArray(name: string, input: ArrayMetadataInput & { overwrite?: boolean }, options?: ArrayIoOptions): Promise<ZarrArray> {
+  async createArray(name: string, input: ArrayMetadataInput & { overwrite?: boolean }, options?: ArrayIoOptions): Promise<ZarrArray> {
     return ZarrArray.create(this.store, joinPath(this.path, name), input, options);
   }
 
-  openArray(name: string, options?: ArrayIoOptions): Promise<ZarrArray> {
+  async openArray(name: string, options?: ArrayIoOptions): Promise<ZarrArray> {
     return ZarrArray.open(this.store, joinPath(this.path, name), options);
   }
 
-  openGroup(name: string): Promise<ZarrGroup> {
+  async openGroup(name: string): Promise<ZarrGroup> {
     return ZarrGroup.open(this.store, joinPath(this.path, name));
   }
 
