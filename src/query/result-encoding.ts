@@ -1,0 +1,59 @@
+// How the query server sends results. Small results go as JSON; larger ones as one binary body:
+//   [u32 little-endian header length][header JSON, space-padded to a multiple of 8]
+//   [each array's raw little-endian element bytes, each padded to a multiple of 8]
+// The header lists every array's path, dtype, dims, shape, byteOffset (from the end of the
+// header) and byteLength, plus the fetch report, so a client can view each array in place.
+import type { ArrayData } from '../format/zarr/data-types.ts';
+import type { ArrayResult, ExecutionReport } from './result-types.ts';
+
+export const BINARY_CONTENT_TYPE = 'application/vnd.floe.query-result';
+
+export function isBinaryCapable(arrays: readonly ArrayResult[]): boolean {
+  return arrays.every((a) => ArrayBuffer.isView(a.data));
+}
+
+export function encodeJson(arrays: readonly ArrayResult[], report: ExecutionReport): string {
+  return JSON.stringify({ arrays: arrays.map((a) => ({ path: a.path, dtype: a.dtype, dims: a.dims, shape: a.shape, data: jsonData(a.data) })), report });
+}
+
+function jsonData(data: ArrayData): unknown[] {
+  if (Array.isArray(data)) return data.map((v) => (typeof v === 'string' ? v : Buffer.from(v).toString('base64')));
+  // bigints as decimal strings (JSON numbers lose precision past 2^53); NaN/Infinity as strings.
+  return Array.from(data as ArrayLike<number | bigint>, (v) => (typeof v === 'bigint' ? v.toString() : Number.isFinite(v) ? v : String(v)));
+}
+
+const pad8 = (n: number) => (n + 7) & ~7;
+
+export function encodeBinary(arrays: readonly ArrayResult[], report: ExecutionReport): Buffer {
+  let at = 0;
+  const entries = arrays.map((a) => {
+    const bytes = a.data as Exclude<ArrayData, unknown[]>;
+    const entry = { path: a.path, dtype: a.dtype, dims: a.dims, shape: a.shape, byteOffset: at, byteLength: bytes.byteLength };
+    at += pad8(bytes.byteLength);
+    return entry;
+  });
+  const rawHeader = Buffer.from(JSON.stringify({ arrays: entries, report }));
+  const headerLength = pad8(4 + rawHeader.length) - 4;
+  const out = Buffer.alloc(4 + headerLength + at, 0);
+  out.writeUInt32LE(headerLength, 0);
+  out.fill(0x20, 4, 4 + headerLength);
+  rawHeader.copy(out, 4);
+  arrays.forEach((a, i) => {
+    const v = a.data as Exclude<ArrayData, unknown[]>;
+    Buffer.from(v.buffer, v.byteOffset, v.byteLength).copy(out, 4 + headerLength + entries[i]!.byteOffset);
+  });
+  return out;
+}
+
+export interface DecodedBinary {
+  header: { arrays: { path: string; dtype: string; dims: string[]; shape: number[]; byteOffset: number; byteLength: number }[]; report: ExecutionReport };
+  body: Uint8Array;
+}
+
+/** The client side of encodeBinary (used by tests and any Node client). */
+export function decodeBinary(bytes: Uint8Array): DecodedBinary {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const headerLength = view.getUint32(0, true);
+  const header = JSON.parse(Buffer.from(bytes.subarray(4, 4 + headerLength)).toString('utf8')) as DecodedBinary['header'];
+  return { header, body: bytes.subarray(4 + headerLength) };
+}
