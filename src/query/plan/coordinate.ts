@@ -23,7 +23,7 @@ export function coordinateBytes(c: Coordinate): number {
   return c.values instanceof Float64Array ? c.values.byteLength : c.values.reduce((n, s) => n + 2 * s.length + 16, 0);
 }
 
-export async function loadCoordinate(store: ZarrStore, path: string, dim: string, length: number): Promise<Coordinate> {
+export async function loadCoordinate(store: ZarrStore, path: string, dim: string): Promise<Coordinate> {
   let array: ZarrArray;
   try {
     array = await ZarrArray.open(store, path, { decodePool: false });
@@ -33,8 +33,8 @@ export async function loadCoordinate(store: ZarrStore, path: string, dim: string
       cause: err, details: { dim, path },
     });
   }
-  if (array.shape.length !== 1 || array.shape[0] !== length) {
-    throw floeError('INVALID_ARGUMENT', `coordinate array ${path} for dimension "${dim}" has shape [${array.shape.join(', ')}], expected [${length}]`, { details: { dim, path } });
+  if (array.shape.length !== 1) {
+    throw floeError('INVALID_ARGUMENT', `coordinate array ${path} for dimension "${dim}" has shape [${array.shape.join(', ')}], expected one dimension`, { details: { dim, path } });
   }
   const kind = array.dataType.kind;
   if (kind === 'complex' || kind === 'raw' || kind === 'binary') {
@@ -50,6 +50,14 @@ function toLabels(data: ArrayData): Float64Array | readonly string[] {
   if (Array.isArray(data)) return Object.freeze(data.map(String));
   if (data instanceof BigInt64Array || data instanceof BigUint64Array) return Float64Array.from(data, Number);
   return data instanceof Float64Array ? data : Float64Array.from(data);
+}
+
+/** A coordinate must label every index of its dimension. */
+export function checkCoordinateLength(c: Coordinate, length: number): Coordinate {
+  if (c.values.length !== length) {
+    throw floeError('INVALID_ARGUMENT', `coordinate array ${c.path} for dimension "${c.dim}" has ${c.values.length} labels, the dimension has length ${length}`, { details: { dim: c.dim, path: c.path } });
+  }
+  return c;
 }
 
 export function compareLabels(a: number | string, b: number | string): number {

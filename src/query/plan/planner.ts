@@ -8,17 +8,18 @@
 import type { ReadCaches, Sized } from '../../cache/read-caches.ts';
 import type { ZarrArray } from '../../engine/array.ts';
 import { product } from '../../format/zarr/ndarray.ts';
+import { joinPath, normalizePath, parentPath } from '../../format/zarr/paths.ts';
 import { Meter } from '../metered-store.ts';
 import { nodeText } from '../nodes/node-text.ts';
 import type { QueryNode } from '../nodes/query-node.ts';
 import type { ResolvedSource } from '../source.ts';
 import { planChunks, type Box } from './chunk-pass.ts';
 import type { CoalesceOptions } from './coalesce.ts';
-import { coordinateBytes, loadCoordinate, type Coordinate } from './coordinate.ts';
+import { checkCoordinateLength, coordinateBytes, loadCoordinate, type Coordinate } from './coordinate.ts';
 import { planFetches, type FetchPassResult, type Prefetched, type RequestJob } from './fetch-pass.ts';
 import type { ArrayPlan, QueryPlan } from './plan-types.ts';
-import { coordinatePath, resolveArrays } from './resolve-arrays.ts';
-import { resolveDims } from './resolve-dims.ts';
+import { resolveArrays } from './resolve-arrays.ts';
+import { NEEDS_LABELS, resolveDims } from './resolve-dims.ts';
 
 export interface PlanOptions {
   /** Requests in flight at once (shard indexes while planning, data while executing). Default 8. */
@@ -56,12 +57,10 @@ export async function planQuery(source: ResolvedSource, query: QueryNode, option
   const concurrency = options.concurrency ?? 8;
   const caches = source.caches;
   const hits: CacheHits = { shardIndexes: 0, chunks: 0, coordinates: 0 };
-  const { arrays, dims } = await resolveArrays(meter.store('metadata'), query);
-  const primary = arrays[0]!.array;
   const coordinates = meter.store('coordinates');
-  const dimPlans = await resolveDims(dims, query.operations, async (dim) => {
-    const path = coordinatePath(primary, dim.name);
-    const load = () => loadCoordinate(coordinates, path, dim.name, dim.length);
+  const loadCoord = async (dim: string): Promise<Coordinate> => {
+    const path = joinPath(parentPath(normalizePath(query.from!.path)), dim);
+    const load = () => loadCoordinate(coordinates, path, dim);
     if (!caches) return load();
     const key = `${source.scope}${path}#coordinate`;
     if (caches.decoded.get(key)) hits.coordinates++;
@@ -70,7 +69,20 @@ export async function planQuery(source: ResolvedSource, query: QueryNode, option
       return { value: c, bytes: coordinateBytes(c) };
     });
     return sized.value as Coordinate; // only this function stores values under `#coordinate` keys
-  });
+  };
+  // Coordinates of labelled dimensions load alongside the array metadata (their paths follow from
+  // the query alone), saving round trips; a failed early load surfaces only if the dimension exists.
+  const early = new Map<string, Promise<Coordinate>>();
+  if (query.from) {
+    for (const op of query.operations) {
+      if (!NEEDS_LABELS[op.kind] || op.dim.startsWith('#') || early.has(op.dim)) continue;
+      const p = loadCoord(op.dim);
+      p.catch(() => undefined);
+      early.set(op.dim, p);
+    }
+  }
+  const { arrays, dims } = await resolveArrays(meter.store('metadata'), query);
+  const dimPlans = await resolveDims(dims, query.operations, async (dim) => checkCoordinateLength(await (early.get(dim.name) ?? loadCoord(dim.name)), dim.length));
   const setOf = new Map(dimPlans.map((d) => [d.name, d]));
   const prefetched: Prefetched = { whole: new Map(), indexes: new Map(), spans: new Map() };
   const fetches: FetchPassResult = { shardIndexes: [], jobs: [], cachedPieces: 0, emptyPieces: 0 };

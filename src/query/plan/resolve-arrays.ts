@@ -58,7 +58,3 @@ export async function resolveArrays(store: ZarrStore, query: QueryNode): Promise
   return { arrays, dims };
 }
 
-/** Where a dimension's coordinate array lives: beside the `from` array, named like the dimension. */
-export function coordinatePath(primary: ZarrArray, dim: string): string {
-  return joinPath(parentPath(primary.path), dim);
-}

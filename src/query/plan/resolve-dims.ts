@@ -21,6 +21,15 @@ const STAGE: Record<DimOperationNode['kind'], 'filter' | 'thin'> = {
   StrideNode: 'thin',
 };
 
+/** Operations that resolve labels through a coordinate array (the planner loads those early). */
+export const NEEDS_LABELS: Record<DimOperationNode['kind'], boolean> = {
+  WhereNode: true,
+  NearestNode: true,
+  WhereIndexNode: false,
+  LimitNode: false,
+  StrideNode: false,
+};
+
 export type CoordinateLoader = (dim: DimInfo) => Promise<Coordinate>;
 
 interface DimState {
