@@ -1,9 +1,11 @@
-// What a query reads from: a plain Zarr store, or anything exposing one as `store` (an Icechunk
-// session). A source may also plan its own chunk lookups: a session answers chunk keys from
+// What a query reads from: a plain Zarr store, an Icechunk Session, or anything exposing a store
+// as `store`. A source may also plan its own chunk lookups: a session answers chunk keys from
 // manifests, and with a ManifestPlanner the planner loads only the manifests whose extents meet
 // the selection, and shows them in explain(). This interface is the seam sessions implement.
 import type { ZarrStore } from '../engine/store.ts';
 import type { ReadCaches } from '../cache/read-caches.ts';
+import { Session } from '../txn/session.ts';
+import { sessionSource } from './session-source.ts';
 
 /** A box of chunk-grid coordinates, `to` exclusive, per dimension. */
 export interface ChunkBox {
@@ -15,8 +17,11 @@ export interface ManifestUse {
   readonly id: string;
   /** The manifest's chunk extents, `to` exclusive. */
   readonly extents: readonly { readonly from: number; readonly to: number }[];
-  /** Whether loading it needs a fetch, or it is in memory already. */
-  readonly status: 'fetch' | 'cached';
+  /**
+   * Whether planning fetched it or found it cached; `loaded` when the source's cache does not
+   * say which (a session loads through the repository's own manifest cache).
+   */
+  readonly status: 'fetched' | 'cached' | 'loaded';
   readonly bytes: number | undefined;
 }
 
@@ -33,6 +38,8 @@ export interface QuerySourceObject {
   readonly manifests?: ManifestPlanner;
   /** Distinguishes cache entries of different snapshots sharing one ReadCaches. */
   readonly cacheScope?: string;
+  /** False for data that may change under the same keys (a writable session): no caching then. */
+  readonly cacheable?: boolean;
   readonly caches?: ReadCaches;
 }
 
@@ -49,7 +56,9 @@ function isStore(source: QuerySource): source is ZarrStore {
   return typeof (source as ZarrStore).get === 'function' && typeof (source as ZarrStore).getRange === 'function';
 }
 
-export function resolveSource(source: QuerySource, caches: ReadCaches | undefined): ResolvedSource {
+export function resolveSource(source: QuerySource | Session, caches: ReadCaches | undefined): ResolvedSource {
+  if (source instanceof Session) return resolveSource(sessionSource(source), caches);
   if (isStore(source)) return { store: source, manifests: undefined, scope: '', caches };
-  return { store: source.store, manifests: source.manifests, scope: source.cacheScope ?? '', caches: caches ?? source.caches };
+  const usable = source.cacheable === false ? undefined : (caches ?? source.caches);
+  return { store: source.store, manifests: source.manifests, scope: source.cacheScope ?? '', caches: usable };
 }

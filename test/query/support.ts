@@ -2,7 +2,7 @@
 // gridded dataset (time x lat x lon) with CF time, descending latitudes and ascending longitudes.
 import { ZarrArray } from '../../src/engine/array.ts';
 import { MemoryStorage } from '../../src/engine/storage/memory.ts';
-import { StorageStore, type ByteRange } from '../../src/engine/store.ts';
+import { StorageStore, type ByteRange, type ZarrStore } from '../../src/engine/store.ts';
 import type { CodecMetadata } from '../../src/format/codecs/types.ts';
 
 export interface CountedRequest {
@@ -52,7 +52,7 @@ export const lons = Float64Array.from({ length: LON }, (_, i) => i * 10);
 export const value = (t: number, y: number, x: number) => t * 10_000 + y * 100 + x;
 
 /** temperature[time, lat, lon] sharded into [24, 10, 12] shards of [6, 5, 6] inner chunks. */
-export async function weatherStore(store = countingStore().store, codecs = shardedCodecs([6, 5, 6])) {
+export async function weatherStore(store: ZarrStore = countingStore().store, codecs = shardedCodecs([6, 5, 6])) {
   await ZarrArray.create(store, '/time', { shape: [T], chunkShape: [T], dataType: 'float64', dimensionNames: ['time'], attributes: { units: 'hours since 2000-01-01 00:00:00' } })
     .then((a) => a.set(undefined, Float64Array.from({ length: T }, (_, i) => i)));
   await ZarrArray.create(store, '/lat', { shape: [LAT], chunkShape: [LAT], dataType: 'float32', dimensionNames: ['lat'] }).then((a) => a.set(undefined, lats));
