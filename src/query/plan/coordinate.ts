@@ -60,10 +60,6 @@ export function checkCoordinateLength(c: Coordinate, length: number): Coordinate
   return c;
 }
 
-export function compareLabels(a: number | string, b: number | string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 function detectOrder(values: Float64Array | readonly string[]): CoordinateOrder {
   let asc = true;
   let desc = true;
