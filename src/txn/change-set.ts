@@ -162,6 +162,60 @@ export class ChangeSet {
     return this.chunks.get(idToString(id));
   }
 
+  /** An independent copy (chunk refs are shared: they are immutable values). */
+  clone(): ChangeSet {
+    const copy = new ChangeSet();
+    copyChangeSet(this, copy);
+    return copy;
+  }
+
+  // Patches used by conflict solvers (src/txn/conflicts): each undoes one kind of change.
+
+  /** Drops our changes to the given chunks of a node (coordinate keys); all of them when omitted. */
+  dropChunkChanges(id: NodeId, coordKeys?: Iterable<string>): void {
+    const key = idToString(id);
+    const changes = this.chunks.get(key);
+    if (!changes) return;
+    if (coordKeys === undefined) changes.clear();
+    else for (const c of coordKeys) changes.delete(c);
+    if (changes.size === 0) {
+      this.chunks.delete(key);
+      this.chunkOwners.delete(key);
+    }
+  }
+
+  /** Forgets our zarr.json update of a base node (theirs wins). */
+  undoUpdate(id: NodeId): void {
+    this.updatedNodes.delete(idToString(id));
+  }
+
+  /** Forgets our deletion of a base node (it stays, as the other side changed it). */
+  undoDelete(id: NodeId): void {
+    this.deletedNodes.delete(idToString(id));
+  }
+
+  /** Forgets our move of a base node (it stays where the base has it). */
+  undoMove(id: NodeId): void {
+    this.unmove(idToString(id));
+  }
+
+  /** Forgets a node this session created, with its chunks. */
+  dropNewNode(id: NodeId): void {
+    const key = idToString(id);
+    const added = this.newNodes.get(key);
+    if (!added) return;
+    this.newNodes.delete(key);
+    this.newByPath.delete(added.path);
+    this.chunks.delete(key);
+    this.chunkOwners.delete(key);
+  }
+
+  /** Updates the base path a deletion record remembers (the other side moved the node). */
+  rebasePathOfDeleted(id: NodeId, path: string): void {
+    const record = this.deletedNodes.get(idToString(id));
+    if (record) this.deletedNodes.set(idToString(id), { ...record, path });
+  }
+
   clear(): void {
     this.newNodes.clear();
     this.updatedNodes.clear();
@@ -180,5 +234,18 @@ export class ChangeSet {
     this.movedNodes.delete(key);
     this.movedByTo.delete(moved.to);
     this.movedFrom.delete(moved.from);
+  }
+}
+
+/** Replays every change of `from` into `to`, in the order that keeps `to`'s indexes consistent. */
+export function copyChangeSet(from: ChangeSet, to: ChangeSet): void {
+  for (const n of from.newNodes.values()) to.addNode(n);
+  for (const u of from.updatedNodes.values()) to.updateNode(u.id, u);
+  for (const d of from.deletedNodes.values()) to.deleteNode(d.id, d.kind, d.path);
+  for (const m of from.movedNodes.values()) to.moveNode(m.id, m.kind, m.from, m.to);
+  for (const [key, changes] of from.chunks) {
+    const id = from.chunkNodeId(key);
+    if (!id) continue;
+    for (const [coords, change] of changes) to.setChunk(id, parseCoordsKey(coords), change);
   }
 }

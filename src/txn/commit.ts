@@ -14,6 +14,7 @@ import type { SnapshotInfo } from '../format/icechunk/repo-info.ts';
 import type { TransactionLog } from '../format/icechunk/transaction-log.ts';
 import type { ChangeSet } from './change-set.ts';
 import { buildCommit } from './commit-builder.ts';
+import type { ConflictSolver } from './conflicts/solver.ts';
 import type { LoadedSnapshot, RepoObjects } from './objects.ts';
 import { addCommit, addDetachedSnapshot, amendCommit, findSnapshotInfo } from './refs.ts';
 import type { Clock, RepoInfoStore } from './repo-info-store.ts';
@@ -23,9 +24,41 @@ export interface CommitOptions {
   metadata?: Record<string, MetadataValue>;
   /** Commit even when the session has no changes. Default false. */
   allowEmpty?: boolean;
-  /** Attempts when `onBranchMoved` asks to retry. Default 5. */
+  /**
+   * Rebase with this solver and retry when the branch moved (the reference's `rebaseWith`).
+   * Without it a moved branch is a CONFLICT (unless the session's `onBranchMoved` handles it).
+   */
+  rebaseWith?: ConflictSolver;
+  /** Commit attempts in all (the first plus retries after a rebase). Default 1000 with `rebaseWith`, else 5. */
   rebaseTries?: number;
+  /** Jittered exponential backoff between attempts. */
+  retryBackoff?: RetryBackoff;
 }
+
+/**
+ * Waits between commit attempts: a random delay in [0, min(maxMs, initialMs * 2^(attempt-1))]
+ * ("full jitter"). Writers that lost a race then retry at different times instead of together,
+ * so N writers on disjoint chunks finish in about N rounds rather than colliding forever.
+ */
+export interface RetryBackoff {
+  /** Default 2 ms. */
+  initialMs?: number;
+  /** Default 250 ms. */
+  maxMs?: number;
+  /** Injectable for tests; default Math.random. */
+  random?: () => number;
+  /** Injectable for tests; default setTimeout. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export function backoffDelayMs(attempt: number, backoff: RetryBackoff = {}): number {
+  const initial = backoff.initialMs ?? 2;
+  const max = backoff.maxMs ?? 250;
+  const ceiling = Math.min(max, initial * 2 ** Math.min(30, Math.max(0, attempt - 1)));
+  return (backoff.random ?? Math.random)() * ceiling;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** What `onBranchMoved` learns when the branch moved. */
 export interface BranchMoved {
@@ -65,13 +98,15 @@ export async function runCommit(
   if (!options.allowEmpty && kind.kind !== 'amend' && target.changes().isEmpty) {
     throw floeError('INVALID_ARGUMENT', 'there are no changes to commit; pass allowEmpty: true to commit anyway', { details: { reason: 'no-changes' } });
   }
-  const tries = Math.max(1, options.rebaseTries ?? 5);
+  const tries = Math.max(1, options.rebaseTries ?? (options.rebaseWith ? 1000 : 5));
   for (let attempt = 1; ; attempt++) {
     try {
       return await commitOnce(target, kind, message, options);
     } catch (err) {
       const moved = branchMovedOf(err);
-      if (!moved || !onBranchMoved || attempt >= tries || !(await onBranchMoved(moved))) throw err;
+      if (!moved || !onBranchMoved || attempt >= tries) throw err;
+      await (options.retryBackoff?.sleep ?? defaultSleep)(backoffDelayMs(attempt, options.retryBackoff));
+      if (!(await onBranchMoved(moved))) throw err;
     }
   }
 }

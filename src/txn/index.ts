@@ -8,3 +8,13 @@ export type { CommitOptions, BranchMoved, BranchMovedHandler } from './commit.ts
 export type { RepositoryConfig, VirtualChunkContainer, ObjectStoreConfig } from './config.ts';
 export type { DiffResult, SnapshotDescription } from './history.ts';
 export type { VirtualChunkAuthorization, VirtualCredentials } from './virtual-chunks.ts';
+export {
+  GarbageCollection, type ExpireOptions, type ExpireResult, type GcBudget, type GcCursor, type GcKind, type GcOptions, type GcStepResult, type GcSummary,
+  type KindTotals, type OpsLogItem,
+} from './maintenance/index.ts';
+export type { RetryBackoff } from './commit.ts';
+export {
+  BasicConflictSolver, CallbackConflictSolver, ConflictDetector, ConflictError, CONFLICT_TYPES, VersionSelection, describeConflict, detectConflicts, isConflictError,
+  type BasicConflictSolverOptions, type Conflict, type ConflictCallback, type ConflictSolver, type ConflictType, type Resolution, type SolveInput,
+} from './conflicts/index.ts';
+export type { ForkJSON, ChangeSetJSON } from './fork.ts';

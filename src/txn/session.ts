@@ -2,19 +2,25 @@
 // collects changes in its ChangeSet (through `store` or its own methods) until commit, amend or
 // flush turns them into a new snapshot. Names and shapes follow the reference's JS Session.
 import { floeError } from '../errors.ts';
-import { idToString, type NodeId } from '../format/icechunk/ids.ts';
+import { idsEqual, idToString, type NodeId, type SnapshotId } from '../format/icechunk/ids.ts';
 import type { MetadataValue } from '../format/icechunk/metadata-value.ts';
-import { ChangeSet } from './change-set.ts';
+import { ChangeSet, copyChangeSet } from './change-set.ts';
 import { runCommit, type BranchMovedHandler, type CommitKind, type CommitOptions } from './commit.ts';
+import { ConflictError } from './conflicts/conflict-error.ts';
+import { ConflictDetector } from './conflicts/detector.ts';
+import type { ConflictSolver } from './conflicts/solver.ts';
+import { changeSetFromJSON, changeSetToJSON, FORK_FORMAT, mergeForkChanges, parseForkJSON, type ForkJSON } from './fork.ts';
 import type { ResolvedConfig } from './config.ts';
 import { diffChangeSet, type DiffResult } from './history.ts';
 import { moveSubtree, type WriteContext } from './node-ops.ts';
 import { NodeView } from './node-view.ts';
 import type { LoadedSnapshot, RepoObjects } from './objects.ts';
+import { rebaseChanges } from './rebase.ts';
 import { requireFeature } from './refs.ts';
 import type { Clock, RepoInfoStore } from './repo-info-store.ts';
 import { SessionStore, type StoreContext } from './session-store.ts';
 import type { VirtualChunkAccess } from './virtual-chunks.ts';
+import type { Repository } from './repository.ts';
 
 export interface SessionDeps {
   objects: RepoObjects;
@@ -34,6 +40,8 @@ export class Session implements StoreContext {
   private currentMode: SessionMode;
   private cachedView: NodeView | undefined;
   private readonly sessionStore: SessionStore;
+  /** A fork writes but cannot commit: it is merged into a session on a branch. */
+  private forked = false;
   /**
    * Seam for part 2: called when a commit finds its branch moved. It may rebase this session
    * onto `moved.current` (via `rebaseOnto`) and return true to retry the commit.
@@ -72,6 +80,9 @@ export class Session implements StoreContext {
   }
   get branch(): string | null {
     return this.currentBranch;
+  }
+  get isFork(): boolean {
+    return this.forked;
   }
   get hasUncommittedChanges(): boolean {
     return !this.changes.isEmpty;
@@ -116,9 +127,95 @@ export class Session implements StoreContext {
     return idToString(node.id as NodeId);
   }
 
-  /** Commits to the session's branch; returns the new snapshot id. CONFLICT if the branch moved. */
+  /**
+   * Commits to the session's branch; returns the new snapshot id. If the branch moved: with
+   * `rebaseWith`, rebases and retries (up to `rebaseTries` attempts, jittered backoff between);
+   * otherwise CONFLICT.
+   */
   async commit(message: string, options: CommitOptions = {}): Promise<string> {
-    return this.finish({ kind: 'commit', branch: this.requireBranch('commit') }, message, options);
+    const branch = this.requireBranch('commit');
+    const solver = options.rebaseWith;
+    const onMoved: BranchMovedHandler | undefined = solver
+      ? async (moved) => {
+          await this.rebaseWithSolver(branch, solver, moved.current);
+          return true;
+        }
+      : this.onBranchMoved;
+    return this.finish({ kind: 'commit', branch }, message, options, onMoved);
+  }
+
+  /**
+   * Replays this session's changes on the branch's current tip, over every commit made since the
+   * session's snapshot. Conflicts go to `solver` (default: fail listing them, ConflictError);
+   * on failure the session is unchanged.
+   */
+  async rebase(solver: ConflictSolver = new ConflictDetector()): Promise<void> {
+    await this.rebaseWithSolver(this.requireBranch('rebase'), solver, undefined);
+  }
+
+  private async rebaseWithSolver(branch: string, solver: ConflictSolver, onto: SnapshotId | undefined): Promise<void> {
+    const repoInfo = this.requireRepoInfo();
+    const result = await rebaseChanges(
+      { objects: this.deps.objects, repoInfo, branch, base: this.base, changes: this.changes, ...(onto ? { onto } : {}) },
+      solver,
+    );
+    this.rebaseOnto(result.tip, result.changes);
+  }
+
+  /**
+   * A cheap writable session on this session's snapshot, for another worker to write into; merge
+   * it back with `merge`. Serialise it with `toJSON()` and revive it with `Session.fromFork` to
+   * hand it to another thread or process. Like the reference, a session with uncommitted
+   * changes cannot fork (the forks would carry copies of them): commit first.
+   */
+  fork(): Session {
+    this.assertWritable('the session');
+    if (this.hasUncommittedChanges) {
+      throw floeError('INVALID_ARGUMENT', 'cannot fork a session with uncommitted changes; commit them, open a new writable session, then fork it');
+    }
+    return Session.forkOf(this.deps, this.base);
+  }
+
+  /** A fork as JSON (its snapshot and changes; chunk bytes stay in the repository). */
+  toJSON(): ForkJSON | { snapshotId: string; branch: string | null; mode: SessionMode } {
+    if (!this.forked) return { snapshotId: this.snapshotId, branch: this.currentBranch, mode: this.currentMode };
+    return { format: FORK_FORMAT, version: 1, snapshotId: this.snapshotId, changes: changeSetToJSON(this.changes) };
+  }
+
+  /** Revives a fork serialised with `toJSON()` (a JSON string or the parsed value). */
+  static async fromFork(repo: Repository, json: unknown): Promise<Session> {
+    const fork = parseForkJSON(json);
+    const reader = await repo.readonlySession({ snapshotId: fork.snapshotId });
+    const session = Session.forkOf(reader.deps, reader.base);
+    copyChangeSet(changeSetFromJSON(fork.changes), session.changes);
+    return session;
+  }
+
+  private static forkOf(deps: SessionDeps, base: LoadedSnapshot): Session {
+    const fork = new Session(deps, base, null, 'writable');
+    fork.forked = true;
+    return fork;
+  }
+
+  /**
+   * Takes the changes of forks of this session's snapshot into this session, to commit them
+   * together. Where two forks wrote the same chunk or zarr.json the later one wins; forks that
+   * created nodes at one path, or wrote into a node another deleted, are a ConflictError and
+   * nothing is merged.
+   */
+  async merge(...forks: Session[]): Promise<void> {
+    this.assertWritable('the session');
+    const merged = this.changes.clone();
+    for (const fork of forks) {
+      if (fork === this) throw floeError('INVALID_ARGUMENT', 'a session cannot merge itself');
+      if (!idsEqual(fork.base.snapshot.id, this.base.snapshot.id)) {
+        throw floeError('INVALID_ARGUMENT', `cannot merge a fork of snapshot ${fork.snapshotId} into a session on ${this.snapshotId}; fork this session again`);
+      }
+      const conflicts = mergeForkChanges(this.base, merged, fork.changes);
+      if (conflicts.length > 0) throw new ConflictError(conflicts, 'cannot merge forks');
+    }
+    this.changes.clear();
+    copyChangeSet(merged, this.changes);
   }
 
   /** Replaces the branch tip (this session's base) by a snapshot with the tip's and this session's changes. */
@@ -132,6 +229,7 @@ export class Session implements StoreContext {
    */
   async flush(message: string, options: CommitOptions = {}): Promise<string> {
     this.assertWritable('the session');
+    if (this.forked) throw floeError('READ_ONLY', 'cannot flush a fork: merge it into a session on a branch');
     const id = await this.finish({ kind: 'flush' }, message, { ...options, allowEmpty: true });
     this.currentBranch = null;
     this.currentMode = 'readonly';
@@ -143,19 +241,25 @@ export class Session implements StoreContext {
     this.base = base;
     if (changes && changes !== this.changes) {
       this.changes.clear();
-      copyChanges(changes, this.changes);
+      copyChangeSet(changes, this.changes);
     }
   }
 
   private requireBranch(what: string): string {
     this.assertWritable('the session');
+    if (this.forked) throw floeError('READ_ONLY', `cannot ${what} a fork: merge it into a session on a branch (session.merge(fork)) and commit that`);
     if (!this.currentBranch) throw floeError('READ_ONLY', `cannot ${what}: this session is not on a branch`);
     return this.currentBranch;
   }
 
-  private async finish(kind: CommitKind, message: string, options: CommitOptions): Promise<string> {
+  private requireRepoInfo(): RepoInfoStore {
     const repoInfo = this.deps.repoInfo;
     if (!repoInfo) throw floeError('READ_ONLY', 'this repository is read-only in Floe (spec 1); commits need a spec-2 repository');
+    return repoInfo;
+  }
+
+  private async finish(kind: CommitKind, message: string, options: CommitOptions, onMoved = this.onBranchMoved): Promise<string> {
+    const repoInfo = this.requireRepoInfo();
     const { snapshot } = await runCommit(
       {
         objects: this.deps.objects,
@@ -168,22 +272,10 @@ export class Session implements StoreContext {
       kind,
       message,
       options,
-      this.onBranchMoved,
+      onMoved,
     );
     this.base = snapshot;
     this.changes.clear();
     return idToString(snapshot.snapshot.id);
-  }
-}
-
-function copyChanges(from: ChangeSet, to: ChangeSet): void {
-  for (const n of from.newNodes.values()) to.addNode(n);
-  for (const u of from.updatedNodes.values()) to.updateNode(u.id, u);
-  for (const d of from.deletedNodes.values()) to.deleteNode(d.id, d.kind, d.path);
-  for (const m of from.movedNodes.values()) to.moveNode(m.id, m.kind, m.from, m.to);
-  for (const [key, changes] of from.chunks) {
-    const id = from.chunkNodeId(key);
-    if (!id) continue;
-    for (const [coords, change] of changes) to.setChunk(id, coords === '' ? [] : coords.split(',').map(Number), change);
   }
 }
