@@ -110,3 +110,31 @@ describe('query execution', () => {
   });
 });
 
+
+describe('label types', () => {
+  it('resolves string and int64 coordinates, and predicts whole-chunk reads of unsharded arrays', async () => {
+    const s = countingStore();
+    const names = ['alpha', 'bravo', 'charlie', 'delta', 'echo'];
+    await ZarrArray.create(s.store, '/site', { shape: [5], chunkShape: [5], dataType: 'string', codecs: [{ name: 'vlen-utf8' }], dimensionNames: ['site'] })
+      .then((a) => a.set(undefined, names));
+    await ZarrArray.create(s.store, '/epoch', { shape: [4], chunkShape: [4], dataType: 'int64', dimensionNames: ['epoch'] })
+      .then((a) => a.set(undefined, BigInt64Array.from([10n, 20n, 30n, 40n])));
+    const v = await ZarrArray.create(s.store, '/obs', {
+      shape: [5, 4], chunkShape: [2, 2], dataType: 'float64', dimensionNames: ['site', 'epoch'],
+      codecs: [{ name: 'bytes', configuration: { endian: 'little' } }, { name: 'gzip', configuration: { level: 1 } }],
+    });
+    await v.set(undefined, Float64Array.from({ length: 20 }, (_, i) => i + 0.5));
+    const q = query(s.store).from('/obs', 'float64').where('site', 'between', ['bravo', 'delta']).where('epoch', '>', 15n).select('site');
+    const { plan } = await q.explain();
+    s.reset();
+    const r = await q.execute();
+    // sites 1..3, epochs 1..3
+    expect(Array.from(r.data)).toEqual([5.5, 6.5, 7.5, 9.5, 10.5, 11.5, 13.5, 14.5, 15.5]);
+    expect(r.arrays['/site']!.data).toEqual(['bravo', 'charlie', 'delta']);
+    const chunkGets = s.log.filter((l) => l.key.startsWith('obs/c/'));
+    expect(chunkGets.length).toBe(plan.requests.filter((x) => x.key.startsWith('obs/')).length);
+    expect(chunkGets.map((l) => l.key).sort()).toEqual(['obs/c/0/0', 'obs/c/0/1', 'obs/c/1/0', 'obs/c/1/1']);
+    const mismatch = await failure(query(s.store).from('/obs').where('site', '=', 3).execute());
+    expect(mismatch.message).toMatch(/type mismatch on dimension "site": 3 is a number but coordinate \/site holds strings/);
+  });
+});
