@@ -1,9 +1,10 @@
-// Property tests of the Zarr v3 engine against the plain model in test/support/model-array.ts:
-// random arrays (0-d to 5-d, ragged edges, zero-length dimensions), data types, codec chains
-// (transpose, bytes endianness, sharding with nested shards and either index location, gzip, zstd,
-// blosc, crc32c) and fill values (NaN payloads included), then random writes and reads. Values
-// are compared as raw bytes so floats match bit for bit. fast-check prints the seed and the
-// shrunk counterexample on failure; rerun one with `{ seed, path }` in the fc.assert options.
+// Property tests of the Zarr v3 engine against the reference model of floe/testing
+// (src/testing/model/array-model.ts): random arrays (0-d to 5-d, ragged edges, zero-length
+// dimensions), data types, codec chains (transpose, bytes endianness, sharding with nested shards
+// and either index location, gzip, zstd, blosc, crc32c) and fill values (NaN payloads included),
+// all drawn by the arbitraries floe/testing exports, then random writes and reads. Values are
+// compared as raw bytes so floats match bit for bit. fast-check prints the seed and the shrunk
+// counterexample on failure; rerun one with `{ seed, path }` in the fc.assert options.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ZarrArray, type WriteValue } from '../../src/engine/array.ts';
@@ -12,372 +13,23 @@ import { MemoryStorage } from '../../src/engine/storage/memory.ts';
 import { StorageStore } from '../../src/engine/store.ts';
 import { isFloeError } from '../../src/errors.ts';
 import { buildCodecChain } from '../../src/format/codecs/pipeline.ts';
-import type { CodecMetadata } from '../../src/format/codecs/types.ts';
 import { chunkKey, parseChunkKey } from '../../src/format/zarr/chunk-keys.ts';
 import type { ArrayData } from '../../src/format/zarr/data-types.ts';
-import type { FillValueInput } from '../../src/format/zarr/fill-value.ts';
 import { createArrayMetadata, encodeNodeMetadata, parseNodeMetadata, type ArrayMetadata } from '../../src/format/zarr/metadata.ts';
 import type { NdArray } from '../../src/format/zarr/ndarray.ts';
+import { arrayCaseArb, type ArrayCase } from '../../src/testing/arbitraries/array-metadata.ts';
+import { arrayOpsArb, type ArrayOp } from '../../src/testing/arbitraries/array-ops.ts';
+import { randomElements, randomScalar } from '../../src/testing/arbitraries/chunk-data.ts';
+import { bytesOf, toArrayData, type TestDataType } from '../../src/testing/arbitraries/data-types.ts';
 import {
-  floatFromBits, halfBitsToFloatBits, ModelArray, pythonRange, pythonSliceIndices, resolveSelection, resultShapeOf, rng,
-  type ModelDim, type ModelItem,
-} from '../support/model-array.ts';
+  ModelArray, pythonRange, pythonSliceIndices, resolveOrUndefined, resolveSelection, resultShapeOf, type ModelItem,
+} from '../../src/testing/model/array-model.ts';
 
-// ---- Data types --------------------------------------------------------------------------------
-
-type Kind = 'bool' | 'int' | 'uint' | 'float' | 'complex' | 'raw' | 'string';
-type Ctor = new (buffer: ArrayBuffer) => Exclude<ArrayData, string[]>;
-interface Dtype {
-  readonly name: string;
-  readonly kind: Kind;
-  /** Bytes per element in memory (float16 lives in 4-byte float32 lanes); 0 for strings. */
-  readonly memBytes: number;
-  /** Bytes per lane in memory. */
-  readonly laneBytes: number;
-  readonly Ctor: Ctor | undefined;
-  /** Bytes per stored number: decides whether the bytes codec needs `endian`. */
-  readonly swapWidth: number;
-}
-
-const dt = (name: string, kind: Kind, memBytes: number, laneBytes: number, Ctor: Ctor | undefined, swapWidth: number): Dtype =>
-  ({ name, kind, memBytes, laneBytes, Ctor, swapWidth });
-const DTYPES: readonly Dtype[] = [
-  dt('bool', 'bool', 1, 1, Uint8Array, 1),
-  dt('int8', 'int', 1, 1, Int8Array, 1),
-  dt('int16', 'int', 2, 2, Int16Array, 2),
-  dt('int32', 'int', 4, 4, Int32Array, 4),
-  dt('int64', 'int', 8, 8, BigInt64Array, 8),
-  dt('uint8', 'uint', 1, 1, Uint8Array, 1),
-  dt('uint16', 'uint', 2, 2, Uint16Array, 2),
-  dt('uint32', 'uint', 4, 4, Uint32Array, 4),
-  dt('uint64', 'uint', 8, 8, BigUint64Array, 8),
-  dt('float16', 'float', 4, 4, Float32Array, 2),
-  dt('float32', 'float', 4, 4, Float32Array, 4),
-  dt('float64', 'float', 8, 8, Float64Array, 8),
-  dt('complex64', 'complex', 8, 4, Float32Array, 4),
-  dt('complex128', 'complex', 16, 8, Float64Array, 8),
-  dt('r16', 'raw', 2, 1, Uint8Array, 1),
-  dt('r24', 'raw', 3, 1, Uint8Array, 1),
-  dt('string', 'string', 0, 0, undefined, 0),
-];
-
-const STRINGS = ['', 'a', 'zarr', 'é', '日本語', '🧊 ice', 'x'.repeat(40)];
-const F32_SPECIAL = [0x7fc00000, 0x7fc00001, 0x7f800001, 0xffc00000, 0x7fbfffff, 0x7f800000, 0xff800000, 0x80000000, 0, 0x3f800000];
-const F64_SPECIAL = [
-  0x7ff8000000000000n, 0x7ff8000000000001n, 0x7ff0000000000001n, 0xfff8000000000000n, 0x7ff0000000000000n,
-  0xfff0000000000000n, 0x8000000000000000n, 0n, 0x3ff0000000000000n,
-];
-const HALF_SPECIAL = [0x7e00, 0x7e01, 0xfe00, 0x7fff, 0x7c00, 0xfc00, 0x8000, 0, 0x0001, 0x03ff, 0x7bff, 0x3c00];
-
-const u32 = (r: () => number): number => Math.floor(r() * 2 ** 32) >>> 0;
-const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
-
-/** Half bit patterns as the engine can hold them: a float32 lane keeps quiet NaNs only. */
-const quietHalf = (h: number): number => (((h >> 10) & 0x1f) === 0x1f && (h & 0x3ff) !== 0 ? h | 0x200 : h);
-
-function floatLane(d: Dtype, r: () => number, out: DataView, at: number): void {
-  const width = d.name === 'float16' ? 2 : d.laneBytes;
-  if (width === 2) {
-    const h = r() < 0.2 ? pick(r, HALF_SPECIAL) : u32(r) & 0xffff;
-    out.setUint32(at, halfBitsToFloatBits(quietHalf(h)), true);
-  } else if (width === 4) {
-    const roll = r();
-    if (roll < 0.2) out.setUint32(at, pick(r, F32_SPECIAL), true);
-    else if (roll < 0.4) out.setFloat32(at, Math.floor(r() * 200) - 100, true);
-    else out.setUint32(at, u32(r), true);
-  } else {
-    const roll = r();
-    if (roll < 0.2) out.setBigUint64(at, pick(r, F64_SPECIAL), true);
-    else if (roll < 0.4) out.setFloat64(at, Math.floor(r() * 200) - 100, true);
-    else out.setBigUint64(at, (BigInt(u32(r)) << 32n) | BigInt(u32(r)), true);
-  }
-}
-
-/** `n` random elements: raw memory bytes (or strings); about a third equal the fill value. */
-function randomElements(d: Dtype, fill: Uint8Array | readonly string[], n: number, seed: number): Uint8Array | string[] {
-  const r = rng(seed);
-  if (d.kind === 'string') return Array.from({ length: n }, () => (r() < 0.3 ? (fill as readonly string[])[0]! : pick(r, STRINGS)));
-  const out = new Uint8Array(n * d.memBytes);
-  const view = new DataView(out.buffer);
-  for (let i = 0; i < n; i++) {
-    const at = i * d.memBytes;
-    if (r() < 0.3) out.set(fill as Uint8Array, at);
-    else if (d.kind === 'bool') out[at] = r() < 0.5 ? 1 : 0;
-    else if (d.kind === 'float' || d.kind === 'complex') {
-      for (let lane = 0; lane < d.memBytes / d.laneBytes; lane++) floatLane(d, r, view, at + lane * d.laneBytes);
-    } else for (let b = 0; b < d.memBytes; b++) out[at + b] = u32(r) & 0xff;
-  }
-  return out;
-}
-
-/** Raw memory bytes -> the engine's memory form (a typed array of the data type's class). */
-function toArrayData(d: Dtype, values: Uint8Array | readonly string[]): ArrayData {
-  if (d.kind === 'string') return [...(values as readonly string[])];
-  return new d.Ctor!((values as Uint8Array).slice().buffer);
-}
-
-function bytesOf(data: ArrayData): Uint8Array | string[] {
-  if (Array.isArray(data)) return data as string[]; // the model has no binary data types
-  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-}
-
-// ---- Fill values: a JSON form plus the model's memory bytes -----------------------------------
-
-interface Fill {
-  readonly json: FillValueInput;
-  readonly memory: Uint8Array | readonly string[];
-}
-
-const INT_BOUNDS: Record<string, [bigint, bigint]> = {
-  int8: [-128n, 127n], int16: [-32768n, 32767n], int32: [-(2n ** 31n), 2n ** 31n - 1n], int64: [-(2n ** 63n), 2n ** 63n - 1n],
-  uint8: [0n, 255n], uint16: [0n, 65535n], uint32: [0n, 2n ** 32n - 1n], uint64: [0n, 2n ** 64n - 1n],
-};
-
-function intMemory(name: string, v: bigint): Uint8Array {
-  const d = DTYPES.find((x) => x.name === name)!;
-  const out = new Uint8Array(d.memBytes);
-  const view = new DataView(out.buffer);
-  if (d.memBytes === 8) view.setBigUint64(0, BigInt.asUintN(64, v), true);
-  else for (let b = 0; b < d.memBytes; b++) out[b] = Number((BigInt.asUintN(64, v) >> BigInt(8 * b)) & 0xffn);
-  return out;
-}
-
-const hex = (v: bigint, digits: number): string => '0x' + v.toString(16).padStart(digits, '0');
-
-/** One float lane's fill: [json form, memory bytes of the lane]. */
-function floatFillLane(width: 2 | 4 | 8): fc.Arbitrary<[FillValueInput, Uint8Array]> {
-  const lane = (write: (v: DataView) => void): Uint8Array => {
-    const out = new Uint8Array(width === 2 ? 4 : width);
-    write(new DataView(out.buffer));
-    return out;
-  };
-  const nanBits = width === 2 ? halfBitsToFloatBits(0x7e00) : width === 4 ? 0x7fc00000 : undefined;
-  const named = fc.constantFrom('NaN', 'Infinity', '-Infinity').map((s): [FillValueInput, Uint8Array] => [s, lane((v) => {
-    if (s === 'NaN' && nanBits !== undefined) v.setUint32(0, nanBits, true);
-    else if (s === 'NaN') v.setBigUint64(0, 0x7ff8000000000000n, true);
-    else if (width === 8) v.setFloat64(0, Number(s), true);
-    else v.setFloat32(0, Number(s), true);
-  })]);
-  if (width === 2) {
-    const finite = fc.integer({ min: 0, max: 0xffff }).filter((h) => ((h >> 10) & 0x1f) !== 0x1f);
-    return fc.oneof(
-      finite.map((h): [FillValueInput, Uint8Array] => [floatFromBits(halfBitsToFloatBits(h)), lane((v) => v.setUint32(0, halfBitsToFloatBits(h), true))]),
-      named,
-      fc.integer({ min: 0, max: 0xffff }).map((h) => quietHalf(h)).map((h): [FillValueInput, Uint8Array] => [hex(BigInt(h), 4), lane((v) => v.setUint32(0, halfBitsToFloatBits(h), true))]),
-    );
-  }
-  if (width === 4) {
-    return fc.oneof(
-      fc.double({ noNaN: true }).map((x): [FillValueInput, Uint8Array] => [x, lane((v) => v.setFloat32(0, x, true))]),
-      named,
-      fc.oneof(fc.constantFrom(...F32_SPECIAL), fc.integer({ min: 0, max: 0xffffffff })).map((b): [FillValueInput, Uint8Array] => [hex(BigInt(b), 8), lane((v) => v.setUint32(0, b, true))]),
-    );
-  }
-  return fc.oneof(
-    fc.double({ noNaN: true }).map((x): [FillValueInput, Uint8Array] => [x, lane((v) => v.setFloat64(0, x, true))]),
-    named,
-    fc.oneof(fc.constantFrom(...F64_SPECIAL), fc.bigInt({ min: 0n, max: 2n ** 64n - 1n })).map((b): [FillValueInput, Uint8Array] => [hex(b, 16), lane((v) => v.setBigUint64(0, b, true))]),
-  );
-}
-
-function fillArb(d: Dtype): fc.Arbitrary<Fill> {
-  switch (d.kind) {
-    case 'bool':
-      return fc.boolean().map((b) => ({ json: b, memory: Uint8Array.of(b ? 1 : 0) }));
-    case 'int':
-    case 'uint': {
-      const [min, max] = INT_BOUNDS[d.name]!;
-      return fc.oneof(fc.bigInt({ min, max }), fc.constantFrom(min, max, 0n)).map((v) => ({
-        json: Number.isSafeInteger(Number(v)) ? Number(v) : v,
-        memory: intMemory(d.name, v),
-      }));
-    }
-    case 'float': {
-      const width = d.name === 'float16' ? 2 : (d.laneBytes as 4 | 8);
-      return floatFillLane(width).map(([json, memory]) => ({ json, memory }));
-    }
-    case 'complex':
-      return fc.tuple(floatFillLane(d.laneBytes as 4 | 8), floatFillLane(d.laneBytes as 4 | 8)).map(([a, b]) => {
-        const memory = new Uint8Array(d.memBytes);
-        memory.set(a[1], 0);
-        memory.set(b[1], d.laneBytes);
-        return { json: [a[0], b[0]] as FillValueInput, memory };
-      });
-    case 'raw':
-      return fc.uint8Array({ minLength: d.memBytes, maxLength: d.memBytes }).map((b) => ({ json: Array.from(b), memory: b }));
-    case 'string':
-      return fc.oneof(fc.constantFrom(...STRINGS), fc.string({ maxLength: 5 })).map((s) => ({ json: s, memory: [s] }));
-  }
-}
-
-/** A scalar to write and its memory bytes; undefined where the API takes no scalar (complex, raw). */
-function randomScalar(d: Dtype, seed: number): { value: WriteValue; memory: Uint8Array | string[] } | undefined {
-  const r = rng(seed);
-  const bytes = (write: (v: DataView) => void): Uint8Array => {
-    const out = new Uint8Array(d.memBytes);
-    write(new DataView(out.buffer));
-    return out;
-  };
-  switch (d.kind) {
-    case 'bool': {
-      const b = r() < 0.5;
-      return { value: b, memory: Uint8Array.of(b ? 1 : 0) };
-    }
-    case 'int':
-    case 'uint': {
-      const [min, max] = INT_BOUNDS[d.name]!;
-      const v = min + (((BigInt(u32(r)) << 32n) | BigInt(u32(r))) % (max - min + 1n));
-      return { value: d.memBytes === 8 ? v : Number(v), memory: intMemory(d.name, v) };
-    }
-    case 'float': {
-      if (d.name === 'float16') {
-        // Half-exact values only: the model does not round; NaN is JS's one NaN.
-        const h = r() < 0.2 ? 0x7e00 : u32(r) & 0x7bff;
-        return { value: h === 0x7e00 ? NaN : floatFromBits(halfBitsToFloatBits(h)), memory: bytes((v) => v.setUint32(0, halfBitsToFloatBits(h), true)) };
-      }
-      const x = pick(r, [NaN, Infinity, -Infinity, -0, 0.1, 1e300, -2.5, Math.floor(r() * 1000)]);
-      return { value: x, memory: bytes((v) => (d.memBytes === 4 ? v.setFloat32(0, x, true) : v.setFloat64(0, x, true))) };
-    }
-    case 'string': {
-      const s = pick(r, STRINGS);
-      return { value: s, memory: [s] };
-    }
-    default:
-      return undefined;
-  }
-}
-
-// ---- Codec chains ------------------------------------------------------------------------------
-
-const bytesToBytesArb: fc.Arbitrary<CodecMetadata[]> = fc.array(
-  fc.oneof(
-    fc.integer({ min: 0, max: 9 }).map((level): CodecMetadata => ({ name: 'gzip', configuration: { level } })),
-    fc.record({ level: fc.integer({ min: -5, max: 19 }), checksum: fc.boolean() }).map((configuration): CodecMetadata => ({ name: 'zstd', configuration })),
-    fc.record({
-      cname: fc.constantFrom('blosclz', 'lz4', 'lz4hc', 'snappy', 'zlib', 'zstd'),
-      clevel: fc.integer({ min: 0, max: 9 }),
-      shuffle: fc.constantFrom('noshuffle', 'shuffle', 'bitshuffle'),
-      typesize: fc.integer({ min: 1, max: 8 }),
-      blocksize: fc.constantFrom(0, 16, 64, 256),
-    }).map((configuration): CodecMetadata => ({ name: 'blosc', configuration })),
-    fc.constant<CodecMetadata>({ name: 'crc32c' }),
-  ),
-  { maxLength: 2 },
-);
-
-function arrayToBytesLeaf(d: Dtype): fc.Arbitrary<CodecMetadata> {
-  if (d.kind === 'string') return fc.constant({ name: 'vlen-utf8' });
-  const endians = d.swapWidth > 1 ? (['little', 'big'] as const) : ([undefined, 'little', 'big'] as const);
-  return fc.constantFrom(...endians).map((endian) => (endian ? { name: 'bytes', configuration: { endian } } : { name: 'bytes' }));
-}
-
-const divisors = (n: number): number[] => [...Array(n).keys()].map((i) => i + 1).filter((k) => n % k === 0);
-
-/** A codec chain for chunks of `shape`: optional transpose, bytes or sharding (up to `depth` levels), compressors. */
-function chainArb(d: Dtype, shape: readonly number[], depth: number): fc.Arbitrary<CodecMetadata[]> {
-  const rank = shape.length;
-  const transpose = rank >= 2
-    ? fc.option(fc.shuffledSubarray([...Array(rank).keys()], { minLength: rank, maxLength: rank }), { freq: 2 })
-    : fc.constant(null);
-  return transpose.chain((order) => {
-    const inner = order ? order.map((o) => shape[o]!) : shape;
-    const sharding = fc
-      .tuple(fc.tuple(...inner.map((n) => fc.constantFrom(...divisors(n)))), fc.constantFrom('start', 'end'), fc.constantFrom('little', 'big'), fc.boolean())
-      .chain(([innerShape, indexLocation, endian, crc]) =>
-        chainArb(d, innerShape, depth - 1).map((codecs): CodecMetadata => ({
-          name: 'sharding_indexed',
-          configuration: {
-            chunk_shape: innerShape,
-            codecs,
-            index_codecs: [{ name: 'bytes', configuration: { endian } }, ...(crc ? [{ name: 'crc32c' }] : [])],
-            index_location: indexLocation,
-          },
-        })),
-      );
-    const a2b = depth > 0 ? fc.oneof({ arbitrary: arrayToBytesLeaf(d), weight: 2 }, { arbitrary: sharding, weight: 1 }) : arrayToBytesLeaf(d);
-    // Compressors after a shard would stop partial shard reads; keep them inside most of the time.
-    return fc.tuple(a2b, bytesToBytesArb).map(([codec, after]) => [
-      ...(order ? [{ name: 'transpose', configuration: { order } }] : []),
-      codec,
-      ...(codec.name === 'sharding_indexed' && after.length > 1 ? after.slice(0, 1) : after),
-    ]);
-  });
-}
-
-// ---- Array configurations and operations -------------------------------------------------------
-
-interface Config {
-  readonly dtype: Dtype;
-  readonly shape: number[];
-  readonly chunkShape: number[];
-  readonly codecs: CodecMetadata[];
-  readonly fill: Fill;
-}
-
-/** Shrinks the largest entries until the product is at most `max` (keeps test arrays small). */
-function capProduct(xs: number[], max: number, min: number): number[] {
-  const out = [...xs];
-  while (out.reduce((a, b) => a * Math.max(b, 1), 1) > max) {
-    const i = out.indexOf(Math.max(...out));
-    out[i] = Math.max(min, Math.floor(out[i]! / 2));
-  }
-  return out;
-}
-
-const configArb: fc.Arbitrary<Config> = fc
-  .record({
-    dtype: fc.constantFrom(...DTYPES),
-    dims: fc.integer({ min: 0, max: 5 }).chain((rank) =>
-      fc.array(fc.record({ chunk: fc.constantFrom(1, 2, 3, 4, 6), over: fc.double({ min: 0, max: 2.5, noNaN: true }), empty: fc.boolean() }), { minLength: rank, maxLength: rank }),
-    ),
-  })
-  .chain(({ dtype, dims }) => {
-    const chunkShape = capProduct(dims.map((x) => x.chunk), 216, 1);
-    const shape = capProduct(dims.map((x, i) => (x.empty && i === 0 && dims.length > 1 ? 0 : Math.round(chunkShape[i]! * x.over))), 240, 0);
-    return fc.record({
-      dtype: fc.constant(dtype),
-      shape: fc.constant(shape),
-      chunkShape: fc.constant(chunkShape),
-      codecs: chainArb(dtype, chunkShape, 2),
-      fill: fillArb(dtype),
-    });
-  });
-
-function itemArb(n: number): fc.Arbitrary<ModelItem> {
-  const bound = fc.option(fc.integer({ min: -n - 2, max: n + 2 }), { freq: 3 });
-  const arbs: fc.Arbitrary<ModelItem>[] = [
-    fc.record({ kind: fc.constant('slice' as const), start: bound, stop: bound, step: fc.constantFrom(null, 1, 2, 3, -1, -2, -3, n + 1, -(n + 1)) }),
-    fc.constant({ kind: 'all' as const }),
-    // Rarely out of bounds: both sides must refuse.
-    fc.integer({ min: -n - 1, max: n }).map((i) => ({ kind: 'index' as const, i })),
-  ];
-  if (n > 0) arbs.push(fc.integer({ min: -n, max: n - 1 }).map((i) => ({ kind: 'index' as const, i })));
-  return fc.oneof(...arbs);
-}
-
-function selectionArb(shape: readonly number[]): fc.Arbitrary<ModelItem[]> {
-  return fc
-    .tuple(fc.tuple(...shape.map(itemArb)), fc.option(fc.nat(shape.length)), fc.option(fc.tuple(fc.nat(shape.length), fc.nat(shape.length))))
-    .map(([items, keep, ellipsis]) => {
-      // '...' stands for a run of dimensions (possibly none); without one, trailing items may be left out.
-      if (ellipsis) {
-        const [a, b] = [Math.min(...ellipsis), Math.max(...ellipsis)];
-        return [...items.slice(0, a), { kind: 'ellipsis' as const }, ...items.slice(b)];
-      }
-      return keep === null ? items : items.slice(0, keep);
-    });
-}
-
-type Op =
-  | { kind: 'write'; selection: ModelItem[]; form: 'flat' | 'fortran' | 'scalar'; seed: number }
-  | { kind: 'read'; selection: ModelItem[]; useOut: boolean };
-
-function opsArb(shape: readonly number[]): fc.Arbitrary<Op[]> {
-  const sel = selectionArb(shape);
-  const write = fc.record({ kind: fc.constant('write' as const), selection: sel, form: fc.constantFrom('flat' as const, 'fortran' as const, 'scalar' as const), seed: fc.nat() });
-  const read = fc.record({ kind: fc.constant('read' as const), selection: sel, useOut: fc.boolean() });
-  return fc.array(fc.oneof({ arbitrary: write, weight: 3 }, { arbitrary: read, weight: 2 }), { minLength: 1, maxLength: 6 });
-}
+type Dtype = TestDataType;
+type Config = ArrayCase;
+type Op = ArrayOp;
+const configArb = arrayCaseArb();
+const opsArb = (shape: readonly number[]) => arrayOpsArb(shape);
 
 const toSelection = (items: readonly ModelItem[]): Selection =>
   items.map((it): SelectionItem => (it.kind === 'index' ? it.i : it.kind === 'all' ? null : it.kind === 'ellipsis' ? '...' : slice(it.start, it.stop, it.step)));
@@ -404,15 +56,6 @@ function fortranOrder(d: Dtype, shape: readonly number[], values: Uint8Array | s
     }
   }
   return { data: toArrayData(d, out), shape: [...shape], stride: fStride };
-}
-
-function resolveOrUndefined(items: readonly ModelItem[], shape: readonly number[]): ModelDim[] | undefined {
-  try {
-    return resolveSelection(items, shape);
-  } catch (err) {
-    if (err instanceof RangeError) return undefined;
-    throw err;
-  }
 }
 
 async function expectRefused(p: Promise<unknown>): Promise<void> {

@@ -1,0 +1,26 @@
+// Sequences of reads and writes on one array. A write's values come from a seed (see chunk-data.ts)
+// and take one of three forms: flat C-order data, the same data with Fortran strides, or a scalar.
+import fc from 'fast-check';
+import type { ModelItem } from '../model/array-model.ts';
+import { selectionArb, type SelectionOptions } from './selections.ts';
+
+export type WriteForm = 'flat' | 'fortran' | 'scalar';
+
+export type ArrayOp =
+  | { readonly kind: 'write'; readonly selection: ModelItem[]; readonly form: WriteForm; readonly seed: number }
+  | { readonly kind: 'read'; readonly selection: ModelItem[]; readonly useOut: boolean };
+
+export interface ArrayOpsOptions extends SelectionOptions {
+  /** Default all three. */
+  readonly writeForms?: readonly WriteForm[];
+  /** Default 6. */
+  readonly maxOps?: number;
+}
+
+export function arrayOpsArb(shape: readonly number[], options: ArrayOpsOptions = {}): fc.Arbitrary<ArrayOp[]> {
+  const sel = selectionArb(shape, options);
+  const forms = options.writeForms ?? ['flat', 'fortran', 'scalar'];
+  const write = fc.record({ kind: fc.constant('write' as const), selection: sel, form: fc.constantFrom(...forms), seed: fc.nat() });
+  const read = fc.record({ kind: fc.constant('read' as const), selection: sel, useOut: fc.boolean() });
+  return fc.array(fc.oneof({ arbitrary: write, weight: 3 }, { arbitrary: read, weight: 2 }), { minLength: 1, maxLength: options.maxOps ?? 6 });
+}
