@@ -1,34 +1,78 @@
-// `floe <command>`: the command-line entry point. Each command lives in its own module.
-import { runDemo } from './demo.ts';
+// `floe <command>`: parses arguments, runs one command module, and turns failures into one line
+// on stderr with a non-zero exit code (1: the operation failed, 2: the command line was wrong).
+// `run` takes its streams and environment as arguments so tests drive it in-process.
+import { parseArgs } from 'node:util';
+import { isFloeError } from '../errors.ts';
+import { CommandContext, UsageError, type CommandSpec, type OptionSpecs } from './command.ts';
+import { COMMANDS } from './commands/index.ts';
+import type { CliIo } from './io.ts';
 
-const USAGE = `usage: floe <command> [options]
+const GLOBAL_OPTIONS: OptionSpecs = {
+  repo: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+};
 
-commands:
-  demo [--dir DIR]   create a local store, write and read an array, print what happened
-  help               this text`;
+export function usage(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    'usage: floe <command> [options]   (floe <command> --help for details and an example)',
+    '',
+    'commands:',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
+    'global options:',
+    '  --repo PATH   the repository: a directory, a SQLite file or s3://bucket/prefix (default ./floe-demo.icechunk, or $FLOE_REPO)',
+    '  --json        machine-readable output (read commands)',
+  ].join('\n');
+}
 
-async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  switch (command) {
-    case 'demo':
-      await runDemo(rest);
+export function commandHelp(spec: CommandSpec): string {
+  const lines = [`usage: floe ${spec.name}${spec.usage ? ' ' + spec.usage : ''}`, '', spec.summary];
+  if (spec.details) lines.push('', spec.details);
+  lines.push('', 'examples:', ...spec.examples.map((e) => `  ${e}`));
+  return lines.join('\n');
+}
+
+export async function run(argv: readonly string[], io: CliIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    const topic = name === 'help' ? COMMANDS.find((c) => c.name === rest[0]) : undefined;
+    io.stdout.write((topic ? commandHelp(topic) : usage()) + '\n');
+    return 0;
+  }
+  const spec = COMMANDS.find((c) => c.name === name);
+  if (!spec) {
+    io.stderr.write(`floe: unknown command ${JSON.stringify(name)}; run \`floe help\` for the list\n`);
+    return 2;
+  }
+  try {
+    const parsed = parseArgs({ args: [...rest], options: { ...GLOBAL_OPTIONS, ...spec.options }, allowPositionals: true, strict: true });
+    if (parsed.values.help) {
+      io.stdout.write(commandHelp(spec) + '\n');
       return 0;
-    case undefined:
-    case 'help':
-    case '--help':
-    case '-h':
-      console.log(USAGE);
-      return 0;
-    default:
-      console.error(`floe: unknown command "${command}"\n\n${USAGE}`);
-      return 2;
+    }
+    const code = await spec.run(new CommandContext(io, spec.name, parsed.positionals, parsed.values));
+    return code ?? 0;
+  } catch (err) {
+    return reportFailure(io, spec.name, err);
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(`floe: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
-  },
-);
+function reportFailure(io: CliIo, command: string, err: unknown): number {
+  if (err instanceof UsageError || isParseArgsError(err)) {
+    io.stderr.write(`floe ${command}: ${(err as Error).message}; see \`floe ${command} --help\`\n`);
+    return 2;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  // FloeError messages already say where and what to do; other errors get their class name.
+  const prefix = isFloeError(err) ? `${err.code}: ` : err instanceof Error && err.name !== 'Error' ? `${err.name}: ` : '';
+  io.stderr.write(`floe ${command}: ${prefix}${message.split('\n')[0]}\n`);
+  if (io.env.FLOE_DEBUG && err instanceof Error && err.stack) io.stderr.write(err.stack + '\n');
+  return 1;
+}
+
+function isParseArgsError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_');
+}

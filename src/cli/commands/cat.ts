@@ -1,0 +1,30 @@
+// `floe cat ref:path[slice]`: an array's values, printed like NumPy (with elision when large).
+import type { CommandSpec } from '../command.ts';
+import { formatArray } from '../format-array.ts';
+import { openTargetArray, readTarget } from '../read-target.ts';
+import { openRepository } from '../repository-location.ts';
+import { parseTarget } from '../targets.ts';
+
+/** 64 Mi values: a few hundred MB in memory at most. */
+const MAX_VALUES = 1 << 26;
+
+export const catCommand: CommandSpec = {
+  name: 'cat',
+  summary: "print an array's values (NumPy-style, elided when large)",
+  usage: "'ref:path[slice]' [--threshold N]",
+  details: [
+    'slice: NumPy basic indexing, one item per dimension: 3, -1, 10:20, ::2, :, ... (quote it for the shell).',
+    '--threshold N   print every value up to N values (default 1000), else only the edges',
+  ].join('\n'),
+  examples: ["floe cat 'main:/weather/temperature[0, :4, :5]'", "floe cat 'v1.0:/weather/lat[::60]' --json"],
+  options: { threshold: { type: 'string' } },
+  async run(ctx) {
+    ctx.atMost(1);
+    const target = parseTarget(ctx.positional(0, 'the array (ref:path[slice])'));
+    const repo = await openRepository(ctx);
+    const opened = await openTargetArray(repo, target);
+    const values = await readTarget(opened, target, MAX_VALUES);
+    if (ctx.json) return ctx.printJson({ path: target.path, ref: target.ref, dtype: opened.array.dtype, shape: values.shape, data: values.data });
+    ctx.print(formatArray(values.data, values.shape, opened.array.dataType, { threshold: ctx.number('threshold') ?? 1000, lineWidth: ctx.io.stdout.columns ?? 75 }));
+  },
+};

@@ -1,0 +1,23 @@
+// Every `floe` command, in the order `floe help` lists them.
+import type { CommandSpec } from '../command.ts';
+import { branchCommand } from './branch.ts';
+import { catCommand } from './cat.ts';
+import { diffCommand } from './diff.ts';
+import { initCommand } from './init.ts';
+import { logCommand } from './log.ts';
+import { lsCommand } from './ls.ts';
+import { showCommand } from './show.ts';
+import { statusCommand } from './status.ts';
+import { tagCommand } from './tag.ts';
+
+export const COMMANDS: readonly CommandSpec[] = [
+  initCommand,
+  statusCommand,
+  logCommand,
+  branchCommand,
+  tagCommand,
+  diffCommand,
+  lsCommand,
+  showCommand,
+  catCommand,
+];

@@ -1,0 +1,30 @@
+// `floe init`: creates an empty repository (a `main` branch with the initial snapshot).
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { Repository } from '../../txn/index.ts';
+import { UsageError, type CommandSpec } from '../command.ts';
+import { detectStorageKind, STORAGE_KINDS, storageAt, type StorageKind } from '../repository-location.ts';
+
+export const initCommand: CommandSpec = {
+  name: 'init',
+  summary: 'create an empty repository',
+  usage: '[--storage file|sqlite|s3] [--endpoint URL] [--region R]',
+  details: [
+    '--storage   file: a directory (default); sqlite: one SQLite file; s3: s3://bucket/prefix',
+    '            (credentials from the AWS_* variables; FLOE_S3_ENDPOINT or --endpoint for S3-compatible stores)',
+  ].join('\n'),
+  examples: ['floe init --repo ./climate.icechunk', 'floe init --storage sqlite --repo ./climate.floe', 'floe init --storage s3 --repo s3://bucket/climate --endpoint http://127.0.0.1:7480'],
+  options: { storage: { type: 'string' }, endpoint: { type: 'string' }, region: { type: 'string' } },
+  async run(ctx) {
+    ctx.atMost(0);
+    const location = ctx.repoPath;
+    const given = ctx.string('storage');
+    if (given !== undefined && !STORAGE_KINDS.includes(given as StorageKind)) throw new UsageError(`--storage is one of ${STORAGE_KINDS.join(', ')}, got ${JSON.stringify(given)}`);
+    const kind = (given as StorageKind | undefined) ?? detectStorageKind(location);
+    if (kind === 'sqlite') mkdirSync(path.dirname(location), { recursive: true });
+    const repo = await Repository.create(await storageAt(ctx, location, kind));
+    const tip = await repo.lookupBranch('main');
+    if (ctx.json) ctx.printJson({ repository: location, storage: kind, branch: 'main', snapshotId: tip });
+    else ctx.print(`created an empty ${kind} repository at ${location} (branch main at ${tip})`);
+  },
+};

@@ -1,0 +1,41 @@
+// `floe log [ref]`: the ancestry of a version, newest first, like `git log`.
+import type { SnapshotDescription } from '../../txn/index.ts';
+import type { CommandSpec } from '../command.ts';
+import { openRepository } from '../repository-location.ts';
+import { resolveVersion } from '../targets.ts';
+
+export const logCommand: CommandSpec = {
+  name: 'log',
+  summary: 'list a version and its ancestors: ids, times, messages',
+  usage: '[ref] [-n COUNT]',
+  details: 'ref is a branch, tag or snapshot id (default main); ref~N is its N-th ancestor.',
+  examples: ['floe log', 'floe log v1.0 -n 5', 'floe log main --json'],
+  options: { n: { type: 'string', short: 'n' } },
+  async run(ctx) {
+    ctx.atMost(1);
+    const limit = ctx.number('n') ?? Infinity;
+    const repo = await openRepository(ctx);
+    const ref = ctx.positionals[0] ?? 'main';
+    const entries: SnapshotDescription[] = [];
+    for await (const s of repo.ancestry(await resolveVersion(repo, ref))) {
+      if (entries.length >= limit) break;
+      entries.push(s);
+    }
+    if (ctx.json) return ctx.printJson(entries);
+    const labels = await refLabels(repo);
+    for (const s of entries) {
+      const names = labels.get(s.id);
+      ctx.print(`${s.id}${names ? `  (${names.join(', ')})` : ''}`);
+      ctx.print(`  ${s.writtenAt.toISOString()}  ${s.message}`);
+    }
+  },
+};
+
+/** Snapshot id -> the branches and tags that point at it, for decorating the log. */
+async function refLabels(repo: Awaited<ReturnType<typeof openRepository>>): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  const add = (id: string, label: string) => out.set(id, [...(out.get(id) ?? []), label]);
+  for (const b of await repo.listBranches()) add(await repo.lookupBranch(b), b);
+  for (const t of await repo.listTags()) add(await repo.lookupTag(t), `tag: ${t}`);
+  return out;
+}

@@ -1,0 +1,45 @@
+// What a command may touch of the outside world, injected so tests run commands in-process and
+// read exactly what a user would see. `bin/floe.mjs` passes the real process streams.
+
+/** The part of a writable stream commands use; `isTTY` decides progress bars vs. plain lines. */
+export interface OutputStream {
+  write(text: string): unknown;
+  readonly isTTY?: boolean;
+  readonly columns?: number;
+}
+
+export interface CliIo {
+  readonly stdout: OutputStream;
+  readonly stderr: OutputStream;
+  /** Relative paths (the repository, import sources, output files) resolve against this. */
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Long-running commands (`serve`) stop when this aborts; the real CLI wires it to SIGINT/SIGTERM. */
+  readonly signal?: AbortSignal;
+  /** Milliseconds, for timings and progress rates; injectable so tests control time. */
+  readonly now?: () => number;
+}
+
+/** Collects output in memory: for tests, and for commands that build text before printing. */
+export class BufferStream implements OutputStream {
+  private readonly parts: string[] = [];
+  constructor(
+    readonly isTTY = false,
+    readonly columns = 80,
+  ) {}
+  write(text: string): boolean {
+    this.parts.push(text);
+    return true;
+  }
+  get text(): string {
+    return this.parts.join('');
+  }
+}
+
+export function processIo(): CliIo {
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), env: process.env, signal: controller.signal };
+}

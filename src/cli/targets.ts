@@ -1,0 +1,83 @@
+// Naming things on the command line: a version (`main`, a tag, a snapshot id, `main~2` for the
+// second ancestor) and a target `ref:path[slice]` such as `v1:/temperature[0, 10:20, ::2]`.
+import { floeError } from '../errors.ts';
+import { normalizePath } from '../format/zarr/paths.ts';
+import { slice, type Selection, type SelectionItem } from '../engine/selection.ts';
+import type { Repository, Session, VersionOptions } from '../txn/index.ts';
+import { UsageError } from './command.ts';
+
+export interface Target {
+  readonly ref: string;
+  readonly path: string;
+  /** Undefined: the whole array. */
+  readonly selection: Selection | undefined;
+}
+
+const SNAPSHOT_ID = /^[0-9A-HJKMNP-TV-Z]{20}$/;
+
+/**
+ * `ref:path[slice]`; without a colon the text is a path on `defaultRef`. Refs cannot contain ':'
+ * (Icechunk's ref names follow git's rules), so the first colon splits.
+ */
+export function parseTarget(text: string, defaultRef = 'main'): Target {
+  let rest = text.trim();
+  let selection: Selection | undefined;
+  const open = rest.indexOf('[');
+  if (open >= 0) {
+    if (!rest.endsWith(']')) throw new UsageError(`a selection is written [start:stop:step, ...] at the end of the target, got ${JSON.stringify(text)}`);
+    selection = parseSelection(rest.slice(open + 1, -1));
+    rest = rest.slice(0, open);
+  }
+  const colon = rest.indexOf(':');
+  const ref = colon >= 0 ? rest.slice(0, colon) || defaultRef : defaultRef;
+  const rawPath = colon >= 0 ? rest.slice(colon + 1) : rest;
+  return { ref, path: normalizePath(rawPath === '' ? '/' : rawPath.startsWith('/') ? rawPath : '/' + rawPath), selection };
+}
+
+/** NumPy's basic indexing: integers, `start:stop:step` with any part omitted, and one `...`. */
+export function parseSelection(text: string): Selection {
+  if (text.trim() === '') return [];
+  return text.split(',').map((part): SelectionItem => {
+    const item = part.trim();
+    if (item === '...') return '...';
+    const pieces = item.split(':');
+    if (pieces.length === 1) return integer(item, text);
+    if (pieces.length > 3) throw new UsageError(`bad slice ${JSON.stringify(item)} in [${text}]: use start:stop:step`);
+    const [start, stop, step] = pieces.map((p) => (p.trim() === '' ? null : integer(p.trim(), text)));
+    if (start === null && stop === null && (step ?? null) === null) return null;
+    return slice(start ?? null, stop ?? null, step ?? null);
+  });
+}
+
+function integer(item: string, whole: string): number {
+  if (!/^-?\d+$/.test(item)) throw new UsageError(`bad index ${JSON.stringify(item)} in [${whole}]: use integers, start:stop:step or ...`);
+  return Number(item);
+}
+
+/** Branch, then tag, then snapshot id; `~N` walks N parents back. */
+export async function resolveVersion(repo: Repository, ref: string): Promise<VersionOptions> {
+  const tilde = /^(.*)~(\d+)$/.exec(ref);
+  if (tilde) {
+    let n = Number(tilde[2]);
+    for await (const s of repo.ancestry(await resolveVersion(repo, tilde[1]!))) {
+      if (n-- === 0) return { snapshotId: s.id };
+    }
+    throw floeError('NOT_FOUND', `${tilde[1]} has fewer than ${tilde[2]} ancestors; see \`floe log ${tilde[1]}\``);
+  }
+  const [branches, tags] = await Promise.all([repo.listBranches(), repo.listTags()]);
+  if (branches.includes(ref)) return { branch: ref };
+  if (tags.includes(ref)) return { tag: ref };
+  if (SNAPSHOT_ID.test(ref)) return { snapshotId: ref };
+  throw floeError('NOT_FOUND', `no branch, tag or snapshot ${JSON.stringify(ref)}; branches: ${branches.join(', ') || 'none'}; tags: ${tags.join(', ') || 'none'}`);
+}
+
+export async function openReadonly(repo: Repository, ref: string): Promise<Session> {
+  return repo.readonlySession(await resolveVersion(repo, ref));
+}
+
+/** A version as the reference's diff options spell it, for `from` or `to`. */
+export function diffSide(version: VersionOptions, side: 'from' | 'to'): Record<string, string> {
+  if ('branch' in version) return { [`${side}Branch`]: version.branch };
+  if ('tag' in version) return { [`${side}Tag`]: version.tag };
+  return { [`${side}SnapshotId`]: version.snapshotId };
+}
