@@ -24,7 +24,7 @@ export interface QueryServerOptions extends QueryOptions {
   timeoutMs?: number;
   /** Results up to this size go as JSON unless binary is asked for. Default 64 KiB. */
   jsonMaxBytes?: number;
-  /** Told of every failure answered with a 5xx (the client only sees a generic message). Default console.error. */
+  /** Told of every failure answered 500 (the client only sees a generic message). Default console.error. */
   onServerError?: (err: unknown) => void;
 }
 
@@ -89,7 +89,7 @@ export function createQueryServer(source: QuerySource, options: QueryServerOptio
     });
     Promise.race([handle(req, res, url), timeout])
       .catch((err: unknown) => {
-        if (sendError(res, err) >= 500) (options.onServerError ?? console.error)(err);
+        if (sendError(res, err) === 500) (options.onServerError ?? console.error)(err);
       })
       .finally(() => clearTimeout(timer));
   });

@@ -5,7 +5,8 @@ import { ReadCaches, query } from '../../src/query/index.ts';
 import { MemoryStorage } from '../../src/engine/storage/memory.ts';
 import type { ByteRange, GetResult } from '../../src/engine/storage/types.ts';
 import { ZarrGroup } from '../../src/engine/group.ts';
-import { Repository, Storage } from '../../src/txn/index.ts';
+import { Repository } from '../../src/txn/repository.ts';
+import { Storage } from '../../src/txn/storage.ts';
 import { expectedBox, range, weatherStore } from './support.ts';
 
 /** Object storage that logs every key it serves. */
