@@ -13,6 +13,7 @@ import { RepoObjects, type CacheBudgets } from './objects.ts';
 import * as refs from './refs.ts';
 import { RepoInfoStore, systemClock, type Clock } from './repo-info-store.ts';
 import { Session } from './session.ts';
+import * as maintenance from './maintenance/index.ts';
 import { isSpec1Repository, readSpec1Config, readSpec1RepoInfo } from './spec1-repo.ts';
 import { objectStorageOf, type StorageLike } from './storage.ts';
 import type { VirtualChunkAuthorization } from './virtual-chunks.ts';
@@ -323,6 +324,35 @@ export class Repository {
 
   cacheStats() {
     return this.objects.cacheStats();
+  }
+
+  // Maintenance (src/txn/maintenance): expiry, garbage collection, squash, the ops log.
+
+  /** Makes snapshots flushed before `olderThan` unreachable from refs (one ExpirationRan update). */
+  async expireSnapshots(olderThan: Date, options: maintenance.ExpireOptions = {}): Promise<maintenance.ExpireResult> {
+    return maintenance.expireSnapshots(this.writable(), olderThan, options);
+  }
+
+  /** Deletes unreachable objects last modified before `deleteObjectsOlderThan`, to the end. */
+  async garbageCollect(deleteObjectsOlderThan: Date, options: maintenance.GcOptions = {}): Promise<maintenance.GcSummary> {
+    return (await this.garbageCollector(deleteObjectsOlderThan, options)).runToCompletion();
+  }
+
+  /** An incremental GC: `run({ maxObjects, maxMs })` sweeps a budget and returns a resumable cursor. */
+  async garbageCollector(deleteObjectsOlderThan: Date, options: maintenance.GcOptions = {}): Promise<maintenance.GarbageCollection> {
+    // A private loader with small caches: marking reads every live snapshot and manifest once.
+    const objects = new RepoObjects(this.objects.storage, { snapshotBytes: 8 << 20, manifestBytes: 32 << 20 });
+    return maintenance.GarbageCollection.start({ objects, store: this.writable(), clock: this.clock }, deleteObjectsOlderThan, options);
+  }
+
+  /** Replaces `fromSnapshot`..`toSnapshot` of `branch`'s history by one snapshot; returns its id. */
+  async squash(branch: string, fromSnapshot: string, toSnapshot: string, message: string): Promise<string> {
+    return maintenance.squash({ objects: this.objects, store: this.writable() }, branch, fromSnapshot, toSnapshot, message);
+  }
+
+  /** Every update of the repo info file, newest first, across `overwritten/` backups. */
+  async *opsLog(): AsyncGenerator<maintenance.OpsLogItem> {
+    yield* maintenance.opsLog(this.objects.storage, (await this.writable().read()).info);
   }
 }
 

@@ -1,0 +1,306 @@
+// Garbage collection: mark what refs (and recent writers) need, drop the rest of the snapshot list
+// by compare-and-swap, then sweep the object prefixes deleting what is unmarked AND older than the
+// grace cutoff. The sweep is incremental: `run({ maxObjects, maxMs })` stops after a budget and
+// returns a plain-data cursor; `GarbageCollection.start(..., { cursor })` resumes it (in this or
+// another process). docs/maintenance.md gives the safety argument.
+import { floeError, isFloeError } from '../../errors.ts';
+import type { ObjectInfo } from '../../engine/storage/types.ts';
+import { ID12_LENGTH, idToString } from '../../format/icechunk/ids.ts';
+import { idFromKey, PREFIXES } from '../../format/icechunk/keys.ts';
+import type { RepoInfo } from '../../format/icechunk/repo-info.ts';
+import type { RepoObjects } from '../objects.ts';
+import type { Clock, RepoInfoStore } from '../repo-info-store.ts';
+import { emptyLiveSet, markBackups, markSnapshots, snapshotsToKeep, type LiveSet } from './gc-mark.ts';
+
+/** What GC deletes, in sweep order: snapshots before what they point at, as the reference does. */
+export const GC_KINDS = ['snapshots', 'transactionLogs', 'manifests', 'chunks', 'backups'] as const;
+export type GcKind = (typeof GC_KINDS)[number];
+
+const PREFIX_OF: Record<GcKind, string> = {
+  snapshots: PREFIXES.snapshots,
+  transactionLogs: PREFIXES.transactions,
+  manifests: PREFIXES.manifests,
+  chunks: PREFIXES.chunks,
+  backups: PREFIXES.overwritten,
+};
+
+/** Only keys this repository's layout produces are ever deleted; anything else under a prefix is left alone. */
+function isRepositoryObject(kind: GcKind, key: string): boolean {
+  if (kind === 'backups') return /^overwritten\/repo\.\d{14}\.[0-9A-Z]{20}$/.test(key);
+  const prefix = PREFIX_OF[kind] as typeof PREFIXES.snapshots;
+  return idFromKey(prefix, key)?.length === ID12_LENGTH;
+}
+
+export interface KindTotals {
+  objects: number;
+  bytes: number;
+}
+
+export interface GcSummary {
+  /** Objects listed and examined so far. */
+  scanned: number;
+  /** Deleted (or, in a dry run, to be deleted) per kind. */
+  deleted: Record<GcKind, KindTotals>;
+  /** Dry runs only: the keys that would be deleted. */
+  wouldDelete?: string[];
+  /** Snapshots dropped from the repo info list by this run's compare-and-swap. */
+  snapshotsDroppedFromRepoInfo: number;
+  /** False when the ops-log chain was broken, so no backup was deleted. */
+  backupsSwept: boolean;
+}
+
+export interface GcOptions {
+  /** Count and list, delete nothing, write nothing. Default false. */
+  dryRun?: boolean;
+  /** Delete batches (of up to 1,000 keys) in flight at once. Default 4. */
+  maxConcurrentDeletes?: number;
+  /** Snapshot / manifest loads in flight during marking. Default 16. */
+  markConcurrency?: number;
+  /** Resume a run from the cursor an earlier `run` returned (the cutoff is taken from it). */
+  cursor?: GcCursor;
+}
+
+/** A budget for one `run`: stop after this many listed objects or this much time (whichever first). */
+export interface GcBudget {
+  maxObjects?: number;
+  maxMs?: number;
+}
+
+/** Where a run stands; plain JSON, safe to persist between processes. */
+export interface GcCursor {
+  version: 1;
+  cutoffMs: number;
+  dryRun: boolean;
+  /** The kind being swept, or 'done'. */
+  phase: GcKind | 'done';
+  /** Last key examined in `phase`; the listing resumes after it. */
+  startAfter: string | null;
+  summary: GcSummary;
+}
+
+export interface GcStepResult {
+  done: boolean;
+  cursor: GcCursor;
+  summary: GcSummary;
+}
+
+export interface GcDeps {
+  /** A GC-private object loader, so marking does not evict the repository's caches. */
+  objects: RepoObjects;
+  store: RepoInfoStore;
+  clock: Clock;
+}
+
+const DELETE_BATCH = 1000;
+const MARK_ATTEMPTS = 8;
+
+const emptySummary = (): GcSummary => ({
+  scanned: 0,
+  deleted: Object.fromEntries(GC_KINDS.map((k) => [k, { objects: 0, bytes: 0 }])) as Record<GcKind, KindTotals>,
+  snapshotsDroppedFromRepoInfo: 0,
+  backupsSwept: true,
+});
+
+export class GarbageCollection {
+  private constructor(
+    private readonly deps: GcDeps,
+    private readonly live: LiveSet,
+    private cursor: GcCursor,
+    private readonly maxConcurrentDeletes: number,
+    private readonly markConcurrency: number,
+  ) {}
+
+  /** Marks (and, unless a dry run, drops unneeded snapshots from the repo info list). */
+  static async start(deps: GcDeps, deleteObjectsOlderThan: Date, options: GcOptions = {}): Promise<GarbageCollection> {
+    const cutoffMs = options.cursor?.cutoffMs ?? deleteObjectsOlderThan.getTime();
+    if (!Number.isFinite(cutoffMs)) throw floeError('INVALID_ARGUMENT', 'garbageCollect needs a valid Date as its cutoff');
+    if (cutoffMs > deps.clock.nowMs()) {
+      throw floeError('INVALID_ARGUMENT', 'the GC cutoff is in the future: objects being written right now would be deleted; pass a time in the past');
+    }
+    const maxConcurrentDeletes = positive(options.maxConcurrentDeletes ?? 4, 'maxConcurrentDeletes');
+    const markConcurrency = positive(options.markConcurrency ?? 16, 'markConcurrency');
+    const dryRun = options.cursor?.dryRun ?? options.dryRun ?? false;
+    const cursor: GcCursor = options.cursor
+      ? structuredClone(options.cursor)
+      : { version: 1, cutoffMs, dryRun, phase: GC_KINDS[0], startAfter: null, summary: { ...emptySummary(), ...(dryRun ? { wouldDelete: [] } : {}) } };
+    for (let attempt = 0; attempt < MARK_ATTEMPTS; attempt++) {
+      const marked = await markOnce(deps, cutoffMs, markConcurrency, dryRun);
+      if (!marked) continue; // the repository changed under the mark in a way that needs a fresh one
+      cursor.summary.snapshotsDroppedFromRepoInfo += marked.dropped;
+      cursor.summary.backupsSwept = marked.live.backupsComplete;
+      return new GarbageCollection(deps, marked.live, cursor, maxConcurrentDeletes, markConcurrency);
+    }
+    throw floeError('CONFLICT', `garbage collection could not mark a stable view of the repository in ${MARK_ATTEMPTS} attempts; retry later`, {
+      details: { reason: 'gc-mark-unstable' },
+    });
+  }
+
+  get done(): boolean {
+    return this.cursor.phase === 'done';
+  }
+
+  /** Sweeps until done or the budget runs out; call again (or resume from the cursor) to go on. */
+  async run(budget: GcBudget = {}): Promise<GcStepResult> {
+    const startedMs = this.deps.clock.nowMs();
+    const maxObjects = budget.maxObjects ?? Number.POSITIVE_INFINITY;
+    const maxMs = budget.maxMs ?? Number.POSITIVE_INFINITY;
+    let examined = 0;
+    await this.markNewSnapshots();
+    const deleter = new BatchDeleter(this.deps.objects, this.maxConcurrentDeletes, this.cursor.dryRun);
+    try {
+      while (this.cursor.phase !== 'done') {
+        const kind = this.cursor.phase;
+        if (kind === 'backups' && !this.live.backupsComplete) {
+          this.advancePhase();
+          continue;
+        }
+        const options = this.cursor.startAfter === null ? {} : { startAfter: this.cursor.startAfter };
+        let exhausted = false;
+        for await (const object of this.deps.objects.storage.list(PREFIX_OF[kind], options)) {
+          examined++;
+          this.cursor.summary.scanned++;
+          this.cursor.startAfter = object.key;
+          if (this.isGarbage(kind, object)) {
+            this.count(kind, object);
+            await deleter.add(object.key);
+          }
+          if (examined >= maxObjects || this.deps.clock.nowMs() - startedMs >= maxMs) {
+            exhausted = true;
+            break;
+          }
+        }
+        if (exhausted) break;
+        this.advancePhase();
+      }
+    } finally {
+      await deleter.flush();
+    }
+    if (this.done && !this.cursor.dryRun) await sweepCrashedWriterTempFiles(this.deps, this.cursor.cutoffMs);
+    return { done: this.done, cursor: structuredClone(this.cursor), summary: structuredClone(this.cursor.summary) };
+  }
+
+  /** Runs to the end. */
+  async runToCompletion(): Promise<GcSummary> {
+    let result = await this.run();
+    while (!result.done) result = await this.run();
+    return result.summary;
+  }
+
+  private isGarbage(kind: GcKind, object: ObjectInfo): boolean {
+    if (object.lastModified.getTime() >= this.cursor.cutoffMs) return false; // inside the grace period
+    if (!isRepositoryObject(kind, object.key)) return false;
+    return !this.live[kind].has(object.key);
+  }
+
+  private count(kind: GcKind, object: ObjectInfo): void {
+    const totals = this.cursor.summary.deleted[kind];
+    totals.objects++;
+    totals.bytes += object.size;
+    this.cursor.summary.wouldDelete?.push(object.key);
+  }
+
+  private advancePhase(): void {
+    const phase = this.cursor.phase;
+    const next = phase === 'done' ? -1 : GC_KINDS.indexOf(phase) + 1;
+    this.cursor.phase = next <= 0 || next >= GC_KINDS.length ? 'done' : GC_KINDS[next]!;
+    this.cursor.startAfter = null;
+  }
+
+  /**
+   * Snapshots committed since the mark are in the list now: mark their contents too. (Their
+   * parents were kept, or the compare-and-swap that dropped snapshots would have failed.)
+   */
+  private async markNewSnapshots(): Promise<void> {
+    const { info } = await this.deps.store.read();
+    const fresh = info.snapshots.filter((s) => !this.live.markedSnapshotIds.has(idToString(s.id))).map((s) => s.id);
+    if (fresh.length > 0) await markSnapshots(this.deps.objects, fresh, this.live, this.markConcurrency);
+    await markBackups(this.deps.objects, info, this.live);
+  }
+}
+
+/** One mark: undefined when a concurrent change means the mark must start again. */
+async function markOnce(deps: GcDeps, cutoffMs: number, concurrency: number, dryRun: boolean): Promise<{ live: LiveSet; dropped: number } | undefined> {
+  // List snapshot objects BEFORE reading the repo info: a snapshot committed in between is in
+  // the list but not in the listing, and so counts as new (kept).
+  const listed = new Map<string, ObjectInfo>();
+  for await (const o of deps.objects.storage.list(PREFIXES.snapshots)) listed.set(o.key, o);
+  const { info } = await deps.store.read();
+  const keep = snapshotsToKeep(info, listed, cutoffMs);
+  const live = emptyLiveSet();
+  await markSnapshots(deps.objects, keep.values(), live, concurrency);
+  const drop = new Set(info.snapshots.map((s) => idToString(s.id)).filter((id) => !keep.has(id)));
+  let written = info;
+  if (!dryRun) {
+    try {
+      written = await deps.store.update((current) => ({ info: dropSnapshots(current, drop), update: { kind: 'gcRan' } }));
+    } catch (err) {
+      if (isFloeError(err, 'CONFLICT') && err.details['reason'] === 'gc-mark-outdated') return undefined;
+      throw err;
+    }
+  }
+  // Snapshots committed between the mark and the swap are kept in the list: mark them too.
+  const added = written.snapshots.filter((s) => !live.markedSnapshotIds.has(idToString(s.id)) && !drop.has(idToString(s.id)));
+  if (added.length > 0) await markSnapshots(deps.objects, added.map((s) => s.id), live, concurrency);
+  await markBackups(deps.objects, written, live);
+  return { live, dropped: dryRun ? 0 : drop.size };
+}
+
+/**
+ * The repo info without the dropped snapshots. Runs inside the compare-and-swap, so `current`
+ * may be newer than the mark: a ref or a new snapshot pointing into the dropped set means the
+ * mark is outdated (a branch was reset or created onto an old snapshot meanwhile).
+ */
+export function dropSnapshots(current: RepoInfo, drop: ReadonlySet<string>): RepoInfo {
+  const outdated = (why: string) => floeError('CONFLICT', `the repository changed during GC marking (${why})`, { details: { reason: 'gc-mark-outdated' } });
+  for (const ref of [...current.branches, ...current.tags]) {
+    if (drop.has(idToString(ref.snapshotId))) throw outdated(`'${ref.name}' now points at a snapshot GC meant to drop`);
+  }
+  const snapshots = current.snapshots.filter((s) => !drop.has(idToString(s.id)));
+  for (const s of snapshots) {
+    if (s.parentId && drop.has(idToString(s.parentId))) throw outdated(`snapshot ${idToString(s.id)} was written on top of one GC meant to drop`);
+  }
+  return { ...current, snapshots };
+}
+
+/** Deletes keys in batches, with at most `limit` batches in flight. */
+class BatchDeleter {
+  private batch: string[] = [];
+  private readonly inFlight: Promise<void>[] = [];
+
+  constructor(
+    private readonly objects: RepoObjects,
+    private readonly limit: number,
+    private readonly dryRun: boolean,
+  ) {}
+
+  async add(key: string): Promise<void> {
+    if (this.dryRun) return;
+    this.batch.push(key);
+    if (this.batch.length >= DELETE_BATCH) await this.send();
+  }
+
+  async flush(): Promise<void> {
+    if (this.batch.length > 0) await this.send();
+    await Promise.all(this.inFlight.splice(0));
+  }
+
+  private async send(): Promise<void> {
+    const keys = this.batch;
+    this.batch = [];
+    if (this.inFlight.length >= this.limit) await this.inFlight.shift();
+    this.inFlight.push(this.objects.storage.delete(keys));
+    // Rejections surface at the next await above or in flush(); mark them handled meanwhile.
+    this.inFlight[this.inFlight.length - 1]!.catch(() => {});
+  }
+}
+
+/** The fs backend's leftovers of crashed writers (temp files) age out with the same grace. */
+async function sweepCrashedWriterTempFiles(deps: GcDeps, cutoffMs: number): Promise<void> {
+  const storage = deps.objects.storage as { sweepTempFiles?: (olderThanMs: number) => Promise<number> };
+  if (typeof storage.sweepTempFiles === 'function') await storage.sweepTempFiles(Math.max(0, deps.clock.nowMs() - cutoffMs));
+}
+
+function positive(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw floeError('INVALID_ARGUMENT', `${name} must be a positive integer, got ${value}`);
+  return value;
+}

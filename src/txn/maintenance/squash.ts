@@ -1,0 +1,101 @@
+// Squash: replace a contiguous range of a branch's history, `fromSnapshot` (oldest) up to
+// `toSnapshot` (newest), by one new snapshot with `toSnapshot`'s contents. The new snapshot's
+// parent is `fromSnapshot`'s parent; the branch snapshot just above the range (if any) is
+// re-parented onto it, or, when the range ends at the tip, the branch moves to it. Its
+// transaction log is the range's logs merged, so sessions based below the range still rebase.
+// Conflict rules are a commit's: the branch must still be at the tip seen when the squash began
+// (checked inside the repo-info compare-and-swap), else CONFLICT with kind 'branch-moved'.
+// The squashed snapshot keeps `toSnapshot`'s time, so times stay ordered along the ancestry.
+// Replaced snapshots stay listed until garbage collection finds them unreachable.
+import { floeError } from '../../errors.ts';
+import { idsEqual, idToString, newSnapshotId, parseSnapshotId, type SnapshotId } from '../../format/icechunk/ids.ts';
+import type { RepoInfo, SnapshotInfo } from '../../format/icechunk/repo-info.ts';
+import type { TransactionLog } from '../../format/icechunk/transaction-log.ts';
+import { mergeTransactionLogs } from '../commit.ts';
+import { ancestors } from '../history.ts';
+import type { RepoObjects } from '../objects.ts';
+import { branchMovedError, branchTip } from '../refs.ts';
+import type { RepoInfoStore, RepoChange } from '../repo-info-store.ts';
+
+export interface SquashDeps {
+  objects: RepoObjects;
+  store: RepoInfoStore;
+}
+
+/** The part of a branch's ancestry a squash replaces, newest first, plus its neighbours. */
+interface SquashRange {
+  tip: SnapshotId;
+  range: SnapshotInfo[];
+  /** The branch snapshot whose parent is `toSnapshot`; undefined when the range ends at the tip. */
+  child: SnapshotInfo | undefined;
+  parent: SnapshotId;
+}
+
+export function findSquashRange(info: RepoInfo, branch: string, from: SnapshotId, to: SnapshotId): SquashRange {
+  const tip = branchTip(info, branch);
+  const chain = [...ancestors(info, tip)];
+  const toIndex = chain.findIndex((s) => idsEqual(s.id, to));
+  const fromIndex = chain.findIndex((s) => idsEqual(s.id, from));
+  if (toIndex < 0 || fromIndex < 0) {
+    const missing = toIndex < 0 ? to : from;
+    throw floeError('NOT_FOUND', `snapshot ${idToString(missing)} is not in the history of branch '${branch}'`, { where: idToString(missing) });
+  }
+  if (fromIndex < toIndex) {
+    throw floeError('INVALID_ARGUMENT', `fromSnapshot ${idToString(from)} is newer than toSnapshot ${idToString(to)}; pass the oldest snapshot of the range first`);
+  }
+  const parent = chain[fromIndex]!.parentId;
+  if (parent === null) throw floeError('INVALID_ARGUMENT', `snapshot ${idToString(from)} is the root of the history; the root cannot be squashed`);
+  return { tip, range: chain.slice(toIndex, fromIndex + 1), child: toIndex > 0 ? chain[toIndex - 1] : undefined, parent };
+}
+
+export async function squash(deps: SquashDeps, branch: string, fromSnapshot: string, toSnapshot: string, message: string): Promise<string> {
+  if (typeof message !== 'string') throw floeError('INVALID_ARGUMENT', 'squash needs a commit message');
+  const from = parseSnapshotId(fromSnapshot);
+  const to = parseSnapshotId(toSnapshot);
+  const { info } = await deps.store.read();
+  const planned = findSquashRange(info, branch, from, to);
+  const newest = planned.range[0]!;
+  const id = newSnapshotId();
+  const { snapshot } = await deps.objects.loadSnapshot(to);
+  // The transaction log first: like a commit, nothing points at these objects until the swap.
+  await deps.objects.writeTransactionLog(await mergedLog(deps.objects, id, planned.range));
+  await deps.objects.writeSnapshot({ ...snapshot, specVersion: 2, id, parentId: null, message, flushedAt: newest.flushedAt, metadata: newest.metadata });
+  const squashed: SnapshotInfo = { id, parentId: planned.parent, flushedAt: newest.flushedAt, message, metadata: newest.metadata };
+  await deps.store.update((current) => applySquash(current, branch, planned, squashed));
+  return idToString(id);
+}
+
+/** The swap: checks the branch and range are as planned, then links the new snapshot in. */
+export function applySquash(current: RepoInfo, branch: string, planned: SquashRange, squashed: SnapshotInfo): RepoChange {
+  const tip = branchTip(current, branch);
+  if (!idsEqual(tip, planned.tip)) throw branchMovedError(branch, planned.tip, tip);
+  // A concurrent expiry may have rewritten parents under the range: then the plan is stale.
+  const again = findSquashRange(current, branch, planned.range[planned.range.length - 1]!.id, planned.range[0]!.id);
+  if (again.range.length !== planned.range.length || !idsEqual(again.parent, planned.parent)) {
+    throw floeError('CONFLICT', `the history of branch '${branch}' was rewritten while squashing; run the squash again`, {
+      where: branch,
+      details: { kind: 'history-rewritten', branch },
+    });
+  }
+  const child = planned.child;
+  const snapshots = current.snapshots.map((s) => (child && idsEqual(s.id, child.id) ? { ...s, parentId: squashed.id } : s));
+  snapshots.push(squashed);
+  if (child) {
+    return { info: { ...current, snapshots }, update: { kind: 'newDetachedSnapshot', newSnapId: squashed.id } };
+  }
+  const branches = current.branches.map((b) => (b.name === branch ? { name: branch, snapshotId: squashed.id } : b));
+  return { info: { ...current, snapshots, branches }, update: { kind: 'commitAmended', branch, previousSnapId: tip, newSnapId: squashed.id } };
+}
+
+/** The range's transaction logs (oldest first) merged into one under the new id. */
+async function mergedLog(objects: RepoObjects, id: SnapshotId, rangeNewestFirst: readonly SnapshotInfo[]): Promise<TransactionLog> {
+  let merged: TransactionLog | undefined;
+  for (const s of [...rangeNewestFirst].reverse()) {
+    const log = await objects.loadTransactionLog(s.id);
+    if (!log) {
+      throw floeError('NOT_FOUND', `the transaction log of snapshot ${idToString(s.id)} is missing; a squash needs the log of every snapshot it replaces`, { where: idToString(s.id) });
+    }
+    merged = merged ? mergeTransactionLogs(id, merged, log) : { ...log, id, specVersion: 2 };
+  }
+  return merged!;
+}

@@ -1,0 +1,59 @@
+// Shared by the maintenance tests: a repository over MemoryStorage with one virtual clock for
+// both snapshot times and object lastModified, and small read/write helpers for one array.
+import { ZarrArray } from '../../../src/engine/array.ts';
+import { ZarrGroup } from '../../../src/engine/group.ts';
+import { MemoryStorage } from '../../../src/engine/storage/memory.ts';
+import type { ObjectStorage } from '../../../src/engine/storage/types.ts';
+import { Repository, Storage } from '../../../src/txn/index.ts';
+
+export interface VirtualClock {
+  nowMs(): number;
+  advance(ms: number): void;
+}
+
+export function virtualClock(startMs = Date.UTC(2030, 0, 1)): VirtualClock {
+  let now = startMs;
+  return { nowMs: () => now, advance: (ms) => void (now += ms) };
+}
+
+export async function memoryRepo(clock = virtualClock()) {
+  const backend = new MemoryStorage({ now: () => new Date(clock.nowMs()) });
+  const repo = await Repository.create(Storage.fromObjectStorage(backend), { inlineChunkThresholdBytes: 1 }, 2, {}, { clock });
+  return { repo, backend, clock };
+}
+
+/** Writes `values` to `/a` (8 int32, chunks of 2) on `branch` and commits; creates the array once. */
+export async function commitValues(repo: Repository, branch: string, values: number[], message = 'write'): Promise<string> {
+  const session = await repo.writableSession(branch);
+  let array: ZarrArray;
+  try {
+    array = await ZarrArray.open(session.store, '/a');
+  } catch {
+    await ZarrGroup.create(session.store, '/');
+    array = await ZarrArray.create(session.store, '/a', { shape: [values.length], chunkShape: [2], dataType: 'int32', fillValue: 0 } as never);
+  }
+  await array.set(undefined, Int32Array.from(values));
+  return session.commit(message);
+}
+
+export async function readValues(repo: Repository, options: Parameters<Repository['readonlySession']>[0]): Promise<number[] | null> {
+  const session = await repo.readonlySession(options);
+  try {
+    return Array.from((await (await ZarrArray.open(session.store, '/a')).get()).data as Int32Array);
+  } catch (err) {
+    if ((err as { code?: string }).code === 'NOT_FOUND') return null;
+    throw err;
+  }
+}
+
+export async function keysUnder(storage: ObjectStorage, prefix: string): Promise<string[]> {
+  const out: string[] = [];
+  for await (const o of storage.list(prefix)) out.push(o.key);
+  return out;
+}
+
+export async function ancestryIds(repo: Repository, options: Parameters<Repository['ancestry']>[0]): Promise<string[]> {
+  const out: string[] = [];
+  for await (const s of repo.ancestry(options)) out.push(s.id);
+  return out;
+}
