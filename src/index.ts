@@ -25,3 +25,8 @@ export type {
   S3StorageConstructorOptions, CommitOptions, RepositoryConfig, VirtualChunkContainer, DiffResult,
   SnapshotDescription,
 } from './txn/index.ts';
+
+// Declarative queries: a typed builder, a planner with explain(), and an HTTP endpoint.
+export { query, formatPlan, ReadCaches } from './query/index.ts';
+export { createQueryServer } from './query/http.ts';
+export type { QueryBuilder, QueryOptions, Explanation, QueryResult, ArrayResult, ExecutionReport, QueryPlan, CoalesceOptions, ReadCacheOptions } from './query/index.ts';
