@@ -2,6 +2,7 @@
 import type { CommandSpec } from '../command.ts';
 import { branchCommand } from './branch.ts';
 import { catCommand } from './cat.ts';
+import { demoCommand } from '../demo.ts';
 import { diffCommand } from './diff.ts';
 import { initCommand } from './init.ts';
 import { logCommand } from './log.ts';
@@ -11,6 +12,7 @@ import { statusCommand } from './status.ts';
 import { tagCommand } from './tag.ts';
 
 export const COMMANDS: readonly CommandSpec[] = [
+  demoCommand,
   initCommand,
   statusCommand,
   logCommand,
