@@ -10,7 +10,7 @@ import type { FileType } from '../../src/format/icechunk/header.ts';
 import { idToString, parseManifestId, parseSnapshotId, type SnapshotId } from '../../src/format/icechunk/ids.ts';
 import { snapshotKey, manifestKey, transactionLogKey, parseV1RefKey, REPO_INFO_KEY } from '../../src/format/icechunk/keys.ts';
 import { decodeManifest, encodeManifest, encodeManifestPayload, type Manifest } from '../../src/format/icechunk/manifest.ts';
-import { decodeRepoInfo, decodeRepoConfig, encodeRepoInfo, encodeRepoInfoPayload } from '../../src/format/icechunk/repo-info.ts';
+import { decodeRepoInfo, decodeRepoConfig, encodeRepoConfig, encodeRepoInfo, encodeRepoInfoPayload } from '../../src/format/icechunk/repo-info.ts';
 import { decodeSnapshot, encodeSnapshot, encodeSnapshotPayload, type Snapshot } from '../../src/format/icechunk/snapshot.ts';
 import { decodeTransactionLog, encodeTransactionLog, encodeTransactionLogPayload } from '../../src/format/icechunk/transaction-log.ts';
 import { decodeV1Ref } from '../../src/format/icechunk/spec1.ts';
@@ -179,6 +179,20 @@ describe('repo info details', () => {
     expect(config.inline_chunk_threshold_bytes).toBe(12);
     expect(info.deletedTags).toEqual(['deleted']);
     expect(info.branches.map((b) => b.name)).toEqual(['main', 'my-branch']);
+  });
+
+  it('re-encodes every repository config the reference wrote byte-identically', () => {
+    let configs = 0;
+    for (const repo of REPOS) {
+      for (const { key, codec } of metadataFiles(repo)) {
+        if (codec.type !== 'repoInfo') continue;
+        const config = decodeRepoInfo(read(repo, key)).config;
+        if (!config) continue;
+        configs++;
+        expect(Buffer.from(encodeRepoConfig(decodeRepoConfig(config))).toString('hex'), `${repo}/${key}`).toBe(Buffer.from(config).toString('hex'));
+      }
+    }
+    expect(configs).toBeGreaterThan(10);
   });
 
   it('reads virtual refs with their location', () => {

@@ -5,6 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { isFloeError } from '../../src/errors.ts';
 import { asChunkId, asManifestId, asNodeId, asSnapshotId, compareIds } from '../../src/format/icechunk/ids.ts';
 import { compareChunkIndices, decodeManifest, encodeManifest, findChunkRef, type ChunkRef, type Manifest } from '../../src/format/icechunk/manifest.ts';
+import { decodeFlexValue } from '../../src/format/icechunk/flexbuffers-reader.ts';
+import type { FlexValue } from '../../src/format/icechunk/flexbuffers-types.ts';
+import { encodeFlexValue } from '../../src/format/icechunk/flexbuffers-writer.ts';
 import type { MetadataValue } from '../../src/format/icechunk/metadata-value.ts';
 import { compareUtf8 } from '../../src/format/icechunk/metadata-value.ts';
 import { compareNodePaths } from '../../src/format/icechunk/node-path.ts';
@@ -25,19 +28,20 @@ const nodePath = fc.array(segment, { maxLength: 6 }).map((s) => '/' + s.join('/'
 const uniqueBy = <T>(items: T[], key: (t: T) => string) => [...new Map(items.map((i) => [key(i), i])).values()];
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
+const safeKey = text.filter((k) => !k.includes('\0') && k !== '__proto__');
+/** 64-bit integers that a JS number cannot hold exactly (they decode as bigint). */
+const wideInt = fc.bigInt({ min: -(2n ** 63n), max: 2n ** 64n - 1n }).filter((n) => n > BigInt(Number.MAX_SAFE_INTEGER) || n < BigInt(Number.MIN_SAFE_INTEGER));
 const metadataValue: fc.Arbitrary<MetadataValue> = fc.letrec<{ v: MetadataValue }>((tie) => ({
   v: fc.oneof(
     { depthSize: 'small' },
     fc.constant(null),
     fc.boolean(),
-    fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
-    // KNOWN GAP: values needing 64-bit FlexBuffers width (doubles that are not float32-exact,
-    // integers past int32) trip a bug in the flatbuffers npm FlexBuffers codec (BigInt mixed
-    // with number). Until Floe has its own FlexBuffers codec, the property stays in 32 bits.
-    fc.float({ noNaN: true, noDefaultInfinity: true }).filter((d) => !Object.is(d, -0) && (!Number.isInteger(d) || Math.abs(d) < 2 ** 31)),
+    fc.maxSafeInteger(),
+    wideInt,
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
     text,
-    fc.array(tie('v'), { maxLength: 3 }),
-    fc.dictionary(text.filter((k) => !k.includes('\0') && k !== '__proto__'), tie('v'), { maxKeys: 3 }),
+    fc.array(tie('v'), { maxLength: 4 }),
+    fc.dictionary(safeKey, tie('v'), { maxKeys: 4 }),
   ),
 })).v;
 const metadata = fc.array(fc.record({ name: text, value: metadataValue }), { maxLength: 3 }).map((items) =>
@@ -196,6 +200,53 @@ describe.each(FILE_TYPES)('$name', ({ arb, encode, decode }) => {
         expect(() => dec(bad)).toThrow(expect.objectContaining({ name: 'FloeError' }) as Error);
       }
     }), { numRuns: 300 });
+  });
+});
+
+const flexValue: fc.Arbitrary<FlexValue> = fc.letrec<{ v: FlexValue }>((tie) => ({
+  v: fc.oneof(
+    { depthSize: 'small' },
+    metadataValue,
+    fc.uint8Array({ maxLength: 300 }),
+    // Long vectors and strings force 16-bit lengths and offsets.
+    fc.array(fc.oneof(fc.integer(), fc.double({ noNaN: true })), { minLength: 0, maxLength: 300 }),
+    fc.string({ maxLength: 400 }),
+    fc.array(tie('v'), { maxLength: 5 }),
+    fc.dictionary(safeKey, tie('v'), { maxKeys: 5 }),
+  ),
+})).v;
+
+describe('FlexBuffers', () => {
+  it('round-trips random values, with or without sorted keys', () => {
+    fc.assert(fc.property(flexValue, fc.boolean(), (value, sortKeys) => {
+      expect(decodeFlexValue(encodeFlexValue(value, { sortKeys }))).toEqual(value);
+    }), { numRuns: 400 });
+  });
+
+  it('uses 64-bit slots where values need them', () => {
+    fc.assert(fc.property(fc.array(wideInt, { minLength: 1, maxLength: 5 }), fc.double({ noNaN: true }).filter((d) => Math.fround(d) !== d), (ints, d) => {
+      const value = { ints, mixed: [d, ...ints, 'x'] };
+      expect(decodeFlexValue(encodeFlexValue(value))).toEqual(value);
+    }));
+  });
+
+  it('fails truncated, bit-flipped and random bytes with CORRUPT_OBJECT only', () => {
+    const decodes = (bytes: Uint8Array) => {
+      try {
+        decodeFlexValue(bytes);
+      } catch (err) {
+        if (!isFloeError(err, 'CORRUPT_OBJECT')) throw err;
+      }
+    };
+    fc.assert(fc.property(flexValue, fc.nat(), fc.nat(), fc.integer({ min: 0, max: 7 }), fc.uint8Array({ maxLength: 64 }), (value, cut, at, bit, noise) => {
+      const bytes = encodeFlexValue(value);
+      decodes(bytes.subarray(0, cut % bytes.length));
+      decodes(bytes.subarray(cut % bytes.length));
+      const flipped = bytes.slice();
+      flipped[at % bytes.length]! ^= 1 << bit;
+      decodes(flipped);
+      decodes(noise);
+    }), { numRuns: 1000 });
   });
 });
 

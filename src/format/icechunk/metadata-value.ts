@@ -1,8 +1,10 @@
 // Metadata values (snapshot properties, repository metadata) are JSON values on the wire:
 // FlexBuffers in spec-2 files, MessagePack in spec-1 files. The model holds the decoded value so
 // code above this layer never sees the encoding; the spec byte of each file picks the codec.
-import { encode as flexEncode, toObject as flexToObject } from 'flatbuffers/mjs/flexbuffers.js';
-import { floeError, isFloeError } from '../../errors.ts';
+import { floeError } from '../../errors.ts';
+import { decodeFlexValue } from './flexbuffers-reader.ts';
+import type { FlexValue } from './flexbuffers-types.ts';
+import { encodeFlexValue } from './flexbuffers-writer.ts';
 import type { SpecVersion } from './header.ts';
 import { decodeMsgpack, encodeMsgpack } from './msgpack.ts';
 
@@ -22,51 +24,23 @@ export interface MetadataItem {
 }
 
 export function decodeFlexbuffer(bytes: Uint8Array, where?: string): MetadataValue {
-  try {
-    // toObject wants an ArrayBuffer starting at the value, so copy the view out.
-    return normalizeFlex(flexToObject(bytes.slice().buffer));
-  } catch (err) {
-    if (isFloeError(err)) throw err;
-    throw floeError('CORRUPT_OBJECT', `malformed FlexBuffers value: ${(err as Error)?.message ?? err}`, { where, cause: err });
-  }
+  return asMetadataValue(decodeFlexValue(bytes, where), where);
 }
 
-function normalizeFlex(value: unknown): MetadataValue {
-  if (value === null || value === undefined) return null;
-  if (typeof value === 'bigint') {
-    return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
-  }
-  if (typeof value === 'boolean' || typeof value === 'number' || typeof value === 'string') return value;
-  if (Array.isArray(value)) return value.map(normalizeFlex);
-  if (value instanceof Uint8Array) {
-    throw floeError('UNSUPPORTED', 'FlexBuffers blob values are not JSON metadata');
-  }
-  if (typeof value === 'object') {
-    const out: { [key: string]: MetadataValue } = {};
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-      Object.defineProperty(out, k, { value: normalizeFlex(v), enumerable: true, writable: true, configurable: true });
-    }
-    return out;
-  }
-  throw floeError('CORRUPT_OBJECT', `FlexBuffers value of type ${typeof value} is not JSON`);
+/** Metadata is JSON: a blob anywhere in the value is refused. */
+function asMetadataValue(value: FlexValue, where: string | undefined): MetadataValue {
+  if (value instanceof Uint8Array) throw floeError('UNSUPPORTED', 'FlexBuffers blob values are not JSON metadata', { where });
+  if (Array.isArray(value)) for (const item of value) asMetadataValue(item, where);
+  else if (value !== null && typeof value === 'object') for (const item of Object.values(value)) asMetadataValue(item, where);
+  return value as MetadataValue;
 }
 
+/**
+ * Encodes as the reference does a serde_json value: map keys pushed in sorted order, so
+ * metadata the reference wrote re-encodes byte-identically.
+ */
 export function encodeFlexbuffer(value: MetadataValue): Uint8Array {
-  return flexEncode(toFlexInput(value));
-}
-
-// The flatbuffers FlexBuffers builder cannot write bigint; integers past 2^53 are refused
-// rather than silently rounded.
-function toFlexInput(value: MetadataValue): unknown {
-  if (typeof value === 'bigint') {
-    if (value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)) return Number(value);
-    throw floeError('UNSUPPORTED', `metadata integer ${value} is beyond 2^53; FlexBuffers writing supports safe integers only`);
-  }
-  if (Array.isArray(value)) return value.map(toFlexInput);
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toFlexInput(v)]));
-  }
-  return value;
+  return encodeFlexValue(value, { sortKeys: true });
 }
 
 export function decodeMetadataValue(bytes: Uint8Array, spec: SpecVersion, where?: string): MetadataValue {

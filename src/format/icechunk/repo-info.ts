@@ -10,7 +10,8 @@ import { decodeFile, encodeFile, type EncodeFileOptions } from './framing.ts';
 import type { SpecVersion } from './header.ts';
 import { asSnapshotId, compareIds, idToString, type SnapshotId } from './ids.ts';
 import { decodeMetadataItems, encodeMetadataItems } from './metadata-items.ts';
-import { compareUtf8, decodeFlexbuffer, encodeFlexbuffer, type MetadataItem, type MetadataValue } from './metadata-value.ts';
+import { encodeFlexValue } from './flexbuffers-writer.ts';
+import { compareUtf8, decodeFlexbuffer, type MetadataItem, type MetadataValue } from './metadata-value.ts';
 import { readStatus, readUpdate, UPDATE_TYPE_CODES, writeStatus, writeUpdate, type RepoStatus, type RepoUpdate } from './repo-updates.ts';
 
 export type { RepoStatus, RepoUpdate } from './repo-updates.ts';
@@ -51,7 +52,7 @@ export interface RepoInfo {
   /** Newest first. */
   latestUpdates: OpsLogEntry[];
   repoBeforeUpdates: string | null;
-  /** RepositoryConfig as raw FlexBuffers bytes, kept as written; see decodeRepoConfig. */
+  /** RepositoryConfig as FlexBuffers bytes; decodeRepoConfig / encodeRepoConfig convert losslessly. */
   config: Uint8Array | null;
   enabledFeatureFlags: number[] | null;
   disabledFeatureFlags: number[] | null;
@@ -201,12 +202,19 @@ function writeEntry(b: Builder, entry: OpsLogEntry): Offset {
   return b.endObject();
 }
 
-/** The repository configuration as a JSON-like value (FlexBuffers map). */
+/**
+ * The repository configuration as a JSON-like value (FlexBuffers map). Its keys come out in the
+ * order the writer pushed them (the reference: struct field declaration order), so
+ * `encodeRepoConfig(decodeRepoConfig(bytes))` gives back the same bytes.
+ */
 export function decodeRepoConfig(config: Uint8Array, where?: string): MetadataValue {
   return decodeFlexbuffer(config, where);
 }
 
-/** Encodes a configuration value. Not byte-identical to the reference's serde output. */
+/**
+ * Encodes a configuration value, pushing keys in the object's own order as serde does for a
+ * struct; byte-identical to the reference for every configuration it wrote in the fixtures.
+ */
 export function encodeRepoConfig(value: MetadataValue): Uint8Array {
-  return encodeFlexbuffer(value);
+  return encodeFlexValue(value);
 }
