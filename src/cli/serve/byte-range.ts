@@ -1,0 +1,21 @@
+// The HTTP Range header (RFC 9110 §14) for one range of bytes. Several ranges, other units or bad
+// syntax are ignored (the whole object is sent, which the RFC allows); a range that starts past
+// the end is unsatisfiable (416).
+export type RangeAnswer = { kind: 'whole' } | { kind: 'partial'; offset: number; length: number } | { kind: 'unsatisfiable' };
+
+export function resolveRange(header: string | undefined, size: number): RangeAnswer {
+  const match = header ? /^bytes=(\d*)-(\d*)$/.exec(header.trim()) : null;
+  if (!match || (match[1] === '' && match[2] === '')) return { kind: 'whole' };
+  const [first, last] = [match[1]!, match[2]!];
+  if (first === '') {
+    const suffix = Number(last);
+    if (suffix === 0) return { kind: 'unsatisfiable' };
+    const length = Math.min(suffix, size);
+    return size === 0 ? { kind: 'unsatisfiable' } : { kind: 'partial', offset: size - length, length };
+  }
+  const start = Number(first);
+  if (start >= size) return { kind: 'unsatisfiable' };
+  const end = last === '' ? size - 1 : Math.min(Number(last), size - 1);
+  if (end < start) return { kind: 'whole' };
+  return { kind: 'partial', offset: start, length: end - start + 1 };
+}

@@ -1,0 +1,165 @@
+// `floe serve`: any branch, tag or snapshot of a repository as a read-only Zarr v3 store over
+// HTTP, plus the query service on each version.
+//   GET|HEAD /                      the refs: {"branches": {name: id}, "tags": {name: id}}
+//   GET|HEAD /<ref>/<key>           a Zarr key of that version (Range, ETag/If-None-Match, CORS)
+//   POST     /<ref>/query           a JSON query (src/query/http.ts) on that version
+//   GET      /<ref>/explain?q=...   its plan
+// <ref> is a branch, tag, snapshot id or ref~N. Branches and tags are resolved on every request,
+// so a commit shows up at once; snapshot URLs never change and are served as immutable.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { isFloeError } from '../../errors.ts';
+import { createQueryServer, type QueryServer } from '../../query/http.ts';
+import { sessionSource } from '../../query/session-source.ts';
+import type { Repository, Session } from '../../txn/index.ts';
+import { resolveVersion } from '../targets.ts';
+import { resolveRange } from './byte-range.ts';
+import { statKey } from './stored-object.ts';
+
+export interface RepositoryServerOptions {
+  /** Snapshots kept open (sessions and their query services). Default 16. */
+  readonly openSnapshots?: number;
+  /** Told of failures answered 500. Default: ignored. */
+  readonly onError?: (err: unknown) => void;
+}
+
+export interface RepositoryServer {
+  readonly server: Server;
+  listen(port?: number, host?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+const CORS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'GET, HEAD, POST, OPTIONS',
+  'access-control-allow-headers': 'Range, If-None-Match, Content-Type, Accept',
+  'access-control-expose-headers': 'Content-Length, Content-Range, Accept-Ranges, ETag',
+  'access-control-max-age': '86400',
+} as const;
+
+interface OpenSnapshot {
+  readonly session: Session;
+  query?: QueryServer;
+}
+
+export function createRepositoryServer(repo: Repository, options: RepositoryServerOptions = {}): RepositoryServer {
+  const limit = options.openSnapshots ?? 16;
+  const open = new Map<string, OpenSnapshot>(); // insertion order = least recently used first
+
+  const snapshot = async (ref: string): Promise<{ entry: OpenSnapshot; immutable: boolean }> => {
+    const version = await resolveVersion(repo, ref);
+    const id = 'snapshotId' in version ? version.snapshotId : 'branch' in version ? await repo.lookupBranch(version.branch) : await repo.lookupTag(version.tag);
+    let entry = open.get(id);
+    if (entry) open.delete(id);
+    else entry = { session: await repo.readonlySession({ snapshotId: id }) };
+    open.set(id, entry);
+    if (open.size > limit) {
+      const [oldest, old] = open.entries().next().value!;
+      open.delete(oldest);
+      void old.query?.close().catch(() => undefined);
+    }
+    return { entry, immutable: 'snapshotId' in version };
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const method = req.method ?? 'GET';
+    if (method === 'OPTIONS') return end(res, 204, {});
+    const [rawRef = '', ...rest] = url.pathname.slice(1).split('/');
+    const ref = decodeURIComponent(rawRef);
+    const key = rest.map(decodeURIComponent).join('/');
+    if (ref === '') {
+      if (method !== 'GET' && method !== 'HEAD') return notAllowed(res, 'GET, HEAD, OPTIONS');
+      const refs = await listRefs(repo);
+      return sendJson(res, 200, refs, method === 'HEAD');
+    }
+    const { entry, immutable } = await snapshot(ref);
+    if (key === 'query' || key === 'explain') return forwardToQuery(entry, req, res, key, url.search);
+    if (method !== 'GET' && method !== 'HEAD') return notAllowed(res, 'GET, HEAD, OPTIONS');
+    const object = key === '' ? undefined : await statKey(entry.session, key);
+    if (!object) return sendJson(res, 404, { error: { code: 'NOT_FOUND', message: `no key ${JSON.stringify(key)} in ${ref}` } }, method === 'HEAD');
+    const headers: Record<string, string> = {
+      etag: object.etag,
+      'accept-ranges': 'bytes',
+      'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+      'content-type': key.endsWith('zarr.json') ? 'application/json' : 'application/octet-stream',
+    };
+    if (matchesEtag(req.headers['if-none-match'], object.etag)) return end(res, 304, headers);
+    const range = resolveRange(req.headers.range, object.size);
+    if (range.kind === 'unsatisfiable') return end(res, 416, { ...headers, 'content-range': `bytes */${object.size}` });
+    const [offset, length] = range.kind === 'partial' ? [range.offset, range.length] : [0, object.size];
+    if (range.kind === 'partial') headers['content-range'] = `bytes ${offset}-${offset + length - 1}/${object.size}`;
+    headers['content-length'] = String(length);
+    const status = range.kind === 'partial' ? 206 : 200;
+    if (method === 'HEAD') return end(res, status, headers);
+    const bytes = length === 0 ? new Uint8Array(0) : await entry.session.store.getRange(key, { offset, length });
+    if (!bytes) return sendJson(res, 404, { error: { code: 'NOT_FOUND', message: `no key ${JSON.stringify(key)} in ${ref}` } }, false);
+    res.writeHead(status, { ...CORS, ...headers });
+    res.end(bytes);
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (res.headersSent) return void res.destroy();
+      const status = isFloeError(err, 'NOT_FOUND') ? 404 : isFloeError(err, 'INVALID_ARGUMENT', 'INVALID_KEY') ? 400 : 500;
+      if (status === 500) options.onError?.(err);
+      const message = status === 500 ? 'the server failed to answer' : (err as Error).message;
+      sendJson(res, status, { error: { code: isFloeError(err) ? err.code : 'INTERNAL', message } }, req.method === 'HEAD');
+    });
+  });
+
+  return {
+    server,
+    listen: (port = 0, host = '127.0.0.1') =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => resolve(`http://${host.includes(':') ? `[${host}]` : host}:${(server.address() as AddressInfo).port}`));
+      }),
+    close: async () => {
+      await Promise.all([...open.values()].map((e) => e.query?.close().catch(() => undefined)));
+      open.clear();
+      server.closeAllConnections();
+      await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+    },
+  };
+}
+
+/**
+ * The query service is its own node:http handler (src/query/http.ts); each open snapshot gets
+ * one, and requests are handed to it with the `/<ref>` prefix taken off the URL.
+ */
+function forwardToQuery(entry: OpenSnapshot, req: IncomingMessage, res: ServerResponse, route: string, search: string): void {
+  entry.query ??= createQueryServer(sessionSource(entry.session));
+  for (const [k, v] of Object.entries(CORS)) res.setHeader(k, v);
+  req.url = `/${route}${search}`;
+  entry.query.server.emit('request', req, res);
+}
+
+async function listRefs(repo: Repository) {
+  const branches: Record<string, string> = {};
+  const tags: Record<string, string> = {};
+  for (const b of await repo.listBranches()) branches[b] = await repo.lookupBranch(b);
+  for (const t of await repo.listTags()) tags[t] = await repo.lookupTag(t);
+  return { branches, tags };
+}
+
+function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.trim() === '*' || header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+}
+
+function end(res: ServerResponse, status: number, headers: Record<string, string>): void {
+  res.writeHead(status, { ...CORS, ...headers });
+  res.end();
+}
+
+function notAllowed(res: ServerResponse, allow: string): void {
+  res.writeHead(405, { ...CORS, allow, 'content-type': 'application/json' });
+  res.end(JSON.stringify({ error: { code: 'METHOD_NOT_ALLOWED', message: `use ${allow}` } }));
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown, headOnly: boolean): void {
+  const body = JSON.stringify(value);
+  res.writeHead(status, { ...CORS, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'cache-control': 'no-cache' });
+  res.end(headOnly ? undefined : body);
+}

@@ -1,0 +1,135 @@
+// `floe serve`: zarrita reads branches, tags and snapshots through FetchStore; Range, 404s,
+// ETags/304, CORS and the query route; and the real command serves until stopped.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as zarr from 'zarrita';
+import { createRepositoryServer, type RepositoryServer } from '../../src/cli/serve/repository-server.ts';
+import { fieldValue, NX, NY, ROOT, sampleRepository, tempDir } from './helpers.ts';
+
+let server: RepositoryServer;
+let base: string;
+let v1: string;
+
+beforeAll(async () => {
+  const sample = await sampleRepository(tempDir());
+  v1 = sample.v1;
+  server = createRepositoryServer(sample.repo);
+  base = await server.listen(0, '127.0.0.1');
+});
+afterAll(() => server.close());
+
+async function readTemperature(ref: string) {
+  const root = zarr.root(new zarr.FetchStore(`${base}/${ref}`));
+  const arr = await zarr.open(root.resolve('weather/temperature'), { kind: 'array' });
+  const chunk = await zarr.get(arr, [0, zarr.slice(0, 6), zarr.slice(0, 6)]);
+  return { shape: chunk.shape, data: chunk.data as Float32Array };
+}
+
+describe('floe serve over HTTP', () => {
+  it('lets zarrita read a branch, a tag and a snapshot id (sharded, through Range requests)', async () => {
+    const main = await readTemperature('main');
+    const tagged = await readTemperature('v1');
+    const bySnapshot = await readTemperature(v1);
+    expect(main.shape).toEqual([6, 6]);
+    expect(main.data[0]).toBe(0); // main zeroed the corner
+    expect(main.data[5]).toBeCloseTo(fieldValue(0, 0, 5), 4);
+    expect(tagged.data[0]).toBeCloseTo(fieldValue(0, 0, 0), 4);
+    expect(Array.from(bySnapshot.data)).toEqual(Array.from(tagged.data));
+    const group = await zarr.open(zarr.root(new zarr.FetchStore(`${base}/main`)).resolve('weather'), { kind: 'group' });
+    expect(group.attrs).toEqual({ source: 'test' });
+  });
+
+  it('answers ranges with 206 and Content-Range, and unsatisfiable ones with 416', async () => {
+    const whole = await fetch(`${base}/main/weather/lat/c/0`);
+    expect(whole.status).toBe(200);
+    const bytes = new Uint8Array(await whole.arrayBuffer());
+    expect(bytes.length).toBe(NY * 8);
+    const part = await fetch(`${base}/main/weather/lat/c/0`, { headers: { Range: 'bytes=8-15' } });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe(`bytes 8-15/${NY * 8}`);
+    expect(new Uint8Array(await part.arrayBuffer())).toEqual(bytes.subarray(8, 16));
+    const suffix = await fetch(`${base}/main/weather/lat/c/0`, { headers: { Range: 'bytes=-4' } });
+    expect(new Uint8Array(await suffix.arrayBuffer())).toEqual(bytes.subarray(bytes.length - 4));
+    const beyond = await fetch(`${base}/main/weather/lat/c/0`, { headers: { Range: `bytes=${NY * 8}-` } });
+    expect(beyond.status).toBe(416);
+    expect(beyond.headers.get('content-range')).toBe(`bytes */${NY * 8}`);
+  });
+
+  it('gives 404 for missing keys, unknown refs and non-canonical keys', async () => {
+    expect((await fetch(`${base}/main/weather/nothing/zarr.json`)).status).toBe(404);
+    expect((await fetch(`${base}/main/weather/temperature/c/9/9/9`)).status).toBe(404);
+    expect((await fetch(`${base}/no-such-branch/zarr.json`)).status).toBe(404);
+    expect((await fetch(`${base}/main/weather%2F..%2Fzarr.json`)).status).toBe(404); // fetch would resolve a literal ../
+    const head = await fetch(`${base}/main/missing/zarr.json`, { method: 'HEAD' });
+    expect(head.status).toBe(404);
+    expect((await fetch(`${base}/main/zarr.json`, { method: 'PUT', body: '{}' })).status).toBe(405);
+  });
+
+  it('sends content ETags: 304 on a match, unchanged chunks keep theirs across versions', async () => {
+    const first = await fetch(`${base}/main/weather/lon/c/0`);
+    const etag = first.headers.get('etag')!;
+    expect(etag).toMatch(/^".+"$/);
+    expect(first.headers.get('cache-control')).toBe('no-cache');
+    const again = await fetch(`${base}/main/weather/lon/c/0`, { headers: { 'If-None-Match': etag } });
+    expect(again.status).toBe(304);
+    expect((await fetch(`${base}/v1/weather/lon/c/0`)).headers.get('etag')).toBe(etag);
+    const changed = [await fetch(`${base}/main/weather/temperature/c/0/0/0`), await fetch(`${base}/v1/weather/temperature/c/0/0/0`)];
+    expect(changed[0]!.headers.get('etag')).not.toBe(changed[1]!.headers.get('etag'));
+    expect((await fetch(`${base}/${v1}/zarr.json`)).headers.get('cache-control')).toContain('immutable');
+  });
+
+  it('allows cross-origin reads (CORS headers and preflight)', async () => {
+    const res = await fetch(`${base}/main/zarr.json`, { headers: { Origin: 'http://example.test' } });
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.headers.get('access-control-expose-headers')).toContain('Content-Range');
+    const preflight = await fetch(`${base}/main/zarr.json`, { method: 'OPTIONS', headers: { Origin: 'http://example.test', 'Access-Control-Request-Headers': 'range' } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('Range');
+  });
+
+  it('lists refs at / and answers queries on a version', async () => {
+    const refs = (await (await fetch(`${base}/`)).json()) as { branches: Record<string, string>; tags: Record<string, string> };
+    expect(refs.tags.v1).toBe(v1);
+    const res = await fetch(`${base}/v1/query?format=json`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ from: '/weather/temperature', ops: [{ whereIndex: ['time', 0, 1] }, { where: ['lat', '=', -45] }, { whereIndex: ['lon', 0, 3] }] }),
+    });
+    expect(res.status).toBe(200);
+    const body = JSON.stringify(await res.json());
+    expect(body).toContain(String(Math.fround(fieldValue(0, 0, 1))).slice(0, 6));
+    const explain = await fetch(`${base}/v1/explain?q=${encodeURIComponent(JSON.stringify({ from: '/weather/temperature' }))}`);
+    expect(explain.status).toBe(200);
+    expect(((await explain.json()) as { text: string }).text).toContain('/weather/temperature');
+  });
+});
+
+describe('floe serve as a process', () => {
+  it('prints its URL, serves zarr.json, and stops on SIGTERM', async () => {
+    const dir = tempDir();
+    const { repoPath } = await sampleRepository(dir);
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin/floe.mjs'), 'serve', '--repo', repoPath, '--port', '0'], { cwd: dir });
+    const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          const m = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        child.on('exit', (code) => reject(new Error(`floe serve exited with ${code} before listening`)));
+      });
+      const res = await fetch(`${url}/main/weather/temperature/zarr.json`);
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { shape: number[] }).shape).toEqual([6, NY, NX]);
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      clearTimeout(killer);
+      child.kill('SIGKILL');
+    }
+  }, 40_000);
+});
