@@ -8,13 +8,18 @@ import { toCContiguous } from './contiguous.ts';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** The chunk's elements in C order as bytes; a wrongly typed element is the caller's error. */
 export function elementBytes(array: NdArray, spec: ChunkSpec, codec: string): Uint8Array[] {
   const items = toCContiguous(array, spec.dataType).data as unknown[];
   const strings = spec.dataType.kind === 'string';
   return items.map((item, i) => {
-    if (strings && typeof item === 'string') return encoder.encode(item);
+    if (strings && typeof item === 'string') {
+      // TextEncoder would silently turn a lone surrogate into U+FFFD: refuse instead.
+      if (LONE_SURROGATE.test(item)) throw floeError('INVALID_ARGUMENT', `${codec}: element ${i} contains a lone UTF-16 surrogate, which UTF-8 cannot represent`);
+      return encoder.encode(item);
+    }
     if (!strings && item instanceof Uint8Array) return item;
     throw floeError('INVALID_ARGUMENT', `${codec}: element ${i} of a ${spec.dataType.name} array must be a ${strings ? 'string' : 'Uint8Array'}, got ${describe(item)}`);
   });
