@@ -7,6 +7,7 @@ import { diffCommand } from './diff.ts';
 import { initCommand } from './init.ts';
 import { logCommand } from './log.ts';
 import { lsCommand } from './ls.ts';
+import { explainCommand, queryCommand } from './query.ts';
 import { serveCommand } from './serve.ts';
 import { showCommand } from './show.ts';
 import { statusCommand } from './status.ts';
@@ -23,5 +24,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   lsCommand,
   showCommand,
   catCommand,
+  queryCommand,
+  explainCommand,
   serveCommand,
 ];
