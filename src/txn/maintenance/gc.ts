@@ -146,7 +146,8 @@ export class GarbageCollection {
     const maxMs = budget.maxMs ?? Number.POSITIVE_INFINITY;
     let examined = 0;
     await this.markNewSnapshots();
-    const deleter = new BatchDeleter(this.deps.objects, this.maxConcurrentDeletes, this.cursor.dryRun);
+    await markBackups(this.deps.objects, (await this.deps.store.read()).info, this.live);
+    const deleter = new BatchDeleter(this.deps.objects, this.maxConcurrentDeletes, this.cursor.dryRun, (batch) => this.confirmGarbage(batch));
     try {
       while (this.cursor.phase !== 'done') {
         const kind = this.cursor.phase;
@@ -161,8 +162,7 @@ export class GarbageCollection {
           this.cursor.summary.scanned++;
           this.cursor.startAfter = object.key;
           if (this.isGarbage(kind, object)) {
-            this.count(kind, object);
-            await deleter.add(object.key);
+            await deleter.add({ kind, object });
           }
           if (examined >= maxObjects || this.deps.clock.nowMs() - startedMs >= maxMs) {
             exhausted = true;
@@ -175,7 +175,7 @@ export class GarbageCollection {
     } finally {
       await deleter.flush();
     }
-    if (this.done && !this.cursor.dryRun) await sweepCrashedWriterTempFiles(this.deps, this.cursor.cutoffMs);
+    if (this.done && !this.cursor.dryRun) await sweepCrashedWriterTempFiles(this.deps);
     return { done: this.done, cursor: structuredClone(this.cursor), summary: structuredClone(this.cursor.summary) };
   }
 
@@ -190,6 +190,23 @@ export class GarbageCollection {
     if (object.lastModified.getTime() >= this.cursor.cutoffMs) return false; // inside the grace period
     if (!isRepositoryObject(kind, object.key)) return false;
     return !this.live[kind].has(object.key);
+  }
+
+  /**
+   * Last look before a batch goes: snapshots committed since the step began are marked now, so
+   * a commit that landed while this batch was being listed keeps its objects. What is left
+   * unprotected is a commit whose objects are older than the grace period and whose swap lands
+   * after this check: the grace period must outlast any writer's commit (docs/maintenance.md).
+   */
+  private async confirmGarbage(batch: readonly Candidate[]): Promise<string[]> {
+    await this.markNewSnapshots();
+    const keys: string[] = [];
+    for (const { kind, object } of batch) {
+      if (this.live[kind].has(object.key)) continue;
+      this.count(kind, object);
+      keys.push(object.key);
+    }
+    return keys;
   }
 
   private count(kind: GcKind, object: ObjectInfo): void {
@@ -214,7 +231,6 @@ export class GarbageCollection {
     const { info } = await this.deps.store.read();
     const fresh = info.snapshots.filter((s) => !this.live.markedSnapshotIds.has(idToString(s.id))).map((s) => s.id);
     if (fresh.length > 0) await markSnapshots(this.deps.objects, fresh, this.live, this.markConcurrency);
-    await markBackups(this.deps.objects, info, this.live);
   }
 }
 
@@ -262,20 +278,25 @@ export function dropSnapshots(current: RepoInfo, drop: ReadonlySet<string>): Rep
   return { ...current, snapshots };
 }
 
-/** Deletes keys in batches, with at most `limit` batches in flight. */
+interface Candidate {
+  kind: GcKind;
+  object: ObjectInfo;
+}
+
+/** Deletes candidates in batches (each confirmed just before it goes), at most `limit` in flight. */
 class BatchDeleter {
-  private batch: string[] = [];
+  private batch: Candidate[] = [];
   private readonly inFlight: Promise<void>[] = [];
 
   constructor(
     private readonly objects: RepoObjects,
     private readonly limit: number,
     private readonly dryRun: boolean,
+    private readonly confirm: (batch: readonly Candidate[]) => Promise<string[]>,
   ) {}
 
-  async add(key: string): Promise<void> {
-    if (this.dryRun) return;
-    this.batch.push(key);
+  async add(candidate: Candidate): Promise<void> {
+    this.batch.push(candidate);
     if (this.batch.length >= DELETE_BATCH) await this.send();
   }
 
@@ -285,8 +306,10 @@ class BatchDeleter {
   }
 
   private async send(): Promise<void> {
-    const keys = this.batch;
+    const candidates = this.batch;
     this.batch = [];
+    const keys = await this.confirm(candidates);
+    if (this.dryRun || keys.length === 0) return;
     if (this.inFlight.length >= this.limit) await this.inFlight.shift();
     this.inFlight.push(this.objects.storage.delete(keys));
     // Rejections surface at the next await above or in flush(); mark them handled meanwhile.
@@ -295,9 +318,11 @@ class BatchDeleter {
 }
 
 /** The fs backend's leftovers of crashed writers (temp files) age out with the same grace. */
-async function sweepCrashedWriterTempFiles(deps: GcDeps, cutoffMs: number): Promise<void> {
+async function sweepCrashedWriterTempFiles(deps: GcDeps): Promise<void> {
   const storage = deps.objects.storage as { sweepTempFiles?: (olderThanMs: number) => Promise<number> };
-  if (typeof storage.sweepTempFiles === 'function') await storage.sweepTempFiles(Math.max(0, deps.clock.nowMs() - cutoffMs));
+  // The backend's own age threshold (an hour), not the GC grace: a live writer's temp and lock files
+  // must never look abandoned, and a short grace period would make them.
+  if (typeof storage.sweepTempFiles === 'function') await storage.sweepTempFiles(3_600_000);
 }
 
 function positive(value: number, name: string): number {
