@@ -52,7 +52,8 @@ export function parseV1DataType(value: JsonValue | undefined, where: string): V1
 }
 
 function parseTypestr(typestr: string, where: string): V1ScalarType {
-  const m = /^([<>|=])([biufcSUV])(\d+)$/.exec(typestr);
+  // NumPy type codes incl. ones Floe refuses below (datetime M/m with a unit, object O).
+  const m = /^([<>|=])([biufcSUVMmO])(\d+)(\[\w+\])?$/.exec(typestr);
   if (!m) {
     throw floeError('INVALID_METADATA', `"dtype" ${JSON.stringify(typestr)} is not a NumPy typestr with a byte order (e.g. "<f8", "|u1", "|S12")`, { where });
   }
