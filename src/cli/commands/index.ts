@@ -4,6 +4,8 @@ import { branchCommand } from './branch.ts';
 import { catCommand } from './cat.ts';
 import { demoCommand } from '../demo.ts';
 import { diffCommand } from './diff.ts';
+import { expireCommand } from './expire.ts';
+import { gcCommand } from './gc.ts';
 import { initCommand } from './init.ts';
 import { logCommand } from './log.ts';
 import { lsCommand } from './ls.ts';
@@ -27,4 +29,6 @@ export const COMMANDS: readonly CommandSpec[] = [
   queryCommand,
   explainCommand,
   serveCommand,
+  expireCommand,
+  gcCommand,
 ];
