@@ -114,7 +114,8 @@ async function readPlainSpan(io: ChunkReader, key: string, chain: CodecChain, ps
 
 /** The exact stored size of a chunk when the chain is a plain `bytes` codec, else undefined. */
 function plainSize(chain: CodecChain): number | undefined {
-  return chain.bytesCodecs.length === 0 && chain.arrayToBytes.name === 'bytes' ? chain.encodedSize() : undefined;
+  // Array->array codecs (transpose, delta) change where an element's bytes sit: no span reads then.
+  return chain.arrayCodecs.length === 0 && chain.bytesCodecs.length === 0 && chain.arrayToBytes.name === 'bytes' ? chain.encodedSize() : undefined;
 }
 
 /** Reusable read buffers, one per read in flight (reads of one `get` share a pool). */

@@ -25,6 +25,13 @@ describe('V1Array chunks on disk', () => {
     expect(Array.from((await a.get([slice(null), 1])).data as Int16Array)).toEqual([2, 5, 8]);
   });
 
+  it('order F, uncompressed: a small window of a big chunk reads the right elements', async () => {
+    const a = await V1Array.create(mem(), { shape: [8, 8], chunks: [8, 8], dtype: '<u2', compression: 'none', fillValue: 0, order: 'F' });
+    await a.set(undefined, Uint16Array.from({ length: 64 }, (_, i) => i));
+    expect(Array.from((await a.get([slice(0, 1), slice(0, 3)])).data as Uint16Array)).toEqual([0, 1, 2]);
+    expect(Array.from((await a.get([slice(2, 4), 5])).data as Uint16Array)).toEqual([21, 29]);
+  });
+
   it('U<n> is stored as UCS-4 and read back as strings, refusing strings that do not fit', async () => {
     const s = mem();
     const a = await V1Array.create(s, { shape: [2], chunks: [2], dtype: '<U3', compression: 'zlib', compressionOpts: 1, fillValue: '' });
