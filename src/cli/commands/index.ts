@@ -9,6 +9,7 @@ import { gcCommand } from './gc.ts';
 import { initCommand } from './init.ts';
 import { logCommand } from './log.ts';
 import { lsCommand } from './ls.ts';
+import { plotCommand } from './plot.ts';
 import { explainCommand, queryCommand } from './query.ts';
 import { serveCommand } from './serve.ts';
 import { showCommand } from './show.ts';
@@ -26,6 +27,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   lsCommand,
   showCommand,
   catCommand,
+  plotCommand,
   queryCommand,
   explainCommand,
   serveCommand,
