@@ -8,6 +8,10 @@ export { ZarrGroup, openNode, type ChildInfo } from './engine/group.ts';
 export { slice, type Slice, type Selection, type SelectionItem } from './engine/selection.ts';
 export { openStore, createArray, openArray, createGroup, openGroup, get, set } from './engine/api.ts';
 
+// Zarr v1 (one array per store) and conversion to v3.
+export { V1Array, type V1ArrayInput } from './engine/v1-array.ts';
+export { convertV1ToV3, type ConvertOptions, type ConvertResult } from './engine/convert.ts';
+
 // Formats and data model.
 export type { NdArray } from './format/zarr/ndarray.ts';
 export type { ArrayData, TypedArray, DataType } from './format/zarr/data-types.ts';

@@ -8,7 +8,7 @@ describe('public API', () => {
     expect(Object.keys(floe).sort()).toEqual(
       [
         'ChangeSet', 'ERROR_CODES', 'FloeError', 'MemoryStorage', 'Repository', 'Session', 'SessionStore',
-        'ReadCaches', 'Storage', 'StorageStore', 'ZarrArray', 'ZarrGroup', 'createQueryServer', 'formatPlan', 'query',
+        'ReadCaches', 'Storage', 'V1Array', 'convertV1ToV3', 'StorageStore', 'ZarrArray', 'ZarrGroup', 'createQueryServer', 'formatPlan', 'query',
         'createArray', 'createGroup', 'get', 'isFloeError', 'openArray', 'openGroup', 'openNode',
         'openStore', 'set', 'slice',
       ].sort(),
