@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isFloeError } from '../../src/errors.ts';
 import { asChunkId, asManifestId, asNodeId, asSnapshotId, compareIds } from '../../src/format/icechunk/ids.ts';
-import { compareChunkIndices, decodeManifest, encodeManifest, findChunkRef, type ChunkRef, type Manifest } from '../../src/format/icechunk/manifest.ts';
+import { chunkRefCount, compareChunkIndices, decodeManifest, encodeManifest, findChunkRef, type ChunkRef, type Manifest } from '../../src/format/icechunk/manifest.ts';
 import { decodeFlexValue } from '../../src/format/icechunk/flexbuffers-reader.ts';
 import type { FlexValue } from '../../src/format/icechunk/flexbuffers-types.ts';
 import { encodeFlexValue } from '../../src/format/icechunk/flexbuffers-writer.ts';
@@ -257,6 +257,20 @@ describe('manifest lookups', () => {
         for (const ref of array.refs) expect(findChunkRef(array, ref.index)).toBe(ref);
         expect(findChunkRef(array, [0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 1])).toBeUndefined();
       }
+    }));
+  });
+
+  it('finds refs in a decoded manifest without building the ref list, then with it', () => {
+    fc.assert(fc.property(manifest, (m) => {
+      const decoded = decodeManifest(encodeManifest(m));
+      decoded.arrays.forEach((array, a) => {
+        const refs = m.arrays[a]!.refs;
+        expect(chunkRefCount(array)).toBe(refs.length);
+        for (const ref of refs) expect(findChunkRef(array, ref.index)).toEqual(ref);
+        expect(findChunkRef(array, [0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 1])).toBeUndefined();
+        expect(array.refs).toEqual(refs);
+        for (const ref of array.refs) expect(findChunkRef(array, ref.index)).toBe(ref);
+      });
     }));
   });
 });

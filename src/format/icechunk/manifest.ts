@@ -9,6 +9,7 @@ import { addIdField, createOffsetVector, createU32Vector, finishPayload, newBuil
 import { decodeFile, encodeFile, type EncodeFileOptions } from './framing.ts';
 import type { SpecVersion } from './header.ts';
 import { asChunkId, asManifestId, asNodeId, compareIds, type ChunkId, type ManifestId, type NodeId } from './ids.ts';
+import { materializeRefs, refAt, RefColumnsBuilder, searchColumns, type RefColumns } from './manifest-columns.ts';
 import { zstdDecompress } from './zstd.ts';
 
 export type VirtualChecksum = { etag: string } | { lastModified: number } | null;
@@ -37,7 +38,10 @@ export type ChunkRef = NativeChunkRef | InlineChunkRef | VirtualChunkRef;
 
 export interface ArrayManifest {
   nodeId: NodeId;
-  /** Sorted by index, lexicographically. */
+  /**
+   * Sorted by index, lexicographically. In a decoded manifest the objects are built on first
+   * access; use findChunkRef / chunkRefCount to avoid building them all.
+   */
   refs: ChunkRef[];
 }
 
@@ -65,13 +69,100 @@ function readManifest(r: FlatbufferReader, specVersion: SpecVersion): Manifest {
   const algorithm = r.u8(root, M.compressionAlgorithm, COMPRESSION_ZSTD_DICTIONARY);
   r.requiredVector(root, M.arrays, 4, 'Manifest.arrays');
   const arrays = r.tables(root, M.arrays).map((t): ArrayManifest => {
-    r.requiredVector(t, AM.refs, 4, 'ArrayManifest.refs');
-    return {
-      nodeId: asNodeId(r.requiredStruct(t, AM.nodeId, 8, 'ArrayManifest.node_id')),
-      refs: r.tables(t, AM.refs).map((ref) => readRef(r, ref, algorithm, dictionary)),
-    };
+    const refs = r.requiredVector(t, AM.refs, 4, 'ArrayManifest.refs');
+    const nodeId = asNodeId(r.requiredStruct(t, AM.nodeId, 8, 'ArrayManifest.node_id'));
+    return lazyArrayManifest(nodeId, readRefColumns(r, refs, (ref) => readRef(r, ref, algorithm, dictionary)));
   });
   return { specVersion, id: asManifestId(r.requiredStruct(root, M.id, 12, 'Manifest.id')), arrays };
+}
+
+/**
+ * The hot loop of manifest decoding: native refs go straight from the flatbuffer into columns,
+ * with the same checks FlatbufferReader makes (tables, vtables and vectors inside the buffer);
+ * other refs take the general path through `readOther`.
+ */
+function readRefColumns(r: FlatbufferReader, vec: { start: number; length: number }, readOther: (table: number) => ChunkRef): RefColumns {
+  const bytes = r.bytes;
+  const n = bytes.length;
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const out = new RefColumnsBuilder(vec.length);
+  const { chunkIds, offsets, lengths } = out;
+  for (let i = 0; i < vec.length; i++) {
+    const slot = vec.start + i * 4;
+    const t = slot + dv.getUint32(slot, true);
+    if (t + 4 > n) r.corrupt(`chunk ref ${i} lies outside the buffer`);
+    const vt = t - dv.getInt32(t, true);
+    if (vt < 0 || vt + 4 > n) r.corrupt(`the vtable of chunk ref ${i} lies outside the buffer`);
+    const vtSize = dv.getUint16(vt, true);
+    if (vtSize < 4 || vtSize % 2 !== 0 || vt + vtSize > n || t + Math.max(dv.getUint16(vt + 2, true), 4) > n) r.corrupt(`chunk ref ${i} has a malformed vtable`);
+    const idAt = fieldAt(dv, t, vt, vtSize, R.chunkId);
+    if (idAt === 0 || fieldAt(dv, t, vt, vtSize, R.inline) !== 0) {
+      const ref = readOther(t);
+      const at = out.coordSlot(i, ref.index.length); // may grow the column: read it after
+      out.coordinates.set(ref.index, at);
+      out.other.set(i, ref);
+      continue;
+    }
+    const indexField = fieldAt(dv, t, vt, vtSize, R.index);
+    if (indexField === 0 || indexField + 4 > n) r.corrupt('required ChunkRef.index is missing');
+    const header = indexField + dv.getUint32(indexField, true);
+    if (header + 4 > n) r.corrupt(`the index of chunk ref ${i} lies outside the buffer`);
+    const dims = dv.getUint32(header, true);
+    if (header + 4 + dims * 4 > n) r.corrupt(`the index of chunk ref ${i} lies outside the buffer`);
+    const at = out.coordSlot(i, dims);
+    const coords = out.coordinates;
+    for (let k = 0; k < dims; k++) coords[at + k] = dv.getUint32(header + 4 + k * 4, true);
+    if (idAt + 12 > n) r.corrupt(`the chunk id of chunk ref ${i} lies outside the buffer`);
+    for (let k = 0; k < 12; k++) chunkIds[i * 12 + k] = bytes[idAt + k]!;
+    offsets[i] = readU64(r, dv, fieldAt(dv, t, vt, vtSize, R.offset));
+    lengths[i] = readU64(r, dv, fieldAt(dv, t, vt, vtSize, R.length));
+  }
+  return out.finish();
+}
+
+/** Absolute position of a field, or 0 when absent (vtable already checked). */
+function fieldAt(dv: DataView, table: number, vtable: number, vtableSize: number, slot: number): number {
+  const entry = 4 + slot * 2;
+  if (entry >= vtableSize) return 0;
+  const offset = dv.getUint16(vtable + entry, true);
+  return offset === 0 ? 0 : table + offset;
+}
+
+function readU64(r: FlatbufferReader, dv: DataView, at: number): number {
+  if (at === 0) return 0;
+  if (at + 8 > dv.byteLength) r.corrupt(`a 64-bit field at ${at} lies outside the buffer`);
+  return r.safeU64At(at);
+}
+
+const COLUMNS = Symbol('refColumns');
+interface LazyRefs {
+  columns: RefColumns;
+  refs?: ChunkRef[];
+}
+
+/**
+ * An ArrayManifest whose `refs` array is built on first access (then cached; assigning replaces
+ * it). Until then lookups search the columns.
+ */
+function lazyArrayManifest(nodeId: NodeId, columns: RefColumns): ArrayManifest {
+  const state: LazyRefs = { columns };
+  const array = { nodeId } as ArrayManifest;
+  Object.defineProperty(array, 'refs', {
+    enumerable: true,
+    configurable: true,
+    get: () => (state.refs ??= materializeRefs(state.columns)),
+    set: (refs: ChunkRef[]) => {
+      state.refs = refs;
+    },
+  });
+  Object.defineProperty(array, COLUMNS, { value: state, enumerable: false });
+  return array;
+}
+
+/** Number of refs, without building them. */
+export function chunkRefCount(array: ArrayManifest): number {
+  const state = (array as ArrayManifest & { [COLUMNS]?: LazyRefs })[COLUMNS];
+  return state && !state.refs ? state.columns.count : array.refs.length;
 }
 
 function readRef(r: FlatbufferReader, t: number, algorithm: number, dictionary: Uint8Array | undefined): ChunkRef {
@@ -119,8 +210,13 @@ export function compareChunkIndices(a: readonly number[], b: readonly number[]):
   return a.length - b.length;
 }
 
-/** Binary search over an array manifest's sorted refs. */
+/** Binary search over an array manifest's sorted refs (over the columns if not yet built). */
 export function findChunkRef(array: ArrayManifest, index: readonly number[]): ChunkRef | undefined {
+  const state = (array as ArrayManifest & { [COLUMNS]?: LazyRefs })[COLUMNS];
+  if (state && !state.refs) {
+    const at = searchColumns(state.columns, index);
+    return at < 0 ? undefined : refAt(state.columns, at);
+  }
   let lo = 0;
   let hi = array.refs.length - 1;
   while (lo <= hi) {
