@@ -5,6 +5,8 @@ import { catCommand } from './cat.ts';
 import { demoCommand } from '../demo.ts';
 import { diffCommand } from './diff.ts';
 import { expireCommand } from './expire.ts';
+import { exportCommand } from './export.ts';
+import { importCommand } from './import.ts';
 import { gcCommand } from './gc.ts';
 import { initCommand } from './init.ts';
 import { logCommand } from './log.ts';
@@ -30,6 +32,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   plotCommand,
   queryCommand,
   explainCommand,
+  importCommand,
+  exportCommand,
   serveCommand,
   expireCommand,
   gcCommand,
