@@ -17,6 +17,19 @@ export function addIdField(b: Builder, slot: number, bytes: Uint8Array): void {
   b.addFieldStruct(slot, b.offset(), 0);
 }
 
+/**
+ * A uint64 field (default 0) from a JS number, written as the runtime's addFieldInt64 would but
+ * without a BigInt per call: manifests write two per chunk ref.
+ */
+export function addU64Field(b: Builder, slot: number, value: number): void {
+  if (value === 0) return;
+  b.prep(8, 0);
+  // The builder writes back to front: the high word lands after the low word (little-endian).
+  b.writeInt32(Math.floor(value / 0x100000000) | 0);
+  b.writeInt32(value % 0x100000000 | 0);
+  b.slot(slot);
+}
+
 export function createOffsetVector(b: Builder, offsets: readonly Offset[]): Offset {
   b.startVector(4, offsets.length, 4);
   for (let i = offsets.length - 1; i >= 0; i--) b.addOffset(offsets[i]!);

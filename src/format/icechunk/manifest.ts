@@ -5,7 +5,7 @@
 import type { Builder, Offset } from 'flatbuffers';
 import { floeError } from '../../errors.ts';
 import { decodeGuarded, FlatbufferReader } from './flatbuffer-reader.ts';
-import { addIdField, createOffsetVector, createU32Vector, finishPayload, newBuilder } from './flatbuffer-writer.ts';
+import { addIdField, addU64Field, createOffsetVector, createU32Vector, finishPayload, newBuilder } from './flatbuffer-writer.ts';
 import { decodeFile, encodeFile, type EncodeFileOptions } from './framing.ts';
 import type { SpecVersion } from './header.ts';
 import { asChunkId, asManifestId, asNodeId, compareIds, type ChunkId, type ManifestId, type NodeId } from './ids.ts';
@@ -286,8 +286,8 @@ function writeRef(b: Builder, ref: ChunkRef): Offset {
     }
     case 'native': {
       b.startObject(10);
-      b.addFieldInt64(R.length, BigInt(ref.length), 0n);
-      b.addFieldInt64(R.offset, BigInt(ref.offset), 0n);
+      addU64Field(b, R.length, ref.length);
+      addU64Field(b, R.offset, ref.offset);
       addIdField(b, R.chunkId, ref.chunkId);
       b.addFieldOffset(R.index, index, 0);
       return b.endObject();
