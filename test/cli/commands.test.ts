@@ -1,0 +1,143 @@
+// The read and write commands run in-process against a small repository: what a user sees,
+// --json for scripts, and one-line errors with exit codes (1: failed, 2: bad command line).
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { fieldValue, floe, NT, NX, NY, sampleRepository, tempDir } from './helpers.ts';
+
+let dir: string;
+let repoPath: string;
+let v1: string;
+let tip: string;
+const cli = (...argv: string[]) => floe([...argv, '--repo', repoPath], { cwd: dir });
+
+beforeAll(async () => {
+  dir = tempDir();
+  ({ repoPath, v1, tip } = await sampleRepository(dir));
+});
+
+describe('read commands', () => {
+  it('log lists ancestry newest first with refs, and --json', async () => {
+    const r = await cli('log');
+    expect(r.code).toBe(0);
+    expect(r.stdout.indexOf(tip)).toBeLessThan(r.stdout.indexOf(v1));
+    expect(r.stdout).toContain('(main)');
+    expect(r.stdout).toContain('tag: v1');
+    expect(r.stdout).toContain('zero a corner');
+    const json = JSON.parse((await cli('log', 'main~1', '--json')).stdout) as { id: string; message: string }[];
+    expect(json.map((s) => s.id)[0]).toBe(v1);
+    expect(json).toHaveLength(2);
+  });
+
+  it('ls shows the tree with shape, dtype, chunking, codecs and stored bytes', async () => {
+    const r = await cli('ls');
+    expect(r.stdout).toMatch(/temperature {2}float32 \[6, 10, 20\] \(time, lat, lon\) {2}chunks \[2, 10, 10\] of \[1, 5, 5\] {2}sharding\(bytes > zstd\) {2}6 chunks/);
+    const json = JSON.parse((await cli('ls', 'v1', '/weather', '--json')).stdout) as { nodes: { path: string; storedBytes?: number }[] };
+    expect(json.nodes.map((n) => n.path)).toEqual(['/weather', '/weather/lat', '/weather/lon', '/weather/temperature', '/weather/time']);
+    expect(json.nodes[3]!.storedBytes).toBeGreaterThan(0);
+  });
+
+  it('show prints metadata and attributes', async () => {
+    const r = await cli('show', 'v1:/weather/temperature');
+    expect(r.stdout).toContain('units: "K"');
+    expect(r.stdout).toContain('"zarr_format": 3');
+    const json = JSON.parse((await cli('show', 'main:/weather', '--json')).stdout) as { kind: string; attributes: object };
+    expect(json).toMatchObject({ kind: 'group', attributes: { source: 'test' } });
+  });
+
+  it('cat prints NumPy-style, elides large arrays, and gives exact values as JSON', async () => {
+    const small = await cli('cat', 'v1:/weather/temperature[1, :2, :3]');
+    expect(small.stdout).toBe('[[271.00 271.01 271.02]\n [271.10 271.11 271.12]]\n');
+    const big = await cli('cat', 'v1:/weather/temperature', '--threshold', '100');
+    expect(big.stdout).toContain('...');
+    expect(big.stdout.split('\n\n')).toHaveLength(NT); // one block per time step (6 needs no elision), lat and lon elided
+    const json = JSON.parse((await cli('cat', 'main:/weather/temperature[0, 0, :6]', '--json')).stdout) as { shape: number[]; data: number[] };
+    expect(json.shape).toEqual([6]);
+    expect(json.data.slice(4)).toEqual([0, Math.fround(fieldValue(0, 0, 5))]);
+  });
+
+  it('diff, branch, tag and status describe the refs', async () => {
+    expect((await cli('diff', 'v1', 'main')).stdout).toContain('~ chunks   /weather/temperature: 1 chunk [0,0,0]');
+    expect((await cli('diff', 'main', 'main')).stdout).toBe('no differences\n');
+    expect((await cli('tag', '--json')).stdout).toContain(v1);
+    expect(JSON.parse((await cli('branch', '--json')).stdout)).toEqual([{ name: 'main', snapshotId: tip }]);
+    const status = JSON.parse((await cli('status', '--json')).stdout) as { availability: string; snapshots: number };
+    expect(status).toMatchObject({ availability: 'online', snapshots: 3 });
+  });
+
+  it('query and explain run the DSL on a version', async () => {
+    const q = '.from("/weather/temperature").where("time", "=", 2020-01-02).where("lat", "between", [-45, -35]).whereIndex("lon", 0, 2)';
+    const explained = await cli('explain', q, '--ref', 'v1');
+    expect(explained.stdout).toContain('binary-search');
+    expect(explained.stdout).toContain('requests');
+    const result = JSON.parse((await cli('query', q, '--ref', 'v1', '--json')).stdout) as { shape: number[]; data: number[] };
+    expect(result.shape).toEqual([1, 2, 2]);
+    expect(result.data).toEqual([fieldValue(1, 0, 0), fieldValue(1, 0, 1), fieldValue(1, 1, 0), fieldValue(1, 1, 1)].map(Math.fround));
+    const viaJson = await cli('query', JSON.stringify({ from: '/weather/lat', ops: [{ limit: ['lat', 2] }] }));
+    expect(viaJson.stdout).toContain('[-45. -35.]');
+  });
+});
+
+describe('write commands', () => {
+  it('branch create / reset / delete and tag create / delete', async () => {
+    expect((await cli('branch', 'create', 'dev', 'v1')).code).toBe(0);
+    expect((await cli('branch', 'reset', 'dev', 'main')).stdout).toContain(`reset branch dev at ${tip}`);
+    expect((await cli('branch', 'delete', 'dev')).code).toBe(0);
+    expect((await cli('tag', 'create', 'v2', 'main')).stdout).toContain(`created tag v2 at ${tip}`);
+    expect((await cli('tag', 'delete', 'v2')).code).toBe(0);
+    expect((await cli('branch')).stdout).not.toContain('dev');
+  });
+
+  it('init, import, export round-trip an array through a plain Zarr store', async () => {
+    const work = tempDir();
+    expect((await floe(['init', '--storage', 'sqlite', '--repo', 'copy.floe'], { cwd: work })).code).toBe(0);
+    expect((await floe(['export', 'v1:/weather', path.join(work, 'weather.zarr'), '--repo', repoPath], { cwd: work })).code).toBe(0);
+    expect(existsSync(path.join(work, 'weather.zarr/temperature/zarr.json'))).toBe(true);
+    const imported = await floe(['import', 'weather.zarr', '--into', 'copy.floe:main:/copied/weather'], { cwd: work });
+    expect(imported.stderr).toContain('importing: ');
+    expect(imported.code).toBe(0);
+    const read = JSON.parse((await floe(['cat', 'main:/copied/weather/temperature[1]', '--repo', 'copy.floe', '--json'], { cwd: work })).stdout) as { data: number[] };
+    expect(read.data).toHaveLength(NY * NX);
+    expect(read.data[NX + 3]).toBe(Math.fround(fieldValue(1, 1, 3)));
+  });
+
+  it('expire and gc clean up old history', async () => {
+    const work = tempDir();
+    const sample = await sampleRepository(work);
+    const args = ['--repo', sample.repoPath];
+    expect((await floe(['tag', 'delete', 'v1', ...args], { cwd: work })).code).toBe(0);
+    const expired = JSON.parse((await floe(['expire', '--older-than', '0', '--json', ...args], { cwd: work })).stdout) as { releasedSnapshots: string[] };
+    expect(expired.releasedSnapshots).toContain(sample.v1);
+    const gc = JSON.parse((await floe(['gc', '--older-than', '0', '--json', ...args], { cwd: work })).stdout) as { deleted: { snapshots: { objects: number } } };
+    expect(gc.deleted.snapshots.objects).toBeGreaterThan(0);
+    expect((await floe(['cat', 'main:/weather/temperature[1, 0, 0]', ...args], { cwd: work })).stdout).toBe('271.\n'); // still readable after GC
+  });
+});
+
+describe('errors and help', () => {
+  it('fail in one line with what to do, and exit 1 or 2', async () => {
+    const missing = await floe(['log', '--repo', path.join(dir, 'nowhere')], { cwd: dir });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^floe log: NOT_FOUND: no Floe repository at .*floe init/);
+    expect(missing.stderr.trim().split('\n')).toHaveLength(1);
+    expect((await cli('cat', 'main:/weather')).stderr).toContain('is a group');
+    expect((await cli('log', 'nope')).stderr).toContain('branches: main');
+    const bad = await cli('cat', 'main:/weather/temperature[1:2:3:4]');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('see `floe cat --help`');
+    expect((await cli('ls', '--bogus')).code).toBe(2);
+    expect((await floe(['frobnicate'], { cwd: dir })).code).toBe(2);
+  });
+
+  it('every command has --help with an example', async () => {
+    const list = (await floe(['help'], { cwd: dir })).stdout;
+    const names = [...list.matchAll(/^ {2}(\w+) {2,}/gm)].map((m) => m[1]!);
+    expect(names).toEqual(expect.arrayContaining(['init', 'log', 'branch', 'tag', 'status', 'diff', 'ls', 'show', 'cat', 'query', 'explain', 'import', 'export', 'gc', 'expire', 'serve', 'plot', 'demo']));
+    for (const name of names) {
+      const help = await floe([name, '--help'], { cwd: dir });
+      expect(help.code).toBe(0);
+      expect(help.stdout).toContain(`usage: floe ${name}`);
+      expect(help.stdout).toMatch(/examples:\n {2}floe /);
+    }
+  });
+});
