@@ -5,7 +5,7 @@
 import * as zarr from 'zarrita';
 import { Repository, Storage } from '@earthmover/icechunk';
 import { FsStorage } from '../../src/engine/storage/fs.ts';
-import { customBackend } from './reference-icechunk.ts';
+import { customBackend } from '../../src/testing/adapters/icechunk-storage.ts';
 
 const command = JSON.parse(process.argv[2] ?? '{}');
 

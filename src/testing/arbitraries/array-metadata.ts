@@ -19,11 +19,14 @@ export interface ArrayCase {
 export interface ArrayCaseOptions extends CodecOptions, FillOptions {
   /** Data type names to draw from; default every one in DATA_TYPES. */
   readonly dataTypes?: readonly string[];
-  /** Default 5. */
+  /** Default 0 and 5. */
+  readonly minRank?: number;
   readonly maxRank?: number;
   /** Largest number of elements in the array (default 240) and in one chunk (default 216). */
   readonly maxElements?: number;
   readonly maxChunkElements?: number;
+  /** Only arrays with at least one element (no zero-length dimension); default false. */
+  readonly nonEmpty?: boolean;
 }
 
 /** Shrinks the largest entries until the product is at most `max` (keeps test arrays small). */
@@ -41,14 +44,17 @@ export function arrayCaseArb(options: ArrayCaseOptions = {}): fc.Arbitrary<Array
   return fc
     .record({
       dtype: fc.constantFrom(...dtypes),
-      dims: fc.integer({ min: 0, max: options.maxRank ?? 5 }).chain((rank) =>
+      dims: fc.integer({ min: options.minRank ?? 0, max: options.maxRank ?? 5 }).chain((rank) =>
         // `over` is the shape as a multiple of the chunk (in tenths): ragged edges and empty arrays.
         fc.array(fc.record({ chunk: fc.constantFrom(1, 2, 3, 4, 6), over: fc.integer({ min: 0, max: 25 }), empty: fc.boolean() }), { minLength: rank, maxLength: rank }),
       ),
     })
     .chain(({ dtype, dims }) => {
       const chunkShape = capProduct(dims.map((x) => x.chunk), options.maxChunkElements ?? 216, 1);
-      const shape = capProduct(dims.map((x, i) => (x.empty && i === 0 && dims.length > 1 ? 0 : Math.round((chunkShape[i]! * x.over) / 10))), options.maxElements ?? 240, 0);
+      const least = options.nonEmpty ? 1 : 0;
+      const extent = (x: { over: number; empty: boolean }, i: number): number =>
+        Math.max(least, x.empty && i === 0 && dims.length > 1 ? 0 : Math.round((chunkShape[i]! * x.over) / 10));
+      const shape = capProduct(dims.map(extent), options.maxElements ?? 240, least);
       return fc.record({
         dtype: fc.constant(dtype),
         shape: fc.constant(shape),

@@ -1,7 +1,7 @@
 // Sequences of reads and writes on one array. A write's values come from a seed (see chunk-data.ts)
 // and take one of three forms: flat C-order data, the same data with Fortran strides, or a scalar.
 import fc from 'fast-check';
-import type { ModelItem } from '../model/array-model.ts';
+import { resolveOrUndefined, type ModelItem } from '../model/array-model.ts';
 import { selectionArb, type SelectionOptions } from './selections.ts';
 
 export type WriteForm = 'flat' | 'fortran' | 'scalar';
@@ -15,10 +15,14 @@ export interface ArrayOpsOptions extends SelectionOptions {
   readonly writeForms?: readonly WriteForm[];
   /** Default 6. */
   readonly maxOps?: number;
+  /** Replace selections of no elements by the whole array; default false. */
+  readonly nonEmptySelections?: boolean;
 }
 
 export function arrayOpsArb(shape: readonly number[], options: ArrayOpsOptions = {}): fc.Arbitrary<ArrayOp[]> {
-  const sel = selectionArb(shape, options);
+  const any = selectionArb(shape, options);
+  const empty = (items: ModelItem[]): boolean => resolveOrUndefined(items, shape)?.some((d) => d.indices.length === 0) ?? false;
+  const sel = options.nonEmptySelections ? any.map((items) => (empty(items) ? [] : items)) : any;
   const forms = options.writeForms ?? ['flat', 'fortran', 'scalar'];
   const write = fc.record({ kind: fc.constant('write' as const), selection: sel, form: fc.constantFrom(...forms), seed: fc.nat() });
   const read = fc.record({ kind: fc.constant('read' as const), selection: sel, useOut: fc.boolean() });

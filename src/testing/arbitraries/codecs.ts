@@ -16,6 +16,10 @@ export interface CodecOptions {
   readonly compressors?: readonly CompressorName[];
   /** Default true. */
   readonly transpose?: boolean;
+  /** Byte orders of the shard index; default both. */
+  readonly indexEndians?: readonly ('little' | 'big')[];
+  /** Bytes-to-bytes codecs after `sharding_indexed` (compressing whole shards); default true. */
+  readonly afterSharding?: boolean;
 }
 
 const ALL_COMPRESSORS: readonly CompressorName[] = ['gzip', 'zstd', 'blosc', 'crc32c'];
@@ -63,7 +67,7 @@ function chainArb(d: TestDataType, shape: readonly number[], depth: number, opti
   return transpose.chain((order) => {
     const inner = order ? order.map((o) => shape[o]!) : shape;
     const sharding = fc
-      .tuple(fc.tuple(...inner.map((n) => fc.constantFrom(...divisors(n)))), fc.constantFrom(...(options.indexLocations ?? ['start', 'end'] as const)), fc.constantFrom('little', 'big'), fc.boolean())
+      .tuple(fc.tuple(...inner.map((n) => fc.constantFrom(...divisors(n)))), fc.constantFrom(...(options.indexLocations ?? ['start', 'end'] as const)), fc.constantFrom(...(options.indexEndians ?? ['little', 'big'] as const)), fc.boolean())
       .chain(([innerShape, indexLocation, endian, crc]) =>
         chainArb(d, innerShape, depth - 1, options).map((codecs): CodecMetadata => ({
           name: 'sharding_indexed',
@@ -80,7 +84,7 @@ function chainArb(d: TestDataType, shape: readonly number[], depth: number, opti
     return fc.tuple(a2b, after).map(([codec, rest]) => [
       ...(order ? [{ name: 'transpose', configuration: { order } }] : []),
       codec,
-      ...(codec.name === 'sharding_indexed' && rest.length > 1 ? rest.slice(0, 1) : rest),
+      ...(codec.name === 'sharding_indexed' ? rest.slice(0, options.afterSharding === false ? 0 : 1) : rest),
     ]);
   });
 }

@@ -17,6 +17,8 @@ export interface Fill {
 export interface FillOptions {
   /** Hex bit-pattern strings for floats ("0x7fc00001"); default true. */
   readonly hexFloats?: boolean;
+  /** Integer fills only within ±2^53 (readers that parse JSON into doubles); default false. */
+  readonly safeIntegers?: boolean;
 }
 
 const hex = (v: bigint, digits: number): string => '0x' + v.toString(16).padStart(digits, '0');
@@ -64,7 +66,9 @@ export function fillValueArb(d: TestDataType, options: FillOptions = {}): fc.Arb
       return fc.boolean().map((b) => ({ json: b, memory: Uint8Array.of(b ? 1 : 0) }));
     case 'int':
     case 'uint': {
-      const [min, max] = INT_BOUNDS[d.name]!;
+      const [lo, hi] = INT_BOUNDS[d.name]!;
+      const safe = BigInt(Number.MAX_SAFE_INTEGER);
+      const [min, max] = options.safeIntegers ? [lo < -safe ? -safe : lo, hi > safe ? safe : hi] : [lo, hi];
       return fc.oneof(fc.bigInt({ min, max }), fc.constantFrom(min, max, 0n)).map((v) => ({
         json: Number.isSafeInteger(Number(v)) ? Number(v) : v,
         memory: intMemory(d.name, v),

@@ -1,0 +1,111 @@
+// The reference Icechunk behind the RepositoryHandle contract. It runs in one long-lived child
+// process (icechunk-child.ts) because the WASM runtime keeps a process alive; requests go over
+// stdin/stdout as JSON lines. Call `dispose()` when done: it closes the child's stdin, and the
+// child exits after its last reply.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import type { ErrorClass, ReadSource, TreeListing } from '../model/repository-model.ts';
+import type { RepositoryAdapter, RepositoryHandle } from './types.ts';
+
+const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'icechunk-child.ts');
+
+class ChildConnection {
+  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  private nextId = 1;
+  private stderr = '';
+
+  constructor(private readonly child: ChildProcessWithoutNullStreams) {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      if (!line.startsWith('{')) return;
+      const reply = JSON.parse(line) as { id: number; ok: boolean; value?: unknown; error?: string };
+      const waiter = this.pending.get(reply.id);
+      this.pending.delete(reply.id);
+      if (reply.ok) waiter?.resolve(reply.value);
+      else waiter?.reject(new ReferenceIcechunkError(reply.error ?? 'unknown error'));
+    });
+    child.stderr.on('data', (d: Buffer) => (this.stderr = (this.stderr + d.toString()).slice(-4000)));
+    child.on('exit', (code) => {
+      for (const w of this.pending.values()) w.reject(new Error(`reference child exited (${code}): ${this.stderr}`));
+      this.pending.clear();
+    });
+  }
+
+  call<T>(method: string, ...args: unknown[]): Promise<T> {
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.child.stdin.write(JSON.stringify({ id, method, args }) + '\n');
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.child.exitCode !== null) return;
+    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+    this.child.stdin.end();
+    const timer = setTimeout(() => this.child.kill(), 5_000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+/** An error the reference reported; its message is the reference's own. */
+export class ReferenceIcechunkError extends Error {
+  override readonly name = 'ReferenceIcechunkError';
+}
+
+/** The reference's messages, mapped to the model's error classes. */
+export function classifyReferenceError(err: unknown): ErrorClass {
+  const message = err instanceof Error ? err.message : String(err);
+  if (/branch update conflict|conflict/i.test(message)) return 'conflict';
+  if (/no changes made/i.test(message)) return 'no-changes';
+  if (/already exists/i.test(message)) return 'already-exists';
+  if (/not found/i.test(message)) return 'not-found';
+  return 'other';
+}
+
+class IcechunkRepositoryHandle implements RepositoryHandle {
+  constructor(private readonly child: ChildConnection, private readonly id: number) {}
+  private call<T = void>(method: string, ...args: unknown[]): Promise<T> {
+    return this.child.call<T>(method, this.id, ...args);
+  }
+  openSession(slot: number, branch: string) { return this.call('openSession', slot, branch); }
+  createGroup(slot: number, p: string) { return this.call('createGroup', slot, p); }
+  createArray(slot: number, p: string) { return this.call('createArray', slot, p); }
+  deleteNode(slot: number, p: string) { return this.call('deleteNode', slot, p); }
+  writeChunk(slot: number, p: string, chunk: number, value: number) { return this.call('writeChunk', slot, p, chunk, value); }
+  eraseChunk(slot: number, p: string, chunk: number) { return this.call('eraseChunk', slot, p, chunk); }
+  commit(slot: number, message: string) { return this.call<string>('commit', slot, message); }
+  moveNode(branch: string, from: string, to: string, message: string) { return this.call<string>('moveNode', branch, from, to, message); }
+  lookupBranch(branch: string) { return this.call<string>('lookupBranch', branch); }
+  createBranch(name: string, snapshotId: string) { return this.call('createBranch', name, snapshotId); }
+  createTag(name: string, snapshotId: string) { return this.call('createTag', name, snapshotId); }
+  resetBranch(branch: string, snapshotId: string) { return this.call('resetBranch', branch, snapshotId); }
+  readTree(source: ReadSource) { return this.call<TreeListing>('readTree', source); }
+  classifyError(err: unknown): ErrorClass { return classifyReferenceError(err); }
+  close() { return this.call('closeRepository'); }
+}
+
+export interface IcechunkRepositoryAdapter extends RepositoryAdapter {
+  /** Ends the child process (after pending requests). */
+  dispose(): Promise<void>;
+}
+
+/** The reference Icechunk; needs `@earthmover/icechunk` (and its WASM build) installed. */
+export function icechunkRepositoryAdapter(): IcechunkRepositoryAdapter {
+  let connection: ChildConnection | undefined;
+  const connect = (): ChildConnection =>
+    (connection ??= new ChildConnection(spawn(process.execPath, ['--import', 'tsx', '--no-warnings', CHILD], { stdio: ['pipe', 'pipe', 'pipe'] })));
+  return {
+    name: '@earthmover/icechunk',
+    async createRepository() {
+      const child = connect();
+      return new IcechunkRepositoryHandle(child, await child.call<number>('createRepository'));
+    },
+    async dispose() {
+      await connection?.close();
+      connection = undefined;
+    },
+  };
+}
