@@ -2,6 +2,7 @@
 import type { CommandSpec } from '../command.ts';
 import { branchCommand } from './branch.ts';
 import { catCommand } from './cat.ts';
+import { conformanceCommand } from './conformance.ts';
 import { demoCommand } from '../demo.ts';
 import { diffCommand } from './diff.ts';
 import { expireCommand } from './expire.ts';
@@ -37,4 +38,5 @@ export const COMMANDS: readonly CommandSpec[] = [
   serveCommand,
   expireCommand,
   gcCommand,
+  conformanceCommand,
 ];
