@@ -1,5 +1,4 @@
-// The S3 backend against a real Ceph RADOS gateway started by test/setup/ceph.ts. Without Ceph
-// these tests fail and say how to install it.
+// The S3 backend against a real Ceph RADOS gateway started by test/setup/ceph.ts.
 import { randomBytes } from 'node:crypto';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -12,11 +11,21 @@ const target = inject('s3');
 const enc = (s: string) => new TextEncoder().encode(s);
 const dec = (b: Uint8Array) => new TextDecoder().decode(b);
 
-if ('unavailable' in target) {
+// CI (CI=true) must run the S3 suite, so there a missing gateway fails. On a developer machine
+// without Ceph only this suite is skipped, with the reason on one line (issue 4); skipped tests
+// are reported as skipped, never as passed.
+const mustRun = process.env.CI === 'true' || process.env.FLOE_REQUIRE_S3 === '1';
+
+if ('unavailable' in target && mustRun) {
   describe('S3 backend on a Ceph RADOS gateway', () => {
     it('needs a running gateway', () => {
       throw new Error(`S3 tests cannot run: ${target.unavailable}`);
     });
+  });
+} else if ('unavailable' in target) {
+  console.warn(`[s3] skipping the S3 suite: ${target.unavailable}`);
+  describe.skipIf(true)(`S3 backend on a Ceph RADOS gateway (skipped: ${target.unavailable})`, () => {
+    it('needs a running gateway', () => expect(target.unavailable).toBe(''));
   });
 } else {
   const fileStarted = performance.now();
