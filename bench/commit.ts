@@ -2,7 +2,7 @@
 // (npm @earthmover/icechunk, WASM build, custom storage over Floe's FsStorage) in the same run.
 //
 //   npx tsx bench/commit.ts [--chunks 100000] [--read-mb 1024] [--skip-commit] [--skip-read]
-//        [--set-concurrency 16] [--durable] [--profile] [--dir D]
+//        [--set-concurrency 16] [--backend fs|memory] [--durable] [--profile] [--dir D]
 //
 // 1. Commit: one int32 array of --chunks chunks of 1 KiB (256 values) in a new repository on the
 //    local filesystem. Timed: all `store.set` calls (awaited one at a time, as a simple writer
@@ -23,6 +23,8 @@ import { parseArgs } from 'node:util';
 import { openStore } from '../src/engine/api.ts';
 import { ZarrArray } from '../src/engine/array.ts';
 import { FsStorage } from '../src/engine/storage/fs.ts';
+import { MemoryStorage } from '../src/engine/storage/memory.ts';
+import type { ObjectStorage } from '../src/engine/storage/types.ts';
 import { Repository, Storage } from '../src/txn/index.ts';
 
 const { values: opts } = parseArgs({
@@ -33,6 +35,7 @@ const { values: opts } = parseArgs({
     'skip-read': { type: 'boolean', default: false },
     'set-concurrency': { type: 'string', default: '16' },
     durable: { type: 'boolean', default: false },
+    backend: { type: 'string', default: 'fs' },
     profile: { type: 'boolean', default: false },
     dir: { type: 'string' },
     child: { type: 'string' },
@@ -43,6 +46,10 @@ const { values: opts } = parseArgs({
 const CHUNKS = Number(opts.chunks);
 const READ_MB = Number(opts['read-mb']);
 const DURABLE = opts.durable;
+// `memory`: the commit part on MemoryStorage on both sides (the reference's adapter over a Floe
+// MemoryStorage in its own process), to compare the implementations without file-system costs.
+const BACKEND = opts.backend === 'memory' ? 'memory' : 'fs';
+const storageAt = (dir: string): ObjectStorage => (BACKEND === 'memory' ? new MemoryStorage() : new FsStorage({ root: dir, durable: DURABLE }));
 const SELF = fileURLToPath(import.meta.url);
 const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
 const now = () => process.hrtime.bigint();
@@ -65,7 +72,7 @@ const chunkBytes = (i: number) => {
 async function referenceChild(kind: string, dir: string): Promise<unknown> {
   const { Repository: RefRepository, Storage: RefStorage } = await import('@earthmover/icechunk');
   const { customBackend } = await import('../test/support/reference-icechunk.ts');
-  const storage = RefStorage.newCustom(customBackend(new FsStorage({ root: dir, durable: DURABLE })) as never);
+  const storage = RefStorage.newCustom(customBackend(kind === 'commit' ? storageAt(dir) : new FsStorage({ root: dir, durable: DURABLE })) as never);
   if (kind === 'commit') {
     const repo = await RefRepository.create(storage);
     const session = await repo.writableSession('main');
@@ -98,7 +105,7 @@ async function referenceChild(kind: string, dir: string): Promise<unknown> {
 }
 
 function runChild(kind: string, dir: string, extra: string[] = []): Record<string, number> {
-  const args = ['--import', 'tsx', '--no-warnings', SELF, '--child', kind, '--dir', dir, '--chunks', String(CHUNKS), ...(DURABLE ? ['--durable'] : []), ...extra];
+  const args = ['--import', 'tsx', '--no-warnings', SELF, '--child', kind, '--dir', dir, '--chunks', String(CHUNKS), '--backend', BACKEND, ...(DURABLE ? ['--durable'] : []), ...extra];
   const result = spawnSync(process.execPath, args, { encoding: 'utf8', timeout: 30 * 60_000, maxBuffer: 1 << 24 });
   const line = result.stdout.trim().split('\n').filter((l) => l.startsWith('{')).pop();
   if (result.status !== 0 || !line) throw new Error(`reference child failed: ${result.stderr.slice(-2000)}`);
@@ -107,7 +114,8 @@ function runChild(kind: string, dir: string, extra: string[] = []): Record<strin
 
 // ---- 1. commit ---------------------------------------------------------------------------
 async function floeCommit(dir: string, concurrency: number) {
-  const repo = await Repository.create(Storage.fromObjectStorage(new FsStorage({ root: dir, durable: DURABLE })));
+  const storage = storageAt(dir);
+  const repo = await Repository.create(Storage.fromObjectStorage(storage));
   const session = await repo.writableSession('main');
   await session.store.set('zarr.json', groupJson);
   await session.store.set('a/zarr.json', arrayJson(CHUNKS));
@@ -128,7 +136,7 @@ async function floeCommit(dir: string, concurrency: number) {
   const snapshot = await session.commit('bench');
   const commitMs = ms(t0);
   // Check outside the timed part: the last chunk reads back from a fresh session.
-  const check = await (await Repository.open(Storage.newLocalFilesystem(dir))).readonlySession({ snapshotId: snapshot });
+  const check = await (await Repository.open(Storage.fromObjectStorage(storage))).readonlySession({ snapshotId: snapshot });
   const last = await check.store.get(`a/c/${CHUNKS - 1}`);
   if (!last || new Int32Array(last.buffer, last.byteOffset, 1)[0] !== CHUNKS - 1) throw new Error('Floe commit bench: last chunk did not read back');
   return { setMs, commitMs };
@@ -202,14 +210,14 @@ async function main() {
   const root = opts.dir ?? mkdtempSync(path.join(os.tmpdir(), 'floe-bench-commit-'));
   mkdirSync(root, { recursive: true });
   try {
-    console.log(`# bench/commit.ts — ${os.cpus().length} cores, Node ${process.version}, durable=${DURABLE}`);
+    console.log(`# bench/commit.ts — ${os.cpus().length} cores, Node ${process.version}, commit backend ${BACKEND}, durable=${DURABLE}`);
     if (!opts['skip-commit']) {
       const seq = await floeCommit(path.join(root, 'floe-seq'), 1);
       const conc = Number(opts['set-concurrency']);
       const par = conc > 1 ? await floeCommit(path.join(root, 'floe-par'), conc) : undefined;
       const ref = runChild('commit', path.join(root, 'reference'));
       const rate = (n: number) => Math.round(CHUNKS / (n / 1000)).toLocaleString('en');
-      console.log(`\n## Commit of ${CHUNKS.toLocaleString('en')} new 1 KiB chunks, one array\n`);
+      console.log(`\n## Commit of ${CHUNKS.toLocaleString('en')} new 1 KiB chunks, one array (${BACKEND === 'fs' ? 'local filesystem' : 'in memory'})\n`);
       console.log('| | store.set total | sets/s | commit |');
       console.log('|---|---|---|---|');
       console.log(`| reference (WASM, custom storage) | ${(ref.setMs! / 1000).toFixed(2)} s | ${rate(ref.setMs!)} | ${ref.commitMs!.toFixed(0)} ms |`);
