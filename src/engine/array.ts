@@ -34,6 +34,9 @@ export interface GetOptions extends ArrayIoOptions {
 }
 
 /** A value to write: an NdArray or flat C-order data of the selection's shape, or one scalar. */
+/** Reads smaller than this never use the worker pool. */
+const MIN_POOLED_READ_BYTES = 8 * 1024 * 1024;
+
 export type WriteValue = NdArray | ArrayData | number | bigint | boolean | string;
 
 export class ZarrArray {
@@ -105,7 +108,9 @@ export class ZarrArray {
     const full = dims.map((d) => d.count);
     const n = product(full);
     const lanes = this.dataType.lanes;
-    const pool = this.decodePool(options);
+    // Workers pay off when a read spans several chunks; a small read decodes inline into a
+    // regular buffer (a fresh SharedArrayBuffer costs 2-5x more to allocate and fault in).
+    const pool = n * this.dataType.lanes * this.dataType.laneBytes >= MIN_POOLED_READ_BYTES ? this.decodePool(options) : undefined;
     const data = options.out ?? allocateOutput(this.dataType, n, pool !== undefined);
     if (data.length !== n * lanes) {
       throw floeError('INVALID_ARGUMENT', `out buffer holds ${data.length} numbers, the selection needs ${n * lanes}`, { where: this.path });

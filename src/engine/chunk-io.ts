@@ -39,6 +39,7 @@ export async function readChunkRegion(io: ChunkReader, key: string, chain: Codec
   }
   const size = plainSize(chain);
   if (size !== undefined && (await readPlainSpan(io, key, chain, job.projections, dst))) return;
+  if (await readFileOnWorker(io, key, chain, job.projections, dst)) return;
   if (size !== undefined && io.store.getInto) {
     // Uncompressed: read into a reused buffer and copy out; no allocation per chunk.
     const buffer = io.buffers.take(size);
@@ -109,6 +110,26 @@ async function readPlainSpan(io: ChunkReader, key: string, chain: CodecChain, ps
     stride: ps.map((p, d) => stride[d]! * p.step),
   };
   copyStrided(src, dst, ps.map((p) => p.count), dataType.lanes);
+  return true;
+}
+
+/**
+ * For stores over local files and a shared-memory result: a worker reads the file, decodes it and
+ * copies into the result, so both cores read, decode and take the result's page faults.
+ */
+async function readFileOnWorker(io: ChunkReader, key: string, chain: CodecChain, ps: readonly ChunkProjection[], dst: View): Promise<boolean> {
+  const { shape, dataType } = chain.spec;
+  if (!io.pool || !isShared(dst.data) || product(shape) * dataType.itemSize < MIN_OFFLOAD_BYTES) return false;
+  const file = io.store.localFile?.(key);
+  if (file === undefined) return false;
+  let found: boolean;
+  try {
+    found = await io.pool.decodeFileInto(chain, file, { view: dst, projections: ps });
+  } catch (err) {
+    if (isFloeError(err)) throw floeError(err.code, err.message, { where: key, cause: err });
+    throw err;
+  }
+  if (!found) fillRegion(dst, ps.map((p) => p.count), chain.spec.fillValue.memory, dataType.lanes);
   return true;
 }
 

@@ -16,7 +16,9 @@ export interface DecodeRequest {
   shape: readonly number[];
   dataType: string;
   fillValue: JsonValue;
-  bytes: Uint8Array;
+  /** The encoded chunk, or `file`: a local file the worker reads itself (both cores do I/O). */
+  bytes?: Uint8Array;
+  file?: string;
   /** When set, the worker copies the selected part straight into this shared-memory view. */
   target?: CopyTarget;
 }
@@ -28,11 +30,11 @@ export interface CopyTarget {
 }
 
 export type DecodeResponse =
-  | { id: number; ok: true; data?: NdArray['data']; shape?: number[]; stride?: number[] }
+  | { id: number; ok: true; data?: NdArray['data']; shape?: number[]; stride?: number[]; missing?: boolean }
   | { id: number; ok: false; code: string; message: string };
 
 interface Pending {
-  resolve: (a: NdArray) => void;
+  resolve: (a: NdArray & { missing?: boolean }) => void;
   reject: (e: unknown) => void;
   worker: WorkerSlot;
 }
@@ -62,25 +64,34 @@ export class DecodePool {
     await this.post(chain, bytes, target);
   }
 
-  private post(chain: CodecChain, bytes: Uint8Array, target: CopyTarget | undefined): Promise<NdArray> {
+  /**
+   * Reads a local file on a worker, decodes it and copies the selected part into `target`.
+   * Resolves false when the file does not exist (the caller fills with the fill value).
+   */
+  async decodeFileInto(chain: CodecChain, file: string, target: CopyTarget): Promise<boolean> {
+    const reply = await this.post(chain, { file }, target);
+    return !reply.missing;
+  }
+
+  private post(chain: CodecChain, source: Uint8Array | { file: string }, target: CopyTarget | undefined): Promise<NdArray & { missing?: boolean }> {
     const slot = this.pickSlot();
     const id = this.nextId++;
     // Transfer when the bytes own their buffer; otherwise copy, never detach someone else's.
-    const payload = ownsWholeBuffer(bytes) ? bytes : copyBytes(bytes);
+    const payload = source instanceof Uint8Array ? (ownsWholeBuffer(source) ? source : copyBytes(source)) : undefined;
     const request: DecodeRequest = {
       id,
       codecs: chain.toJSON() as unknown as JsonValue,
       shape: chain.spec.shape,
       dataType: chain.spec.dataType.name,
       fillValue: chain.spec.fillValue.json,
-      bytes: payload,
+      ...(payload ? { bytes: payload } : { file: (source as { file: string }).file }),
       ...(target ? { target } : {}),
     };
     slot.inFlight++;
     if (slot.inFlight === 1) slot.worker.ref();
-    return new Promise<NdArray>((resolve, reject) => {
+    return new Promise<NdArray & { missing?: boolean }>((resolve, reject) => {
       this.pending.set(id, { resolve, reject, worker: slot });
-      slot.worker.postMessage(request, [payload.buffer as ArrayBuffer]);
+      slot.worker.postMessage(request, payload ? [payload.buffer as ArrayBuffer] : []);
     });
   }
 
@@ -112,7 +123,7 @@ export class DecodePool {
     if (!p) return;
     this.pending.delete(msg.id);
     if (--p.worker.inFlight === 0) p.worker.worker.unref();
-    if (msg.ok) p.resolve({ data: msg.data ?? [], shape: msg.shape ?? [], stride: msg.stride ?? [] });
+    if (msg.ok) p.resolve({ data: msg.data ?? [], shape: msg.shape ?? [], stride: msg.stride ?? [], ...(msg.missing ? { missing: true } : {}) });
     else p.reject(floeError(msg.code as never, msg.message));
   }
 

@@ -1,4 +1,5 @@
 // Runs inside a decode worker: rebuild the codec chain (cached per configuration) and decode.
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { isFloeError } from '../errors.ts';
 import { copyTypedArray, ownsWholeBuffer } from '../format/bytes.ts';
@@ -27,25 +28,55 @@ function chainFor(req: DecodeRequest): CodecChain {
 }
 
 const scratch = new ScratchBuffer();
+let fileBuffer = new Uint8Array(0);
+
+/** Reads a whole local file into a reused buffer; undefined when it does not exist. */
+function readLocalFile(file: string): Uint8Array | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (fileBuffer.length < size) fileBuffer = new Uint8Array(size);
+    let done = 0;
+    while (done < size) {
+      const n = readSync(fd, fileBuffer, done, size - done, done);
+      if (n === 0) break;
+      done += n;
+    }
+    return fileBuffer.subarray(0, done);
+  } finally {
+    closeSync(fd);
+  }
+}
 
 parentPort!.on('message', (req: DecodeRequest) => {
   let reply: DecodeResponse;
   const transfer: ArrayBuffer[] = [];
   try {
     const chain = chainFor(req);
+    const bytes = req.file === undefined ? req.bytes! : readLocalFile(req.file);
+    if (bytes === undefined) {
+      parentPort!.postMessage({ id: req.id, ok: true, missing: true } satisfies DecodeResponse);
+      return;
+    }
     if (req.target) {
       // Shared output: decode into reused scratch, copy the selection out, reply empty.
-      chain.decodeRegion(req.bytes, req.target.projections, req.target.view, scratch);
+      chain.decodeRegion(bytes, req.target.projections, req.target.view, scratch);
       parentPort!.postMessage({ id: req.id, ok: true } satisfies DecodeResponse);
       return;
     }
-    const out = chain.decode(req.bytes);
+    const out = chain.decode(bytes);
     reply = { id: req.id, ok: true, data: out.data, shape: out.shape, stride: out.stride };
     if (!Array.isArray(out.data)) {
       // Transfer only a buffer the result owns whole: Buffer.allocUnsafe may hand out slices of
       // a shared pool, and a codec may keep internal buffers; those are copied instead.
       const d = out.data;
-      const data = ownsWholeBuffer(d) && d.buffer !== req.bytes.buffer ? d : copyTypedArray(d);
+      const data = ownsWholeBuffer(d) && d.buffer !== bytes.buffer && d.buffer !== fileBuffer.buffer ? d : copyTypedArray(d);
       reply = { id: req.id, ok: true, data, shape: out.shape, stride: out.stride };
       transfer.push(data.buffer as ArrayBuffer);
     }

@@ -24,6 +24,8 @@ export interface ZarrStore {
    */
   getInto?(key: string, target: Uint8Array): Promise<number | undefined>;
   getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[]): Promise<(Uint8Array | undefined)[]>;
+  /** Optional: the local file holding a value, for stores over local files (see ObjectStorage). */
+  localFile?(key: string): string | undefined;
   set(key: string, value: Uint8Array): Promise<void>;
   /** Writes `bytes` at `offset` of existing values (a read-modify-write on object storage). */
   setPartialValues(requests: readonly (readonly [string, number, Uint8Array])[]): Promise<void>;
@@ -77,6 +79,10 @@ export class StorageStore implements ZarrStore {
     const bytes = await this.get(key);
     if (bytes && bytes.length <= target.length) target.set(bytes);
     return bytes?.length;
+  }
+
+  localFile(key: string): string | undefined {
+    return this.storage.localFile?.(this.full(key));
   }
 
   getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[]): Promise<(Uint8Array | undefined)[]> {

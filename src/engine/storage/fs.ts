@@ -57,6 +57,10 @@ export class FsStorage implements ObjectStorage {
     }
   }
 
+  localFile(key: string): string {
+    return this.pathOf(key);
+  }
+
   async readInto(key: string, target: Uint8Array, range?: ByteRange): Promise<number | null> {
     const file = this.pathOf(key);
     if (range) validateRange(range, key);

@@ -53,6 +53,12 @@ export interface ObjectStorage {
    * length having read nothing. `null` when the key does not exist.
    */
   readInto?(key: string, target: Uint8Array, range?: ByteRange): Promise<number | null>;
+  /**
+   * Optional, for backends whose objects are plain local files: the file holding `key`, so a
+   * worker thread can read it itself. Objects are never modified in place, so a reader that
+   * opens the file sees one whole version.
+   */
+  localFile?(key: string): string;
   head(key: string): Promise<ObjectInfo | null>;
   /** Failed preconditions throw FloeError 'PRECONDITION_FAILED'; nothing is written then. */
   put(key: string, bytes: Uint8Array, options?: PutOptions): Promise<{ version: VersionToken }>;
