@@ -5,7 +5,7 @@
 // plain `node` process (~0.3 s of CPU) instead of a TypeScript loader (~0.6 s); the S3 backend
 // (and its SDK, ~0.35 s to load) stays out of the bundle.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +31,11 @@ beforeAll(async () => {
 afterAll(() => {
   rmSync(scratch, { recursive: true, force: true });
   rmSync(bundleDir, { recursive: true, force: true });
+  try {
+    rmdirSync(path.dirname(bundleDir)); // only if no other run's bundle is still there
+  } catch {
+    // not empty: another test run is using it
+  }
 });
 
 /** xorshift: reproducible trial plans (the seed is printed on failure). */
