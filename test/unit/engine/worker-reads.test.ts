@@ -13,7 +13,7 @@ import { isFloeError } from '../../../src/errors.ts';
 const dir = mkdtempSync(path.join(tmpdir(), 'floe-worker-reads-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const N = 1024;
+const N = 2048; // 16 MiB: reads of 8 MiB and more use the worker pool
 const values = Float32Array.from({ length: N * N }, (_, i) => Math.sin(i / 977) * 50 + (i % 13));
 const layouts = {
   plain: [{ name: 'bytes', configuration: { endian: 'little' } }],
@@ -29,11 +29,11 @@ describe('worker reads from a directory store', () => {
   for (const [name, codecs] of Object.entries(layouts)) {
     it(`reads ${name} chunks on workers with the same values as inline, fill where missing`, async () => {
       const store = openStore(path.join(dir, `${name}.zarr`));
-      const a = await ZarrArray.create(store, '/a', { shape: [N, N], chunkShape: [512, 512], dataType: 'float32', fillValue: -7, codecs });
+      const a = await ZarrArray.create(store, '/a', { shape: [N, N], chunkShape: [1024, 1024], dataType: 'float32', fillValue: -7, codecs });
       await a.set(undefined, values);
-      await a.set([slice(512, 1024), slice(0, 512)], -7); // a whole chunk of fill: erased
+      await a.set([slice(1024, 2048), slice(0, 1024)], -7); // a whole chunk of fill: erased
       const expected = values.slice();
-      for (let r = 512; r < 1024; r++) expected.fill(-7, r * N, r * N + 512);
+      for (let r = 1024; r < 2048; r++) expected.fill(-7, r * N, r * N + 1024);
       const viaWorkers = await a.get();
       expect(viaWorkers.data.buffer).toBeInstanceOf(SharedArrayBuffer); // the worker path was taken
       expect(Buffer.from((viaWorkers.data as Float32Array).buffer).equals(Buffer.from(expected.buffer))).toBe(true);
@@ -44,7 +44,7 @@ describe('worker reads from a directory store', () => {
 
   it('names the chunk key when a worker finds a corrupt chunk', async () => {
     const root = path.join(dir, 'corrupt.zarr');
-    const a = await ZarrArray.create(openStore(root), '/a', { shape: [N, N], chunkShape: [512, 512], dataType: 'float32', codecs: layouts.zstd });
+    const a = await ZarrArray.create(openStore(root), '/a', { shape: [N, N], chunkShape: [1024, 1024], dataType: 'float32', codecs: layouts.zstd });
     await a.set(undefined, values);
     writeFileSync(path.join(root, 'a', 'c', '0', '1'), Buffer.from('not a zstd frame at all'));
     const err = await a.get().catch((e: unknown) => e);
