@@ -23,11 +23,15 @@ export { MemoryStorage } from './engine/storage/memory.ts';
 export type { ObjectStorage, ByteRange, ObjectInfo, PutOptions, GetResult } from './engine/storage/types.ts';
 
 // Versioned repositories (Icechunk): the names mirror @earthmover/icechunk's JS API.
-export { Repository, Storage, Session, SessionStore, ChangeSet } from './txn/index.ts';
+export {
+  Repository, Storage, Session, SessionStore, ChangeSet, GarbageCollection,
+  BasicConflictSolver, CallbackConflictSolver, ConflictDetector, ConflictError, CONFLICT_TYPES, VersionSelection, isConflictError,
+} from './txn/index.ts';
 export type {
   RepositoryOptions, ReadonlySessionOptions, VersionOptions, DiffOptions, FeatureFlag, S3Credentials,
   S3StorageConstructorOptions, CommitOptions, RepositoryConfig, VirtualChunkContainer, DiffResult,
-  SnapshotDescription,
+  SnapshotDescription, Conflict, ConflictType, ConflictSolver, ConflictCallback, BasicConflictSolverOptions,
+  ForkJSON, RetryBackoff, ExpireOptions, ExpireResult, GcOptions, GcSummary, GcBudget, GcCursor, OpsLogItem,
 } from './txn/index.ts';
 
 // Declarative queries: a typed builder, a planner with explain(), and an HTTP endpoint.

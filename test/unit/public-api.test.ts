@@ -7,7 +7,8 @@ describe('public API', () => {
   it('exports exactly the documented runtime names', () => {
     expect(Object.keys(floe).sort()).toEqual(
       [
-        'ChangeSet', 'ERROR_CODES', 'FloeError', 'MemoryStorage', 'Repository', 'Session', 'SessionStore',
+        'BasicConflictSolver', 'CONFLICT_TYPES', 'CallbackConflictSolver', 'ChangeSet', 'ConflictDetector', 'ConflictError',
+        'GarbageCollection', 'VersionSelection', 'isConflictError', 'ERROR_CODES', 'FloeError', 'MemoryStorage', 'Repository', 'Session', 'SessionStore',
         'ReadCaches', 'Storage', 'V1Array', 'convertV1ToV3', 'StorageStore', 'ZarrArray', 'ZarrGroup', 'createQueryServer', 'formatPlan', 'query',
         'createArray', 'createGroup', 'get', 'isFloeError', 'openArray', 'openGroup', 'openNode',
         'openStore', 'set', 'slice',

@@ -35,7 +35,7 @@ describe('worker reads from a directory store', () => {
       const expected = values.slice();
       for (let r = 1024; r < 2048; r++) expected.fill(-7, r * N, r * N + 1024);
       const viaWorkers = await a.get();
-      expect(viaWorkers.data.buffer).toBeInstanceOf(SharedArrayBuffer); // the worker path was taken
+      expect((viaWorkers.data as Float32Array).buffer).toBeInstanceOf(SharedArrayBuffer); // the worker path was taken
       expect(Buffer.from((viaWorkers.data as Float32Array).buffer).equals(Buffer.from(expected.buffer))).toBe(true);
       const inline = await a.get(undefined, { decodePool: false });
       expect(Buffer.from((inline.data as Float32Array).buffer).equals(Buffer.from(expected.buffer))).toBe(true);
