@@ -1,8 +1,8 @@
 // A per-key lock for the filesystem backend, shared by every OS process using the same root.
-// The lock is a file created with O_CREAT|O_EXCL next to the object (`.floe-lock.<name>`), so
-// exactly one process holds it. A holder that died leaves its file behind: a waiter breaks such a
+// The lock is a file hard-linked into place next to the object (`.floe-lock.<name>`), so exactly
+// one process holds it and it always names its owner. A holder that died leaves its file behind: a waiter breaks such a
 // lock when the holder's pid is gone (same host) or the lock is older than `staleMs`.
-import { closeSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, constants } from 'node:fs';
+import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, constants } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { floeError } from '../../errors.ts';
@@ -30,20 +30,32 @@ function isErrno(err: unknown, ...codes: string[]): boolean {
   return typeof err === 'object' && err !== null && codes.includes((err as { code?: string }).code ?? '');
 }
 
+/**
+ * Takes the lock with its owner already inside: the owner is written to a private file first and
+ * then hard-linked to the lock name (atomic, fails if the lock exists). A holder killed at any
+ * point therefore never leaves a lock without an owner, which waiters could only break by age.
+ */
 function tryCreate(lockPath: string, owner: LockOwner): boolean {
-  let fd: number;
-  try {
-    fd = openSync(lockPath, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o644);
-  } catch (err) {
-    if (isErrno(err, 'EEXIST')) return false;
-    throw err;
-  }
+  const draft = `${lockPath}.draft-${owner.nonce}`;
+  const fd = openSync(draft, constants.O_CREAT | constants.O_TRUNC | constants.O_WRONLY, 0o644);
   try {
     writeSync(fd, JSON.stringify(owner));
   } finally {
     closeSync(fd);
   }
-  return true;
+  try {
+    linkSync(draft, lockPath);
+    return true;
+  } catch (err) {
+    if (isErrno(err, 'EEXIST')) return false;
+    throw err;
+  } finally {
+    try {
+      unlinkSync(draft);
+    } catch {
+      // already gone
+    }
+  }
 }
 
 function readOwner(path: string): LockOwner | null {
@@ -51,7 +63,7 @@ function readOwner(path: string): LockOwner | null {
     const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
     return parsed as LockOwner;
   } catch {
-    return null; // missing, or created but not yet written
+    return null; // missing, or unreadable
   }
 }
 
