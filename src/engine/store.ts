@@ -148,3 +148,40 @@ export class StorageStore implements ZarrStore {
     if (this.readOnly) throw floeError('READ_ONLY', `cannot modify ${JSON.stringify(key)}: the store is read-only`, { where: key });
   }
 }
+
+/**
+ * Base for stores that only read (views, wrappers): every write is refused with READ_ONLY, so
+ * subclasses implement only the read half of the contract.
+ */
+export abstract class ReadOnlyZarrStore implements ZarrStore {
+  readonly readOnly = true;
+
+  abstract get(key: string): Promise<Uint8Array | undefined>;
+  abstract getRange(key: string, range: ByteRange): Promise<Uint8Array | undefined>;
+  abstract getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[]): Promise<(Uint8Array | undefined)[]>;
+  abstract list(): AsyncIterable<string>;
+  abstract listPrefix(prefix: string): AsyncIterable<string>;
+  abstract listDir(prefix: string): Promise<ListDir>;
+
+  set(key: string): Promise<void> {
+    return this.refuse(key);
+  }
+  setPartialValues(): Promise<void> {
+    return this.refuse('(partial values)');
+  }
+  erase(key: string): Promise<void> {
+    return this.refuse(key);
+  }
+  eraseValues(): Promise<void> {
+    return this.refuse('(values)');
+  }
+  erasePrefix(prefix: string): Promise<void> {
+    return this.refuse(prefix);
+  }
+
+  /** The refusal; override to say which kind of store this is. */
+  protected refuse(key: string): Promise<never> {
+    return Promise.reject(floeError('READ_ONLY', `this store is read-only; cannot modify ${JSON.stringify(key)}`, { where: key }));
+  }
+}
+

@@ -1,7 +1,7 @@
 // Counts every request a query makes, by purpose, so explain's expectations and execute's
 // report can be compared. A read-only ZarrStore wrapper: one Meter, one view per purpose.
 import { floeError } from '../errors.ts';
-import type { ByteRange, ListDir, ZarrStore } from '../engine/store.ts';
+import { ReadOnlyZarrStore, type ByteRange, type ListDir, type ZarrStore } from '../engine/store.ts';
 
 export const FETCH_PURPOSES = ['metadata', 'coordinates', 'shardIndex', 'data', 'unplanned'] as const;
 export type FetchPurpose = (typeof FETCH_PURPOSES)[number];
@@ -42,10 +42,11 @@ export function totalCount(counts: FetchCounts): FetchCount {
   return FETCH_PURPOSES.reduce((t, p) => ({ requests: t.requests + counts[p].requests, bytes: t.bytes + counts[p].bytes }), { requests: 0, bytes: 0 });
 }
 
-class MeteredStore implements ZarrStore {
-  readonly readOnly = true;
+class MeteredStore extends ReadOnlyZarrStore {
 
-  constructor(private readonly meter: Meter, private readonly purpose: FetchPurpose) {}
+  constructor(private readonly meter: Meter, private readonly purpose: FetchPurpose) {
+    super();
+  }
 
   async get(key: string): Promise<Uint8Array | undefined> {
     const bytes = await this.meter.inner.get(key);
@@ -75,20 +76,8 @@ class MeteredStore implements ZarrStore {
     return this.meter.inner.listDir(prefix);
   }
 
-  set(key: string): Promise<void> {
+  protected override refuse(key: string): Promise<never> {
     return readOnly(key);
-  }
-  setPartialValues(): Promise<void> {
-    return readOnly('(partial values)');
-  }
-  erase(key: string): Promise<void> {
-    return readOnly(key);
-  }
-  eraseValues(): Promise<void> {
-    return readOnly('(values)');
-  }
-  erasePrefix(prefix: string): Promise<void> {
-    return readOnly(prefix);
   }
 }
 

@@ -2,14 +2,15 @@
 // plan predicted from bytes already fetched (whole objects, shard indexes, coalesced spans), so
 // the engine's own chunk reader and decoders run unchanged. A request the plan did not predict
 // falls through to the real store and is counted as `unplanned`: the tests require none.
-import type { ByteRange, ListDir, ZarrStore } from '../../engine/store.ts';
+import { ReadOnlyZarrStore, type ByteRange, type ListDir, type ZarrStore } from '../../engine/store.ts';
 import type { Prefetched } from '../plan/fetch-pass.ts';
 import { readOnly } from '../metered-store.ts';
 
-export class PlannedStore implements ZarrStore {
-  readonly readOnly = true;
+export class PlannedStore extends ReadOnlyZarrStore {
 
-  constructor(private readonly bytes: Prefetched, private readonly fallback: ZarrStore) {}
+  constructor(private readonly bytes: Prefetched, private readonly fallback: ZarrStore) {
+    super();
+  }
 
   async get(key: string): Promise<Uint8Array | undefined> {
     const whole = this.bytes.whole.get(key);
@@ -55,20 +56,9 @@ export class PlannedStore implements ZarrStore {
   listDir(prefix: string): Promise<ListDir> {
     return this.fallback.listDir(prefix);
   }
-  set(key: string): Promise<void> {
+
+  protected override refuse(key: string): Promise<never> {
     return readOnly(key);
-  }
-  setPartialValues(): Promise<void> {
-    return readOnly('(partial values)');
-  }
-  erase(key: string): Promise<void> {
-    return readOnly(key);
-  }
-  eraseValues(): Promise<void> {
-    return readOnly('(values)');
-  }
-  erasePrefix(prefix: string): Promise<void> {
-    return readOnly(prefix);
   }
 }
 
