@@ -6,9 +6,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ZarrArray } from '../../src/engine/array.ts';
-import { slice, type Selection } from '../../src/engine/selection.ts';
 import { MemoryStorage } from '../../src/engine/storage/memory.ts';
 import { StorageStore } from '../../src/engine/store.ts';
+import { toFloeSelection } from '../../src/testing/adapters/floe-array.ts';
+import { selectionItemArb } from '../../src/testing/arbitraries/selections.ts';
 import type { CodecMetadata } from '../../src/format/codecs/types.ts';
 import { ModelArray, resolveSelection, resultShapeOf, type ModelItem } from '../support/model-array.ts';
 
@@ -35,17 +36,6 @@ function chains(dtype: Dtype, inner: number[]): CodecMetadata[][] {
 const text = fc.oneof(fc.constant(''), fc.string({ unit: 'grapheme', maxLength: 6 }), fc.constantFrom('☃', '𝄞x', 'naïve', 'a\u0000b'));
 const bytes = fc.uint8Array({ maxLength: 6 }).map((b) => Buffer.from(b).toString('hex'));
 
-const itemArb = (n: number): fc.Arbitrary<ModelItem> => fc.oneof(
-  fc.record({ kind: fc.constant('all' as const) }),
-  // An integer index needs a non-empty dimension (a filter that always fails would spin forever).
-  ...(n > 0 ? [fc.record({ kind: fc.constant('index' as const), i: fc.integer({ min: -n, max: n - 1 }) })] : []),
-  fc.record({
-    kind: fc.constant('slice' as const),
-    start: fc.option(fc.integer({ min: -n - 1, max: n + 1 })),
-    stop: fc.option(fc.integer({ min: -n - 1, max: n + 1 })),
-    step: fc.option(fc.integer({ min: -3, max: 3 }).filter((s) => s !== 0)),
-  }),
-);
 
 const caseArb = fc
   .record({
@@ -63,14 +53,11 @@ const caseArb = fc
       c: fc.constant(c),
       shape: fc.constant(shape),
       fill: value,
-      writes: fc.array(fc.record({ sel: fc.tuple(...shape.map((n) => itemArb(n))), values: fc.array(value, { minLength: 1, maxLength: 400 }) }), { maxLength: 4 }),
-      read: fc.tuple(...shape.map((n) => itemArb(n))),
+      writes: fc.array(fc.record({ sel: fc.tuple(...shape.map((n) => selectionItemArb(n, { outOfBounds: false }))), values: fc.array(value, { minLength: 1, maxLength: 400 }) }), { maxLength: 4 }),
+      read: fc.tuple(...shape.map((n) => selectionItemArb(n, { outOfBounds: false }))),
     });
   });
 
-function toSelection(items: readonly ModelItem[]): Selection {
-  return items.map((it) => (it.kind === 'all' ? null : it.kind === 'index' ? it.i : it.kind === 'slice' ? slice(it.start, it.stop, it.step) : '...'));
-}
 
 const fromHex = (h: string) => new Uint8Array(Buffer.from(h, 'hex'));
 const toModel = (data: unknown[]) => data.map((v) => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : (v as string)));
@@ -93,13 +80,13 @@ describe('variable-length arrays against the model', () => {
           const n = dims.reduce((a, d) => a * d.indices.length, 1);
           const values = Array.from({ length: n }, (_, i) => w.values[i % w.values.length]!);
           model.write(dims, values, false);
-          await array.set(toSelection(w.sel), text ? values : values.map(fromHex));
+          await array.set(toFloeSelection(w.sel), text ? values : values.map(fromHex));
         }
         const reopened = await ZarrArray.open(store, '/v');
         const all = await reopened.get();
         expect(toModel(all.data as unknown[])).toEqual(model.read(resolveSelection([], shape)));
         const dims = resolveSelection(read, shape);
-        const part = await reopened.get(toSelection(read));
+        const part = await reopened.get(toFloeSelection(read));
         expect(part.shape).toEqual(resultShapeOf(dims));
         expect(toModel(part.data as unknown[])).toEqual(model.read(dims));
         // Chunks left all-fill are not stored.

@@ -17,6 +17,7 @@ import { chunkKey, parseChunkKey } from '../../src/format/zarr/chunk-keys.ts';
 import type { ArrayData } from '../../src/format/zarr/data-types.ts';
 import { createArrayMetadata, encodeNodeMetadata, parseNodeMetadata, type ArrayMetadata } from '../../src/format/zarr/metadata.ts';
 import type { NdArray } from '../../src/format/zarr/ndarray.ts';
+import { toFloeSelection } from '../../src/testing/adapters/floe-array.ts';
 import { arrayCaseArb, type ArrayCase } from '../../src/testing/arbitraries/array-metadata.ts';
 import { arrayOpsArb, type ArrayOp } from '../../src/testing/arbitraries/array-ops.ts';
 import { randomElements, randomScalar } from '../../src/testing/arbitraries/chunk-data.ts';
@@ -31,8 +32,6 @@ type Op = ArrayOp;
 const configArb = arrayCaseArb();
 const opsArb = (shape: readonly number[]) => arrayOpsArb(shape);
 
-const toSelection = (items: readonly ModelItem[]): Selection =>
-  items.map((it): SelectionItem => (it.kind === 'index' ? it.i : it.kind === 'all' ? null : it.kind === 'ellipsis' ? '...' : slice(it.start, it.stop, it.step)));
 
 /** The C-ordered values as an NdArray with Fortran-order strides (a strided write source). */
 function fortranOrder(d: Dtype, shape: readonly number[], values: Uint8Array | string[]): NdArray {
@@ -75,7 +74,7 @@ async function runCase(config: Config, ops: readonly Op[]): Promise<void> {
   for (const op of ops) {
     const dims = resolveOrUndefined(op.selection, shape);
     if (!dims) {
-      await expectRefused(op.kind === 'read' ? array.get(toSelection(op.selection)) : array.set(toSelection(op.selection), 0));
+      await expectRefused(op.kind === 'read' ? array.get(toFloeSelection(op.selection)) : array.set(toFloeSelection(op.selection), 0));
       continue;
     }
     const outShape = resultShapeOf(dims);
@@ -83,7 +82,7 @@ async function runCase(config: Config, ops: readonly Op[]): Promise<void> {
     if (op.kind === 'read') {
       const lanes = d.kind === 'string' ? 1 : d.memBytes / d.laneBytes;
       const out = op.useOut ? toArrayData(d, d.kind === 'string' ? new Array<string>(n).fill('?') : new Uint8Array(n * d.memBytes).fill(0xa5)) : undefined;
-      const got = await array.get(toSelection(op.selection), out ? { out } : {});
+      const got = await array.get(toFloeSelection(op.selection), out ? { out } : {});
       if (out) expect(got.data).toBe(out);
       expect(got.data.length).toBe(n * lanes);
       expectSame(got, outShape, model.read(dims));
@@ -91,13 +90,13 @@ async function runCase(config: Config, ops: readonly Op[]): Promise<void> {
     }
     const scalar = op.form === 'scalar' ? randomScalar(d, op.seed) : undefined;
     if (scalar) {
-      await array.set(toSelection(op.selection), scalar.value);
+      await array.set(toFloeSelection(op.selection), scalar.value);
       model.write(dims, scalar.memory, true);
       continue;
     }
     const values = randomElements(d, fill.memory, n, op.seed);
     const source: WriteValue = op.form === 'fortran' ? fortranOrder(d, outShape, values) : toArrayData(d, values);
-    await array.set(toSelection(op.selection), source);
+    await array.set(toFloeSelection(op.selection), source);
     model.write(dims, values, false);
   }
   expectSame(await array.get(), shape, model.read(resolveSelection([], shape)));

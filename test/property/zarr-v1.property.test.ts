@@ -6,9 +6,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ZarrArray } from '../../src/engine/array.ts';
 import { convertV1ToV3 } from '../../src/engine/convert.ts';
-import { slice, type Selection } from '../../src/engine/selection.ts';
 import { MemoryStorage } from '../../src/engine/storage/memory.ts';
 import { StorageStore } from '../../src/engine/store.ts';
+import { toFloeSelection } from '../../src/testing/adapters/floe-array.ts';
+import { selectionItemArb } from '../../src/testing/arbitraries/selections.ts';
 import { V1Array } from '../../src/engine/v1-array.ts';
 import type { ArrayData } from '../../src/format/zarr/data-types.ts';
 import { ModelArray, resolveSelection, type ModelItem } from '../support/model-array.ts';
@@ -32,16 +33,6 @@ const DTYPES: Dt[] = [
 ];
 const COMPRESSORS: [string, unknown][] = [['none', null], ['zlib', 1], ['gzip', 5], ['bz2', 1], ['lzma', null], ['blosc', { cname: 'lz4', clevel: 5, shuffle: 1 }], ['blosc', { cname: 'zstd', clevel: 1, shuffle: 2 }]];
 
-const itemArb = (n: number): fc.Arbitrary<ModelItem> => fc.oneof(
-  fc.record({ kind: fc.constant('all' as const) }),
-  ...(n > 0 ? [fc.record({ kind: fc.constant('index' as const), i: fc.integer({ min: -n, max: n - 1 }) })] : []),
-  fc.record({
-    kind: fc.constant('slice' as const),
-    start: fc.option(fc.integer({ min: -n - 1, max: n + 1 })),
-    stop: fc.option(fc.integer({ min: -n - 1, max: n + 1 })),
-    step: fc.option(fc.integer({ min: -3, max: 3 }).filter((s) => s !== 0)),
-  }),
-);
 
 const caseArb = fc
   .record({
@@ -56,12 +47,9 @@ const caseArb = fc
   .chain((c) => fc.record({
     c: fc.constant(c),
     fill: c.dt.fill,
-    writes: fc.array(fc.tuple(...c.shape.map((n) => itemArb(n))), { maxLength: 4 }),
+    writes: fc.array(fc.tuple(...c.shape.map((n) => selectionItemArb(n, { outOfBounds: false }))), { maxLength: 4 }),
   }));
 
-function toSelection(items: readonly ModelItem[]): Selection {
-  return items.map((it) => (it.kind === 'all' ? null : it.kind === 'index' ? it.i : it.kind === 'slice' ? slice(it.start, it.stop, it.step) : '...'));
-}
 
 function randomBytes(n: number, seed: number): Uint8Array {
   const out = new Uint8Array(n);
@@ -96,7 +84,7 @@ describe('Zarr v1 arrays against the model', () => {
           const n = dims.reduce((a, d) => a * d.indices.length, 1);
           const data = dt.make(randomBytes(n * dt.mem, seed++));
           model.write(dims, bytesOf(data), false);
-          await v1.set(toSelection(sel), data);
+          await v1.set(toFloeSelection(sel), data);
         }
         const expected = model.read(resolveSelection([], c.shape));
         const reopened = await V1Array.open(src);
