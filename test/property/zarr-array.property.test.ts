@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ZarrArray, type WriteValue } from '../../src/engine/array.ts';
-import { normalizeSelection, slice, type Selection, type SelectionItem } from '../../src/engine/selection.ts';
+import { normalizeSelection, slice } from '../../src/engine/selection.ts';
 import { MemoryStorage } from '../../src/engine/storage/memory.ts';
 import { StorageStore } from '../../src/engine/store.ts';
 import { isFloeError } from '../../src/errors.ts';
