@@ -1,6 +1,6 @@
 // Low-level file steps of the filesystem backend: version tokens from stat, temp files written
 // and fsynced beside their target, directory fsyncs, and positioned reads into right-sized buffers.
-import { closeSync, constants, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, type BigIntStats } from 'node:fs';
+import { closeSync, constants, fstatSync, fsyncSync, futimesSync, lstatSync, mkdirSync, openSync, readSync, unlinkSync, writeSync, type BigIntStats } from 'node:fs';
 import { open, utimes } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -65,6 +65,46 @@ export async function writeTempFile(file: string, bytes: Uint8Array, durable: bo
       await handle.close();
     }
     return temp;
+  }
+}
+
+/**
+ * Synchronous `writeTempFile` for a new object: the temp file also gets its fresh mtime (see
+ * `stampMtime`) before the fsync, and its stats are returned (the version token it will carry).
+ */
+export function writeStampedTempFileSync(file: string, bytes: Uint8Array, durable: boolean): { temp: string; stats: BigIntStats } {
+  const dir = path.dirname(file);
+  // A concurrent delete may remove an emptied parent directory between mkdir and open: retry.
+  for (let attempt = 0; ; attempt++) {
+    const temp = tempPathBeside(file);
+    let fd: number;
+    try {
+      fd = openSync(temp, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o644);
+    } catch (err) {
+      if (isErrno(err, 'ENOENT') && attempt < 5) {
+        mkdirSync(dir, { recursive: true }); // the common case (directory exists) skips this
+        continue;
+      }
+      throw err;
+    }
+    try {
+      let written = 0;
+      while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+      const seconds = Math.floor(Date.now()) / 1000 + Math.random() / 1000;
+      futimesSync(fd, seconds, seconds);
+      if (durable) fsyncSync(fd);
+      const stats = fstatSync(fd, { bigint: true });
+      closeSync(fd);
+      return { temp, stats };
+    } catch (err) {
+      closeSync(fd);
+      try {
+        unlinkSync(temp);
+      } catch {
+        // gone already
+      }
+      throw err;
+    }
   }
 }
 

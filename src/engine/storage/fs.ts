@@ -13,7 +13,7 @@ import { floeError } from '../../errors.ts';
 import { withFileLock, type FileLockOptions } from './fs-lock.ts';
 import {
   RESERVED_PREFIX, fsyncDirectory, isErrno, lockPathOf, lstatOrNull, openRegularFile, readRange, readRangeInto,
-  stampMtime, versionOf, writeTempFile,
+  stampMtime, versionOf, writeStampedTempFileSync, writeTempFile,
 } from './fs-files.ts';
 import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
 import { compareKeys } from './memory.ts';
@@ -83,9 +83,9 @@ export class FsStorage implements ObjectStorage {
   async put(key: string, bytes: Uint8Array, options?: PutOptions): Promise<{ version: VersionToken }> {
     const file = this.pathOf(key);
     validatePutOptions(options, key);
+    if (options?.ifNoneMatch === '*') return this.createOnly(key, file, bytes);
     const temp = await this.writeTemp(key, file, bytes);
     try {
-      if (options?.ifNoneMatch === '*') return await this.createExclusive(key, file, temp);
       return await this.replaceLocked(key, file, temp, options);
     } catch (err) {
       unlinkQuietly(temp);
@@ -215,18 +215,31 @@ export class FsStorage implements ObjectStorage {
     }
   }
 
-  /** `link` fails if the name exists, so of racing creators exactly one succeeds. */
-  private async createExclusive(key: string, file: string, temp: string): Promise<{ version: VersionToken }> {
-    await stampMtime(temp, undefined);
-    const stats = lstatOrNull(temp);
-    if (!stats) throw floeError('STORAGE_ERROR', `temp file for ${JSON.stringify(key)} vanished`, { where: key });
+  /**
+   * Create-only write, all synchronous (one event-loop turn, no thread-pool round trips): a temp
+   * file written, stamped, fsynced when durable, then `link`ed to the name, which fails if the
+   * name exists, so of racing creators exactly one succeeds and the object never shows partly.
+   */
+  private createOnly(key: string, file: string, bytes: Uint8Array): { version: VersionToken } {
+    let temp: string;
+    let stats: BigIntStats;
+    try {
+      ({ temp, stats } = writeStampedTempFileSync(file, bytes, this.durable));
+    } catch (err) {
+      this.removeEmptyParents(path.dirname(file));
+      if (isErrno(err, 'ENOTDIR', 'EEXIST')) throw conflictWithObject(key, err);
+      throw floeError('STORAGE_ERROR', `cannot write ${JSON.stringify(key)} under ${this.root}`, { where: key, cause: err });
+    }
     try {
       linkSync(temp, file);
     } catch (err) {
+      unlinkQuietly(temp);
+      this.removeEmptyParents(path.dirname(file)); // a refused write leaves no directory behind
       if (!isErrno(err, 'EEXIST')) throw floeError('STORAGE_ERROR', `cannot create ${JSON.stringify(key)}`, { where: key, cause: err });
       if (lstatOrNull(file)?.isDirectory()) throw conflictWithObject(key, err);
       throw preconditionFailed(key, 'the object already exists (ifNoneMatch: *)');
     }
+    unlinkQuietly(temp);
     if (this.durable) fsyncDirectory(path.dirname(file));
     return { version: versionOf(stats) };
   }
