@@ -1,10 +1,11 @@
 // Zarr v1 `zlib` compressor (and its alias `gzip`, which in v1 means the same zlib stream,
 // RFC 1950). compression_opts is the integer level (-1 = zlib's default, 0-9); null means 1,
-// zarr v1's default. Decoding also accepts a gzip header (node's unzip sniffs it), so chunks
-// written by a numcodecs GZip compressor under the alias still read.
-import { deflateSync, unzipSync } from 'node:zlib';
+// zarr v1's default. Decoding also accepts a gzip header (the backend sniffs it), so chunks
+// written by a numcodecs GZip compressor under the alias still read. Streams come from
+// deflate-backend.ts (node:zlib, or fflate where the runtime lacks it).
 import type { BytesToBytesCodec } from './types.ts';
 import { decodingGuard, invalidConfig } from './bytes-codec-support.ts';
+import { deflateBackend } from './deflate-backend.ts';
 
 export const ZLIB_DEFAULT_LEVEL = 1;
 
@@ -13,8 +14,8 @@ export function zlibCompressor(name: 'zlib' | 'gzip', compressionOpts: unknown):
   return {
     kind: 'bytes_to_bytes',
     name,
-    encode: (data) => deflateSync(data, { level }),
-    decode: (data) => decodingGuard(name, () => unzipSync(data)),
+    encode: (data) => deflateBackend.zlib(data, level),
+    decode: (data) => decodingGuard(name, () => deflateBackend.unzip(data)),
     toJSON: () => ({ name, configuration: { level } }),
   };
 }

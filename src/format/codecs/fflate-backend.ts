@@ -1,0 +1,96 @@
+// The pure-JS deflate backend (fflate) for runtimes without node:zlib. fflate's one-shot gunzip
+// reads a single member and trusts its trailer; this one reads every member of the stream and
+// checks each CRC32 and size, and checks zlib's Adler-32, so it refuses what node:zlib refuses.
+import { Gunzip, gzipSync, unzlibSync, zlibSync } from 'fflate';
+import type { DeflateBackend } from './deflate-backend.ts';
+import { corrupt } from './bytes-codec-support.ts';
+
+const NAME = 'gzip';
+const TRAILER = 8;
+/** Header (10) + the smallest deflate stream (2) + trailer (8). */
+const SMALLEST_MEMBER = 20;
+type Level = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
+
+export const fflateBackend: DeflateBackend = {
+  name: 'fflate',
+  // mtime 0: no timestamp, like node:zlib, so equal input gives equal bytes.
+  gzip: (data, level) => gzipSync(data, { level: level as Level, mtime: 0 }),
+  gunzip,
+  zlib: (data, level) => zlibSync(data, { level: (level === -1 ? 6 : level) as Level }),
+  unzip: (data) => (data[0] === 0x1f && data[1] === 0x8b ? gunzip(data) : unzlib(data)),
+};
+
+function gunzip(data: Uint8Array): Uint8Array {
+  if (data.length < SMALLEST_MEMBER) throw corrupt(NAME, `${data.length} bytes cannot hold a gzip member`);
+  const parts: Uint8Array[] = [];
+  const starts = [0];
+  const stream = new Gunzip((chunk) => parts.push(chunk));
+  stream.onmember = (offset) => starts.push(offset);
+  stream.push(data, true);
+  const out = concat(parts);
+  checkMembers(data, starts, out);
+  return out;
+}
+
+/** Each member's trailer ends where the next member starts (the last one at the end of the data). */
+function checkMembers(data: Uint8Array, starts: readonly number[], out: Uint8Array): void {
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  let produced = 0;
+  starts.forEach((start, i) => {
+    const end = starts[i + 1] ?? data.length;
+    if (end - start < SMALLEST_MEMBER) throw corrupt(NAME, `gzip member at byte ${start} is truncated`);
+    const size = view.getUint32(end - 4, true);
+    const member = out.subarray(produced, produced + size);
+    if (member.length !== size) throw corrupt(NAME, `gzip member at byte ${start} decodes to fewer bytes than its trailer records`);
+    if (crc32(member) !== view.getUint32(end - TRAILER, true)) throw corrupt(NAME, `gzip member at byte ${start} fails its CRC32 check`);
+    produced += size;
+  });
+  if (produced !== out.length) throw corrupt(NAME, 'the gzip stream decodes to more bytes than its trailers record');
+}
+
+function unzlib(data: Uint8Array): Uint8Array {
+  const out = unzlibSync(data);
+  const stored = new DataView(data.buffer, data.byteOffset, data.byteLength).getUint32(data.length - 4, false);
+  if (adler32(out) !== stored) throw corrupt('zlib', 'the zlib stream fails its Adler-32 check');
+  return out;
+}
+
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+const CRC_TABLE = Uint32Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+
+/** CRC-32 (IEEE, as gzip uses); pure JS because this backend runs where native modules may not. */
+export function crc32(data: Uint8Array): number {
+  let c = 0xffffffff;
+  for (let i = 0; i < data.length; i++) c = CRC_TABLE[(c ^ data[i]!) & 255]! ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+function adler32(data: Uint8Array): number {
+  let a = 1;
+  let b = 0;
+  // 5552 bytes is the longest run before b can overflow 2^32 (zlib's NMAX).
+  for (let i = 0; i < data.length; i += 5552) {
+    const end = Math.min(i + 5552, data.length);
+    for (let j = i; j < end; j++) {
+      a += data[j]!;
+      b += a;
+    }
+    a %= 65521;
+    b %= 65521;
+  }
+  return ((b << 16) | a) >>> 0;
+}
