@@ -52,8 +52,13 @@ export interface GcSummary {
 export interface GcOptions {
   /** Count and list, delete nothing, write nothing. Default false. */
   dryRun?: boolean;
-  /** Delete batches (of up to 1,000 keys) in flight at once. Default 4. */
+  /** Delete batches (of up to `deleteBatchSize` keys) in flight at once. Default 4. */
   maxConcurrentDeletes?: number;
+  /**
+   * @internal Keys per delete request. Default 1,000 (the most one S3 DeleteObjects call takes);
+   * tests set it small to exercise batching and the in-flight cap on a few objects.
+   */
+  deleteBatchSize?: number;
   /** Snapshot / manifest loads in flight during marking. Default 16. */
   markConcurrency?: number;
   /** Resume a run from the cursor an earlier `run` returned (the cutoff is taken from it). */
@@ -108,6 +113,7 @@ export class GarbageCollection {
     private cursor: GcCursor,
     private readonly maxConcurrentDeletes: number,
     private readonly markConcurrency: number,
+    private readonly deleteBatchSize: number,
   ) {}
 
   /** Marks (and, unless a dry run, drops unneeded snapshots from the repo info list). */
@@ -119,6 +125,7 @@ export class GarbageCollection {
     }
     const maxConcurrentDeletes = positive(options.maxConcurrentDeletes ?? 4, 'maxConcurrentDeletes');
     const markConcurrency = positive(options.markConcurrency ?? 16, 'markConcurrency');
+    const deleteBatchSize = positive(options.deleteBatchSize ?? DELETE_BATCH, 'deleteBatchSize');
     const dryRun = options.cursor?.dryRun ?? options.dryRun ?? false;
     const cursor: GcCursor = options.cursor
       ? structuredClone(options.cursor)
@@ -128,7 +135,7 @@ export class GarbageCollection {
       if (!marked) continue; // the repository changed under the mark in a way that needs a fresh one
       cursor.summary.snapshotsDroppedFromRepoInfo += marked.dropped;
       cursor.summary.backupsSwept = marked.live.backupsComplete;
-      return new GarbageCollection(deps, marked.live, cursor, maxConcurrentDeletes, markConcurrency);
+      return new GarbageCollection(deps, marked.live, cursor, maxConcurrentDeletes, markConcurrency, deleteBatchSize);
     }
     throw floeError('CONFLICT', `garbage collection could not mark a stable view of the repository in ${MARK_ATTEMPTS} attempts; retry later`, {
       details: { reason: 'gc-mark-unstable' },
@@ -147,7 +154,7 @@ export class GarbageCollection {
     let examined = 0;
     await this.markNewSnapshots();
     await markBackups(this.deps.objects, (await this.deps.store.read()).info, this.live);
-    const deleter = new BatchDeleter(this.deps.objects, this.maxConcurrentDeletes, this.cursor.dryRun, (batch) => this.confirmGarbage(batch));
+    const deleter = new BatchDeleter(this.deps.objects, this.deleteBatchSize, this.maxConcurrentDeletes, this.cursor.dryRun, (batch) => this.confirmGarbage(batch));
     try {
       while (this.cursor.phase !== 'done') {
         const kind = this.cursor.phase;
@@ -290,6 +297,7 @@ class BatchDeleter {
 
   constructor(
     private readonly objects: RepoObjects,
+    private readonly batchSize: number,
     private readonly limit: number,
     private readonly dryRun: boolean,
     private readonly confirm: (batch: readonly Candidate[]) => Promise<string[]>,
@@ -297,7 +305,7 @@ class BatchDeleter {
 
   async add(candidate: Candidate): Promise<void> {
     this.batch.push(candidate);
-    if (this.batch.length >= DELETE_BATCH) await this.send();
+    if (this.batch.length >= this.batchSize) await this.send();
   }
 
   async flush(): Promise<void> {
