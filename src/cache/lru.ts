@@ -18,6 +18,8 @@ export interface ByteLruStats {
   misses: number;
   /** Loads that joined a fetch already in flight. */
   joined: number;
+  /** Entries dropped to stay within the budget (not deletes, replacements or clears). */
+  evictions: number;
 }
 
 export class ByteLru<K extends string, V extends object> {
@@ -27,6 +29,7 @@ export class ByteLru<K extends string, V extends object> {
   private hits = 0;
   private misses = 0;
   private joined = 0;
+  private evictions = 0;
 
   constructor(readonly options: ByteLruOptions<V>) {
     if (!(Number.isFinite(options.maxBytes) && options.maxBytes > 0)) {
@@ -36,6 +39,9 @@ export class ByteLru<K extends string, V extends object> {
     this.cache = new LRUCache<K, V>({
       maxSize: options.maxBytes,
       sizeCalculation: (value) => Math.max(1, Math.ceil(this.sizeOf(value))),
+      dispose: (_value, _key, reason) => {
+        if (reason === 'evict') this.evictions++;
+      },
     });
   }
 
@@ -88,6 +94,7 @@ export class ByteLru<K extends string, V extends object> {
       hits: this.hits,
       misses: this.misses,
       joined: this.joined,
+      evictions: this.evictions,
     };
   }
 

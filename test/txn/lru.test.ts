@@ -31,6 +31,21 @@ describe('ByteLru', () => {
     expect(cache.stats().bytes).toBeLessThanOrEqual(100);
   });
 
+  it('counts evictions, but not deletes, replacements or clears', () => {
+    const cache = new ByteLru<string, { size: number }>({ maxBytes: 100, sizeOf: (v) => v.size });
+    cache.set('a', { size: 30 });
+    cache.set('b', { size: 30 });
+    cache.set('c', { size: 30 });
+    expect(cache.stats().evictions).toBe(0);
+    cache.set('d', { size: 50 }); // 140 bytes: 'a' then 'b' must go
+    expect(cache.stats()).toMatchObject({ evictions: 2, entries: 2, bytes: 80 });
+    cache.set('c', { size: 20 });
+    cache.delete('d');
+    cache.set('oversized', { size: 101 }); // refused: it evicts nothing
+    cache.clear();
+    expect(cache.stats().evictions).toBe(2);
+  });
+
   it('does not cache failures', async () => {
     const cache = new ByteLru<string, { n: number }>({ maxBytes: 100, sizeOf: () => 1 });
     await expect(cache.load('a', async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
