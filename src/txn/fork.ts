@@ -1,9 +1,11 @@
 // Forks: cheap writable sessions on one snapshot that other workers (threads, processes,
 // machines) write into, then hand back to be merged into one commit. A fork travels as JSON:
 // its snapshot id and its change set, which holds chunk references, not chunk bytes (chunks
-// above the inline threshold were written to chunk objects by the worker at `set` time).
+// above the inline threshold were written to chunk objects by the worker at `set` time), plus
+// the one pack of small chunks the worker had not filled yet (see chunk-packer.ts), which the
+// merging session writes when it commits.
 import { floeError } from '../errors.ts';
-import { idToString, parseChunkId, parseNodeId, type NodeId } from '../format/icechunk/ids.ts';
+import { idToString, parseChunkId, parseNodeId, type ChunkId, type NodeId } from '../format/icechunk/ids.ts';
 import type { ChunkRef, VirtualChecksum } from '../format/icechunk/manifest.ts';
 import { ChangeSet, parseCoordsKey, type ArrayShapeInfo, type ChunkChange, type NodeKind } from './change-set.ts';
 import type { Conflict } from './conflicts/conflict.ts';
@@ -40,6 +42,23 @@ export interface ForkJSON {
   /** The snapshot the fork started on. */
   snapshotId: string;
   changes: ChangeSetJSON;
+  /** Packs of small chunks not yet in storage: chunk object id and bytes (base64). */
+  packs?: { id: string; data: string }[];
+}
+
+export interface UnwrittenPack {
+  id: ChunkId;
+  bytes: Uint8Array;
+}
+
+export function packsToJSON(packs: readonly UnwrittenPack[]): { id: string; data: string }[] {
+  return packs.map((p) => ({ id: idToString(p.id), data: b64(p.bytes) }));
+}
+
+export function packsFromJSON(json: ForkJSON['packs']): UnwrittenPack[] {
+  if (json === undefined) return [];
+  if (!Array.isArray(json)) throw floeError('INVALID_ARGUMENT', 'a serialised fork\'s packs must be an array of {id, data}');
+  return json.map((p) => ({ id: parseChunkId(p.id), bytes: unb64(p.data) }));
 }
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');

@@ -2,17 +2,20 @@
 // node), delete a subtree, move a subtree, write or delete a chunk. The session store and the
 // session's own methods both call these, so the rules are written once.
 import { floeError } from '../errors.ts';
-import { newChunkId, newNodeId } from '../format/icechunk/ids.ts';
+import { newNodeId } from '../format/icechunk/ids.ts';
 import type { ChunkRef, VirtualChecksum } from '../format/icechunk/manifest.ts';
 import { isValidNodePath } from '../format/icechunk/node-path.ts';
 import { parseNodeMetadata } from '../format/zarr/metadata.ts';
 import type { ChangeSet, NodeDefinition } from './change-set.ts';
 import { arrayInfoOf, type NodeView, type ResolvedNode } from './node-view.ts';
+import type { ChunkPacker } from './chunk-packer.ts';
 import type { RepoObjects } from './objects.ts';
 
 /** What the write operations need from a session. */
 export interface WriteContext {
   readonly objects: RepoObjects;
+  /** Where chunks above the inline threshold are written (small ones share pack objects). */
+  readonly packer: ChunkPacker;
   readonly changes: ChangeSet;
   readonly inlineThreshold: number;
   view(): NodeView;
@@ -69,8 +72,9 @@ export function moveSubtree(ctx: WriteContext, from: string, to: string): void {
 }
 
 /**
- * Records a chunk. Small chunks go inline; larger ones are written to a chunk object now, so the
- * session holds references, not bytes, and commit only writes metadata.
+ * Records a chunk. Tiny chunks go inline; larger ones go to the session's packer (a shared pack
+ * object for small chunks, an object of their own for big ones), so the session holds
+ * references, not bytes, and commit writes at most the last pack before the metadata.
  */
 export async function writeChunk(ctx: WriteContext, node: ResolvedNode, coords: number[], bytes: Uint8Array): Promise<void> {
   ctx.assertWritable(node.path);
@@ -78,9 +82,7 @@ export async function writeChunk(ctx: WriteContext, node: ResolvedNode, coords: 
   if (bytes.length <= ctx.inlineThreshold) {
     ref = { kind: 'inline', index: coords, data: bytes.slice() };
   } else {
-    const chunkId = newChunkId();
-    await ctx.objects.writeChunk(chunkId, bytes);
-    ref = { kind: 'native', index: coords, chunkId, offset: 0, length: bytes.length };
+    ref = { kind: 'native', index: coords, ...(await ctx.packer.write(bytes)) };
   }
   ctx.changes.setChunk(node.id, coords, ref);
 }

@@ -12,6 +12,7 @@ import { ancestors, describeSnapshot, diffSnapshots, snapshotAsOf, type DiffResu
 import { RepoObjects, type CacheBudgets } from './objects.ts';
 import * as refs from './refs.ts';
 import { RepoInfoStore, systemClock, type Clock } from './repo-info-store.ts';
+import { resolveChunkPacking, type ChunkPacking } from './chunk-packer.ts';
 import { Session } from './session.ts';
 import * as maintenance from './maintenance/index.ts';
 import { isSpec1Repository, readSpec1Config, readSpec1RepoInfo } from './spec1-repo.ts';
@@ -22,6 +23,12 @@ import type { VirtualChunkAuthorization } from './virtual-chunks.ts';
 export interface RepositoryOptions {
   clock?: Clock;
   cache?: CacheBudgets;
+  /**
+   * How a session stores small chunks: up to `maxChunkBytes` (default 64 KiB) they share pack
+   * objects of up to `packBytes` (default 4 MiB), read back by byte range; `false` gives every
+   * chunk an object of its own, as the reference does. Both are valid Icechunk.
+   */
+  chunkPacking?: Partial<ChunkPacking> | false;
 }
 
 export type VersionOptions = { branch: string } | { tag: string } | { snapshotId: string };
@@ -56,6 +63,7 @@ export class Repository {
     private userConfig: RepositoryConfig,
     private readonly authorized: VirtualChunkAuthorization,
     private readonly clock: Clock,
+    private readonly packing: ChunkPacking,
   ) {}
 
   static async exists(storage: StorageLike): Promise<boolean> {
@@ -71,6 +79,7 @@ export class Repository {
     options: RepositoryOptions = {},
   ): Promise<Repository> {
     if (specVersion !== null && specVersion !== 2) throw floeError('UNSUPPORTED', `Floe creates spec-2 repositories only, not spec ${specVersion}`);
+    const packing = resolveChunkPacking(options.chunkPacking);
     const backend = objectStorageOf(storage);
     if (await Repository.exists(backend)) throw floeError('ALREADY_EXISTS', 'a repository already exists in this storage; use Repository.open');
     const clock = options.clock ?? systemClock;
@@ -97,7 +106,7 @@ export class Repository {
       latestUpdates: [{ update: { kind: 'repoInitialized' }, updatedAt: now, backupPath: null }], repoBeforeUpdates: null,
       config: encodeRepoConfig(toStoredConfig(config)), enabledFeatureFlags: null, disabledFeatureFlags: null,
     });
-    return new Repository(objects, store, undefined, stored, {}, authorizeVirtualChunkAccess, clock);
+    return new Repository(objects, store, undefined, stored, {}, authorizeVirtualChunkAccess, clock, packing);
   }
 
   static async open(
@@ -106,6 +115,7 @@ export class Repository {
     authorizeVirtualChunkAccess: VirtualChunkAuthorization = {},
     options: RepositoryOptions = {},
   ): Promise<Repository> {
+    const packing = resolveChunkPacking(options.chunkPacking);
     const backend = objectStorageOf(storage);
     const clock = options.clock ?? systemClock;
     const objects = new RepoObjects(backend, options.cache);
@@ -115,12 +125,12 @@ export class Repository {
       const stored = fromStoredConfig(info.config ? decodeRepoConfig(info.config, REPO_INFO_KEY) : null);
       const resolved = resolveConfig(mergeConfig(stored.config, config ?? undefined));
       const store = new RepoInfoStore(backend, { clock, retries: resolved.repoUpdateRetries, updatesPerFile: resolved.numUpdatesPerRepoInfoFile });
-      return new Repository(objects, store, undefined, stored, config ?? {}, authorizeVirtualChunkAccess, clock);
+      return new Repository(objects, store, undefined, stored, config ?? {}, authorizeVirtualChunkAccess, clock, packing);
     }
     if (await isSpec1Repository(backend)) {
       const stored = fromStoredConfig(await readSpec1Config(backend));
       const info = await readSpec1RepoInfo(backend, objects);
-      return new Repository(objects, undefined, info, stored, config ?? {}, authorizeVirtualChunkAccess, clock);
+      return new Repository(objects, undefined, info, stored, config ?? {}, authorizeVirtualChunkAccess, clock, packing);
     }
     throw floeError('NOT_FOUND', 'no Icechunk repository in this storage; use Repository.create');
   }
@@ -173,6 +183,7 @@ export class Repository {
       config: resolved,
       virtual: { containers: resolved.virtualChunkContainers, authorized: this.authorized },
       clock: this.clock,
+      packing: this.packing,
     };
   }
 

@@ -6,6 +6,7 @@ import { mapLimit } from '../engine/concurrency.ts';
 import type { ListDir, ZarrStore } from '../engine/store.ts';
 import { normalizeKey } from '../engine/store.ts';
 import type { ByteRange } from '../engine/storage/types.ts';
+import type { ChunkId } from '../format/icechunk/ids.ts';
 import type { ChunkRef } from '../format/icechunk/manifest.ts';
 import { currentChunkRefs, requireArray, chunkRefAt } from './node-view.ts';
 import { deleteChunk, deleteSubtree, setNodeMetadata, setVirtualChunk, writeChunk, type WriteContext } from './node-ops.ts';
@@ -15,6 +16,8 @@ import { fetchVirtualChunk, checkContainerExists, type VirtualChunkAccess } from
 export interface StoreContext extends WriteContext {
   readonly readOnly: boolean;
   readonly virtual: VirtualChunkAccess;
+  /** A native chunk's bytes (the session may still hold them in memory, unwritten). */
+  readChunk(chunkId: ChunkId, range: { offset: number; length: number }): Promise<Uint8Array>;
 }
 
 /** Resolves a store byte range against a value of `size` bytes; undefined when out of bounds. */
@@ -179,7 +182,7 @@ export class SessionStore implements ZarrStore {
       case 'inline':
         return ref.data.subarray(r.offset, r.offset + r.length);
       case 'native':
-        return this.ctx.objects.readChunk(ref.chunkId, { offset: ref.offset + r.offset, length: r.length });
+        return this.ctx.readChunk(ref.chunkId, { offset: ref.offset + r.offset, length: r.length });
       case 'virtual':
         return fetchVirtualChunk(this.ctx.virtual, ref, r);
     }

@@ -2,14 +2,16 @@
 // collects changes in its ChangeSet (through `store` or its own methods) until commit, amend or
 // flush turns them into a new snapshot. Names and shapes follow the reference's JS Session.
 import { floeError } from '../errors.ts';
-import { idsEqual, idToString, type NodeId, type SnapshotId } from '../format/icechunk/ids.ts';
+import type { ByteRange } from '../engine/storage/types.ts';
+import { idsEqual, idToString, type ChunkId, type NodeId, type SnapshotId } from '../format/icechunk/ids.ts';
 import type { MetadataValue } from '../format/icechunk/metadata-value.ts';
 import { ChangeSet, copyChangeSet } from './change-set.ts';
 import { runCommit, type BranchMovedHandler, type CommitKind, type CommitOptions } from './commit.ts';
 import { ConflictError } from './conflicts/conflict-error.ts';
 import { ConflictDetector } from './conflicts/detector.ts';
 import type { ConflictSolver } from './conflicts/solver.ts';
-import { changeSetFromJSON, changeSetToJSON, FORK_FORMAT, mergeForkChanges, parseForkJSON, type ForkJSON } from './fork.ts';
+import { ChunkPacker, type ChunkPacking } from './chunk-packer.ts';
+import { changeSetFromJSON, changeSetToJSON, FORK_FORMAT, mergeForkChanges, packsFromJSON, packsToJSON, parseForkJSON, type ForkJSON } from './fork.ts';
 import type { ResolvedConfig } from './config.ts';
 import { diffChangeSet, type DiffResult } from './history.ts';
 import { moveSubtree, type WriteContext } from './node-ops.ts';
@@ -29,12 +31,15 @@ export interface SessionDeps {
   config: ResolvedConfig;
   virtual: VirtualChunkAccess;
   clock: Clock;
+  /** How small chunks share objects (a Floe option, not stored in the repository). */
+  packing: ChunkPacking;
 }
 
 export type SessionMode = 'readonly' | 'writable';
 
 export class Session implements StoreContext {
   readonly changes = new ChangeSet();
+  readonly packer: ChunkPacker;
   private base: LoadedSnapshot;
   private currentBranch: string | null;
   private currentMode: SessionMode;
@@ -57,6 +62,7 @@ export class Session implements StoreContext {
     this.base = base;
     this.currentBranch = branch;
     this.currentMode = mode;
+    this.packer = new ChunkPacker(deps.objects, deps.packing);
     this.sessionStore = new SessionStore(this);
   }
 
@@ -95,6 +101,11 @@ export class Session implements StoreContext {
     return this.base;
   }
 
+  /** A native chunk's bytes: from this session's unwritten packs, else from storage. */
+  async readChunk(chunkId: ChunkId, range: ByteRange & { offset: number; length: number }): Promise<Uint8Array> {
+    return this.packer.pending(chunkId, range) ?? this.deps.objects.readChunk(chunkId, range);
+  }
+
   view(): NodeView {
     // The view is cheap, but nodes() sorts; one view per base keeps lookups consistent.
     if (!this.cachedView || this.cachedView.base !== this.base) this.cachedView = new NodeView(this.base, this.changes);
@@ -113,6 +124,7 @@ export class Session implements StoreContext {
 
   discardChanges(): void {
     this.changes.clear();
+    this.packer.clear();
   }
 
   async moveNode(fromPath: string, toPath: string): Promise<void> {
@@ -176,10 +188,17 @@ export class Session implements StoreContext {
     return Session.forkOf(this.deps, this.base);
   }
 
-  /** A fork as JSON (its snapshot and changes; chunk bytes stay in the repository). */
+  /**
+   * A fork as JSON: its snapshot and changes; chunk bytes stay in the repository, except the
+   * small chunks of packs not yet written (at most one partly filled pack), which travel along.
+   */
   toJSON(): ForkJSON | { snapshotId: string; branch: string | null; mode: SessionMode } {
     if (!this.forked) return { snapshotId: this.snapshotId, branch: this.currentBranch, mode: this.currentMode };
-    return { format: FORK_FORMAT, version: 1, snapshotId: this.snapshotId, changes: changeSetToJSON(this.changes) };
+    const packs = this.packer.unwrittenPacks();
+    return {
+      format: FORK_FORMAT, version: 1, snapshotId: this.snapshotId, changes: changeSetToJSON(this.changes),
+      ...(packs.length > 0 ? { packs: packsToJSON(packs) } : {}),
+    };
   }
 
   /** Revives a fork serialised with `toJSON()` (a JSON string or the parsed value). */
@@ -188,6 +207,7 @@ export class Session implements StoreContext {
     const reader = await repo.readonlySession({ snapshotId: fork.snapshotId });
     const session = Session.forkOf(reader.deps, reader.base);
     copyChangeSet(changeSetFromJSON(fork.changes), session.changes);
+    session.packer.adopt(packsFromJSON(fork.packs));
     return session;
   }
 
@@ -216,6 +236,7 @@ export class Session implements StoreContext {
     }
     this.changes.clear();
     copyChangeSet(merged, this.changes);
+    for (const fork of forks) this.packer.adopt(fork.packer.unwrittenPacks());
   }
 
   /** Replaces the branch tip (this session's base) by a snapshot with the tip's and this session's changes. */
@@ -260,6 +281,8 @@ export class Session implements StoreContext {
 
   private async finish(kind: CommitKind, message: string, options: CommitOptions, onMoved = this.onBranchMoved): Promise<string> {
     const repoInfo = this.requireRepoInfo();
+    // Every pack must be in storage before a snapshot can refer to its chunks.
+    await this.packer.flush();
     const { snapshot } = await runCommit(
       {
         objects: this.deps.objects,

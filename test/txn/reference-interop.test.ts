@@ -1,6 +1,6 @@
 // One quick interop round with the reference Icechunk (WASM) over the same directory: what Floe
 // commits, the reference reads; what the reference commits, Floe reads.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -23,12 +23,21 @@ describe('interop with @earthmover/icechunk', () => {
     } as never);
     const values = Int32Array.from({ length: 300 }, (_, i) => i * 3 - 100);
     await a.set(undefined, values);
+    // 4 KB chunks: above the inline threshold, so they share one pack object at offsets > 0.
+    const packed = await ZarrArray.create(session.store, '/packed', {
+      shape: [3000], chunkShape: [1000], dataType: 'int32', fillValue: 0, codecs: [{ name: 'bytes', configuration: { endian: 'little' } }],
+    } as never);
+    const packedValues = Int32Array.from({ length: 3000 }, (_, i) => 7 * i - 5000);
+    await packed.set(undefined, packedValues);
     const snapshot = await session.commit('written by Floe');
+    expect(readdirSync(path.join(dir, 'chunks'))).toHaveLength(1);
     await repo.createTag('v1', snapshot);
     const reply = runReference<{ snapshot: string; values: number[]; tags: string[] }>({ op: 'read', dir, path: '/data' });
     expect(reply.snapshot).toBe(snapshot);
     expect(reply.values).toEqual(Array.from(values));
     expect(reply.tags).toEqual(['v1']);
+    const fromPack = runReference<{ values: number[] }>({ op: 'read', dir, path: '/packed' });
+    expect(fromPack.values).toEqual(Array.from(packedValues));
     const byTag = runReference<{ values: number[] }>({ op: 'read', dir, path: '/data', version: { tag: 'v1' } });
     expect(byTag.values).toEqual(Array.from(values));
   }, 120_000);

@@ -8,7 +8,7 @@ import { isFloeError } from '../../src/errors.ts';
 import { ZarrArray } from '../../src/engine/array.ts';
 import { ZarrGroup } from '../../src/engine/group.ts';
 import { MemoryStorage } from '../../src/engine/storage/memory.ts';
-import { Repository, Storage } from '../../src/txn/index.ts';
+import { Repository, Storage, type RepositoryOptions } from '../../src/txn/index.ts';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'floe-session-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -16,9 +16,9 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 const int32 = { shape: [8], chunkShape: [4], dataType: 'int32', fillValue: 0 } as never;
 const values = async (store: ZarrArray['store'], p: string) => Array.from((await (await ZarrArray.open(store, p)).get()).data as Int32Array);
 
-async function fresh(config = {}) {
+async function fresh(config = {}, options: RepositoryOptions = {}) {
   const backend = new MemoryStorage();
-  const repo = await Repository.create(Storage.fromObjectStorage(backend), config);
+  const repo = await Repository.create(Storage.fromObjectStorage(backend), config, 2, {}, options);
   return { repo, backend, session: await repo.writableSession('main') };
 }
 
@@ -41,8 +41,8 @@ describe('Session', () => {
     expect(await values(ro.store, '/g/a')).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   });
 
-  it('inlines small chunks and writes larger ones as chunk objects at set time', async () => {
-    const { backend, session } = await fresh({ inlineChunkThresholdBytes: 16 });
+  it('inlines small chunks and, without packing, writes larger ones as chunk objects at set time', async () => {
+    const { backend, session } = await fresh({ inlineChunkThresholdBytes: 16 }, { chunkPacking: false });
     const a = await ZarrArray.create(session.store, '/a', { shape: [12], chunkShape: [4], dataType: 'int32', fillValue: 0 } as never);
     await a.set(undefined, Int32Array.from({ length: 12 }, (_, i) => i + 1));
     const b = await ZarrArray.create(session.store, '/b', { shape: [10], chunkShape: [10], dataType: 'int32', fillValue: 0 } as never);
