@@ -42,10 +42,23 @@ export interface RepoInfoStoreOptions {
 const defaultBackoff = (attempt: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, Math.min(200, 2 ** Math.min(attempt, 7)) * Math.random()));
 
+export interface RepoInfoCacheStats {
+  reads: number;
+  /** Reads answered by the kept copy after a HEAD showed the same version. */
+  unchanged: number;
+  /** Reads that downloaded the file. */
+  fetched: number;
+  /** Downloads that were decoded (a changed version). */
+  decoded: number;
+  /** Size of the kept file. */
+  bytes: number;
+}
+
 export class RepoInfoStore {
   private readonly clock: Clock;
   private readonly backoff: (attempt: number) => Promise<void>;
   private last: RepoInfoState | undefined;
+  private readonly counters = { reads: 0, unchanged: 0, fetched: 0, decoded: 0 };
 
   constructor(
     private readonly storage: ObjectStorage,
@@ -55,14 +68,35 @@ export class RepoInfoStore {
     this.backoff = options.backoff ?? defaultBackoff;
   }
 
-  /** The current repo info; NOT_FOUND when the storage holds no repository. */
+  /**
+   * The current repo info; NOT_FOUND when the storage holds no repository. The file is mutable,
+   * so a kept copy is revalidated by version: a HEAD, and a GET only when the version changed.
+   */
   async read(): Promise<RepoInfoState> {
+    this.counters.reads++;
+    if (this.last && (await this.currentVersion()) === this.last.version) {
+      this.counters.unchanged++;
+      return this.last;
+    }
     const got = await this.storage.get(REPO_INFO_KEY);
-    if (!got) throw floeError('NOT_FOUND', 'no Icechunk repository here: the repo info file is missing', { where: REPO_INFO_KEY });
-    // Unchanged bytes decode to the same object: skip the work when the version matches.
+    if (!got) throw missingRepoInfo();
+    this.counters.fetched++;
+    // Changed back between the HEAD and the GET (or a backend without versions in HEAD).
     if (this.last && this.last.version === got.version) return this.last;
+    this.counters.decoded++;
     this.last = { info: decodeRepoInfo(got.bytes, REPO_INFO_KEY), bytes: got.bytes, version: got.version };
     return this.last;
+  }
+
+  /** How reads were answered: revalidated unchanged, fetched, decoded; `bytes` of the kept file. */
+  cacheStats(): RepoInfoCacheStats {
+    return { ...this.counters, bytes: this.last?.bytes.byteLength ?? 0 };
+  }
+
+  private async currentVersion(): Promise<VersionToken | undefined> {
+    const head = await this.storage.head(REPO_INFO_KEY);
+    if (!head) throw missingRepoInfo();
+    return head.version;
   }
 
   /** Writes the first repo info file; ALREADY_EXISTS when another one won. */
@@ -108,6 +142,10 @@ export class RepoInfoStore {
       details: { reason: 'repo-update-retries-exhausted' },
     });
   }
+}
+
+function missingRepoInfo(): Error {
+  return floeError('NOT_FOUND', 'no Icechunk repository here: the repo info file is missing', { where: REPO_INFO_KEY });
 }
 
 function checkAvailability(current: RepoInfo, update: RepoUpdate): void {
