@@ -3,6 +3,12 @@
 // and only if the caller authorized that container when opening the repository (the
 // reference's `authorizeVirtualChunkAccess`). Local files (`file://`) and HTTP(S) are fetched
 // here; other stores are refused with a clear error rather than read wrongly.
+// A recorded checksum guards against stale data: HTTP reads send it as If-Match /
+// If-Unmodified-Since and also check the ETag / Last-Modified the server answers with (a server
+// may ignore conditional headers; the reference checks the response the same way); a local
+// file's modification time is compared with a recorded last-modified time (an ETag recorded for
+// a local file is not checked). A changed source is CHECKSUM_MISMATCH. HTTP redirects are
+// refused: authorization covers the container's prefix, not wherever it points.
 import { open, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { floeError } from '../errors.ts';
@@ -76,7 +82,7 @@ async function readFileRange(ref: VirtualChunkRef, offset: number, length: numbe
     throw floeError('NOT_FOUND', `the file behind a virtual chunk is missing: ${file}`, { where: ref.location, cause: err });
   }
   if (ref.checksum && 'lastModified' in ref.checksum && Math.floor(info.mtimeMs / 1000) > ref.checksum.lastModified) {
-    throw floeError('CHECKSUM_MISMATCH', `${file} was modified after the virtual chunk was recorded; the chunk may be stale`, { where: ref.location });
+    throw changed(ref, `the file was modified at ${info.mtime.toISOString()}, after the recorded ${new Date(ref.checksum.lastModified * 1000).toISOString()}`);
   }
   if (offset + length > info.size) {
     throw floeError('CORRUPT_OBJECT', `virtual chunk range ${offset}+${length} is past the end of ${file} (${info.size} bytes)`, { where: ref.location });
@@ -98,20 +104,42 @@ async function readFileRange(ref: VirtualChunkRef, offset: number, length: numbe
 
 async function readHttpRange(ref: VirtualChunkRef, offset: number, length: number, headers: Record<string, string>): Promise<Uint8Array> {
   const request: Record<string, string> = { ...headers, range: `bytes=${offset}-${offset + length - 1}` };
-  if (ref.checksum && 'etag' in ref.checksum) request['if-match'] = ref.checksum.etag;
-  if (ref.checksum && 'lastModified' in ref.checksum) request['if-unmodified-since'] = new Date(ref.checksum.lastModified * 1000).toUTCString();
+  const checksum = ref.checksum;
+  if (checksum && 'etag' in checksum) request['if-match'] = quotedEtag(checksum.etag);
+  if (checksum && 'lastModified' in checksum) request['if-unmodified-since'] = new Date(checksum.lastModified * 1000).toUTCString();
   let response: Response;
   try {
-    response = await fetch(ref.location, { headers: request });
+    // Redirects are not followed: the container authorized is the prefix, not wherever it points.
+    response = await fetch(ref.location, { headers: request, redirect: 'manual' });
   } catch (err) {
     throw floeError('STORAGE_ERROR', `fetching virtual chunk ${ref.location} failed: ${(err as Error).message}`, { where: ref.location, cause: err });
   }
+  if (response.status >= 300 && response.status < 400) {
+    await response.body?.cancel();
+    throw refused(
+      `virtual chunk ${ref.location} redirects (HTTP ${response.status}) to ${response.headers.get('location') ?? 'elsewhere'}; Floe reads only the authorized container's own URLs, so record the final location instead`,
+      ref.location,
+      'virtual-chunk-redirect',
+    );
+  }
   if (response.status === 412) {
-    throw floeError('CHECKSUM_MISMATCH', `${ref.location} changed since the virtual chunk was recorded`, { where: ref.location });
+    await response.body?.cancel();
+    throw changed(ref, 'the server refused the recorded checksum (HTTP 412)');
   }
   if (response.status === 404) throw floeError('NOT_FOUND', `virtual chunk source ${ref.location} is gone (HTTP 404)`, { where: ref.location });
   if (response.status !== 206 && response.status !== 200) {
+    await response.body?.cancel();
     throw floeError('STORAGE_ERROR', `fetching virtual chunk ${ref.location} answered HTTP ${response.status}`, { where: ref.location });
+  }
+  // A server may ignore the conditional headers: check the validators it sent, as the reference does.
+  checkValidators(ref, response.headers);
+  const contentRange = response.headers.get('content-range');
+  if (response.status === 206 && contentRange !== null) {
+    const match = /^bytes (\d+)-(\d+)\//.exec(contentRange);
+    if (!match || Number(match[1]) !== offset || Number(match[2]) !== offset + length - 1) {
+      await response.body?.cancel();
+      throw floeError('CORRUPT_OBJECT', `virtual chunk ${ref.location}: asked for bytes ${offset}-${offset + length - 1}, the server sent ${contentRange}`, { where: ref.location });
+    }
   }
   const body = new Uint8Array(await response.arrayBuffer());
   // A server that ignores Range sends the whole object: cut the range out of it.
@@ -120,4 +148,28 @@ async function readHttpRange(ref: VirtualChunkRef, offset: number, length: numbe
     throw floeError('CORRUPT_OBJECT', `virtual chunk ${ref.location} returned ${bytes.length} bytes, expected ${length}`, { where: ref.location });
   }
   return bytes;
+}
+
+const changed = (ref: VirtualChunkRef, why: string) =>
+  floeError('CHECKSUM_MISMATCH', `${ref.location} changed since the virtual chunk was recorded (${why}); the chunk would be stale, so it is not read`, { where: ref.location });
+
+/** An ETag as If-Match needs it: quoted (a bare `abc` is recorded by some tools). */
+function quotedEtag(etag: string): string {
+  return /^(W\/)?".*"$/.test(etag) ? etag : `"${etag}"`;
+}
+
+/** The response's ETag / Last-Modified against the ref's checksum; a missing one cannot be verified. */
+function checkValidators(ref: VirtualChunkRef, headers: Headers): void {
+  const checksum = ref.checksum;
+  if (!checksum) return;
+  if ('etag' in checksum) {
+    const etag = headers.get('etag');
+    if (etag === null) throw changed(ref, 'the server sent no ETag to compare with the recorded one');
+    if (etag !== quotedEtag(checksum.etag)) throw changed(ref, `ETag ${etag}, recorded ${quotedEtag(checksum.etag)}`);
+    return;
+  }
+  const modified = headers.get('last-modified');
+  const seconds = modified === null ? Number.NaN : Math.floor(Date.parse(modified) / 1000);
+  if (!Number.isFinite(seconds)) throw changed(ref, 'the server sent no Last-Modified to compare with the recorded time');
+  if (seconds > checksum.lastModified) throw changed(ref, `modified ${modified}, recorded ${new Date(checksum.lastModified * 1000).toUTCString()}`);
 }
