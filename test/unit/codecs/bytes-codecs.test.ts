@@ -66,11 +66,9 @@ describe('bytes codec registry', () => {
     expect(zlib.encode(data)[0]).toBe(0x78); // zlib header, not gzip's 0x1f
   });
 
-  it('lzma reads a Python-style raw LZMA2 stream and refuses unsupported raw writes', () => {
+  it('lzma round-trips a raw LZMA2 stream and refuses BCJ filters (raw chains: lzma.test.ts)', () => {
     const raw = V1_COMPRESSORS.lzma!({ format: 3, filters: [{ id: 33, preset: 1 }] }, ctx);
     expect(Buffer.from(raw.decode(raw.encode(data))).equals(Buffer.from(data))).toBe(true);
-    const big = V1_COMPRESSORS.lzma!({ format: 3, filters: [{ id: 33, preset: 0 }] }, ctx);
-    expect(codeOf(() => big.encode(new Uint8Array(300_000)))).toBe('UNSUPPORTED');
     expect(codeOf(() => V1_COMPRESSORS.lzma!({ format: 3, filters: [{ id: 4 }, { id: 33 }] }, ctx))).toBe('UNSUPPORTED');
   });
 

@@ -1,0 +1,126 @@
+// Raw LZMA streams (Python's lzma FORMAT_RAW, numcodecs LZMA format 3): no container, so the
+// filter chain in compression_opts is the only description of the data. A chain is zero or more
+// delta filters followed by LZMA1 or LZMA2; encoding runs it first to last, decoding in reverse.
+//
+// The encoders come from @napi-rs/lzma (lzma-rs), which writes LZMA2 as stored (uncompressed)
+// chunks and LZMA1 as literals only, with lc=3, lp=0, pb=2. Neither refers back into the
+// dictionary, so any reader's dictionary size works; LZMA1 properties, though, must be the ones
+// the stream was written with, so other lc/lp/pb values cannot be written.
+import { lzma, lzma2 } from '@napi-rs/lzma';
+import { floeError } from '../../errors.ts';
+import { invalidConfig } from './bytes-codec-support.ts';
+import { applyFilters, FILTER_DELTA, FILTER_LZMA2, lzma2End } from './lzma-xz.ts';
+
+const NAME = 'lzma';
+// 0x4000000000000001 does not survive JSON as a double: it arrives as 2^62.
+export const FILTER_LZMA1 = 2 ** 62;
+// liblzma preset -> dictionary size (lc=3, lp=0, pb=2 for every preset).
+const PRESET_DICT = [18, 20, 21, 22, 22, 23, 23, 24, 25, 26].map((log) => 2 ** log);
+/** The LZMA1 properties the native encoder always writes, and its props byte ((pb*5+lp)*9+lc). */
+const ENCODER_PROPS = { lc: 3, lp: 0, pb: 2 } as const;
+const ENCODER_PROPS_BYTE = 0x5d;
+const ALONE_HEADER = 13;
+
+export interface FilterSpec {
+  readonly id: number;
+  readonly options: Readonly<Record<string, unknown>>;
+}
+
+/** Refuses chains Python's lzma would refuse: delta filters, then one LZMA1/LZMA2 filter last. */
+export function checkChain(chain: readonly FilterSpec[]): void {
+  const last = chain[chain.length - 1];
+  if (!last) throw invalidConfig(NAME, '"filters" is empty; a chain ends with an LZMA1 or LZMA2 filter');
+  if (last.id !== FILTER_LZMA1 && last.id !== FILTER_LZMA2) throw invalidConfig(NAME, `a filter chain must end with LZMA1 or LZMA2, got id ${last.id}`);
+  for (const f of chain.slice(0, -1)) {
+    if (f.id !== FILTER_DELTA) throw invalidConfig(NAME, `only delta filters may precede the last filter, got id ${f.id}`);
+    deltaDistance(f);
+  }
+  if (last.id === FILTER_LZMA1) lzma1Props(last);
+}
+
+export function decodeRaw(chain: readonly FilterSpec[], data: Uint8Array): Uint8Array {
+  const last = chain[chain.length - 1]!;
+  let decoded: Uint8Array;
+  if (last.id === FILTER_LZMA2) {
+    decoded = lzma2.decompressSync(data.subarray(0, lzma2End(data, 0)));
+  } else {
+    // liblzma's "alone" decoder reads a raw stream given the properties it lacks; size unknown.
+    const header = new Uint8Array(ALONE_HEADER).fill(0xff);
+    const { lc, lp, pb } = lzma1Props(last);
+    header[0] = (pb * 5 + lp) * 9 + lc;
+    new DataView(header.buffer).setUint32(1, dictSize(last), true);
+    decoded = lzma.decompressSync(Buffer.concat([header, data]));
+  }
+  const deltas = chain.slice(0, -1).map((f) => ({ id: FILTER_DELTA, props: Uint8Array.of(deltaDistance(f) - 1) }));
+  return applyFilters(decoded, [...deltas, { id: FILTER_LZMA2, props: new Uint8Array() }]);
+}
+
+export function encodeRaw(chain: readonly FilterSpec[], data: Uint8Array): Uint8Array {
+  const last = chain[chain.length - 1]!;
+  let payload = data;
+  for (const f of chain.slice(0, -1)) payload = deltaEncode(payload, deltaDistance(f));
+  return last.id === FILTER_LZMA2 ? encodeLzma2(last, payload) : encodeLzma1(last, payload);
+}
+
+function encodeLzma2(filter: FilterSpec, payload: Uint8Array): Uint8Array {
+  const stream = lzma2.compressSync(payload);
+  // Compressed chunks may refer back as far as the encoder's window: only safe within the reader's.
+  if (storedChunksOnly(stream) || payload.length <= dictSize(filter)) return stream;
+  throw floeError('UNSUPPORTED', `lzma: the native LZMA2 encoder wrote compressed chunks whose matches may reach beyond the filter's ${dictSize(filter)}-byte dictionary; use format 1 (xz)`);
+}
+
+function encodeLzma1(filter: FilterSpec, payload: Uint8Array): Uint8Array {
+  const { lc, lp, pb } = lzma1Props(filter);
+  if (lc !== ENCODER_PROPS.lc || lp !== ENCODER_PROPS.lp || pb !== ENCODER_PROPS.pb) {
+    throw floeError('UNSUPPORTED', `lzma: cannot write raw LZMA1 with lc=${lc}, lp=${lp}, pb=${pb}: the available encoder (@napi-rs/lzma) ` +
+      'always writes lc=3, lp=0, pb=2, and a raw LZMA1 stream decodes only with the properties it was written with; ' +
+      'use lc=3, lp=0, pb=2 (the default of every preset), an LZMA2 filter, or format 1 (xz)');
+  }
+  const alone = lzma.compressSync(payload);
+  if (alone[0] !== ENCODER_PROPS_BYTE) throw floeError('UNSUPPORTED', `lzma: the native LZMA1 encoder wrote properties byte 0x${alone[0]!.toString(16)}, not 0x5d; use format 1 (xz)`);
+  // The "alone" header (props, dictionary, size) dropped: a raw stream ends with its end marker.
+  return alone.subarray(ALONE_HEADER);
+}
+
+/** True when every LZMA2 chunk is stored uncompressed (control byte 1 or 2), so nothing refers back. */
+function storedChunksOnly(stream: Uint8Array): boolean {
+  for (let p = 0; p < stream.length;) {
+    const control = stream[p]!;
+    if (control === 0) return true;
+    if (control !== 1 && control !== 2) return false;
+    p += 3 + ((stream[p + 1]! << 8) | stream[p + 2]!) + 1;
+  }
+  return false;
+}
+
+function deltaEncode(data: Uint8Array, distance: number): Uint8Array {
+  const out = data.slice();
+  for (let i = out.length - 1; i >= distance; i--) out[i] = (data[i]! - data[i - distance]!) & 255;
+  return out;
+}
+
+function deltaDistance(filter: FilterSpec): number {
+  const dist = optionInt(filter, 'dist', 1);
+  if (dist < 1 || dist > 256) throw invalidConfig(NAME, `delta filter "dist" must be 1-256, got ${dist}`);
+  return dist;
+}
+
+function lzma1Props(filter: FilterSpec): { lc: number; lp: number; pb: number } {
+  const props = { lc: optionInt(filter, 'lc', 3), lp: optionInt(filter, 'lp', 0), pb: optionInt(filter, 'pb', 2) };
+  if (props.lc > 8 || props.lp > 4 || props.pb > 4) throw invalidConfig(NAME, `LZMA1 needs lc <= 8, lp <= 4, pb <= 4, got ${JSON.stringify(props)}`);
+  return props;
+}
+
+export function dictSize(filter: FilterSpec): number {
+  const explicit = filter.options.dict_size;
+  if (typeof explicit === 'number') return explicit;
+  const preset = optionInt(filter, 'preset', 6) & 0x1f; // strip the "extreme" flag
+  return PRESET_DICT[Math.min(preset, 9)]!;
+}
+
+function optionInt(filter: FilterSpec, key: string, fallback: number): number {
+  const value = filter.options[key];
+  if (value === undefined || value === null) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw invalidConfig(NAME, `filter option "${key}" must be a non-negative integer`);
+  return value;
+}

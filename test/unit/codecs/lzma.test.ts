@@ -1,0 +1,105 @@
+// The v1 lzma compressor's raw format (numcodecs LZMA format 3, Python's FORMAT_RAW): streams
+// Python's lzma wrote read back, every filter chain Python accepts (delta filters, then LZMA1 or
+// LZMA2) is written and read, and what cannot be written says why.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { isFloeError } from '../../../src/errors.ts';
+import { V1_COMPRESSORS } from '../../../src/format/codecs/bytes-codecs.ts';
+
+const DELTA = 3;
+const LZMA1 = 0x4000000000000001; // arrives as 2^62 after JSON, like any double
+const LZMA2 = 33;
+const ctx = { itemSize: 1 };
+type Filter = Readonly<Record<string, number | undefined>>;
+const raw = (...filters: Filter[]) => V1_COMPRESSORS.lzma!({ format: 3, filters }, ctx);
+
+/** What Python compressed below: bytes((i*37 + (i>>3)) & 255 for i in range(200)). */
+const PATTERN = Uint8Array.from({ length: 200 }, (_, i) => (i * 37 + (i >> 3)) & 255);
+const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
+
+function errorOf(run: () => unknown): { code: string; message: string } | undefined {
+  try {
+    run();
+  } catch (err) {
+    return isFloeError(err) ? { code: err.code, message: err.message } : { code: 'non-Floe', message: String(err) };
+  }
+  return undefined;
+}
+
+describe('raw streams Python wrote (lzma.compress(data, format=FORMAT_RAW, filters=...))', () => {
+  it.each([
+    ['delta 2 + LZMA2 preset 1', [{ id: DELTA, dist: 2 }, { id: LZMA2, preset: 1 }], 'e000c7000c5d00000a1933766b9e9a5724e80000'],
+    ['delta 1 + delta 3 + LZMA2', [{ id: DELTA, dist: 1 }, { id: DELTA, dist: 3 }, { id: LZMA2 }], 'e000c7000f5d00000a45225aeac806622b522aba000000'],
+    ['delta 4 + LZMA1 lc 1 lp 1 pb 0', [{ id: DELTA, dist: 4 }, { id: LZMA1, lc: 1, lp: 1, pb: 0, dict_size: 4096 }], '000009948c775235acdc408c0d1c83ffffdbb70000'],
+  ])('%s', (_label, filters, hex) => {
+    expect([...raw(...filters).decode(Buffer.from(hex, 'hex'))]).toEqual([...PATTERN]);
+  });
+});
+
+/** The payload of an LZMA2 stream made of stored chunks only (control 1 or 2, size-1 big-endian). */
+function storedPayload(stream: Uint8Array): Uint8Array {
+  const parts: number[] = [];
+  let p = 0;
+  while (stream[p] !== 0) {
+    expect([1, 2]).toContain(stream[p]);
+    const size = ((stream[p + 1]! << 8) | stream[p + 2]!) + 1;
+    parts.push(...stream.subarray(p + 3, p + 3 + size));
+    p += 3 + size;
+  }
+  expect(p).toBe(stream.length - 1);
+  return Uint8Array.from(parts);
+}
+
+describe('writing raw streams', () => {
+  const big = Uint8Array.from({ length: 300_000 }, (_, i) => (i * 2654435761) >>> 27);
+  const inputs: readonly [string, Uint8Array][] = [['empty', new Uint8Array(0)], ['one byte', Uint8Array.of(9)], ['pattern', PATTERN], ['300 KB', big]];
+  const chains: readonly [string, Filter[]][] = [
+    ['LZMA2 preset 0 (256 KiB dictionary)', [{ id: LZMA2, preset: 0 }]],
+    ['delta 4 + LZMA2', [{ id: DELTA, dist: 4 }, { id: LZMA2, preset: 1 }]],
+    ['delta 1 + delta 256 + LZMA2 dict 4 KiB', [{ id: DELTA, dist: 1 }, { id: DELTA, dist: 256 }, { id: LZMA2, dict_size: 4096 }]],
+    ['LZMA1', [{ id: LZMA1 }]],
+    ['delta 2 + LZMA1 lc 3 lp 0 pb 2 dict 4 KiB', [{ id: DELTA, dist: 2 }, { id: LZMA1, lc: 3, lp: 0, pb: 2, dict_size: 4096 }]],
+  ];
+  it.each(chains.flatMap(([label, filters]) => inputs.map(([what, data]) => [label, what, filters, data] as const)))('%s round-trips %s', (_l, _w, filters, data) => {
+    const codec = raw(...filters);
+    expect(sameBytes(codec.decode(codec.encode(data)), data)).toBe(true);
+  });
+
+  it('delta + LZMA2 writes the delta-coded bytes as stored LZMA2 chunks', () => {
+    const data = Uint8Array.from({ length: 70_000 }, (_, i) => (i * 7) & 255);
+    const expected = Uint8Array.from(data, (b, i) => (i < 4 ? b : (b - data[i - 4]!) & 255));
+    expect(sameBytes(storedPayload(raw({ id: DELTA, dist: 4 }, { id: LZMA2 }).encode(data)), expected)).toBe(true);
+  });
+
+  it('LZMA1 output needs no dictionary: 64 KiB repeated in a 1 MiB input reads back with a 4 KiB window', () => {
+    const block = Uint8Array.from({ length: 65_536 }, (_, i) => (i * 2654435761) >>> 24);
+    const data = new Uint8Array(1 << 20).map((_, i) => block[i % block.length]!);
+    const codec = raw({ id: LZMA1, dict_size: 4096 });
+    expect(sameBytes(codec.decode(codec.encode(data)), data)).toBe(true);
+  });
+
+  it('a reader with a smaller window than the writer used does fail (the check above can fail)', () => {
+    // Python: random 4100-byte block twice, LZMA1 dict_size 8192; its matches reach back 4100 bytes.
+    const far = readFileSync(new URL('./lzma1-far-matches.raw', import.meta.url));
+    expect(raw({ id: LZMA1 }).decode(far).length).toBe(8200);
+    expect(errorOf(() => raw({ id: LZMA1, dict_size: 4096 }).decode(far))?.code).toBe('CORRUPT_OBJECT');
+  });
+});
+
+describe('what raw streams refuse', () => {
+  it('LZMA1 with properties other than lc=3 lp=0 pb=2: UNSUPPORTED, naming them and the encoder', () => {
+    const err = errorOf(() => raw({ id: LZMA1, lc: 0, lp: 2, pb: 0 }).encode(PATTERN));
+    expect(err?.code).toBe('UNSUPPORTED');
+    expect(err?.message).toMatch(/lc=0, lp=2, pb=0.*@napi-rs\/lzma.*lc=3, lp=0, pb=2/);
+  });
+
+  it.each([
+    ['no filters', [], 'INVALID_METADATA'],
+    ['LZMA2 before delta', [{ id: LZMA2 }, { id: DELTA }], 'INVALID_METADATA'],
+    ['a delta distance of 257', [{ id: DELTA, dist: 257 }, { id: LZMA2 }], 'INVALID_METADATA'],
+    ['LZMA1 with pb 5', [{ id: LZMA1, pb: 5 }], 'INVALID_METADATA'],
+    ['a BCJ x86 filter', [{ id: 4 }, { id: LZMA2 }], 'UNSUPPORTED'],
+  ])('%s', (_label, filters, code) => {
+    expect(errorOf(() => raw(...filters))?.code).toBe(code);
+  });
+});
