@@ -5,11 +5,10 @@
 // holds exactly our bytes (a single-part ETag is the MD5 of the body), never assumed.
 // One attempt per request: retries belong to the `withRetries` wrapper, which never retries a
 // failed precondition. Large reads are split into parallel ranged GETs pinned to one ETag.
+// The AWS SDK (~0.25 s to load) is imported on the first request, so importing Floe or building
+// an S3Storage costs nothing until S3 is used.
 import { createHash } from 'node:crypto';
-import {
-  CopyObjectCommand, CreateBucketCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand,
-  ListObjectsV2Command, PutObjectCommand, S3Client,
-} from '@aws-sdk/client-s3';
+import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import { floeError } from '../../errors.ts';
 import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
 import { mapLimited } from './limiter.ts';
@@ -27,15 +26,22 @@ export interface S3StorageOptions {
   endpoint?: string;
   /** Default 'us-east-1'. */
   region?: string;
+  /** Without credentials (and not anonymous) the SDK's default chain applies: environment, profile files, … */
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+  /** Send unsigned requests (public buckets). Cannot be combined with `credentials`. Default false. */
+  anonymous?: boolean;
   /** Path-style URLs (`endpoint/bucket/key`): needed by Ceph, MinIO and most self-hosted stores. */
   forcePathStyle?: boolean;
   /** Send If-Match ETags without quotes. Ceph RGW refuses a correct quoted ETag. Default false. */
   unquotedIfMatch?: boolean;
   /**
-   * How `copy(..., {ifMatch})` guards its source: 'server' sends x-amz-copy-source-if-match (AWS);
-   * 'client' reads the source with If-Match and writes the copy (Ceph 16 ignores the copy
-   * condition). Default 'server', which also checks the copy's ETag afterwards.
+   * How `copy(..., {ifMatch})` guards its source. Default 'client': the source is read with
+   * If-Match (one GET that returns exactly that version or 412) and its bytes are put under the
+   * destination, so a lost condition writes nothing on any server that honours If-Match on GET.
+   * 'server' sends x-amz-copy-source-if-match (one server-side copy, no bytes through the client)
+   * and is only for servers that honour it (AWS). Ceph 16 ignores it and copies anyway: Floe then
+   * sees the wrong ETag and deletes the destination before reporting PRECONDITION_FAILED, which
+   * can race with another writer of the same destination key (see docs/storage.md).
    */
   copyConditions?: 'server' | 'client';
   /** Reads larger than this are split into parallel ranged GETs. Default 8 MiB. */
@@ -46,8 +52,47 @@ export interface S3StorageOptions {
   requestTimeoutMs?: number;
   /** Keys per ListObjectsV2 page. Default 1000. */
   listPageSize?: number;
-  /** A client to use instead of building one from the options above (not closed by close()). */
+  /** A client to use instead of building one from the connection options above (not closed by close()). */
   client?: S3Client;
+}
+
+type Sdk = typeof import('@aws-sdk/client-s3');
+let sdkLoading: Promise<Sdk> | undefined;
+const loadSdk = (): Promise<Sdk> => (sdkLoading ??= import('@aws-sdk/client-s3'));
+
+const positive = (name: string, value: number | undefined) => {
+  if (value !== undefined && !(Number.isSafeInteger(value) && value > 0)) {
+    throw floeError('INVALID_ARGUMENT', `S3 storage option ${name} must be a positive integer, got ${String(value)}`);
+  }
+};
+
+function validateOptions(options: S3StorageOptions): void {
+  if (typeof options.bucket !== 'string' || options.bucket === '') throw floeError('INVALID_ARGUMENT', 'S3 storage needs a bucket name');
+  if (options.prefix) validateKey(options.prefix, 'S3 storage prefix');
+  if (options.copyConditions !== undefined && options.copyConditions !== 'server' && options.copyConditions !== 'client') {
+    throw floeError('INVALID_ARGUMENT', `copyConditions must be 'server' or 'client', got ${JSON.stringify(options.copyConditions)}`);
+  }
+  if (options.anonymous && options.credentials) throw floeError('INVALID_ARGUMENT', 'S3 storage: anonymous requests cannot use credentials; pass one or the other');
+  positive('partSize', options.partSize);
+  positive('readConcurrency', options.readConcurrency);
+  positive('requestTimeoutMs', options.requestTimeoutMs);
+  positive('listPageSize', options.listPageSize);
+}
+
+function clientConfig(options: S3StorageOptions): S3ClientConfig {
+  return {
+    region: options.region ?? 'us-east-1',
+    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+    ...(options.credentials ? { credentials: options.credentials } : {}),
+    // Unsigned requests: a signer that leaves the request as it is (the placeholder credentials
+    // only keep the SDK from searching its credential chain; they are never sent).
+    ...(options.anonymous ? { signer: { sign: async (request) => request }, credentials: { accessKeyId: 'anonymous', secretAccessKey: 'anonymous' } } : {}),
+    forcePathStyle: options.forcePathStyle ?? false,
+    // Default checksums make streaming uploads fail on Ceph (411) and cost CPU for nothing here.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    maxAttempts: 1, // see the header: retries are the wrapper's job
+  };
 }
 
 export class S3Storage implements ObjectStorage {
@@ -55,36 +100,31 @@ export class S3Storage implements ObjectStorage {
   readonly bucket: string;
   /** Key prefix of this storage inside the bucket: '' or ending in '/'. */
   readonly root: string;
-  private readonly client: S3Client;
-  private readonly ownsClient: boolean;
+  private client: S3Client | undefined;
   private readonly options: S3StorageOptions;
   private readonly partSize: number;
 
   constructor(options: S3StorageOptions) {
-    if (options.prefix) validateKey(options.prefix, 'S3 storage prefix');
+    validateOptions(options);
     this.options = options;
     this.bucket = options.bucket;
     this.root = options.prefix ? `${options.prefix}/` : '';
     this.partSize = options.partSize ?? 8 * 1024 * 1024;
-    this.ownsClient = !options.client;
-    this.client =
-      options.client ??
-      new S3Client({
-        region: options.region ?? 'us-east-1',
-        ...(options.endpoint ? { endpoint: options.endpoint } : {}),
-        ...(options.credentials ? { credentials: options.credentials } : {}),
-        forcePathStyle: options.forcePathStyle ?? false,
-        // Default checksums make streaming uploads fail on Ceph (411) and cost CPU for nothing here.
-        requestChecksumCalculation: 'WHEN_REQUIRED',
-        responseChecksumValidation: 'WHEN_REQUIRED',
-        maxAttempts: 1, // see the header: retries are the wrapper's job
-      });
+    this.client = options.client;
+  }
+
+  /** The SDK and the client, both made on the first request. */
+  private async sdk(): Promise<{ sdk: Sdk; client: S3Client }> {
+    const sdk = await loadSdk();
+    this.client ??= new sdk.S3Client(clientConfig(this.options));
+    return { sdk, client: this.client };
   }
 
   /** Creates the bucket if it does not exist (tests, first use). */
   async ensureBucket(): Promise<void> {
+    const { sdk, client } = await this.sdk();
     try {
-      await this.client.send(new CreateBucketCommand({ Bucket: this.bucket }), this.call());
+      await client.send(new sdk.CreateBucketCommand({ Bucket: this.bucket }), this.call());
     } catch (err) {
       const name = (err as { name?: string }).name;
       if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw storageFailure('CreateBucket', this.bucket, err);
@@ -107,8 +147,9 @@ export class S3Storage implements ObjectStorage {
 
   async head(key: string): Promise<ObjectInfo | null> {
     validateKey(key);
+    const { sdk, client } = await this.sdk();
     try {
-      const r = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.root + key }), this.call());
+      const r = await client.send(new sdk.HeadObjectCommand({ Bucket: this.bucket, Key: this.root + key }), this.call());
       return { key, size: r.ContentLength ?? 0, lastModified: r.LastModified ?? new Date(0), version: unquote(r.ETag) };
     } catch (err) {
       if (isNotFound(err)) return null;
@@ -120,9 +161,10 @@ export class S3Storage implements ObjectStorage {
     validateKey(key);
     validatePutOptions(options, key);
     const conditional = options?.ifMatch !== undefined || options?.ifNoneMatch !== undefined;
+    const { sdk, client } = await this.sdk();
     try {
-      const r = await this.client.send(
-        new PutObjectCommand({
+      const r = await client.send(
+        new sdk.PutObjectCommand({
           Bucket: this.bucket,
           Key: this.root + key,
           Body: bytes,
@@ -146,15 +188,17 @@ export class S3Storage implements ObjectStorage {
     validateKey(from);
     validateKey(to);
     const ifMatch = options?.ifMatch;
-    if (ifMatch !== undefined && this.options.copyConditions === 'client') {
+    if (ifMatch !== undefined && (this.options.copyConditions ?? 'client') === 'client') {
+      // Race-free: the GET returns exactly version `ifMatch` or fails, and only then is anything written.
       const source = await this.readSpan(from, 0, undefined, ifMatch);
       if (!source) throw preconditionFailed(from, 'the copy source does not exist (ifMatch)');
       return this.put(to, source.bytes);
     }
+    const { sdk, client } = await this.sdk();
     let etag: string;
     try {
-      const r = await this.client.send(
-        new CopyObjectCommand({
+      const r = await client.send(
+        new sdk.CopyObjectCommand({
           Bucket: this.bucket,
           Key: this.root + to,
           CopySource: `${this.bucket}/${encodeURIComponent(this.root + from).replace(/%2F/g, '/')}`,
@@ -170,9 +214,11 @@ export class S3Storage implements ObjectStorage {
       throw storageFailure('CopyObject', from, err);
     }
     // A server that ignores the copy condition copies whatever is there: detect it by the ETag
-    // (for single-part objects a copy keeps the content MD5).
+    // (for single-part objects a copy keeps the content MD5) and take the copy back, so a lost
+    // condition leaves no destination behind.
     if (ifMatch !== undefined && !ifMatch.includes('-') && etag !== ifMatch) {
-      throw preconditionFailed(from, `the copy holds version ${etag}, not ${ifMatch}; the server ignored the copy condition (use copyConditions: 'client')`);
+      await this.delete([to]);
+      throw preconditionFailed(from, `the server ignored the copy condition and copied version ${etag}, not ${ifMatch}; the copy was deleted (use copyConditions: 'client' with this server)`);
     }
     return { version: etag };
   }
@@ -205,11 +251,12 @@ export class S3Storage implements ObjectStorage {
     keys.forEach((key) => validateKey(key));
     const batches: string[][] = [];
     for (let i = 0; i < keys.length; i += 1000) batches.push(keys.slice(i, i + 1000));
+    const { sdk, client } = await this.sdk();
     await mapLimited(batches, 4, async (batch) => {
       let failed: { Key?: string; Code?: string; Message?: string }[];
       try {
-        const r = await this.client.send(
-          new DeleteObjectsCommand({
+        const r = await client.send(
+          new sdk.DeleteObjectsCommand({
             Bucket: this.bucket,
             Delete: { Objects: batch.map((k) => ({ Key: this.root + k })), Quiet: true },
           }), this.call());
@@ -225,7 +272,7 @@ export class S3Storage implements ObjectStorage {
   }
 
   async close(): Promise<void> {
-    if (this.ownsClient) this.client.destroy();
+    if (this.client && this.client !== this.options.client) this.client.destroy();
   }
 
   /** Per-request options: abort the HTTP request after `requestTimeoutMs`. */
@@ -246,8 +293,9 @@ export class S3Storage implements ObjectStorage {
   }
 
   private async getSuffix(key: string, suffixLength: number): Promise<GetResult | null> {
+    const { sdk, client } = await this.sdk();
     try {
-      const r = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.root + key, Range: `bytes=-${suffixLength}` }), this.call());
+      const r = await client.send(new sdk.GetObjectCommand({ Bucket: this.bucket, Key: this.root + key, Range: `bytes=-${suffixLength}` }), this.call());
       const bytes = await bodyBytes(r.Body);
       const total = totalOf(r.ContentRange);
       // A server that ignored the Range header sent the whole object: cut it here.
@@ -287,9 +335,10 @@ export class S3Storage implements ObjectStorage {
   }
 
   private async getPart(key: string, start: number, end: number, ifMatch?: VersionToken): Promise<{ bytes: Uint8Array; version: string; total?: number } | null> {
+    const { sdk, client } = await this.sdk();
     try {
-      const r = await this.client.send(
-        new GetObjectCommand({
+      const r = await client.send(
+        new sdk.GetObjectCommand({
           Bucket: this.bucket,
           Key: this.root + key,
           Range: `bytes=${start}-${end - 1}`,
@@ -318,9 +367,10 @@ export class S3Storage implements ObjectStorage {
     return info ? { bytes: new Uint8Array(0), version: info.version ?? '' } : null;
   }
 
-  private listPage(prefix: string, token: string | undefined, delimited: boolean, startAfter?: string) {
-    return this.client.send(
-      new ListObjectsV2Command({
+  private async listPage(prefix: string, token: string | undefined, delimited: boolean, startAfter?: string) {
+    const { sdk, client } = await this.sdk();
+    return client.send(
+      new sdk.ListObjectsV2Command({
         Bucket: this.bucket,
         Prefix: this.root + prefix,
         MaxKeys: this.options.listPageSize ?? 1000,
