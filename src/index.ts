@@ -18,9 +18,19 @@ export type { ArrayData, TypedArray, DataType } from './format/zarr/data-types.t
 export type { ArrayMetadata, GroupMetadata, ArrayMetadataInput, Attributes } from './format/zarr/metadata.ts';
 export type { CodecMetadata } from './format/codecs/types.ts';
 
-// Object storage backends.
-export { MemoryStorage } from './engine/storage/memory.ts';
-export type { ObjectStorage, ByteRange, ObjectInfo, PutOptions, GetResult } from './engine/storage/types.ts';
+// Object storage backends, and the wrappers that add retries, deadlines, limits and faults.
+export { MemoryStorage, type MemoryStorageOptions } from './engine/storage/memory.ts';
+export { FsStorage, type FsStorageOptions } from './engine/storage/fs.ts';
+export { SqliteStorage, type SqliteStorageOptions } from './engine/storage/sqlite.ts';
+export { S3Storage, type S3StorageOptions } from './engine/storage/s3.ts';
+export { wrapStorage, type Around, type StorageCall, type StorageOperation } from './engine/storage/wrap.ts';
+export { withRetries, type RetryOptions } from './engine/storage/retries.ts';
+export { withTimeouts, type TimeoutOptions } from './engine/storage/timeouts.ts';
+export { withConcurrencyLimit } from './engine/storage/concurrency.ts';
+export { createLimiter, type Limiter } from './engine/storage/limiter.ts';
+export { withFaults, randomFaults, type Fault, type FaultPlan } from './engine/storage/faults.ts';
+export { isTransientError } from './engine/storage/transient.ts';
+export type { ObjectStorage, ByteRange, ObjectInfo, PutOptions, GetResult, ListDirResult, ListOptions, VersionToken } from './engine/storage/types.ts';
 
 // Versioned repositories (Icechunk): the names mirror @earthmover/icechunk's JS API.
 export {

@@ -1,4 +1,7 @@
 // Pins the public surface: adding or removing an export is a deliberate, reviewed change.
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import * as floe from '../../src/index.ts';
 import { ERROR_CODES, FloeError, isFloeError } from '../../src/errors.ts';
@@ -12,8 +15,30 @@ describe('public API', () => {
         'ReadCaches', 'Storage', 'V1Array', 'convertV1ToV3', 'StorageStore', 'ZarrArray', 'ZarrGroup', 'createQueryServer', 'formatPlan', 'query',
         'createArray', 'createGroup', 'get', 'isFloeError', 'openArray', 'openGroup', 'openNode',
         'openStore', 'set', 'slice',
+        // storage backends and wrappers
+        'FsStorage', 'SqliteStorage', 'S3Storage', 'wrapStorage', 'withRetries', 'withTimeouts', 'withConcurrencyLimit',
+        'createLimiter', 'withFaults', 'randomFaults', 'isTransientError',
       ].sort(),
     );
+  });
+
+  it('loads the AWS SDK only when an S3 storage sends its first request', () => {
+    // In a fresh process: importing Floe and building S3 storages must not load the SDK (~0.25 s).
+    const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+    const script = `
+      import { createRequire } from 'node:module';
+      const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes('@aws-sdk/client-s3'));
+      const floe = await import('./src/index.ts');
+      const seen = { onImport: loaded() };
+      const creds = { type: 'Static', field0: { accessKeyId: 'a', secretAccessKey: 'b' } };
+      const storage = await floe.Storage.newS3('b', null, creds, { endpointUrl: 'http://127.0.0.1:9', retries: false });
+      new floe.S3Storage({ bucket: 'b' });
+      seen.onConstruct = loaded();
+      await storage.backend.head('k').catch(() => {});
+      seen.onRequest = loaded();
+      console.log(JSON.stringify(seen));`;
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--no-warnings', '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', timeout: 30_000 });
+    expect(JSON.parse(out.trim().split('\n').at(-1)!)).toEqual({ onImport: false, onConstruct: false, onRequest: true });
   });
 
   it('keeps the error codes stable', () => {
