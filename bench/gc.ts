@@ -17,7 +17,8 @@ const ARRAYS = 10;
 const dir = mkdtempSync(path.join(tmpdir(), 'floe-bench-gc-'));
 try {
   const storage = Storage.newLocalFilesystem(dir);
-  const repo = await Repository.create(storage, { inlineChunkThresholdBytes: 1 });
+  // One object per chunk, as the scale asks (packing would put each commit's chunks in one object).
+  const repo = await Repository.create(storage, { inlineChunkThresholdBytes: 1 }, 2, {}, { chunkPacking: false });
   const genStart = performance.now();
   const setup = await repo.writableSession('main');
   await ZarrGroup.create(setup.store, '/');
