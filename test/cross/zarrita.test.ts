@@ -1,8 +1,13 @@
 // Cross-implementation tests with zarrita.js 0.7.5: arrays Floe writes are read by zarrita, and
 // arrays zarrita writes are read by Floe, through one shared store.
 //
+// Covered both ways: every data type zarrita holds with bytes (both endians), transpose, zstd,
+// blosc with each of its six compressors (numcodecs.js: blosclz, lz4, lz4hc, snappy, zlib, zstd)
+// and numcodecs.delta (integer types). Floe -> zarrita only: gzip, crc32c, shards, and `string`
+// arrays (vlen-utf8: plain, compressed and sharded).
+//
 // zarrita's known gaps shape the cases (they are its limits, not Floe bugs):
-// - it cannot encode gzip, zlib or crc32c, nor write shards: those appear only Floe -> zarrita;
+// - it cannot encode gzip, zlib, crc32c or vlen-utf8, nor write shards: those appear only Floe -> zarrita;
 // - it does not verify crc32c on read (it strips the 4 bytes), so a checksum cannot be tested here;
 // - it ignores `index_location: "start"` (always reads the index as a suffix): shards use "end";
 // - `zarr.get` may return data in another memory order (a transposed array keeps F strides): results
@@ -10,7 +15,9 @@
 // - `zarr.create` without `codecs` writes `"codecs": []`, which the spec (and Floe) refuse: the
 //   tests always pass codecs; it cannot JSON-encode a bigint fill value, so 64-bit fills are numbers;
 // - it has no float16 on Node 20, reads hex-NaN fill values as integers, and has no complex or r<N>
-//   types: those data types and fill values are left out.
+//   types: those data types and fill values are left out;
+// - its delta codec adds and subtracts in the element type, which for floats rounds: delta cases use
+//   integer types, where both sides wrap around exactly.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,8 +83,14 @@ function cOrdered(result: { data: unknown; shape: number[]; stride: number[] }):
 const endian = (dtype: Dtype, e: 'little' | 'big'): CodecMetadata =>
   ['int8', 'uint8', 'bool'].includes(dtype) ? { name: 'bytes' } : { name: 'bytes', configuration: { endian: e } };
 
-/** Chains zarrita can decode; `encodable` marks those it can also write. */
-const CHAINS: readonly { label: string; encodable: boolean; codecs: (d: Dtype) => CodecMetadata[] }[] = [
+const INTEGERS: readonly Dtype[] = ['int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64'];
+/** numcodecs' name for an integer type, as zarr-python writes it in the delta configuration. */
+const NUMPY_NAME: Partial<Record<Dtype, string>> = { int8: '|i1', int16: '<i2', int32: '<i4', int64: '<i8', uint8: '|u1', uint16: '<u2', uint32: '<u4', uint64: '<u8' };
+const numpyName = (d: Dtype): string => NUMPY_NAME[d]!;
+const blosc = (cname: string, shuffle: string, typesize: number) => ({ name: 'blosc', configuration: { cname, clevel: 5, shuffle, typesize, blocksize: 0 } });
+
+/** Chains zarrita can decode; `encodable` marks those it can also write; `only` limits the data types. */
+const CHAINS: readonly { label: string; encodable: boolean; only?: readonly Dtype[]; codecs: (d: Dtype) => CodecMetadata[] }[] = [
   { label: 'bytes little', encodable: true, codecs: (d) => [endian(d, 'little')] },
   { label: 'bytes big', encodable: true, codecs: (d) => [endian(d, 'big')] },
   { label: 'transpose + bytes', encodable: true, codecs: (d) => [{ name: 'transpose', configuration: { order: [1, 0] } }, endian(d, 'little')] },
@@ -85,11 +98,16 @@ const CHAINS: readonly { label: string; encodable: boolean; codecs: (d: Dtype) =
   { label: 'blosc lz4 shuffle', encodable: true, codecs: (d) => [endian(d, 'little'), { name: 'blosc', configuration: { cname: 'lz4', clevel: 5, shuffle: 'shuffle', typesize: 4, blocksize: 0 } }] },
   { label: 'blosc zstd bitshuffle', encodable: true, codecs: (d) => [endian(d, 'big'), { name: 'blosc', configuration: { cname: 'zstd', clevel: 3, shuffle: 'bitshuffle', typesize: 8, blocksize: 0 } }] },
   { label: 'blosc blosclz noshuffle', encodable: true, codecs: (d) => [endian(d, 'little'), { name: 'blosc', configuration: { cname: 'blosclz', clevel: 9, shuffle: 'noshuffle', typesize: 1, blocksize: 0 } }] },
+  { label: 'blosc lz4hc bitshuffle', encodable: true, codecs: (d) => [endian(d, 'little'), blosc('lz4hc', 'bitshuffle', 4)] },
+  { label: 'blosc snappy shuffle', encodable: true, codecs: (d) => [endian(d, 'big'), blosc('snappy', 'shuffle', 2)] },
+  { label: 'blosc zlib noshuffle', encodable: true, codecs: (d) => [endian(d, 'little'), blosc('zlib', 'noshuffle', 8)] },
+  { label: 'delta', encodable: true, only: INTEGERS, codecs: (d) => [{ name: 'numcodecs.delta', configuration: { dtype: numpyName(d) } }, endian(d, 'little')] },
+  { label: 'delta + blosc zstd', encodable: true, only: INTEGERS, codecs: (d) => [{ name: 'numcodecs.delta', configuration: { dtype: numpyName(d) } }, endian(d, 'little'), blosc('zstd', 'shuffle', 8)] },
   { label: 'gzip', encodable: false, codecs: (d) => [endian(d, 'little'), { name: 'gzip', configuration: { level: 6 } }] },
   { label: 'transpose + big + crc32c', encodable: false, codecs: (d) => [{ name: 'transpose', configuration: { order: [1, 0] } }, endian(d, 'big'), { name: 'crc32c' }] },
 ];
 
-const CASES = DTYPES.flatMap((dtype) => CHAINS.map((chain) => ({ dtype, chain })));
+const CASES = DTYPES.flatMap((dtype) => CHAINS.filter((chain) => !chain.only || chain.only.includes(dtype)).map((chain) => ({ dtype, chain })));
 const fillFor = (dtype: Dtype): number | bigint | boolean => (dtype === 'bool' ? true : dtype.endsWith('64') && dtype.includes('int') ? 7n : 3);
 
 /** The fill value as one element's bytes, built from the data type's own typed array. */
@@ -144,6 +162,36 @@ describe('Floe writes, zarrita reads (through Floe\'s StorageStore)', () => {
     // One element: zarrita fetches the index suffix and a single inner chunk by range.
     const one = await zarr.get(arr, [3, 6]);
     expect(dtype === 'bool' ? Number(one) : one).toBe(values(dtype)[3 * 7 + 6]);
+  });
+});
+
+describe('Floe writes string arrays (vlen-utf8), zarrita reads', () => {
+  const TEXT = ['', 'a', 'zarr', 'é', '日本語', '🧊 ice', 'x'.repeat(40)];
+  const written = Array.from({ length: 28 }, (_, i) => TEXT[i % TEXT.length]!);
+  // Row 4 is never written: zarrita fills it from fill_value.
+  const expected = [...written, ...Array<string>(7).fill('fill')];
+  const zstd: CodecMetadata = { name: 'zstd', configuration: { level: 1, checksum: false } };
+  const shard = (codecs: CodecMetadata[]): CodecMetadata[] => [{
+    name: 'sharding_indexed',
+    configuration: { chunk_shape: [2, 2], codecs, index_codecs: [{ name: 'bytes', configuration: { endian: 'little' } }, { name: 'crc32c' }], index_location: 'end' },
+  }];
+  it.each([
+    ['plain', [{ name: 'vlen-utf8' }], CHUNKS],
+    ['gzip', [{ name: 'vlen-utf8' }, { name: 'gzip', configuration: { level: 1 } }], CHUNKS],
+    ['blosc zstd', [{ name: 'vlen-utf8' }, blosc('zstd', 'noshuffle', 1)], CHUNKS],
+    ['sharded', shard([{ name: 'vlen-utf8' }]), [4, 4]],
+    ['sharded, zstd inner chunks', shard([{ name: 'vlen-utf8' }, zstd]), [4, 4]],
+  ] as [string, CodecMetadata[], number[]][])('%s', async (_label, codecs, chunkShape) => {
+    const store = new StorageStore(new MemoryStorage());
+    const floe = await ZarrArray.create(store, '/s', { shape: SHAPE, chunkShape, dataType: 'string', codecs, fillValue: 'fill' });
+    await floe.set([slice(0, 4)], written);
+    const arr = await zarr.open(zarr.root(store).resolve('/s'), { kind: 'array' });
+    expect(arr.dtype).toBe('string');
+    const all = await zarr.get(arr);
+    expect(all.shape).toEqual(SHAPE);
+    expect(all.data).toEqual(expected);
+    const part = await zarr.get(arr, [zarr.slice(1, 5), 6]);
+    expect(part.data).toEqual([expected[13], expected[20], expected[27], expected[34]]);
   });
 });
 
