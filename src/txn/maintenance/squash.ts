@@ -3,18 +3,22 @@
 // parent is `fromSnapshot`'s parent; the branch snapshot just above the range (if any) is
 // re-parented onto it, or, when the range ends at the tip, the branch moves to it. Its
 // transaction log is the range's logs merged, so sessions based below the range still rebase.
-// Conflict rules are a commit's: the branch must still be at the tip seen when the squash began
-// (checked inside the repo-info compare-and-swap), else CONFLICT with kind 'branch-moved'.
+// Concurrency: the squash is re-checked inside the repo-info compare-and-swap. Commits that
+// landed on the branch *above* the range meanwhile are kept: the snapshot now just above the
+// range is re-parented instead (its contents and log are relative to `toSnapshot`, whose
+// contents the squashed snapshot has, so nothing else changes). If the range is no longer on
+// the branch (reset, amended, squashed or deleted meanwhile) the squash fails with CONFLICT
+// 'branch-moved'; if its snapshots or parent changed (an expiry) with 'history-rewritten'.
 // The squashed snapshot keeps `toSnapshot`'s time, so times stay ordered along the ancestry.
 // Replaced snapshots stay listed until garbage collection finds them unreachable.
-import { floeError } from '../../errors.ts';
+import { floeError, isFloeError } from '../../errors.ts';
 import { idsEqual, idToString, newSnapshotId, parseSnapshotId, type SnapshotId } from '../../format/icechunk/ids.ts';
 import type { RepoInfo, SnapshotInfo } from '../../format/icechunk/repo-info.ts';
 import type { TransactionLog } from '../../format/icechunk/transaction-log.ts';
 import { mergeTransactionLogs } from '../commit.ts';
 import { ancestors } from '../history.ts';
 import type { RepoObjects } from '../objects.ts';
-import { branchMovedError, branchTip } from '../refs.ts';
+import { branchTip } from '../refs.ts';
 import type { RepoInfoStore, RepoChange } from '../repo-info-store.ts';
 
 export interface SquashDeps {
@@ -65,26 +69,49 @@ export async function squash(deps: SquashDeps, branch: string, fromSnapshot: str
   return idToString(id);
 }
 
-/** The swap: checks the branch and range are as planned, then links the new snapshot in. */
+/**
+ * The swap: the range must still be on the branch with the same snapshots and parent; commits
+ * added above it since the plan are kept and the one just above the range is re-parented.
+ */
 export function applySquash(current: RepoInfo, branch: string, planned: SquashRange, squashed: SnapshotInfo): RepoChange {
-  const tip = branchTip(current, branch);
-  if (!idsEqual(tip, planned.tip)) throw branchMovedError(branch, planned.tip, tip);
-  // A concurrent expiry may have rewritten parents under the range: then the plan is stale.
-  const again = findSquashRange(current, branch, planned.range[planned.range.length - 1]!.id, planned.range[0]!.id);
-  if (again.range.length !== planned.range.length || !idsEqual(again.parent, planned.parent)) {
-    throw floeError('CONFLICT', `the history of branch '${branch}' was rewritten while squashing; run the squash again`, {
-      where: branch,
-      details: { kind: 'history-rewritten', branch },
-    });
+  const from = planned.range[planned.range.length - 1]!.id;
+  const to = planned.range[0]!.id;
+  let now: SquashRange;
+  try {
+    now = findSquashRange(current, branch, from, to);
+  } catch (err) {
+    if (!isFloeError(err, 'NOT_FOUND')) throw err;
+    throw rangeLeftBranch(current, branch, planned, from, to);
   }
-  const child = planned.child;
+  const same = now.range.length === planned.range.length && now.range.every((s, i) => idsEqual(s.id, planned.range[i]!.id));
+  if (!same || !idsEqual(now.parent, planned.parent)) {
+    throw floeError(
+      'CONFLICT',
+      `the history of branch '${branch}' under ${idToString(from)}..${idToString(to)} was rewritten while squashing (an expiry or another squash changed the range or its parent); nothing was changed: read the branch's ancestry again and squash the range you want`,
+      { where: branch, details: { kind: 'history-rewritten', branch } },
+    );
+  }
+  const child = now.child;
   const snapshots = current.snapshots.map((s) => (child && idsEqual(s.id, child.id) ? { ...s, parentId: squashed.id } : s));
   snapshots.push(squashed);
   if (child) {
     return { info: { ...current, snapshots }, update: { kind: 'newDetachedSnapshot', newSnapId: squashed.id } };
   }
   const branches = current.branches.map((b) => (b.name === branch ? { name: branch, snapshotId: squashed.id } : b));
-  return { info: { ...current, snapshots, branches }, update: { kind: 'commitAmended', branch, previousSnapId: tip, newSnapId: squashed.id } };
+  return { info: { ...current, snapshots, branches }, update: { kind: 'commitAmended', branch, previousSnapId: now.tip, newSnapId: squashed.id } };
+}
+
+function rangeLeftBranch(current: RepoInfo, branch: string, planned: SquashRange, from: SnapshotId, to: SnapshotId) {
+  const tip = current.branches.find((b) => b.name === branch)?.snapshotId;
+  const where = tip ? `it now points at ${idToString(tip)}, whose history does not contain it` : 'it was deleted';
+  return floeError(
+    'CONFLICT',
+    `branch '${branch}' was reset, amended or squashed while squashing ${idToString(from)}..${idToString(to)}: ${where}; nothing was changed. Read the branch's ancestry again and squash the range you want from it`,
+    {
+      where: branch,
+      details: { kind: 'branch-moved', branch, expectedSnapshotId: idToString(planned.tip), currentSnapshotId: tip ? idToString(tip) : null },
+    },
+  );
 }
 
 /** The range's transaction logs (oldest first) merged into one under the new id. */

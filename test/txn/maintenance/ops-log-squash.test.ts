@@ -62,22 +62,68 @@ describe('squash', () => {
     await expect(repo.squash('nope', a, a, 'x')).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
-  it('fails with a branch-moved CONFLICT when a commit lands during the squash', async () => {
-    const { repo, backend } = await memoryRepo();
-    const a = await commitValues(repo, 'main', ones(1));
-    const b = await commitValues(repo, 'main', ones(2));
-    // Commit from another repository handle as soon as the squash writes its snapshot.
-    const other = await Repository.open(Storage.fromObjectStorage(backend));
+  /** Runs `meanwhile` (from another handle) right after the squash writes its snapshot object. */
+  function raceSquash(backend: MemoryStorage, meanwhile: () => Promise<unknown>): void {
     const put = backend.put.bind(backend);
     let raced = false;
     backend.put = async (key, bytes, options) => {
       const out = await put(key, bytes, options);
       if (!raced && key.startsWith('snapshots/') && options?.ifNoneMatch) {
         raced = true;
-        await commitValues(other, 'main', ones(3));
+        await meanwhile();
       }
       return out;
     };
-    await expect(repo.squash('main', a, b, 'racy')).rejects.toMatchObject({ code: 'CONFLICT', details: { kind: 'branch-moved' } });
+  }
+
+  it('a commit landing above the range during the squash is kept, re-parented onto the squashed snapshot', async () => {
+    for (const rangeEndsAtTip of [true, false]) {
+      const { repo, backend } = await memoryRepo();
+      const a = await commitValues(repo, 'main', ones(1));
+      const b = await commitValues(repo, 'main', ones(2));
+      const c = rangeEndsAtTip ? undefined : await commitValues(repo, 'main', ones(3));
+      const other = await Repository.open(Storage.fromObjectStorage(backend));
+      let landed = '';
+      raceSquash(backend, async () => (landed = await commitValues(other, 'main', ones(4))));
+      const s = await repo.squash('main', a, b, 'a..b');
+      expect(await repo.lookupBranch('main')).toBe(landed);
+      expect(await ancestryIds(repo, { branch: 'main' })).toEqual([landed, ...(c ? [c] : []), s, INITIAL]);
+      expect(await readValues(repo, { branch: 'main' })).toEqual(ones(4));
+      expect(await readValues(repo, { snapshotId: s })).toEqual(ones(2));
+      expect((await repo.repoInfo()).latestUpdates[0]!.update.kind).toBe('newDetachedSnapshot');
+      // The kept commit's log is still right relative to its new parent: a later commit diffs cleanly.
+      expect((await repo.diff({ fromSnapshotId: s, toBranch: 'main' })).updatedChunks).toEqual({ '/a': [[0], [1], [2], [3]] });
+    }
+  });
+
+  it('a reset during the squash is a branch-moved CONFLICT that says what to do; nothing changes', async () => {
+    const { repo, backend } = await memoryRepo();
+    const a = await commitValues(repo, 'main', ones(1));
+    const b = await commitValues(repo, 'main', ones(2));
+    const other = await Repository.open(Storage.fromObjectStorage(backend));
+    raceSquash(backend, () => other.resetBranch('main', a));
+    const before = (await repo.repoInfo()).snapshots.length;
+    const err = await repo.squash('main', a, b, 'racy').catch((e: unknown) => e as Error & { code: string; details: unknown });
+    expect(err).toMatchObject({ code: 'CONFLICT', details: { kind: 'branch-moved', branch: 'main', currentSnapshotId: a } });
+    expect(err.message).toMatch(/reset, amended or squashed.*Read the branch's ancestry again/);
+    expect(await repo.lookupBranch('main')).toBe(a);
+    expect((await repo.repoInfo()).snapshots).toHaveLength(before);
+  });
+
+  it('an expiry rewriting the parent of the range during the squash is a history-rewritten CONFLICT', async () => {
+    const { repo, backend, clock } = await memoryRepo();
+    clock.advance(60_000);
+    await commitValues(repo, 'main', ones(1));
+    clock.advance(60_000);
+    const cutoff = new Date(clock.nowMs());
+    clock.advance(60_000);
+    const b = await commitValues(repo, 'main', ones(2));
+    const c = await commitValues(repo, 'main', ones(3));
+    const other = await Repository.open(Storage.fromObjectStorage(backend), undefined, undefined, { clock });
+    raceSquash(backend, () => other.expireSnapshots(cutoff)); // releases the range's parent
+    const err = await repo.squash('main', b, c, 'b..c').catch((e: unknown) => e as Error);
+    expect(err).toMatchObject({ code: 'CONFLICT', details: { kind: 'history-rewritten' } });
+    expect(err.message).toContain('squash the range you want');
+    expect(await ancestryIds(repo, { branch: 'main' })).toEqual([c, b, INITIAL]);
   });
 });
