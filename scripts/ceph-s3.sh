@@ -3,8 +3,12 @@
 #   scripts/ceph-s3.sh start        -> prints FLOE_CEPH_DIR=..., FLOE_S3_ENDPOINT=..., keys (KEY=VALUE lines)
 #   scripts/ceph-s3.sh stop DIR     -> stops the daemons by pid (gateway, OSD, monitor) and removes DIR
 # Everything (config, data in memory, logs, pids, sockets) lives in one temp dir; every wait is
-# bounded; ports are free ones picked at start, all on loopback. Install with scripts/install-ceph.sh.
+# bounded; ports are free ones picked at start, all on loopback. `start` installs Ceph with
+# scripts/install-ceph.sh when its binaries are missing. On failure the last line on stderr says
+# why, and the daemon logs are kept in DIR-logs.
 set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 ACCESS_KEY=${FLOE_S3_ACCESS_KEY:-floetest}
 SECRET_KEY=${FLOE_S3_SECRET_KEY:-floetestsecret}
@@ -21,6 +25,7 @@ free_port() {
 wait_for() {
   local seconds=$1 what=$2; shift 2
   local deadline=$((SECONDS + seconds))
+  STEP="waiting for the $what (not ready after ${seconds}s)"
   until "$@" >/dev/null 2>&1; do
     [ "$SECONDS" -lt "$deadline" ] || return 1
     sleep 0.3
@@ -52,13 +57,34 @@ stop() {
   log "stopped and removed $dir"
 }
 
-start() {
-  for tool in ceph-mon ceph-osd radosgw radosgw-admin monmaptool ceph; do
-    command -v "$tool" >/dev/null || die "$tool not found: run scripts/install-ceph.sh (apt-get install ceph-mon ceph-osd radosgw)"
+# Called by the ERR trap of start: show the daemon logs' tails, keep the logs, stop what was
+# started so no daemon outlives the script, and end with one line saying what failed.
+start_failed() {
+  local dir=$1 line=$2 command=$3
+  log "start failed; tails of the daemon logs follow"
+  tail -n 20 "$dir"/log/*.log >&2 2>/dev/null || true
+  cp -r "$dir/log" "$dir-logs" 2>/dev/null || true
+  stop "$dir" >&2 || true
+  [ "$command" = "return 1" ] && command="" || command=": \`$command\`"
+  log "FAILED ${STEP:-starting}$command (ceph-s3.sh line $line; daemon logs: $dir-logs)"
+}
+
+ensure_installed() {
+  local tool missing=""
+  for tool in ceph-mon ceph-osd radosgw; do command -v "$tool" >/dev/null || missing="$missing $tool"; done
+  if [ -n "$missing" ]; then
+    log "not installed:$missing; running scripts/install-ceph.sh"
+    bash "$HERE/install-ceph.sh" >&2 || die "installing Ceph failed (scripts/install-ceph.sh: apt-get install ceph-mon ceph-osd radosgw)"
+  fi
+  for tool in ceph-mon ceph-osd radosgw radosgw-admin monmaptool ceph ceph-authtool; do
+    command -v "$tool" >/dev/null || die "$tool not found after scripts/install-ceph.sh"
   done
+}
+
+start() {
+  ensure_installed
   local dir; dir=$(mktemp -d "${TMPDIR:-/tmp}/floe-ceph.XXXXXX")
-  # On failure, stop what was started so no daemon outlives the script.
-  trap 'log "start failed; logs in $dir/log (tail follows)"; tail -n 20 "$dir"/log/*.log >&2 2>/dev/null || true; stop "$dir" || true' ERR
+  trap 'start_failed "$dir" "$LINENO" "$BASH_COMMAND"' ERR
 
   local mon_v2 mon_v1 rgw_port fsid conf="$dir/ceph.conf"
   mon_v2=$(free_port); mon_v1=$(free_port); rgw_port=$(free_port)
@@ -98,12 +124,14 @@ ms mon client mode = crc
 auth client required = none
 CONF
   local t0=$SECONDS
+  STEP="creating the monitor"
   ceph-authtool --create-keyring "$dir/keyring" --gen-key -n mon. --cap mon 'allow *' >/dev/null
   monmaptool --create --fsid "$fsid" --addv a "[v2:127.0.0.1:$mon_v2,v1:127.0.0.1:$mon_v1]" "$dir/monmap" >/dev/null
   ceph-mon -c "$conf" --mkfs -i a --monmap "$dir/monmap" --keyring "$dir/keyring"
   ceph-mon -c "$conf" -i a
   wait_for "$START_TIMEOUT" monitor timeout 10 ceph -c "$conf" --connect-timeout 5 mon stat
 
+  STEP="creating the OSD"
   local uuid id; uuid=$(uuidgen)
   id=$(timeout 30 ceph -c "$conf" --connect-timeout 10 osd new "$uuid")
   mkdir -p "$dir/osd/osd.$id"
@@ -112,8 +140,10 @@ CONF
   osd_up() { timeout 10 ceph -c "$conf" --connect-timeout 5 osd stat | grep -q '1 up'; }
   wait_for "$START_TIMEOUT" OSD osd_up
 
+  STEP="starting the gateway"
   radosgw -c "$conf" -n client.rgw
   wait_for "$START_TIMEOUT" "gateway on 127.0.0.1:$rgw_port" port_open "$rgw_port"
+  STEP="creating the S3 user"
   timeout 60 radosgw-admin -c "$conf" -n client.rgw --admin-socket "$dir/run/radosgw-admin.asok" user create --uid=floe --display-name=floe \
     --access-key="$ACCESS_KEY" --secret="$SECRET_KEY" >/dev/null
   trap - ERR
