@@ -103,7 +103,7 @@ describe('squash', () => {
     const other = await Repository.open(Storage.fromObjectStorage(backend));
     raceSquash(backend, () => other.resetBranch('main', a));
     const before = (await repo.repoInfo()).snapshots.length;
-    const err = await repo.squash('main', a, b, 'racy').catch((e: unknown) => e as Error & { code: string; details: unknown });
+    const err = (await repo.squash('main', a, b, 'racy').then(() => undefined, (e: unknown) => e)) as Error;
     expect(err).toMatchObject({ code: 'CONFLICT', details: { kind: 'branch-moved', branch: 'main', currentSnapshotId: a } });
     expect(err.message).toMatch(/reset, amended or squashed.*Read the branch's ancestry again/);
     expect(await repo.lookupBranch('main')).toBe(a);
@@ -121,7 +121,7 @@ describe('squash', () => {
     const c = await commitValues(repo, 'main', ones(3));
     const other = await Repository.open(Storage.fromObjectStorage(backend), undefined, undefined, { clock });
     raceSquash(backend, () => other.expireSnapshots(cutoff)); // releases the range's parent
-    const err = await repo.squash('main', b, c, 'b..c').catch((e: unknown) => e as Error);
+    const err = (await repo.squash('main', b, c, 'b..c').then(() => undefined, (e: unknown) => e)) as Error;
     expect(err).toMatchObject({ code: 'CONFLICT', details: { kind: 'history-rewritten' } });
     expect(err.message).toContain('squash the range you want');
     expect(await ancestryIds(repo, { branch: 'main' })).toEqual([c, b, INITIAL]);
