@@ -14,19 +14,27 @@ import { zstdDecompress } from './zstd.ts';
 
 export type VirtualChecksum = { etag: string } | { lastModified: number } | null;
 
-export interface NativeChunkRef {
+/**
+ * The schema's `extra` bytes (Manifest, ArrayManifest, ChunkRef): reserved for future spec
+ * extensions, opaque to Floe, kept byte-exact from decode to encode. Absent when the file has none.
+ */
+interface Extra {
+  extra?: Uint8Array;
+}
+
+export interface NativeChunkRef extends Extra {
   kind: 'native';
   index: number[];
   chunkId: ChunkId;
   offset: number;
   length: number;
 }
-export interface InlineChunkRef {
+export interface InlineChunkRef extends Extra {
   kind: 'inline';
   index: number[];
   data: Uint8Array;
 }
-export interface VirtualChunkRef {
+export interface VirtualChunkRef extends Extra {
   kind: 'virtual';
   index: number[];
   location: string;
@@ -36,7 +44,7 @@ export interface VirtualChunkRef {
 }
 export type ChunkRef = NativeChunkRef | InlineChunkRef | VirtualChunkRef;
 
-export interface ArrayManifest {
+export interface ArrayManifest extends Extra {
   nodeId: NodeId;
   /**
    * Sorted by index, lexicographically. In a decoded manifest the objects are built on first
@@ -45,7 +53,7 @@ export interface ArrayManifest {
   refs: ChunkRef[];
 }
 
-export interface Manifest {
+export interface Manifest extends Extra {
   specVersion: SpecVersion;
   id: ManifestId;
   /** Sorted by node id. */
@@ -71,9 +79,16 @@ function readManifest(r: FlatbufferReader, specVersion: SpecVersion): Manifest {
   const arrays = r.tables(root, M.arrays).map((t): ArrayManifest => {
     const refs = r.requiredVector(t, AM.refs, 4, 'ArrayManifest.refs');
     const nodeId = asNodeId(r.requiredStruct(t, AM.nodeId, 8, 'ArrayManifest.node_id'));
-    return lazyArrayManifest(nodeId, readRefColumns(r, refs, (ref) => readRef(r, ref, algorithm, dictionary)));
+    const columns = readRefColumns(r, refs, (ref) => readRef(r, ref, algorithm, dictionary));
+    return lazyArrayManifest(nodeId, columns, r.byteVector(t, AM.extra)?.slice());
   });
-  return { specVersion, id: asManifestId(r.requiredStruct(root, M.id, 12, 'Manifest.id')), arrays };
+  return withExtra<Manifest>({ specVersion, id: asManifestId(r.requiredStruct(root, M.id, 12, 'Manifest.id')), arrays }, r.byteVector(root, M.extra));
+}
+
+/** Sets `extra` only when the table has one, so decoded objects equal extra-less models. */
+function withExtra<T extends Extra>(value: T, extra: Uint8Array | undefined): T {
+  if (extra !== undefined) value.extra = extra.slice();
+  return value;
 }
 
 /**
@@ -96,7 +111,8 @@ function readRefColumns(r: FlatbufferReader, vec: { start: number; length: numbe
     const vtSize = dv.getUint16(vt, true);
     if (vtSize < 4 || vtSize % 2 !== 0 || vt + vtSize > n || t + Math.max(dv.getUint16(vt + 2, true), 4) > n) r.corrupt(`chunk ref ${i} has a malformed vtable`);
     const idAt = fieldAt(dv, t, vt, vtSize, R.chunkId);
-    if (idAt === 0 || fieldAt(dv, t, vt, vtSize, R.inline) !== 0) {
+    // Refs with `extra` bytes take the general path too: the columns have no room for them.
+    if (idAt === 0 || fieldAt(dv, t, vt, vtSize, R.inline) !== 0 || fieldAt(dv, t, vt, vtSize, R.extra) !== 0) {
       const ref = readOther(t);
       const at = out.coordSlot(i, ref.index.length); // may grow the column: read it after
       out.coordinates.set(ref.index, at);
@@ -144,9 +160,10 @@ interface LazyRefs {
  * An ArrayManifest whose `refs` array is built on first access (then cached; assigning replaces
  * it). Until then lookups search the columns.
  */
-function lazyArrayManifest(nodeId: NodeId, columns: RefColumns): ArrayManifest {
+function lazyArrayManifest(nodeId: NodeId, columns: RefColumns, extra: Uint8Array | undefined): ArrayManifest {
   const state: LazyRefs = { columns };
   const array = { nodeId } as ArrayManifest;
+  if (extra !== undefined) array.extra = extra;
   Object.defineProperty(array, 'refs', {
     enumerable: true,
     configurable: true,
@@ -167,12 +184,13 @@ export function chunkRefCount(array: ArrayManifest): number {
 
 function readRef(r: FlatbufferReader, t: number, algorithm: number, dictionary: Uint8Array | undefined): ChunkRef {
   const index = r.u32Vector(t, R.index) ?? r.corrupt('required ChunkRef.index is missing');
+  const extra = r.byteVector(t, R.extra);
   const inline = r.byteVector(t, R.inline);
-  if (inline) return { kind: 'inline', index, data: inline.slice() };
+  if (inline) return withExtra<ChunkRef>({ kind: 'inline', index, data: inline.slice() }, extra);
   const chunkId = r.structBytes(t, R.chunkId, 12);
   const offset = r.u64n(t, R.offset);
   const length = r.u64n(t, R.length);
-  if (chunkId) return { kind: 'native', index, chunkId: asChunkId(chunkId), offset, length };
+  if (chunkId) return withExtra<ChunkRef>({ kind: 'native', index, chunkId: asChunkId(chunkId), offset, length }, extra);
   let location = r.string(t, R.location);
   if (location === undefined) {
     const compressed = r.byteVector(t, R.compressedLocation) ?? r.corrupt('a chunk ref is neither inline, native nor virtual');
@@ -181,7 +199,7 @@ function readRef(r: FlatbufferReader, t: number, algorithm: number, dictionary: 
   const etag = r.string(t, R.etag);
   const lastModified = r.u32(t, R.lastModified);
   const checksum: VirtualChecksum = etag !== undefined ? { etag } : lastModified > 0 ? { lastModified } : null;
-  return { kind: 'virtual', index, location, offset, length, checksum };
+  return withExtra<ChunkRef>({ kind: 'virtual', index, location, offset, length, checksum }, extra);
 }
 
 function decompressLocation(r: FlatbufferReader, bytes: Uint8Array, algorithm: number, dictionary: Uint8Array | undefined): string {
@@ -263,13 +281,17 @@ export function encodeManifestPayload(manifest: Manifest): Uint8Array {
   const arrayOffsets = arrays.map((array) => {
     const refs = isSorted(array.refs) ? array.refs : [...array.refs].sort((x, y) => compareChunkIndices(x.index, y.index));
     const refsVec = createOffsetVector(b, refs.map((ref) => writeRef(b, ref)));
+    const extra = array.extra ? b.createByteVector(array.extra) : undefined;
     b.startObject(3);
+    if (extra !== undefined) b.addFieldOffset(AM.extra, extra, 0);
     b.addFieldOffset(AM.refs, refsVec, 0);
     addIdField(b, AM.nodeId, array.nodeId);
     return b.endObject();
   });
   const arraysVec = createOffsetVector(b, arrayOffsets);
+  const extra = manifest.extra ? b.createByteVector(manifest.extra) : undefined;
   b.startObject(5);
+  if (extra !== undefined) b.addFieldOffset(M.extra, extra, 0);
   b.addFieldOffset(M.arrays, arraysVec, 0);
   addIdField(b, M.id, manifest.id);
   // The schema default is 1 (zstd dictionary); plain locations must say 0 explicitly. Spec-1
@@ -285,10 +307,12 @@ function isSorted(refs: readonly ChunkRef[]): boolean {
 
 function writeRef(b: Builder, ref: ChunkRef): Offset {
   const index = createU32Vector(b, ref.index);
+  const extra = ref.extra ? b.createByteVector(ref.extra) : 0;
   switch (ref.kind) {
     case 'inline': {
       const data = b.createByteVector(ref.data);
       b.startObject(10);
+      if (extra) b.addFieldOffset(R.extra, extra, 0);
       b.addFieldOffset(R.inline, data, 0);
       b.addFieldOffset(R.index, index, 0);
       return b.endObject();
@@ -297,6 +321,7 @@ function writeRef(b: Builder, ref: ChunkRef): Offset {
       b.startObject(10);
       addU64Field(b, R.length, ref.length);
       addU64Field(b, R.offset, ref.offset);
+      if (extra) b.addFieldOffset(R.extra, extra, 0);
       addIdField(b, R.chunkId, ref.chunkId);
       b.addFieldOffset(R.index, index, 0);
       return b.endObject();
@@ -309,6 +334,7 @@ function writeRef(b: Builder, ref: ChunkRef): Offset {
       b.addFieldInt64(R.length, BigInt(ref.length), 0n);
       b.addFieldInt64(R.offset, BigInt(ref.offset), 0n);
       b.addFieldInt32(R.lastModified, lastModified, 0);
+      if (extra) b.addFieldOffset(R.extra, extra, 0);
       if (etag !== undefined) b.addFieldOffset(R.etag, etag, 0);
       b.addFieldOffset(R.location, location, 0);
       b.addFieldOffset(R.index, index, 0);

@@ -56,6 +56,11 @@ export interface RepoInfo {
   config: Uint8Array | null;
   enabledFeatureFlags: number[] | null;
   disabledFeatureFlags: number[] | null;
+  /**
+   * The schema's `extra` bytes, reserved for future spec extensions: opaque to Floe and kept
+   * byte-exact, since this file is rewritten on every commit. Absent when the file has none.
+   */
+  extra?: Uint8Array;
 }
 
 const F = {
@@ -97,7 +102,9 @@ function readRepo(r: FlatbufferReader, specVersion: SpecVersion): RepoInfo {
     updatedAt: r.u64n(t, 2),
     backupPath: r.string(t, 3) ?? null,
   }));
+  const extra = r.byteVector(root, F.extra);
   return {
+    ...(extra !== undefined && { extra: extra.slice() }),
     specVersion,
     repoSpecVersion: r.u8(root, F.specVersion),
     tags: refs(F.tags, 'Repo.tags'),
@@ -156,8 +163,10 @@ export function encodeRepoInfoPayload(info: RepoInfo): Uint8Array {
   const updates = createOffsetVector(b, info.latestUpdates.map((entry) => writeEntry(b, entry)));
   const before = info.repoBeforeUpdates === null ? undefined : b.createString(info.repoBeforeUpdates);
   const config = info.config ? b.createByteVector(info.config) : undefined;
+  const extra = info.extra ? b.createByteVector(info.extra) : undefined;
 
   b.startObject(13);
+  if (extra !== undefined) b.addFieldOffset(F.extra, extra, 0);
   if (disabled !== undefined) b.addFieldOffset(F.disabled, disabled, 0);
   if (enabled !== undefined) b.addFieldOffset(F.enabled, enabled, 0);
   if (config !== undefined) b.addFieldOffset(F.config, config, 0);

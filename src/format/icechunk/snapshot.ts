@@ -49,6 +49,11 @@ export interface ManifestFileInfo {
   id: ManifestId;
   sizeBytes: number;
   numChunkRefs: number;
+  /**
+   * ManifestFileInfoV2's `extra` bytes (future extensions), kept byte-exact; absent when the file
+   * has none. Spec-1 files store a struct without it, so writing spec 1 drops it.
+   */
+  extra?: Uint8Array;
 }
 
 export type NodeData =
@@ -109,10 +114,12 @@ function readSnapshot(r: FlatbufferReader, specVersion: SpecVersion): Snapshot {
     manifestFiles.push({ id: asManifestId(r.copy(at, 12)), sizeBytes: r.safeU64At(at + 16), numChunkRefs: r.bb.readUint32(at + 24) });
   }
   for (const t of r.tables(root, S.manifestFilesV2)) {
+    const extra = r.byteVector(t, 3);
     manifestFiles.push({
       id: asManifestId(r.requiredStruct(t, 0, 12, 'ManifestFileInfoV2.id')),
       sizeBytes: r.u64n(t, 1),
       numChunkRefs: r.u32(t, 2),
+      ...(extra !== undefined && { extra: extra.slice() }),
     });
   }
   return {
@@ -191,8 +198,10 @@ export function encodeSnapshotPayload(snapshot: Snapshot): Uint8Array {
   let filesV2: Offset | undefined;
   if (spec === 2) {
     const tables = files.map((f) => {
+      const fileExtra = f.extra ? b.createByteVector(f.extra) : undefined;
       b.startObject(4);
       b.addFieldInt64(1, BigInt(f.sizeBytes), 0n);
+      if (fileExtra !== undefined) b.addFieldOffset(3, fileExtra, 0);
       b.addFieldInt32(2, f.numChunkRefs, 0);
       addIdField(b, 0, f.id);
       return b.endObject();

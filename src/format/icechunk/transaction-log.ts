@@ -43,6 +43,8 @@ export interface TransactionLog {
   updatedChunks: ArrayUpdatedChunks[];
   /** Sorted by `to`, component-wise. Always empty in spec-1 logs. */
   movedNodes: MoveOperation[];
+  /** The schema's `extra` bytes (future extensions), kept byte-exact; absent when the file has none. */
+  extra?: Uint8Array;
 }
 
 const T = {
@@ -84,7 +86,9 @@ function readLog(r: FlatbufferReader, specVersion: SpecVersion): TransactionLog 
       nodeType: type === NODE_TYPE_ARRAY ? 'array' : 'group',
     };
   });
+  const extra = r.byteVector(root, T.extra);
   return {
+    ...(extra !== undefined && { extra: extra.slice() }),
     specVersion,
     id: asSnapshotId(r.requiredStruct(root, T.id, 12, 'TransactionLog.id')),
     newGroups: readIds(r, root, T.newGroups, 'new_groups'),
@@ -160,7 +164,9 @@ export function encodeTransactionLogPayload(log: TransactionLog): Uint8Array {
       }),
     );
   }
+  const extra = log.extra ? b.createByteVector(log.extra) : undefined;
   b.startObject(10);
+  if (extra !== undefined) b.addFieldOffset(T.extra, extra, 0);
   if (moved !== undefined) b.addFieldOffset(T.movedNodes, moved, 0);
   b.addFieldOffset(T.updatedChunks, updatedChunks, 0);
   b.addFieldOffset(T.updatedGroups, updatedGroups, 0);
