@@ -11,13 +11,14 @@ import type { RaceBackend } from './race-backends.ts';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const tsx = path.resolve(here, '../../node_modules/.bin/tsx');
 
-interface ChildReport {
+/** What one writer reports: the rounds it won and how many of its attempts lost. */
+export interface WriterReport {
   id: string;
   won: number[];
   lost: number;
 }
 
-function runChild(config: object, timeoutMs: number): Promise<ChildReport> {
+function runChild(config: object, timeoutMs: number): Promise<WriterReport> {
   return new Promise((resolve, reject) => {
     const child = spawn(tsx, [path.join(here, 'race-child.ts'), JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -27,7 +28,7 @@ function runChild(config: object, timeoutMs: number): Promise<ChildReport> {
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('close', (code) => {
       clearTimeout(timer);
-      if (code === 0) resolve(JSON.parse(out.trim()) as ChildReport);
+      if (code === 0) resolve(JSON.parse(out.trim()) as WriterReport);
       else reject(new Error(`race child exited with ${code}: ${err.slice(0, 2000)}`));
     });
   });
@@ -41,9 +42,16 @@ export interface RaceResult {
   seconds: number;
 }
 
+export const RACE_KEY = 'race/counter';
+
+/** Writes the counter object every race starts from. */
+export async function resetRaceCounter(storage: ObjectStorage): Promise<void> {
+  await storage.put(RACE_KEY, new TextEncoder().encode(JSON.stringify({ round: 0, writers: [] })));
+}
+
 export async function runCasRace(storage: ObjectStorage, backend: RaceBackend, writers: number, rounds: number): Promise<RaceResult> {
-  const key = 'race/counter';
-  await storage.put(key, new TextEncoder().encode(JSON.stringify({ round: 0, writers: [] })));
+  const key = RACE_KEY;
+  await resetRaceCounter(storage);
   const started = Date.now();
   // Children start together after every tsx process has had time to boot.
   const startAt = started + 3000;
@@ -53,7 +61,16 @@ export async function runCasRace(storage: ObjectStorage, backend: RaceBackend, w
       runChild({ backend, key, id: `w${i}`, target: rounds, startAt, deadline }, deadline - started + 10_000),
     ),
   );
-  const final = await storage.get(key);
+  return checkRace(storage, reports, rounds, (Date.now() - startAt) / 1000, 'OS processes');
+}
+
+/**
+ * The race's verdict: the counter reached `rounds`, every round had exactly one acknowledged
+ * winner, and the history in the object lists those winners in order (no lost update).
+ */
+export async function checkRace(storage: ObjectStorage, reports: readonly WriterReport[], rounds: number, seconds: number, writersAre: string): Promise<RaceResult> {
+  const writers = reports.length;
+  const final = await storage.get(RACE_KEY);
   const counter = JSON.parse(new TextDecoder().decode(final!.bytes)) as { round: number; writers: string[] };
   const winnersPerRound = Array.from({ length: rounds }, () => 0);
   const winnerOf: string[] = [];
@@ -71,8 +88,8 @@ export async function runCasRace(storage: ObjectStorage, backend: RaceBackend, w
     rounds,
     lostAttempts: reports.reduce((sum, r) => sum + r.lost, 0),
     winnersPerRound,
-    seconds: (Date.now() - startAt) / 1000,
+    seconds,
   };
-  console.log(`CAS race on ${storage.kind}: ${JSON.stringify({ ...result, winnersPerRound: `all ${rounds} rounds had exactly 1` })}`);
+  console.log(`CAS race on ${storage.kind} (${writersAre}): ${JSON.stringify({ ...result, winnersPerRound: `all ${rounds} rounds had exactly 1` })}`);
   return result;
 }
