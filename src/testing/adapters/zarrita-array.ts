@@ -1,19 +1,19 @@
 // zarrita.js (plain Zarr v3) behind the ArrayAdapter contract, over the same store Floe uses (a Floe
 // ZarrStore satisfies zarrita's store contract). zarrita is loaded on first use so floe/testing
-// works without it. Its write limits (no sharding, gzip or crc32c encoding, no bigint or named
-// fill values in JSON) make `canWrite` false: Floe writes those arrays and zarrita only reads.
+// works without it. Its write limits (no sharding, gzip, crc32c or vlen-utf8 encoding, no bigint or
+// named fill values in JSON) make `canWrite` false: Floe writes those arrays and zarrita only reads.
 import type { ZarrStore } from '../../engine/store.ts';
 import type { ArrayCase } from '../arbitraries/array-metadata.ts';
 import { dataTypeNamed, type TestDataType } from '../arbitraries/data-types.ts';
 import { resolveSelection, type ModelItem } from '../model/array-model.ts';
-import type { ArrayAdapter, ArrayHandle } from './types.ts';
+import type { ArrayAdapter, ArrayHandle, ArrayRead } from './types.ts';
 
 type Zarrita = typeof import('zarrita');
 let loaded: Promise<Zarrita> | undefined;
 const zarrita = (): Promise<Zarrita> => (loaded ??= import('zarrita'));
 
-/** Data types zarrita 0.7.5 holds on Node 20 (no float16, complex, r<N>). */
-export const ZARRITA_DATA_TYPES = ['bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'float32', 'float64'] as const;
+/** Data types zarrita 0.7.5 holds on Node 20 (no float16, complex, r<N>); `string` it reads only. */
+export const ZARRITA_DATA_TYPES = ['bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'float32', 'float64', 'string'] as const;
 
 /** Raw bytes of any zarrita result (typed array, BoolArray, or a scalar for an all-integer selection). */
 function elementBytes(d: TestDataType, data: unknown): Uint8Array {
@@ -24,20 +24,40 @@ function elementBytes(d: TestDataType, data: unknown): Uint8Array {
   return new Uint8Array((one as unknown as Uint8Array).buffer);
 }
 
-/** zarrita may hand back F-ordered data with matching strides: lay it out in C order. */
-function cOrdered(src: Uint8Array, shape: readonly number[], stride: readonly number[], width: number): Uint8Array {
+/** The element offsets of a strided result, visited in C order. */
+function cOrderOffsets(shape: readonly number[], stride: readonly number[]): number[] {
   const n = shape.reduce((a, b) => a * b, 1);
-  const out = new Uint8Array(n * width);
+  const offsets = new Array<number>(n);
   const idx = new Array<number>(shape.length).fill(0);
   for (let k = 0; k < n; k++) {
-    const e = idx.reduce((acc, x, i) => acc + x * stride[i]!, 0);
-    out.set(src.subarray(e * width, (e + 1) * width), k * width);
+    offsets[k] = idx.reduce((acc, x, i) => acc + x * stride[i]!, 0);
     for (let i = shape.length - 1; i >= 0; i--) {
       if (++idx[i]! < shape[i]!) break;
       idx[i] = 0;
     }
   }
-  return out;
+  return offsets;
+}
+
+interface Strided {
+  readonly data: unknown;
+  readonly shape: number[];
+  readonly stride: number[];
+}
+
+/**
+ * A zarrita read as the adapter contract's result, in C order (zarrita may hand back F-ordered
+ * data with matching strides): strings stay strings, everything else becomes raw bytes.
+ */
+function readResult(d: TestDataType, got: unknown, shape: readonly number[]): ArrayRead {
+  const strided = shape.length > 0 && typeof got === 'object' && got !== null && 'data' in got ? (got as Strided) : undefined;
+  if (!strided) return { shape, values: d.kind === 'string' ? [got as string] : elementBytes(d, got) };
+  const offsets = cOrderOffsets(strided.shape, strided.stride);
+  if (d.kind === 'string') return { shape: strided.shape, values: offsets.map((e) => (strided.data as readonly string[])[e]!) };
+  const src = elementBytes(d, strided.data);
+  const out = new Uint8Array(offsets.length * d.memBytes);
+  offsets.forEach((e, k) => out.set(src.subarray(e * d.memBytes, (e + 1) * d.memBytes), k * d.memBytes));
+  return { shape: strided.shape, values: out };
 }
 
 async function handle(z: Zarrita, store: ZarrStore, path: string): Promise<ArrayHandle> {
@@ -57,12 +77,10 @@ async function handle(z: Zarrita, store: ZarrStore, path: string): Promise<Array
     async read(selection) {
       const dims = resolveSelection(selection, array.shape);
       const shape = dims.filter((x) => !x.drop).map((x) => x.indices.length);
-      const got = (await z.get(array, toZarrita(selection))) as unknown;
-      if (shape.length === 0 || typeof got !== 'object' || got === null || !('data' in got)) return { shape, values: elementBytes(d, got) };
-      const r = got as { data: unknown; shape: number[]; stride: number[] };
-      return { shape: r.shape, values: cOrdered(elementBytes(d, r.data), r.shape, r.stride, d.memBytes) };
+      return readResult(d, (await z.get(array, toZarrita(selection))) as unknown, shape);
     },
     async write(selection, values) {
+      if (d.kind === 'string') throw new Error('zarrita 0.7.5 cannot encode vlen-utf8; canWrite keeps string arrays on the Floe side');
       const dims = resolveSelection(selection, array.shape);
       const shape = dims.filter((x) => !x.drop).map((x) => x.indices.length);
       const stride = shape.map((_, i) => shape.slice(i + 1).reduce((a, b) => a * b, 1));
@@ -80,7 +98,7 @@ export function zarritaArrayAdapter(): ArrayAdapter {
   return {
     name: 'zarrita',
     canWrite: (c: ArrayCase) =>
-      (ZARRITA_DATA_TYPES as readonly string[]).includes(c.dtype.name) &&
+      (ZARRITA_DATA_TYPES as readonly string[]).includes(c.dtype.name) && c.dtype.kind !== 'string' &&
       typeof c.fill.json !== 'bigint' && typeof c.fill.json !== 'string' &&
       !JSON.stringify(c.codecs).match(/sharding_indexed|gzip|crc32c/),
     async createArray(store, path, c) {
