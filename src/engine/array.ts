@@ -3,7 +3,6 @@
 import { floeError } from '../errors.ts';
 import { buildCodecChain, ScratchBuffer, type CodecChain } from '../format/codecs/pipeline.ts';
 import type { ArrayData, DataType, TypedArray } from '../format/zarr/data-types.ts';
-import { parseFillValue, type FillValueInput } from '../format/zarr/fill-value.ts';
 import {
   createArrayMetadata, encodeNodeMetadata, parseArrayMetadata, withArrayChanges,
   type ArrayMetadata, type ArrayMetadataInput, type Attributes,
@@ -12,11 +11,14 @@ import { cStrides, product, type NdArray } from '../format/zarr/ndarray.ts';
 import { shiftView } from '../format/zarr/projection.ts';
 import { chunkKey } from '../format/zarr/chunk-keys.ts';
 import { keyPrefix, metadataKey, normalizePath } from '../format/zarr/paths.ts';
-import { ReadBuffers, readChunkRegion, writeChunkRegion, type ChunkJob, type ChunkReader, type View } from './chunk-io.ts';
+import { ReadBuffers, readChunkRegion, writeChunkRegions, type ChunkJob, type ChunkReader, type View } from './chunk-io.ts';
 import { sharedDecodePool, type DecodePool } from './decode-pool.ts';
 import { mapLimit } from './concurrency.ts';
 import { forEachProduct, normalizeSelection, projectDim, resultShape, type DimSelection, type Selection } from './selection.ts';
 import type { ZarrStore } from './store.ts';
+import { writeSource, type WriteValue } from './write-value.ts';
+
+export type { WriteValue } from './write-value.ts';
 
 export interface ArrayIoOptions {
   /** Chunk requests in flight at once. Default 8. */
@@ -33,11 +35,11 @@ export interface GetOptions extends ArrayIoOptions {
   out?: ArrayData;
 }
 
-/** A value to write: an NdArray or flat C-order data of the selection's shape, or one scalar. */
 /** Reads smaller than this never use the worker pool. */
 const MIN_POOLED_READ_BYTES = 8 * 1024 * 1024;
 
-export type WriteValue = NdArray | ArrayData | number | bigint | boolean | string;
+/** Encoded partial chunks a write holds between checking them and writing them (see chunk-io). */
+const WRITE_HOLD_BYTES = 128 * 1024 * 1024;
 
 export class ZarrArray {
   readonly path: string;
@@ -52,11 +54,8 @@ export class ZarrArray {
   ) {
     this.path = normalizePath(path);
     this.prefix = keyPrefix(this.path);
-    this.chain = buildCodecChain(metadata.codecs, {
-      shape: metadata.chunkShape,
-      dataType: metadata.dataType,
-      fillValue: metadata.fillValue,
-    });
+    const spec = { shape: metadata.chunkShape, dataType: metadata.dataType, fillValue: metadata.fillValue };
+    this.chain = buildCodecChain(metadata.codecs, spec, `${metadataKey(this.path)}: codecs`);
   }
 
   static async open(store: ZarrStore, path = '/', options?: ArrayIoOptions): Promise<ZarrArray> {
@@ -104,7 +103,7 @@ export class ZarrArray {
 
   /** Reads a selection; the result is C-ordered with integer-indexed dimensions dropped. */
   async get(selection?: Selection, options: GetOptions = {}): Promise<NdArray> {
-    const dims = normalizeSelection(selection, this.shape);
+    const dims = normalizeSelection(selection, this.shape, this.path);
     const full = dims.map((d) => d.count);
     const n = product(full);
     const lanes = this.dataType.lanes;
@@ -124,14 +123,19 @@ export class ZarrArray {
     return { data, shape, stride: cStrides(shape) };
   }
 
-  /** Writes `value` into a selection; touched chunks that end up all fill value are erased. */
+  /**
+   * Writes `value` into a selection; touched chunks that end up all fill value are erased. The value
+   * and every partly covered chunk are checked before the first chunk is written, so bad input or a
+   * damaged chunk changes nothing (a storage failure midway can; see writeChunkRegions).
+   */
   async set(selection: Selection | undefined, value: WriteValue, options: ArrayIoOptions = {}): Promise<void> {
     if (this.store.readOnly) throw floeError('READ_ONLY', `array ${this.path} is in a read-only store`, { where: this.path });
-    const dims = normalizeSelection(selection, this.shape);
-    const source = this.sourceView(dims, value);
-    await mapLimit(this.jobs(dims), this.concurrency(options), (job) =>
-      writeChunkRegion(this.store, this.chunkKey(job.coords), this.chain, job, shift(source, job), this.edgeExtent(job.coords)),
-    );
+    const dims = normalizeSelection(selection, this.shape, this.path);
+    const source = writeSource(this, dims, value);
+    const writes = this.jobs(dims).map((job) => ({
+      key: this.chunkKey(job.coords), job, src: shift(source, job), extent: this.edgeExtent(job.coords),
+    }));
+    await writeChunkRegions(this.store, this.chain, writes, { concurrency: this.concurrency(options), holdBytes: WRITE_HOLD_BYTES });
   }
 
   /** Changes the shape; chunks wholly outside the new shape are deleted (core spec, "resize"). */
@@ -177,27 +181,6 @@ export class ZarrArray {
   private edgeExtent(coords: readonly number[]): number[] {
     return coords.map((c, d) => Math.min(this.chunkShape[d]!, this.shape[d]! - c * this.chunkShape[d]!));
   }
-
-  private sourceView(dims: readonly DimSelection[], value: WriteValue): View {
-    const full = dims.map((d) => d.count);
-    if (isScalar(value)) {
-      const one = parseFillValue(this.dataType, value as FillValueInput, `value written to ${this.path}`);
-      return { data: one.memory, offset: 0, stride: full.map(() => 0) };
-    }
-    const shape = resultShape(dims);
-    const nd: NdArray = isNdArray(value) ? value : { data: value as ArrayData, shape, stride: cStrides(shape) };
-    if (nd.shape.length !== shape.length || nd.shape.some((n, i) => n !== shape[i])) {
-      throw floeError('INVALID_SELECTION', `value has shape [${nd.shape.join(', ')}] but the selection has shape [${shape.join(', ')}]`, { where: this.path });
-    }
-    const need = product(shape) * this.dataType.lanes;
-    if (!isNdArray(value) && nd.data.length !== need) {
-      throw floeError('INVALID_SELECTION', `value holds ${nd.data.length} numbers, the selection needs ${need}`, { where: this.path });
-    }
-    checkDataKind(nd.data, this.dataType, this.path);
-    // Re-insert dropped (integer) dimensions with stride 0 so the view matches the full rank.
-    let k = 0;
-    return { data: nd.data, offset: 0, stride: dims.map((d) => (d.drop ? 0 : nd.stride[k++]!)) };
-  }
 }
 
 /** Results are allocated in shared memory when workers decode, so they can write in place. */
@@ -210,20 +193,4 @@ function allocateOutput(dataType: DataType, n: number, shared: boolean): ArrayDa
 
 function shift(view: View, job: ChunkJob): View {
   return shiftView(view, job.projections);
-}
-
-function isScalar(v: WriteValue): boolean {
-  return typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean' || typeof v === 'string';
-}
-
-function isNdArray(v: WriteValue): v is NdArray {
-  return typeof v === 'object' && v !== null && !ArrayBuffer.isView(v) && !Array.isArray(v) && 'shape' in v && 'data' in v;
-}
-
-function checkDataKind(data: ArrayData, dt: DataType, where: string): void {
-  const sample = dt.allocate(0);
-  if (data.constructor !== sample.constructor) {
-    const want = (sample.constructor as { name: string }).name;
-    throw floeError('INVALID_ARGUMENT', `a ${dt.name} array takes values in a ${want}, got ${data.constructor.name}`, { where });
-  }
 }

@@ -190,31 +190,83 @@ async function readShardRegion(io: ChunkReader, key: string, codec: ShardingCode
   });
 }
 
-export async function writeChunkRegion(
-  store: ZarrStore, key: string, chain: CodecChain, job: ChunkJob, src: View, extent: readonly number[],
-): Promise<void> {
+/** One chunk's part of a write: where it goes, which part of the chunk, and the source values. */
+export interface ChunkWrite {
+  readonly key: string;
+  readonly job: ChunkJob;
+  readonly src: View;
+  /** The chunk's in-bounds extent (edge chunks are cut by the array's shape). */
+  readonly extent: readonly number[];
+}
+
+/** A chunk's next state, computed before anything is written: new bytes, or erase (all fill). */
+interface ChunkUpdate {
+  readonly key: string;
+  readonly bytes: Uint8Array | undefined;
+}
+
+export interface WriteChunksOptions {
+  readonly concurrency: number;
+  /**
+   * Encoded bytes of partially covered chunks held between the check and the write phase; past it,
+   * a chunk is checked, dropped, and read and encoded again when its turn to be written comes.
+   */
+  readonly holdBytes: number;
+}
+
+/**
+ * Writes chunk regions so that a bad value or a damaged stored chunk never leaves a write half
+ * done. The caller has checked the value whole; then every partially covered chunk is read,
+ * decoded, merged and encoded before the first write, so a corrupt or undecodable chunk fails the
+ * write with nothing changed. Whole-chunk writes read nothing and are encoded as they are written,
+ * which keeps memory bounded and I/O overlapping with compression. What cannot be promised on a
+ * plain store: a storage failure in the write phase leaves the chunks written so far (there is no
+ * transaction to roll back; sessions give that), and so does an encode failure there, which a
+ * checked value meets only at codec limits such as an over-2-GiB string chunk.
+ */
+export async function writeChunkRegions(store: ZarrStore, chain: CodecChain, writes: readonly ChunkWrite[], options: WriteChunksOptions): Promise<void> {
+  const held = new Map<ChunkWrite, ChunkUpdate>();
+  let heldBytes = 0;
+  await mapLimit(writes.filter((w) => !coversChunk(w)), options.concurrency, async (w) => {
+    const update = await prepareChunk(store, chain, w);
+    const size = update.bytes?.length ?? 0;
+    if (heldBytes + size > options.holdBytes) return;
+    held.set(w, update);
+    heldBytes += size;
+  });
+  await mapLimit(writes, options.concurrency, async (w) => {
+    const update = held.get(w) ?? (await prepareChunk(store, chain, w));
+    held.delete(w);
+    if (update.bytes) await store.set(update.key, update.bytes);
+    else await store.erase(update.key);
+  });
+}
+
+/** Whether the write replaces every in-bounds element of its chunk, so the old one is not read. */
+function coversChunk(w: ChunkWrite): boolean {
+  return w.job.projections.every((p, d) => Math.abs(p.step) === 1 && p.count === w.extent[d]);
+}
+
+/** Reads the old chunk when partly covered, merges the source in, and encodes (or marks erase). */
+async function prepareChunk(store: ZarrStore, chain: CodecChain, w: ChunkWrite): Promise<ChunkUpdate> {
   const { shape, dataType, fillValue } = chain.spec;
   const lanes = dataType.lanes;
-  const whole = job.projections.every((p, d) => Math.abs(p.step) === 1 && p.count === extent[d]);
   const chunk: NdArray = { data: dataType.allocate(product(shape)), shape: [...shape], stride: cStrides(shape) };
-  const existing = whole ? undefined : await store.get(key);
+  const existing = coversChunk(w) ? undefined : await store.get(w.key);
   if (existing) {
-    const whole = shape.map((n) => ({ chunk: 0, start: 0, step: 1, count: n, outStart: 0 }));
-    withKey(key, () => chain.decodeRegion(existing, whole, { data: chunk.data, offset: 0, stride: chunk.stride }));
+    const all = shape.map((n) => ({ chunk: 0, start: 0, step: 1, count: n, outStart: 0 }));
+    withKey(w.key, () => chain.decodeRegion(existing, all, { data: chunk.data, offset: 0, stride: chunk.stride }));
   } else {
     fillElements(chunk.data, fillValue.memory, 0, product(shape), lanes);
   }
   const target: View = {
     data: chunk.data,
-    offset: job.projections.reduce((acc, p, d) => acc + p.start * chunk.stride[d]!, 0),
-    stride: job.projections.map((p, d) => chunk.stride[d]! * p.step),
+    offset: w.job.projections.reduce((acc, p, d) => acc + p.start * chunk.stride[d]!, 0),
+    stride: w.job.projections.map((p, d) => chunk.stride[d]! * p.step),
   };
-  copyStrided(src, target, job.projections.map((p) => p.count), lanes);
-  if (allEqual(chunk.data, fillValue.memory)) {
-    await store.erase(key);
-    return;
-  }
-  await store.set(key, withKey(key, () => chain.encode(chunk)));
+  copyStrided(w.src, target, w.job.projections.map((p) => p.count), lanes);
+  if (allEqual(chunk.data, fillValue.memory)) return { key: w.key, bytes: undefined };
+  return { key: w.key, bytes: withKey(w.key, () => chain.encode(chunk)) };
 }
 
 /** Attaches the store key to codec errors so messages say which chunk failed. */

@@ -25,45 +25,47 @@ export function slice(startOrStop: number | null = null, stop?: number | null, s
 // Projection onto chunk grids is pure and shared with the codecs (sharding reads inner chunks).
 export { forEachProduct, projectDim, type ChunkProjection, type DimSelection } from '../format/zarr/projection.ts';
 
-export function normalizeSelection(selection: Selection | undefined, shape: readonly number[]): DimSelection[] {
-  const items = expandEllipsis(selection ?? [], shape.length);
-  return shape.map((n, d) => normalizeItem(items[d] ?? null, n, d));
+/** `where` (the array's path) goes into every error, so a message says which array refused. */
+export function normalizeSelection(selection: Selection | undefined, shape: readonly number[], where?: string): DimSelection[] {
+  const items = expandEllipsis(selection ?? [], shape.length, where);
+  return shape.map((n, d) => normalizeItem(items[d] ?? null, n, d, where));
 }
 
-function expandEllipsis(selection: Selection, rank: number): SelectionItem[] {
+function expandEllipsis(selection: Selection, rank: number, where: string | undefined): SelectionItem[] {
   const at = selection.indexOf('...');
   if (at !== selection.lastIndexOf('...')) {
-    throw floeError('INVALID_SELECTION', 'a selection may contain at most one "..."');
+    throw floeError('INVALID_SELECTION', 'a selection may contain at most one "..."', { where });
   }
   const explicit = selection.length - (at >= 0 ? 1 : 0);
   if (explicit > rank) {
-    throw floeError('INVALID_SELECTION', `selection has ${explicit} items but the array has ${rank} dimensions`);
+    throw floeError('INVALID_SELECTION', `selection has ${explicit} items but the array has ${rank} dimensions`, { where });
   }
   if (at < 0) return [...selection];
   return [...selection.slice(0, at), ...new Array<null>(rank - explicit).fill(null), ...selection.slice(at + 1)];
 }
 
-function normalizeItem(item: SelectionItem, n: number, d: number): DimSelection {
+function normalizeItem(item: SelectionItem, n: number, d: number, where: string | undefined): DimSelection {
   if (item === null) return { start: 0, step: 1, count: n, drop: false };
   if (typeof item === 'number') {
     if (!Number.isInteger(item) || item < -n || item >= n) {
-      throw floeError('INVALID_SELECTION', `index ${item} is out of bounds for dimension ${d} of length ${n}`);
+      const valid = n === 0 ? 'it is empty, so no index is valid' : `valid indices are ${-n}..${n - 1}`;
+      throw floeError('INVALID_SELECTION', `index ${item} is out of bounds for dimension ${d} of length ${n}; ${valid}`, { where });
     }
     return { start: item < 0 ? item + n : item, step: 1, count: 1, drop: true };
   }
   if (typeof item !== 'object' || item.kind !== 'slice') {
-    throw floeError('INVALID_SELECTION', `dimension ${d}: expected an integer, slice(), null or "...", got ${JSON.stringify(item)}`);
+    throw floeError('INVALID_SELECTION', `dimension ${d}: expected an integer, slice(), null or "...", got ${JSON.stringify(item)}`, { where });
   }
-  return { ...sliceIndices(item, n, d), drop: false };
+  return { ...sliceIndices(item, n, d, where), drop: false };
 }
 
 /** Python's slice.indices(): clamps bounds and counts the selected indices. */
-function sliceIndices(s: Slice, n: number, d: number): { start: number; step: number; count: number } {
+function sliceIndices(s: Slice, n: number, d: number, where: string | undefined): { start: number; step: number; count: number } {
   const step = s.step ?? 1;
   for (const [name, v] of [['start', s.start], ['stop', s.stop], ['step', s.step]] as const) {
-    if (v !== null && !Number.isInteger(v)) throw floeError('INVALID_SELECTION', `dimension ${d}: slice ${name} must be an integer, got ${v}`);
+    if (v !== null && !Number.isInteger(v)) throw floeError('INVALID_SELECTION', `dimension ${d}: slice ${name} must be an integer, got ${v}`, { where });
   }
-  if (step === 0) throw floeError('INVALID_SELECTION', `dimension ${d}: slice step cannot be zero`);
+  if (step === 0) throw floeError('INVALID_SELECTION', `dimension ${d}: slice step cannot be zero`, { where });
   const clamp = (v: number | null, dflt: number, lo: number, hi: number): number => {
     if (v === null) return dflt;
     const x = v < 0 ? v + n : v;

@@ -41,28 +41,32 @@ export interface CodecChain {
 
 export const ARRAY_CODEC_NAMES = ['transpose', 'numcodecs.delta', 'bytes', 'vlen-utf8', 'vlen-bytes', 'sharding_indexed'] as const;
 
-export function buildCodecChain(codecs: readonly CodecMetadata[], spec: ChunkSpec): CodecChain {
+/**
+ * `where` names the codec list in errors; callers that know the document pass its key, such as
+ * "a/zarr.json: codecs". A sharding codec's nested lists report as "<where>[i].configuration".
+ */
+export function buildCodecChain(codecs: readonly CodecMetadata[], spec: ChunkSpec, where = 'codecs'): CodecChain {
   const arrayCodecs: ArrayToArrayCodec[] = [];
   const specs: ChunkSpec[] = [spec];
   let arrayToBytes: ArrayToBytesCodec | undefined;
   const bytesCodecs: BytesToBytesCodec[] = [];
-  for (const meta of codecs) {
+  for (const [i, meta] of codecs.entries()) {
     const current = specs[specs.length - 1]!;
-    const codec = makeCodec(meta, current);
+    const codec = makeCodec(meta, current, where, `${where}[${i}].configuration`);
     if (codec.kind === 'array_to_array') {
-      if (arrayToBytes) misplaced(meta, 'an array -> array codec must come before the array -> bytes codec');
+      if (arrayToBytes) misplaced(meta, 'an array -> array codec must come before the array -> bytes codec', where);
       arrayCodecs.push(codec);
       specs.push(codec.resolveSpec(current));
     } else if (codec.kind === 'array_to_bytes') {
-      if (arrayToBytes) misplaced(meta, 'there must be exactly one array -> bytes codec');
+      if (arrayToBytes) misplaced(meta, 'there must be exactly one array -> bytes codec', where);
       arrayToBytes = codec;
     } else {
-      if (!arrayToBytes) misplaced(meta, 'a bytes -> bytes codec must come after the array -> bytes codec');
+      if (!arrayToBytes) misplaced(meta, 'a bytes -> bytes codec must come after the array -> bytes codec', where);
       bytesCodecs.push(codec);
     }
   }
   if (!arrayToBytes) {
-    throw floeError('INVALID_METADATA', 'codecs must include an array -> bytes codec such as "bytes"', { where: 'codecs' });
+    throw floeError('INVALID_METADATA', 'codecs must include an array -> bytes codec such as "bytes"', { where });
   }
   const a2b = arrayToBytes;
   const innerSpec = specs[specs.length - 1]!;
@@ -125,7 +129,8 @@ function decodeFirst(codec: BytesToBytesCodec, bytes: Uint8Array, scratch: Scrat
 
 type AnyCodec = ArrayToArrayCodec | ArrayToBytesCodec | BytesToBytesCodec;
 
-function makeCodec(meta: CodecMetadata, spec: ChunkSpec): AnyCodec {
+/** `where` names the list holding `meta`, `nested` the place of any codec list inside it. */
+function makeCodec(meta: CodecMetadata, spec: ChunkSpec, where: string, nested: string): AnyCodec {
   const config = meta.configuration;
   try {
     switch (meta.name) {
@@ -138,26 +143,26 @@ function makeCodec(meta: CodecMetadata, spec: ChunkSpec): AnyCodec {
       case 'numcodecs.delta':
         return deltaCodec(config, spec.dataType.name);
       case 'vlen-utf8':
-        if (spec.dataType.kind !== 'string') misplaced(meta, `vlen-utf8 encodes strings, not ${spec.dataType.name}`);
+        if (spec.dataType.kind !== 'string') throw floeError('INVALID_METADATA', `vlen-utf8 encodes strings, not ${spec.dataType.name}`);
         return vlenUtf8Codec();
       case 'vlen-bytes':
         return vlenBytesCodec(spec.dataType);
       case 'sharding_indexed':
-        return shardingCodec(config, spec, buildCodecChain);
+        return shardingCodec(config, spec, (inner, innerSpec) => buildCodecChain(inner, innerSpec, nested));
     }
     const factory = BYTES_CODECS[meta.name];
     if (factory) return factory(config, { itemSize: Math.max(1, spec.dataType.itemSize) });
   } catch (err) {
     if (isFloeError(err) && !err.where) {
-      throw floeError(err.code, `codec "${meta.name}": ${err.message}`, { where: 'codecs', cause: err });
+      throw floeError(err.code, `codec "${meta.name}": ${err.message}`, { where, cause: err, details: err.details });
     }
     throw err;
   }
   throw floeError('UNSUPPORTED', `codec "${meta.name}" is not supported; Floe implements ${[...ARRAY_CODEC_NAMES, ...Object.keys(BYTES_CODECS)].join(', ')}`, {
-    where: 'codecs',
+    where,
   });
 }
 
-function misplaced(meta: CodecMetadata, why: string): never {
-  throw floeError('INVALID_METADATA', `codec "${meta.name}": ${why}`, { where: 'codecs' });
+function misplaced(meta: CodecMetadata, why: string, where: string): never {
+  throw floeError('INVALID_METADATA', `codec "${meta.name}": ${why}`, { where });
 }

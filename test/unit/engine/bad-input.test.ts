@@ -5,7 +5,7 @@ import { ZarrArray } from '../../../src/engine/array.ts';
 import { slice } from '../../../src/engine/selection.ts';
 import { MemoryStorage } from '../../../src/engine/storage/memory.ts';
 import { StorageStore } from '../../../src/engine/store.ts';
-import { isFloeError, type ErrorCode } from '../../../src/errors.ts';
+import { isFloeError, type ErrorCode, type FloeError } from '../../../src/errors.ts';
 import type { CodecMetadata } from '../../../src/format/codecs/types.ts';
 
 const LE = { name: 'bytes', configuration: { endian: 'little' } };
@@ -129,8 +129,98 @@ describe('bad selections and values', () => {
     await expectFailure(array.set([slice(0, 5)], new Int32Array(6)), 'INVALID_SELECTION');
     await expectFailure(array.set([slice(0, 4)], { data: new Int32Array(4), shape: [2, 2], stride: [2, 1] }), 'INVALID_SELECTION');
     await expectFailure(array.set([slice(0, 4)], new Float32Array(4)), 'INVALID_ARGUMENT');
-    await expectFailure(array.set([slice(0, 4)], 2 ** 40), 'INVALID_METADATA');
+    await expectFailure(array.set([slice(0, 4)], 2 ** 40), 'INVALID_ARGUMENT');
     await expectFailure(array.get(undefined, { out: new Int32Array(7) }), 'INVALID_ARGUMENT');
     expect(Array.from((await array.get()).data as Int32Array)).toEqual(original);
+  });
+});
+
+/** The error a promise rejects with (the test fails if it resolves). */
+async function rejection(p: Promise<unknown>): Promise<FloeError> {
+  const caught = await p.then(() => undefined, (err: unknown) => err);
+  expect(isFloeError(caught), String(caught)).toBe(true);
+  return caught as FloeError;
+}
+
+function arrayDocument(codecs: unknown[]): string {
+  return JSON.stringify({
+    zarr_format: 3, node_type: 'array', shape: [4], data_type: 'int32',
+    chunk_grid: { name: 'regular', configuration: { chunk_shape: [2] } },
+    chunk_key_encoding: { name: 'default', configuration: { separator: '/' } },
+    fill_value: 0, codecs,
+  });
+}
+
+describe('errors say where', () => {
+  it('an unknown codec at open names the array\'s zarr.json', async () => {
+    const store = new StorageStore(new MemoryStorage());
+    await store.set('grp/arr/zarr.json', new TextEncoder().encode(arrayDocument([LE, { name: 'no-such-codec' }])));
+    const err = await rejection(ZarrArray.open(store, '/grp/arr'));
+    expect(err.code).toBe('UNSUPPORTED');
+    expect(err.where).toBe('grp/arr/zarr.json: codecs');
+    expect(err.message).toContain('"no-such-codec"');
+  });
+
+  it('an unknown codec inside a shard names the sharding codec\'s configuration', async () => {
+    const store = new StorageStore(new MemoryStorage());
+    const sharding = { name: 'sharding_indexed', configuration: { chunk_shape: [1], codecs: [LE, { name: 'lzma' }], index_codecs: [LE] } };
+    await store.set('s/zarr.json', new TextEncoder().encode(arrayDocument([sharding])));
+    const err = await rejection(ZarrArray.open(store, '/s'));
+    expect(err.code).toBe('UNSUPPORTED');
+    expect(err.where).toBe('s/zarr.json: codecs[0].configuration');
+    expect(err.message).toContain('"lzma"');
+  });
+
+  it('a misplaced codec at create names the zarr.json it would have written', async () => {
+    const store = new StorageStore(new MemoryStorage());
+    const created = ZarrArray.create(store, '/x/y', { shape: [4], chunkShape: [2], dataType: 'int32', codecs: [{ name: 'gzip' }, LE] });
+    const err = await rejection(created);
+    expect(err.code).toBe('INVALID_METADATA');
+    expect(err.where).toBe('x/y/zarr.json: codecs');
+    expect(await store.get('x/y/zarr.json')).toBeUndefined();
+  });
+
+  it('an out-of-bounds index names the array and the valid range, for reads and writes', async () => {
+    const store = new StorageStore(new MemoryStorage());
+    const array = await ZarrArray.create(store, '/deep/arr', { shape: [3, 8], chunkShape: [2, 2], dataType: 'int32' });
+    for (const p of [array.get([0, 8]), array.set([0, 8], 1)]) {
+      const err = await rejection(p);
+      expect(err.code).toBe('INVALID_SELECTION');
+      expect(err.where).toBe('/deep/arr');
+      expect(err.message).toContain('dimension 1 of length 8');
+      expect(err.message).toContain('-8..7');
+    }
+    expect((await rejection(array.get([0, 0, 0]))).where).toBe('/deep/arr');
+  });
+
+  it('an out-of-range scalar write is INVALID_ARGUMENT about the value, its dtype and the array', async () => {
+    const store = new StorageStore(new MemoryStorage());
+    const array = await ZarrArray.create(store, '/u', { shape: [4], chunkShape: [2], dataType: 'uint8' });
+    const err = await rejection(array.set(undefined, 300));
+    expect(err.code).toBe('INVALID_ARGUMENT');
+    expect(err.where).toBe('/u');
+    expect(err.message).toContain('cannot write 300 to uint8 array /u');
+    expect(err.message).toContain('[0, 255]');
+    expect(err.message).not.toContain('fill_value');
+    expect((await rejection(array.set(undefined, 'text'))).code).toBe('INVALID_ARGUMENT');
+  });
+
+  it('a wrongly typed string element names its index and the array', async () => {
+    const store = new StorageStore(new MemoryStorage());
+    const array = await ZarrArray.create(store, '/names', { shape: [2, 2], chunkShape: [1, 2], dataType: 'string' });
+    const err = await rejection(array.set(undefined, ['a', 'b', 'c', 7] as unknown as string[]));
+    expect(err.code).toBe('INVALID_ARGUMENT');
+    expect(err.message).toContain('element [1, 1]');
+    expect(err.message).toContain('must be a string, got number 7');
+    expect(err.where).toBe('/names');
+  });
+
+  it('an NdArray whose strides reach past its data is refused', async () => {
+    const store = new StorageStore(new MemoryStorage());
+    const array = await ZarrArray.create(store, '/n', { shape: [2, 3], chunkShape: [2, 3], dataType: 'int32' });
+    const err = await rejection(array.set(undefined, { data: new Int32Array(6), shape: [2, 3], stride: [4, 1] }));
+    expect(err.code).toBe('INVALID_ARGUMENT');
+    expect(err.message).toContain('reach elements 0..6');
+    expect(await store.get('n/c/0/0')).toBeUndefined();
   });
 });

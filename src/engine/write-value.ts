@@ -1,0 +1,140 @@
+// The value a `set` writes, checked whole before any chunk is read or written: its shape, the kind
+// of its storage, the reach of its strides, and (for string and binary arrays) every element the
+// selection takes. The codecs would refuse a bad element too, but only once they encode its chunk,
+// after other chunks were already written.
+import { floeError, isFloeError } from '../errors.ts';
+import type { ArrayData, DataType } from '../format/zarr/data-types.ts';
+import { parseFillValue, type FillValueInput } from '../format/zarr/fill-value.ts';
+import { cStrides, product, type NdArray, type StridedView } from '../format/zarr/ndarray.ts';
+import { resultShape, type DimSelection } from './selection.ts';
+
+/** A value to write: an NdArray or flat C-order data of the selection's shape, or one scalar. */
+export type WriteValue = NdArray | ArrayData | number | bigint | boolean | string;
+
+/** What the value is written into, for checks and messages. */
+export interface WriteTarget {
+  readonly path: string;
+  readonly dataType: DataType;
+}
+
+/** A view of `value` at the full rank of `dims` (integer-indexed dimensions get stride 0). */
+export function writeSource(target: WriteTarget, dims: readonly DimSelection[], value: WriteValue): StridedView {
+  if (isScalar(value)) return scalarSource(target, dims, value);
+  const shape = resultShape(dims);
+  const nd: NdArray = isNdArray(value) ? value : { data: value as ArrayData, shape, stride: cStrides(shape) };
+  checkShape(target, nd, shape, isNdArray(value));
+  checkDataKind(target, nd.data);
+  checkReach(target, nd);
+  checkElements(target, nd.data, nd.shape, nd.stride);
+  let k = 0;
+  return { data: nd.data, offset: 0, stride: dims.map((d) => (d.drop ? 0 : nd.stride[k++]!)) };
+}
+
+function scalarSource(target: WriteTarget, dims: readonly DimSelection[], value: number | bigint | boolean | string): StridedView {
+  const { path, dataType } = target;
+  try {
+    const one = parseFillValue(dataType, value as FillValueInput);
+    checkElements(target, one.memory, [1], [1]);
+    return { data: one.memory, offset: 0, stride: dims.map(() => 0) };
+  } catch (err) {
+    if (!isFloeError(err, 'INVALID_METADATA')) throw err;
+    // parseFillValue speaks of fill values; say it is the written value instead, keeping its reason.
+    const reason = err.message.replace(/^.*? is not valid for data type \S+: /, '');
+    throw floeError('INVALID_ARGUMENT', `cannot write ${show(value)} to ${dataType.name} array ${path}: ${reason}; pass a value the data type can hold`, {
+      where: path,
+      cause: err,
+    });
+  }
+}
+
+function checkShape(target: WriteTarget, nd: NdArray, shape: readonly number[], given: boolean): void {
+  if (nd.shape.length !== shape.length || nd.shape.some((n, i) => n !== shape[i])) {
+    throw floeError('INVALID_SELECTION', `value has shape [${nd.shape.join(', ')}] but the selection has shape [${shape.join(', ')}]`, { where: target.path });
+  }
+  const need = product(shape) * target.dataType.lanes;
+  if (!given && nd.data.length !== need) {
+    throw floeError('INVALID_SELECTION', `value holds ${nd.data.length} numbers, the selection needs ${need}`, { where: target.path });
+  }
+  if (given && nd.stride.length !== nd.shape.length) {
+    throw floeError('INVALID_ARGUMENT', `value has ${nd.shape.length} dimensions but ${nd.stride.length} strides`, { where: target.path });
+  }
+}
+
+function checkDataKind(target: WriteTarget, data: ArrayData): void {
+  const sample = target.dataType.allocate(0);
+  if (data.constructor !== sample.constructor) {
+    const want = (sample.constructor as { name: string }).name;
+    throw floeError('INVALID_ARGUMENT', `a ${target.dataType.name} array takes values in a ${want}, got ${data.constructor.name}`, { where: target.path });
+  }
+}
+
+/** An NdArray's strides must stay inside its data, or the copy would read past its end. */
+function checkReach(target: WriteTarget, nd: NdArray): void {
+  if (product(nd.shape) === 0) return;
+  let low = 0;
+  let high = 0;
+  nd.shape.forEach((n, d) => {
+    const span = (n - 1) * nd.stride[d]!;
+    if (span < 0) low += span;
+    else high += span;
+  });
+  const elements = nd.data.length / target.dataType.lanes;
+  if (low < 0 || high >= elements) {
+    throw floeError('INVALID_ARGUMENT', `value's strides [${nd.stride.join(', ')}] reach elements ${low}..${high} but its data holds ${elements}`, { where: target.path });
+  }
+}
+
+/** Variable-length arrays hold elements in a JS array: check each one the write takes. */
+function checkElements(target: WriteTarget, data: ArrayData, shape: readonly number[], stride: readonly number[]): void {
+  const kind = target.dataType.kind;
+  if (kind !== 'string' && kind !== 'binary') return;
+  const items = data as readonly unknown[];
+  forEachOffset(shape, stride, (offset, index) => {
+    const problem = elementProblem(items[offset], kind);
+    if (problem) {
+      throw floeError('INVALID_ARGUMENT', `element [${index.join(', ')}] of the value written to ${target.dataType.name} array ${target.path} ${problem}`, {
+        where: target.path,
+      });
+    }
+  });
+}
+
+// A lone UTF-16 surrogate has no UTF-8 form; TextEncoder would silently replace it.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function elementProblem(item: unknown, kind: 'string' | 'binary'): string | undefined {
+  if (kind === 'binary') return item instanceof Uint8Array ? undefined : `must be a Uint8Array, got ${describe(item)}`;
+  if (typeof item !== 'string') return `must be a string, got ${describe(item)}`;
+  return LONE_SURROGATE.test(item) ? 'contains a lone UTF-16 surrogate, which UTF-8 cannot represent' : undefined;
+}
+
+/** Visits every element of a strided block: its offset in the data and its index. */
+function forEachOffset(shape: readonly number[], stride: readonly number[], visit: (offset: number, index: number[]) => void): void {
+  const index = new Array<number>(shape.length).fill(0);
+  const walk = (d: number, offset: number): void => {
+    if (d === shape.length) return visit(offset, index);
+    for (let i = 0; i < shape[d]!; i++) {
+      index[d] = i;
+      walk(d + 1, offset + i * stride[d]!);
+    }
+  };
+  walk(0, 0);
+}
+
+function isScalar(v: WriteValue): v is number | bigint | boolean | string {
+  return typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean' || typeof v === 'string';
+}
+
+function isNdArray(v: WriteValue): v is NdArray {
+  return typeof v === 'object' && v !== null && !ArrayBuffer.isView(v) && !Array.isArray(v) && 'shape' in v && 'data' in v;
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (typeof v === 'object') return (v as object).constructor?.name ?? 'object';
+  return `${typeof v} ${show(v)}`;
+}
+
+function show(v: unknown): string {
+  return typeof v === 'bigint' ? `${v}n` : typeof v === 'string' ? JSON.stringify(v) : String(v);
+}
