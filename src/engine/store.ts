@@ -2,6 +2,7 @@
 // implementation over any ObjectStorage. The method names `get`, `getRange` and `set` also make
 // a store usable by zarrita.js, which passes keys with a leading '/'.
 import { floeError } from '../errors.ts';
+import { mapLimit } from './concurrency.ts';
 import type { ByteRange, ObjectStorage } from './storage/types.ts';
 
 export type { ByteRange } from './storage/types.ts';
@@ -48,6 +49,9 @@ export interface StorageStoreOptions {
   prefix?: string;
 }
 
+/** Reads of one getPartialValues call in flight at once (a caller may pass thousands). */
+const PARTIAL_READS_IN_FLIGHT = 16;
+
 /** A plain (untracked) Zarr store: keys map one-to-one onto objects. */
 export class StorageStore implements ZarrStore {
   readonly readOnly: boolean;
@@ -86,7 +90,7 @@ export class StorageStore implements ZarrStore {
   }
 
   getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[]): Promise<(Uint8Array | undefined)[]> {
-    return Promise.all(requests.map(([key, range]) => (range ? this.getRange(key, range) : this.get(key))));
+    return mapLimit(requests, PARTIAL_READS_IN_FLIGHT, ([key, range]) => (range ? this.getRange(key, range) : this.get(key)));
   }
 
   async set(key: string, value: Uint8Array): Promise<void> {
