@@ -4,7 +4,7 @@ import { ZarrArray } from '../../../src/engine/array.ts';
 import { ZarrGroup } from '../../../src/engine/group.ts';
 import { MemoryStorage } from '../../../src/engine/storage/memory.ts';
 import type { ObjectStorage } from '../../../src/engine/storage/types.ts';
-import { Repository, Storage } from '../../../src/txn/index.ts';
+import { Repository, Storage, type Session } from '../../../src/txn/index.ts';
 
 export interface VirtualClock {
   nowMs(): number;
@@ -56,4 +56,24 @@ export async function ancestryIds(repo: Repository, options: Parameters<Reposito
   const out: string[] = [];
   for await (const s of repo.ancestry(options)) out.push(s.id);
   return out;
+}
+
+/** `/a` of two 68,000-byte chunks (17,000 int32): large enough to get chunk objects of their own. */
+export async function createFillArray(session: Session): Promise<void> {
+  await ZarrGroup.create(session.store, '/');
+  await ZarrArray.create(session.store, '/a', { shape: [34_000], chunkShape: [17_000], dataType: 'int32', fillValue: 0 } as never);
+}
+
+/** Fills the whole of `/a` with `value`. */
+export async function writeFill(session: Session, value: number): Promise<void> {
+  const array = await ZarrArray.open(session.store, '/a');
+  await array.set(undefined, new Int32Array(array.shape.reduce((a, b) => a * b, 1)).fill(value));
+}
+
+/** The distinct values of `/a` at a version (one, for an intact commit); null where there is no `/a`. */
+export async function readFill(repo: Repository, version: Parameters<Repository['readonlySession']>[0]): Promise<number[] | null> {
+  const session = await repo.readonlySession(version);
+  if ((await session.store.get('a/zarr.json')) === undefined) return null;
+  const data = (await (await ZarrArray.open(session.store, '/a')).get()).data as Int32Array;
+  return [...new Set(data)].sort((x, y) => x - y);
 }

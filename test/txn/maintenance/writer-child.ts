@@ -1,14 +1,32 @@
-// A writer in another process for the GC concurrency test: commits `count` times to `branch`
-// of the Floe repository in `dir`, printing one JSON line per commit: {snapshot, values}.
-import { ZarrArray } from '../../../src/engine/array.ts';
-import { Repository, Storage } from '../../../src/txn/index.ts';
+// A writer in another process for the GC concurrency test, driven line by line over stdin so the
+// parent can interleave it with GC deterministically. On `write <v>` it opens a session on
+// `branch` of the Floe repository in `dir`, fills `/a` with v (its large chunks go to storage
+// now) and prints {written: v}; on `commit` it commits and prints {snapshot, value}; on `end`
+// it exits.
+import { createInterface } from 'node:readline';
+import { Repository, Storage, type Session } from '../../../src/txn/index.ts';
+import { writeFill } from './helpers.ts';
 
-const [dir, branch, countText] = process.argv.slice(2);
+const [dir, branch] = process.argv.slice(2);
 const repo = await Repository.open(Storage.newLocalFilesystem(dir!));
-for (let i = 0; i < Number(countText); i++) {
-  const session = await repo.writableSession(branch!);
-  const values = Array.from({ length: 8 }, (_, j) => 1000 + i * 8 + j);
-  await (await ZarrArray.open(session.store, '/a')).set(undefined, Int32Array.from(values));
-  const snapshot = await session.commit(`child ${i}`);
-  process.stdout.write(JSON.stringify({ snapshot, values }) + '\n');
+const say = (line: object) => process.stdout.write(JSON.stringify(line) + '\n');
+let pending: { session: Session; value: number } | undefined;
+for await (const line of createInterface({ input: process.stdin })) {
+  const [command, arg] = line.trim().split(' ');
+  if (command === 'write') {
+    const session = await repo.writableSession(branch!);
+    const value = Number(arg);
+    await writeFill(session, value);
+    pending = { session, value };
+    say({ written: value });
+  } else if (command === 'commit' && pending) {
+    const snapshot = await pending.session.commit(`child ${line}`);
+    say({ snapshot, value: pending.value });
+    pending = undefined;
+  } else if (command === 'end') {
+    break;
+  } else {
+    throw new Error(`writer-child: unexpected line ${JSON.stringify(line)}`);
+  }
 }
+process.exit(0);
