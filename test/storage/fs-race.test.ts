@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makeFsStorage } from './backends.ts';
-import { runCasRace } from './race.ts';
+import { RACE_TEST_TIMEOUT_MS, runCasRace } from './race.ts';
 
 describe('fs backend under several OS processes', () => {
   it('has exactly one winner per round and loses no update', async () => {
@@ -11,5 +11,5 @@ describe('fs backend under several OS processes', () => {
     } finally {
       await cleanup();
     }
-  });
+  }, RACE_TEST_TIMEOUT_MS);
 });

@@ -49,13 +49,17 @@ export async function resetRaceCounter(storage: ObjectStorage): Promise<void> {
   await storage.put(RACE_KEY, new TextEncoder().encode(JSON.stringify({ round: 0, writers: [] })));
 }
 
+/** A race test's timeout: the deadline above, the children's start and the checks. */
+export const RACE_TEST_TIMEOUT_MS = 180_000;
+
 export async function runCasRace(storage: ObjectStorage, backend: RaceBackend, writers: number, rounds: number): Promise<RaceResult> {
   const key = RACE_KEY;
   await resetRaceCounter(storage);
   const started = Date.now();
   // Children start together after every tsx process has had time to boot.
   const startAt = started + 3000;
-  const deadline = startAt + 60_000;
+  // Generous for a loaded 2-core machine (a quiet one finishes in seconds); tests allow RACE_TEST_TIMEOUT_MS.
+  const deadline = startAt + 120_000;
   const reports = await Promise.all(
     Array.from({ length: writers }, (_, i) =>
       runChild({ backend, key, id: `w${i}`, target: rounds, startAt, deadline }, deadline - started + 10_000),

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3Storage, type S3StorageOptions } from '../../src/engine/storage/s3.ts';
 import { collect, defineStorageContract, expectCode } from './contract.ts';
 import { defineModelTest } from './model.ts';
-import { runCasRace } from './race.ts';
+import { RACE_TEST_TIMEOUT_MS, runCasRace } from './race.ts';
 import { describeWithGateway } from './s3-gate.ts';
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -262,6 +262,6 @@ describeWithGateway('S3 backend on a Ceph RADOS gateway', (target) => {
         await storage.close();
         await cleanup();
       }
-    }, 120_000);
+    }, RACE_TEST_TIMEOUT_MS);
   });
 });

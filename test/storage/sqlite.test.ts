@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { makeSqliteStorage } from './backends.ts';
 import { defineStorageContract } from './contract.ts';
 import { defineModelTest } from './model.ts';
-import { runCasRace } from './race.ts';
+import { RACE_TEST_TIMEOUT_MS, runCasRace } from './race.ts';
 
 defineStorageContract('sqlite', async () => makeSqliteStorage());
 defineModelTest('sqlite', async () => makeSqliteStorage(), { numRuns: 40, maxCommands: 30 });
@@ -18,5 +18,5 @@ describe('sqlite backend under several OS processes', () => {
       await storage.close();
       await cleanup();
     }
-  });
+  }, RACE_TEST_TIMEOUT_MS);
 });
