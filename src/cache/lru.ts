@@ -22,13 +22,44 @@ export interface ByteLruStats {
   evictions: number;
 }
 
-export class ByteLru<K extends string, V extends object> {
-  private readonly cache: LRUCache<K, V>;
+/** Shares one run of a fetch between concurrent callers of the same key; keeps nothing after. */
+export class SingleFlight<K, V> {
   private readonly inFlight = new Map<K, Promise<V>>();
+  /** Calls that joined a run already in flight. */
+  joined = 0;
+
+  run(key: K, fetch: () => Promise<V>): Promise<V> {
+    const pending = this.inFlight.get(key);
+    if (pending) {
+      this.joined++;
+      return pending;
+    }
+    const done = () => this.inFlight.delete(key);
+    const promise = fetch().finally(done);
+    this.inFlight.set(key, promise);
+    return promise;
+  }
+
+  get size(): number {
+    return this.inFlight.size;
+  }
+}
+
+/** The cache operations readers use; ByteLru implements them, and so do read-only views of one. */
+export interface CacheView<K extends string, V> {
+  get(key: K): V | undefined;
+  set(key: K, value: V): void;
+  delete(key: K): void;
+  /** The cached value, or the result of `loader`. */
+  load(key: K, loader: () => Promise<V>): Promise<V>;
+}
+
+export class ByteLru<K extends string, V extends object> implements CacheView<K, V> {
+  private readonly cache: LRUCache<K, V>;
+  private readonly flights = new SingleFlight<K, V>();
   private readonly sizeOf: (value: V) => number;
   private hits = 0;
   private misses = 0;
-  private joined = 0;
   private evictions = 0;
 
   constructor(readonly options: ByteLruOptions<V>) {
@@ -64,25 +95,14 @@ export class ByteLru<K extends string, V extends object> {
       this.hits++;
       return Promise.resolve(hit);
     }
-    const pending = this.inFlight.get(key);
-    if (pending) {
-      this.joined++;
-      return pending;
-    }
-    this.misses++;
-    const promise = loader().then(
-      (value) => {
-        this.inFlight.delete(key);
-        this.set(key, value);
-        return value;
-      },
-      (err: unknown) => {
-        // A failed load is not cached: the next caller retries.
-        this.inFlight.delete(key);
-        throw err;
-      },
-    );
-    this.inFlight.set(key, promise);
+    const joinedBefore = this.flights.joined;
+    // A failed load is not cached: the next caller retries.
+    const promise = this.flights.run(key, async () => {
+      const value = await loader();
+      this.set(key, value);
+      return value;
+    });
+    if (this.flights.joined === joinedBefore) this.misses++;
     return promise;
   }
 
@@ -93,7 +113,7 @@ export class ByteLru<K extends string, V extends object> {
       maxBytes: this.options.maxBytes,
       hits: this.hits,
       misses: this.misses,
-      joined: this.joined,
+      joined: this.flights.joined,
       evictions: this.evictions,
     };
   }

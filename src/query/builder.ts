@@ -22,7 +22,10 @@ import type { DTypeName, QueryResult } from './result-types.ts';
 import { resolveSource, type QuerySource } from './source.ts';
 
 export interface QueryOptions {
-  /** Caches shared between queries (see src/cache/read-caches.ts); default none. */
+  /**
+   * Caches shared between queries (see src/cache/read-caches.ts). Default: a session uses its
+   * repository's, keyed by snapshot; a plain store uses none.
+   */
   caches?: ReadCaches;
   /** Requests in flight at once. Default 8. */
   concurrency?: number;
@@ -31,6 +34,8 @@ export interface QueryOptions {
   /** Worker pool for big compressed chunks; default false (decode inline). */
   decodePool?: DecodePool | false;
   now?: () => number;
+  /** Stops the query: no request starts after it fires, and the query rejects with its reason. */
+  signal?: AbortSignal;
 }
 
 export interface Explanation {

@@ -1,10 +1,11 @@
-// explain(): the plan as text, before anything but metadata, coordinates and shard indexes has
-// been read. Sections follow the planner passes: dimensions (with each lookup's method and
-// cost), arrays (result shape, boxes, chunks, manifests), shard indexes, then the requests
-// execute() will issue with their expected bytes.
+// explain(): the plan as text, before anything but metadata, manifests, coordinates and shard
+// indexes has been read. Sections follow the planner passes: dimensions (with each lookup's
+// method and cost), arrays (result shape, boxes, chunks, manifests), manifests fetched or cached,
+// shard indexes, then the requests execute() will issue with their expected bytes.
 import { FETCH_PURPOSES, type FetchCounts } from './metered-store.ts';
 import type { DimSet } from './plan/dim-set.ts';
 import type { QueryPlan } from './plan/plan-types.ts';
+import type { ManifestUse } from './source.ts';
 
 const MAX_LISTED = 20;
 
@@ -13,6 +14,7 @@ export function formatPlan(plan: QueryPlan): string {
   for (const d of plan.dims) {
     const coord = d.coordinate ? `  labels ${d.coordinate.path} ${d.coordinate.dtype} ${d.coordinate.order}${d.coordinate.units ? ` (${d.coordinate.units})` : ''}` : '';
     lines.push(`  ${d.name}: ${d.count} of ${d.length} ${formatSet(d.set)}${coord}`);
+    if (d.coordinate?.manifests) lines.push(`    manifests ${formatManifests(d.coordinate.manifests)}`);
     for (const l of d.lookups) {
       const cost = l.method === 'binary-search' || l.method === 'scan' ? `, ${l.comparisons} comparisons` : '';
       lines.push(`    ${l.operation}  ${l.method}${cost} -> ${l.selected}`);
@@ -23,7 +25,15 @@ export function formatPlan(plan: QueryPlan): string {
     const shard = a.sharding ? `, shards of inner chunks [${a.sharding.innerChunkShape.join(', ')}], index ${a.sharding.indexBytes} B at ${a.sharding.indexLocation}` : '';
     lines.push(`  ${a.path} ${a.dtype} [${a.shape.join(', ')}] chunks [${a.chunkShape.join(', ')}]${shard}`);
     lines.push(`    result [${a.resultShape.join(', ')}] ${a.resultBytes} B, ${a.boxes} box${a.boxes === 1 ? '' : 'es'}, ${a.chunks} chunk${a.chunks === 1 ? '' : 's'}`);
-    if (a.manifests) lines.push(`    manifests ${a.manifests.length}: ${a.manifests.map((m) => `${m.id} (${m.status})`).join(', ')}`);
+    if (a.manifests) lines.push(`    manifests ${formatManifests(a.manifests)}`);
+  }
+  const manifests = [...plan.dims.flatMap((d) => d.coordinate?.manifests ?? []), ...plan.arrays.flatMap((a) => a.manifests ?? [])];
+  if (manifests.length > 0) {
+    const sum = (status: ManifestUse['status']) => {
+      const some = manifests.filter((m) => m.status === status);
+      return `${some.length} ${status} ${some.reduce((n, m) => n + (m.bytes ?? 0), 0)} B`;
+    };
+    lines.push(`manifests ${manifests.length}: ${sum('fetched')}, ${sum('cached')}`);
   }
   const idx = plan.shardIndexes;
   if (idx.length > 0) {
@@ -32,7 +42,7 @@ export function formatPlan(plan: QueryPlan): string {
   }
   const e = plan.expected;
   const unknown = e.unknownSizeObjects > 0 ? ` + ${e.unknownSizeObjects} whole object${e.unknownSizeObjects === 1 ? '' : 's'} of unknown size` : '';
-  lines.push(`requests ${e.requests}, ${e.bytes} B${unknown}; ${e.cachedPieces} cached, ${e.emptyPieces} empty inner chunks`);
+  lines.push(`requests ${e.requests}, ${e.bytes} B${unknown}; ${e.cachedPieces} cached, ${e.decodedPieces} decoded in cache, ${e.emptyPieces} empty inner chunks`);
   for (const r of plan.requests.slice(0, MAX_LISTED)) {
     const range = r.range ? ` bytes ${r.range.offset}-${r.range.offset + r.range.length - 1}` : ' (whole)';
     const size = r.bytes === undefined ? '' : ` ${r.bytes} B`;
@@ -46,6 +56,11 @@ export function formatPlan(plan: QueryPlan): string {
 
 export function formatCounts(counts: FetchCounts): string {
   return FETCH_PURPOSES.filter((p) => counts[p].requests > 0).map((p) => `${p} ${counts[p].requests} req ${counts[p].bytes} B`).join(', ') || 'nothing';
+}
+
+function formatManifests(uses: readonly ManifestUse[]): string {
+  const listed = uses.slice(0, MAX_LISTED).map((m) => `${m.id} (${m.status}${m.bytes === undefined ? '' : `, ${m.bytes} B`})`);
+  return `${uses.length}: ${listed.join(', ')}${uses.length > MAX_LISTED ? `, ... ${uses.length - MAX_LISTED} more` : ''}`;
 }
 
 function formatSet(set: DimSet): string {

@@ -3,8 +3,8 @@
 //                        the binary form (./result-encoding.ts); `Accept: application/octet-stream`
 //                        or `?format=binary` asks for binary, `?format=json` for JSON.
 //   GET  /explain?q=...  the plan (JSON) and its printout, without reading data.
-// Limits: `maxResultBytes` (413 before any data is fetched), `timeoutMs` (504; work already in
-// flight finishes in the background but its answer is dropped), request bodies up to 1 MiB.
+// Limits: `maxResultBytes` (413 before any data is fetched), `timeoutMs` (504; the query is
+// aborted: requests in flight finish, no new one starts), request bodies up to 1 MiB.
 // Bad queries answer 400 (404 for a missing array or label) with {"error": {code, message}}.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -50,14 +50,12 @@ class HttpError extends Error {
 
 export function createQueryServer(source: QuerySource, options: QueryServerOptions = {}): QueryServer {
   const limits = { maxResultBytes: options.maxResultBytes ?? 256 * 2 ** 20, timeoutMs: options.timeoutMs ?? 30_000, jsonMaxBytes: options.jsonMaxBytes ?? 64 * 1024 };
-  const resolved = resolveSource(source, options.caches);
-
-  const prepare = async (json: unknown) => {
-    const builder = applyJsonQuery(query(source, options), json);
-    return planQuery(resolved, builder.toOperationNode(), options);
-  };
-
-  const handle = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
+  const handle = async (req: IncomingMessage, res: ServerResponse, url: URL, signal: AbortSignal): Promise<void> => {
+    // Resolved per request: a session's cache use follows its current state.
+    const prepare = async (json: unknown) => {
+      const builder = applyJsonQuery(query(source, options), json);
+      return planQuery(resolveSource(source, options.caches), builder.toOperationNode(), { ...options, signal });
+    };
     if (url.pathname === '/explain') {
       if (req.method !== 'GET') throw new HttpError(405, 'METHOD_NOT_ALLOWED', 'use GET /explain?q=<JSON query>');
       const q = url.searchParams.get('q');
@@ -83,11 +81,18 @@ export function createQueryServer(source: QuerySource, options: QueryServerOptio
 
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
+    const abort = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(floeError('TIMEOUT', `the query took longer than ${limits.timeoutMs} ms`)), limits.timeoutMs);
+      timer = setTimeout(() => {
+        const err = floeError('TIMEOUT', `the query took longer than ${limits.timeoutMs} ms`);
+        abort.abort(err);
+        reject(err);
+      }, limits.timeoutMs);
     });
-    Promise.race([handle(req, res, url), timeout])
+    const work = handle(req, res, url, abort.signal);
+    work.catch(() => undefined); // after a timeout its rejection (the abort) has no one to answer
+    Promise.race([work, timeout])
       .catch((err: unknown) => {
         if (sendError(res, err) === 500) (options.onServerError ?? console.error)(err);
       })

@@ -1,9 +1,11 @@
 // Counts every request a query makes, by purpose, so explain's expectations and execute's
-// report can be compared. A read-only ZarrStore wrapper: one Meter, one view per purpose.
+// report can be compared. A read-only ZarrStore wrapper: one Meter, one view per purpose. Every
+// request passes here, so this is also where an aborted query stops fetching. Manifests are read
+// by the source itself (a session), which reports them to `record`.
 import { floeError } from '../errors.ts';
 import { ReadOnlyZarrStore, type ByteRange, type ListDir, type ZarrStore } from '../engine/store.ts';
 
-export const FETCH_PURPOSES = ['metadata', 'coordinates', 'shardIndex', 'data', 'unplanned'] as const;
+export const FETCH_PURPOSES = ['metadata', 'manifest', 'coordinates', 'shardIndex', 'data', 'unplanned'] as const;
 export type FetchPurpose = (typeof FETCH_PURPOSES)[number];
 
 export interface FetchCount {
@@ -16,17 +18,23 @@ export type FetchCounts = Record<FetchPurpose, FetchCount>;
 export class Meter {
   readonly counts: FetchCounts = {
     metadata: { requests: 0, bytes: 0 },
+    manifest: { requests: 0, bytes: 0 },
     coordinates: { requests: 0, bytes: 0 },
     shardIndex: { requests: 0, bytes: 0 },
     data: { requests: 0, bytes: 0 },
     unplanned: { requests: 0, bytes: 0 },
   };
 
-  constructor(readonly inner: ZarrStore) {}
+  constructor(readonly inner: ZarrStore, private readonly signal?: AbortSignal) {}
 
-  record(purpose: FetchPurpose, bytes: Uint8Array | undefined): void {
+  record(purpose: FetchPurpose, bytes: Uint8Array | number | undefined): void {
     this.counts[purpose].requests++;
-    this.counts[purpose].bytes += bytes?.byteLength ?? 0;
+    this.counts[purpose].bytes += typeof bytes === 'number' ? bytes : (bytes?.byteLength ?? 0);
+  }
+
+  /** Throws the abort reason once the query's signal fired: no new request starts after that. */
+  checkAborted(): void {
+    this.signal?.throwIfAborted();
   }
 
   store(purpose: FetchPurpose): ZarrStore {
@@ -49,12 +57,14 @@ class MeteredStore extends ReadOnlyZarrStore {
   }
 
   async get(key: string): Promise<Uint8Array | undefined> {
+    this.meter.checkAborted();
     const bytes = await this.meter.inner.get(key);
     this.meter.record(this.purpose, bytes);
     return bytes;
   }
 
   async getRange(key: string, range: ByteRange): Promise<Uint8Array | undefined> {
+    this.meter.checkAborted();
     const bytes = await this.meter.inner.getRange(key, range);
     this.meter.record(this.purpose, bytes);
     return bytes;

@@ -3,7 +3,7 @@
 // manifests, and with a ManifestPlanner the planner loads only the manifests whose extents meet
 // the selection, and shows them in explain(). This interface is the seam sessions implement.
 import type { ZarrStore } from '../engine/store.ts';
-import type { ReadCaches } from '../cache/read-caches.ts';
+import type { QueryCaches, ReadCaches } from '../cache/read-caches.ts';
 import { Session } from '../txn/session.ts';
 import { sessionSource } from './session-source.ts';
 
@@ -18,10 +18,11 @@ export interface ManifestUse {
   /** The manifest's chunk extents, `to` exclusive. */
   readonly extents: readonly { readonly from: number; readonly to: number }[];
   /**
-   * Whether planning fetched it or found it cached; `loaded` when the source's cache does not
-   * say which (a session loads through the repository's own manifest cache).
+   * Whether planning fetched it or found it cached (or already being fetched); `loaded` when the
+   * source's cache does not say which.
    */
   readonly status: 'fetched' | 'cached' | 'loaded';
+  /** Size of the manifest object, when the source knows it. */
   readonly bytes: number | undefined;
 }
 
@@ -33,13 +34,21 @@ export interface ManifestPlanner {
   planManifests(path: string, boxes: readonly ChunkBox[]): Promise<readonly ManifestUse[]>;
 }
 
+/**
+ * How a source may use caches: `read-write` for data that cannot change under its keys (a
+ * snapshot); `read-only` reads entries others stored but stores none (its own reads might not be
+ * the snapshot's); `none` for data that differs from what the keys name (uncommitted changes).
+ */
+export type CacheUse = 'read-write' | 'read-only' | 'none';
+
 export interface QuerySourceObject {
   readonly store: ZarrStore;
   readonly manifests?: ManifestPlanner;
   /** Distinguishes cache entries of different snapshots sharing one ReadCaches. */
   readonly cacheScope?: string;
-  /** False for data that may change under the same keys (a writable session): no caching then. */
-  readonly cacheable?: boolean;
+  /** Default `read-write`. */
+  readonly cacheUse?: CacheUse;
+  /** Caches used when the query names none (a repository's own, for sessions). */
   readonly caches?: ReadCaches;
 }
 
@@ -49,16 +58,19 @@ export interface ResolvedSource {
   readonly store: ZarrStore;
   readonly manifests: ManifestPlanner | undefined;
   readonly scope: string;
-  readonly caches: ReadCaches | undefined;
+  readonly caches: QueryCaches | undefined;
 }
 
 function isStore(source: QuerySource): source is ZarrStore {
   return typeof (source as ZarrStore).get === 'function' && typeof (source as ZarrStore).getRange === 'function';
 }
 
+/** The source as one query sees it; a session's cache use follows its state at this moment. */
 export function resolveSource(source: QuerySource | Session, caches: ReadCaches | undefined): ResolvedSource {
   if (source instanceof Session) return resolveSource(sessionSource(source), caches);
   if (isStore(source)) return { store: source, manifests: undefined, scope: '', caches };
-  const usable = source.cacheable === false ? undefined : (caches ?? source.caches);
+  const chosen = caches ?? source.caches;
+  const use = source.cacheUse ?? 'read-write';
+  const usable = !chosen || use === 'none' ? undefined : use === 'read-only' ? chosen.readOnlyView() : chosen;
   return { store: source.store, manifests: source.manifests, scope: source.cacheScope ?? '', caches: usable };
 }

@@ -2,6 +2,7 @@
 // logs, chunks) through byte-budgeted caches with single-flight loading. Keys come from the
 // format's keys module only.
 import { ByteLru } from '../cache/lru.ts';
+import { ReadCaches, type ReadCacheOptions } from '../cache/read-caches.ts';
 import { floeError } from '../errors.ts';
 import type { ByteRange, ObjectStorage } from '../engine/storage/types.ts';
 import { idToString, type ChunkId, type ManifestId, type SnapshotId } from '../format/icechunk/ids.ts';
@@ -16,11 +17,25 @@ export interface LoadedSnapshot {
   readonly byPath: ReadonlyMap<string, NodeSnapshot>;
 }
 
-export interface CacheBudgets {
+/** Budgets of a repository's caches, shared by all its sessions (queries use the read caches). */
+export interface CacheBudgets extends ReadCacheOptions {
   /** Default 64 MiB. */
   snapshotBytes?: number;
   /** Default 256 MiB. */
   manifestBytes?: number;
+}
+
+/** A manifest load as a reader saw it: fetched by this call, or found cached (or in flight). */
+export interface ManifestLoad {
+  readonly manifest: Manifest;
+  readonly status: 'fetched' | 'cached';
+  /** Size of the manifest object. */
+  readonly bytes: number;
+}
+
+interface CachedManifest {
+  readonly manifest: Manifest;
+  readonly bytes: number;
 }
 
 export interface ObjectWriteOptions {
@@ -30,14 +45,17 @@ export interface ObjectWriteOptions {
 
 export class RepoObjects {
   private readonly snapshots: ByteLru<string, LoadedSnapshot>;
-  private readonly manifests: ByteLru<string, Manifest>;
+  private readonly manifests: ByteLru<string, CachedManifest>;
+  /** Shard indexes, chunks and coordinates for queries, keyed by snapshot (see src/query/session-source.ts). */
+  readonly readCaches: ReadCaches;
 
   constructor(
     readonly storage: ObjectStorage,
     budgets: CacheBudgets = {},
   ) {
     this.snapshots = new ByteLru({ maxBytes: budgets.snapshotBytes ?? 64 << 20, sizeOf: snapshotSize });
-    this.manifests = new ByteLru({ maxBytes: budgets.manifestBytes ?? 256 << 20, sizeOf: manifestSize });
+    this.manifests = new ByteLru({ maxBytes: budgets.manifestBytes ?? 256 << 20, sizeOf: (m) => manifestSize(m.manifest) });
+    this.readCaches = new ReadCaches(budgets);
   }
 
   loadSnapshot(id: SnapshotId): Promise<LoadedSnapshot> {
@@ -48,9 +66,20 @@ export class RepoObjects {
     });
   }
 
-  loadManifest(id: ManifestId): Promise<Manifest> {
+  async loadManifest(id: ManifestId): Promise<Manifest> {
+    return (await this.loadManifestReporting(id)).manifest;
+  }
+
+  /** Like loadManifest, telling whether this call fetched the object (and its size). */
+  async loadManifestReporting(id: ManifestId): Promise<ManifestLoad> {
     const key = manifestKey(id);
-    return this.manifests.load(key, async () => decodeManifest(await this.require(key, 'manifest'), key));
+    let fetched = false;
+    const cached = await this.manifests.load(key, async () => {
+      fetched = true;
+      const bytes = await this.require(key, 'manifest');
+      return { manifest: decodeManifest(bytes, key), bytes: bytes.length };
+    });
+    return { ...cached, status: fetched ? 'fetched' : 'cached' };
   }
 
   async loadTransactionLog(id: SnapshotId): Promise<TransactionLog | undefined> {
@@ -79,7 +108,7 @@ export class RepoObjects {
   async writeManifest(manifest: Manifest): Promise<number> {
     const bytes = encodeManifest(manifest);
     await this.storage.put(manifestKey(manifest.id), bytes, { ifNoneMatch: '*' });
-    this.manifests.set(manifestKey(manifest.id), manifest);
+    this.manifests.set(manifestKey(manifest.id), { manifest, bytes: bytes.length });
     return bytes.length;
   }
 
@@ -96,7 +125,7 @@ export class RepoObjects {
   }
 
   cacheStats() {
-    return { snapshots: this.snapshots.stats(), manifests: this.manifests.stats() };
+    return { snapshots: this.snapshots.stats(), manifests: this.manifests.stats(), ...this.readCaches.stats() };
   }
 
   private async require(key: string, what: string): Promise<Uint8Array> {

@@ -333,8 +333,12 @@ export class Repository {
     await this.writable().update((info) => ({ info: { ...info, status }, update: { kind: 'repoStatusChanged', status } }));
   }
 
+  /**
+   * The caches every session of this repository shares (budgets: `RepositoryOptions.cache`):
+   * snapshots, manifests, the query read caches, and the repo info file's revalidations.
+   */
   cacheStats() {
-    return this.objects.cacheStats();
+    return { ...this.objects.cacheStats(), repoInfo: this.infoStore?.cacheStats() };
   }
 
   // Maintenance (src/txn/maintenance): expiry, garbage collection, squash, the ops log.

@@ -37,10 +37,26 @@ describe('query efficiency on a sharded array', () => {
     expect(dataRequests(log).map(isIndexRead)).toEqual([false]);
     expect(second.report.cacheHits.shardIndexes).toBe(1);
     reset();
+    // The first inner chunk again: decoded in the cache, so neither fetched nor decoded.
     const third = await box(0).execute();
     expect(dataRequests(log)).toEqual([]);
-    expect(third.report.cacheHits.chunks).toBe(1);
+    expect(third.report.cacheHits).toMatchObject({ decodedChunks: 1, chunks: 0 });
+    expect(third.plan.expected).toMatchObject({ requests: 0, decodedPieces: 1, cachedPieces: 0 });
     expect(Array.from(third.data)).toEqual(Array.from(first.data));
+  });
+
+  it('serves encoded bytes from the cache when decoded chunks are not kept', async () => {
+    const { store, log, reset } = countingStore();
+    await weatherStore(store);
+    // A decoded-chunk budget too small for one inner chunk (6 x 5 x 6 float32 = 720 B).
+    const caches = new ReadCaches({ decodedChunkBytes: 8 * 700 });
+    const box = () => query(store, { caches }).from('/temperature', 'float32').whereIndex('time', 0, 2).whereIndex('lat', 1, 3).whereIndex('lon', 7, 9);
+    const first = await box().execute();
+    reset();
+    const again = await box().execute();
+    expect(dataRequests(log)).toEqual([]);
+    expect(again.report.cacheHits).toMatchObject({ decodedChunks: 0, chunks: 1, shardIndexes: 1 });
+    expect(Array.from(again.data)).toEqual(Array.from(first.data));
   });
 
   it('fetches at most 5% more than the touched encoded chunks on random boxes, exactly as explained', async () => {

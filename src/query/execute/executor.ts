@@ -1,16 +1,20 @@
-// Runs a prepared plan: issue the planned requests with bounded concurrency, cache what they
-// return, then let the engine read each box through a PlannedStore (so decoding, sharding and
-// copying are the engine's own code). Boxes beyond the first are read into scratch arrays and
-// copied into place; a query with one box per array reads straight into its result.
+// Runs a prepared plan: issue the planned requests with bounded concurrency (one request for
+// identical ones of concurrent queries), cache what they return, then let the engine read
+// through a PlannedStore (so decoding, sharding and copying are the engine's own code).
+// An array whose chunks fit the decoded-chunk cache is read unit by unit (chunk, or inner chunk
+// of a shard): each unit is decoded once, cached, and its selected part copied into the result.
+// Other arrays are read box by box; beyond the first, boxes go to scratch arrays copied into place.
 import { rangeCacheKey } from '../../cache/read-caches.ts';
 import { ZarrArray } from '../../engine/array.ts';
 import { mapLimit } from '../../engine/concurrency.ts';
 import type { DecodePool } from '../../engine/decode-pool.ts';
-import { slice } from '../../engine/selection.ts';
+import { forEachProduct, projectDim, slice, type ChunkProjection } from '../../engine/selection.ts';
 import type { ZarrStore } from '../../engine/store.ts';
 import type { ArrayData } from '../../format/zarr/data-types.ts';
-import { cStrides, copyStrided, product } from '../../format/zarr/ndarray.ts';
+import { cStrides, copyStrided, product, type NdArray, type StridedView } from '../../format/zarr/ndarray.ts';
+import { copyFromChunk, shiftView } from '../../format/zarr/projection.ts';
 import { totalCount } from '../metered-store.ts';
+import type { UnitGrid } from '../plan/decoded-pass.ts';
 import { addSpan, type RequestJob } from '../plan/fetch-pass.ts';
 import type { PreparedArray, PreparedQuery } from '../plan/planner.ts';
 import type { ArrayResult, ExecutionReport } from '../result-types.ts';
@@ -30,7 +34,12 @@ export async function executePrepared(prep: PreparedQuery, options: ExecuteOptio
   await mapLimit(prep.jobs, prep.concurrency, (job) => runJob(prep, job, data));
   const store = new PlannedStore(prep.prefetched, prep.meter.store('unplanned'));
   const arrays: ArrayResult[] = [];
-  for (const a of prep.arrays) arrays.push(await readArray(store, a, prep.concurrency, options.decodePool ?? false));
+  for (const a of prep.arrays) {
+    prep.meter.checkAborted();
+    const array = new ZarrArray(store, a.array.path, a.array.metadata, { concurrency: prep.concurrency, decodePool: options.decodePool ?? false });
+    const out = a.units ? await readByUnits(prep, array, a, a.units) : await readByBoxes(array, a);
+    arrays.push({ path: array.path, dtype: array.dtype, dims: a.dims, shape: [...a.resultShape], data: out });
+  }
   const fetched = prep.meter.snapshot();
   return { arrays, report: { fetched, total: totalCount(fetched), cacheHits: { ...prep.cacheHits }, elapsedMs: now() - started } };
 }
@@ -38,13 +47,13 @@ export async function executePrepared(prep: PreparedQuery, options: ExecuteOptio
 async function runJob(prep: PreparedQuery, job: RequestJob, store: ZarrStore): Promise<void> {
   const { key, range } = job.request;
   const { caches, scope } = prep.source;
+  const fetch = () => (range ? store.getRange(key, range) : store.get(key));
+  const bytes = caches ? await caches.share(scope + (range ? rangeCacheKey(key, range.offset, range.length) : key), fetch) : await fetch();
   if (!range) {
-    const bytes = await store.get(key);
     prep.prefetched.whole.set(key, bytes ?? null);
     if (bytes) caches?.chunks.set(scope + key, bytes);
     return;
   }
-  const bytes = await store.getRange(key, range);
   // A shorter answer means the object changed since planning; the engine's reads then fall
   // through to the store (counted as unplanned) and report the damage themselves.
   if (!bytes || bytes.length !== range.length) return;
@@ -54,11 +63,9 @@ async function runJob(prep: PreparedQuery, job: RequestJob, store: ZarrStore): P
   }
 }
 
-async function readArray(store: PlannedStore, a: PreparedArray, concurrency: number, decodePool: DecodePool | false): Promise<ArrayResult> {
-  const array = new ZarrArray(store, a.array.path, a.array.metadata, { concurrency, decodePool });
+async function readByBoxes(array: ZarrArray, a: PreparedArray): Promise<ArrayData> {
   const dt = array.dataType;
-  const n = product(a.resultShape);
-  const out = dt.allocate(n);
+  const out = dt.allocate(product(a.resultShape));
   const stride = cStrides(a.resultShape);
   const single = a.boxes.length === 1;
   for (const box of a.boxes) {
@@ -73,5 +80,44 @@ async function readArray(store: PlannedStore, a: PreparedArray, concurrency: num
     const offset = box.outStart.reduce((acc, o, d) => acc + o * stride[d]!, 0);
     copyStrided({ data: part, offset: 0, stride: cStrides(counts) }, { data: out, offset, stride }, counts, dt.lanes);
   }
-  return { path: array.path, dtype: array.dtype, dims: a.dims, shape: [...a.resultShape], data: out as ArrayData };
+  return out;
+}
+
+/** One decode unit and the parts of the result it fills. */
+interface UnitUse {
+  readonly coords: readonly number[];
+  readonly parts: { readonly ps: readonly ChunkProjection[]; readonly dst: StridedView }[];
+}
+
+async function readByUnits(prep: PreparedQuery, array: ZarrArray, a: PreparedArray, grid: UnitGrid): Promise<ArrayData> {
+  const out = array.dataType.allocate(product(a.resultShape));
+  const stride = cStrides(a.resultShape);
+  const units = new Map<string, UnitUse>();
+  for (const box of a.boxes) {
+    const boxView = { data: out, offset: box.outStart.reduce((acc, o, d) => acc + o * stride[d]!, 0), stride };
+    const perDim = box.runs.map((r, d) => projectDim({ start: r.start, step: r.step, count: r.count, drop: false }, grid.shape[d]!));
+    forEachProduct(perDim, (ps) => {
+      const coords = ps.map((p) => p.chunk);
+      const key = grid.key(coords);
+      let unit = units.get(key);
+      if (!unit) units.set(key, (unit = { coords, parts: [] }));
+      unit.parts.push({ ps, dst: shiftView(boxView, ps) });
+    });
+  }
+  await mapLimit([...units], prep.concurrency, async ([key, unit]) => {
+    const decoded = await decodedUnit(prep, array, grid, key, unit.coords);
+    for (const part of unit.parts) copyFromChunk(decoded, part.ps, part.dst, array.dataType.lanes);
+  });
+  return out;
+}
+
+/** A unit decoded: pinned while planning, else read by the engine once and cached. */
+function decodedUnit(prep: PreparedQuery, array: ZarrArray, grid: UnitGrid, key: string, coords: readonly number[]): Promise<NdArray> {
+  const pinned = prep.decoded.get(key);
+  if (pinned) return Promise.resolve(pinned);
+  const decode = () => {
+    prep.meter.checkAborted();
+    return array.get(grid.region(coords));
+  };
+  return prep.source.caches!.decodedChunks.load(prep.source.scope + key, decode);
 }

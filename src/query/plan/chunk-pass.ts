@@ -24,7 +24,8 @@ export interface ChunkUse {
 
 export interface ChunkPassResult {
   readonly boxes: readonly Box[];
-  readonly chunks: ReadonlyMap<string, ChunkUse>;
+  /** The caller's to refine (the decoded pass drops chunks it finds decoded in the cache). */
+  readonly chunks: Map<string, ChunkUse>;
   /** Per box, the range of chunk-grid coordinates it touches (for manifest extents). */
   readonly chunkBoxes: readonly ChunkBox[];
 }

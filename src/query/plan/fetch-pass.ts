@@ -2,8 +2,7 @@
 // one ranged read each, with bounded concurrency); the index turns inner chunks into byte
 // ranges, which are coalesced per object. Whole chunks are one GET each. Pieces already in the
 // chunk cache are not requested at all.
-import type { ReadCaches } from '../../cache/read-caches.ts';
-import { rangeCacheKey } from '../../cache/read-caches.ts';
+import { rangeCacheKey, type QueryCaches } from '../../cache/read-caches.ts';
 import { mapLimit } from '../../engine/concurrency.ts';
 import type { ZarrStore } from '../../engine/store.ts';
 import type { ByteRange } from '../../engine/storage/types.ts';
@@ -38,7 +37,7 @@ export interface FetchPassInput {
 
 export interface FetchPassContext {
   readonly indexStore: ZarrStore;
-  readonly caches: ReadCaches | undefined;
+  readonly caches: QueryCaches | undefined;
   readonly scope: string;
   readonly concurrency: number;
   readonly coalesce: CoalesceOptions;

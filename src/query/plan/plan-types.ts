@@ -14,12 +14,21 @@ export interface LookupNote {
   readonly selected: number;
 }
 
+export interface CoordinatePlan {
+  readonly path: string;
+  readonly dtype: string;
+  readonly order: CoordinateOrder;
+  readonly units: string | undefined;
+  /** Sessions: the manifests read to load it (undefined when it came from the cache). */
+  readonly manifests?: readonly ManifestUse[] | undefined;
+}
+
 export interface DimPlan {
   readonly name: string;
   readonly length: number;
   readonly set: DimSet;
   readonly count: number;
-  readonly coordinate: { readonly path: string; readonly dtype: string; readonly order: CoordinateOrder; readonly units: string | undefined } | undefined;
+  readonly coordinate: CoordinatePlan | undefined;
   readonly lookups: readonly LookupNote[];
 }
 
@@ -68,8 +77,10 @@ export interface PlanExpectation {
   /** Their bytes, counting whole objects of unknown size as 0 (see unknownSizeObjects). */
   readonly bytes: number;
   readonly unknownSizeObjects: number;
-  /** Pieces served from the chunk cache instead of fetched. */
+  /** Pieces served from the encoded-chunk cache instead of fetched. */
   readonly cachedPieces: number;
+  /** Chunks (inner chunks of shards) taken decoded from the cache: neither fetched nor decoded. */
+  readonly decodedPieces: number;
   /** Inner chunks absent from their shard index: filled with the fill value, not fetched. */
   readonly emptyPieces: number;
 }
@@ -82,6 +93,6 @@ export interface QueryPlan {
   readonly shardIndexes: readonly ShardIndexUse[];
   readonly requests: readonly PlannedRequest[];
   readonly expected: PlanExpectation;
-  /** What planning itself fetched: metadata, coordinates, shard indexes (manifests are the source's). */
+  /** What planning itself fetched: metadata, manifests (sessions), coordinates, shard indexes. */
   readonly planning: FetchCounts;
 }

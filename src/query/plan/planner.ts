@@ -4,18 +4,20 @@
 //   2 resolve-dims    where/whereIndex/nearest/limit/stride -> index sets (coordinate lookups)
 //   3 chunk-pass      index sets -> boxes -> chunks (whole, or inner chunks of shards)
 //   . manifests       (sessions only) the manifests whose extents meet those chunks
+//   . decoded-pass    (with caches) chunks already decoded in the cache are taken, not fetched
 //   4 fetch-pass      shard indexes -> byte ranges -> coalesced requests
-import type { ReadCaches, Sized } from '../../cache/read-caches.ts';
+import type { Sized } from '../../cache/read-caches.ts';
 import type { ZarrArray } from '../../engine/array.ts';
-import { product } from '../../format/zarr/ndarray.ts';
+import { product, type NdArray } from '../../format/zarr/ndarray.ts';
 import { joinPath, normalizePath, parentPath } from '../../format/zarr/paths.ts';
 import { Meter } from '../metered-store.ts';
 import { nodeText } from '../nodes/node-text.ts';
 import type { QueryNode } from '../nodes/query-node.ts';
-import type { ResolvedSource } from '../source.ts';
+import type { ChunkBox, ManifestUse, ResolvedSource } from '../source.ts';
 import { planChunks, type Box } from './chunk-pass.ts';
 import type { CoalesceOptions } from './coalesce.ts';
 import { checkCoordinateLength, coordinateBytes, loadCoordinate, type Coordinate } from './coordinate.ts';
+import { cachesDecodedUnits, pinDecodedUnits, unitGrid, type UnitGrid } from './decoded-pass.ts';
 import { planFetches, type FetchPassResult, type Prefetched, type RequestJob } from './fetch-pass.ts';
 import type { ArrayPlan, QueryPlan } from './plan-types.ts';
 import { resolveArrays } from './resolve-arrays.ts';
@@ -25,7 +27,8 @@ export interface PlanOptions {
   /** Requests in flight at once (shard indexes while planning, data while executing). Default 8. */
   concurrency?: number;
   coalesce?: CoalesceOptions;
-  caches?: ReadCaches;
+  /** Stops the query: no request starts after it fires, and the query rejects with its reason. */
+  signal?: AbortSignal;
 }
 
 export interface PreparedArray {
@@ -33,12 +36,18 @@ export interface PreparedArray {
   readonly dims: readonly string[];
   readonly boxes: readonly Box[];
   readonly resultShape: readonly number[];
+  /** Set when the array is read unit by unit through the decoded-chunk cache. */
+  readonly units: UnitGrid | undefined;
 }
 
 export interface CacheHits {
   shardIndexes: number;
+  /** Encoded chunks (or inner-chunk ranges) taken from the cache instead of fetched. */
   chunks: number;
+  /** Chunks (or inner chunks) taken decoded from the cache: neither fetched nor decoded. */
+  decodedChunks: number;
   coordinates: number;
+  manifests: number;
 }
 
 export interface PreparedQuery {
@@ -46,6 +55,8 @@ export interface PreparedQuery {
   readonly arrays: readonly PreparedArray[];
   readonly jobs: readonly RequestJob[];
   readonly prefetched: Prefetched;
+  /** Decoded units taken from the cache while planning, by unscoped unit key. */
+  readonly decoded: ReadonlyMap<string, NdArray>;
   readonly meter: Meter;
   readonly source: ResolvedSource;
   readonly cacheHits: CacheHits;
@@ -53,18 +64,34 @@ export interface PreparedQuery {
 }
 
 export async function planQuery(source: ResolvedSource, query: QueryNode, options: PlanOptions = {}): Promise<PreparedQuery> {
-  const meter = new Meter(source.store);
+  const meter = new Meter(source.store, options.signal);
   const concurrency = options.concurrency ?? 8;
   const caches = source.caches;
-  const hits: CacheHits = { shardIndexes: 0, chunks: 0, coordinates: 0 };
+  const hits: CacheHits = { shardIndexes: 0, chunks: 0, decodedChunks: 0, coordinates: 0, manifests: 0 };
+  const planManifests = async (path: string, boxes: readonly ChunkBox[]): Promise<readonly ManifestUse[] | undefined> => {
+    if (!source.manifests) return undefined;
+    meter.checkAborted();
+    const uses = await source.manifests.planManifests(path, boxes);
+    for (const m of uses) {
+      if (m.status === 'fetched') meter.record('manifest', m.bytes ?? 0);
+      else if (m.status === 'cached') hits.manifests++;
+    }
+    return uses;
+  };
+  const coordinateManifests = new Map<string, readonly ManifestUse[]>();
   const coordinates = meter.store('coordinates');
   const loadCoord = async (dim: string): Promise<Coordinate> => {
     const path = joinPath(parentPath(normalizePath(query.from!.path)), dim);
-    const load = () => loadCoordinate(coordinates, path, dim);
+    const load = async () => {
+      // A coordinate is read whole: every manifest of it, loaded together and counted here.
+      const manifests = await planManifests(path, [WHOLE_1D]);
+      if (manifests) coordinateManifests.set(path, manifests);
+      return loadCoordinate(coordinates, path, dim);
+    };
     if (!caches) return load();
     const key = `${source.scope}${path}#coordinate`;
-    if (caches.decoded.get(key)) hits.coordinates++;
-    const sized = await caches.decoded.load(key, async (): Promise<Sized<unknown>> => {
+    if (caches.coordinates.get(key)) hits.coordinates++;
+    const sized = await caches.coordinates.load(key, async (): Promise<Sized<unknown>> => {
       const c = await load();
       return { value: c, bytes: coordinateBytes(c) };
     });
@@ -82,9 +109,11 @@ export async function planQuery(source: ResolvedSource, query: QueryNode, option
     }
   }
   const { arrays, dims } = await resolveArrays(meter.store('metadata'), query);
-  const dimPlans = await resolveDims(dims, query.operations, async (dim) => checkCoordinateLength(await (early.get(dim.name) ?? loadCoord(dim.name)), dim.length));
+  const resolved = await resolveDims(dims, query.operations, async (dim) => checkCoordinateLength(await (early.get(dim.name) ?? loadCoord(dim.name)), dim.length));
+  const dimPlans = resolved.map((d) => (d.coordinate ? { ...d, coordinate: { ...d.coordinate, manifests: coordinateManifests.get(d.coordinate.path) } } : d));
   const setOf = new Map(dimPlans.map((d) => [d.name, d]));
   const prefetched: Prefetched = { whole: new Map(), indexes: new Map(), spans: new Map() };
+  const decoded = new Map<string, NdArray>();
   const fetches: FetchPassResult = { shardIndexes: [], jobs: [], cachedPieces: 0, emptyPieces: 0 };
   const prepared: PreparedArray[] = [];
   const arrayPlans: ArrayPlan[] = [];
@@ -92,14 +121,16 @@ export async function planQuery(source: ResolvedSource, query: QueryNode, option
     const sets = names.map((n) => setOf.get(n)!.set);
     const resultShape = names.map((n) => setOf.get(n)!.count);
     const { boxes, chunks, chunkBoxes } = planChunks(array, sets);
-    const manifests = source.manifests && boxes.length > 0 ? await source.manifests.planManifests(array.path, chunkBoxes) : undefined;
+    const manifests = boxes.length > 0 ? await planManifests(array.path, chunkBoxes) : undefined;
+    const units = cachesDecodedUnits(array, caches) ? unitGrid(array) : undefined;
+    if (units) hits.decodedChunks += pinDecodedUnits(array, chunks, caches!, source.scope, decoded);
     const sharding = array.chain.sharding;
     await planFetches(
       { chunks, sharding, wholeSize: sharding ? undefined : array.chain.encodedSize() },
       { indexStore: meter.store('shardIndex'), caches, scope: source.scope, concurrency, coalesce: options.coalesce ?? {}, prefetched },
       fetches,
     );
-    prepared.push({ array, dims: names, boxes, resultShape });
+    prepared.push({ array, dims: names, boxes, resultShape, units });
     const dt = array.dataType;
     arrayPlans.push({
       path: array.path, dtype: array.dtype, shape: array.shape, chunkShape: array.chunkShape, dims: names, resultShape,
@@ -123,12 +154,16 @@ export async function planQuery(source: ResolvedSource, query: QueryNode, option
       bytes: requests.reduce((n, r) => n + (r.bytes ?? 0), 0),
       unknownSizeObjects: requests.filter((r) => r.bytes === undefined).length,
       cachedPieces: fetches.cachedPieces,
+      decodedPieces: hits.decodedChunks,
       emptyPieces: fetches.emptyPieces,
     },
     planning: meter.snapshot(),
   };
-  return { plan: deepFreeze(plan), arrays: prepared, jobs: fetches.jobs, prefetched, meter, source, cacheHits: hits, concurrency };
+  return { plan: deepFreeze(plan), arrays: prepared, jobs: fetches.jobs, prefetched, decoded, meter, source, cacheHits: hits, concurrency };
 }
+
+/** Coordinates are one-dimensional: this box meets every chunk of one. */
+const WHOLE_1D: ChunkBox = { from: [0], to: [Number.MAX_SAFE_INTEGER] };
 
 /** Plans are shared values (returned by explain, reused by execute): nothing may change them. */
 function deepFreeze<T>(value: T): T {
