@@ -16,6 +16,7 @@ const FORMAT_AUTO = 0;
 const FORMAT_XZ = 1;
 const FORMAT_ALONE = 2;
 const FORMAT_RAW = 3;
+const LZMA1_ID = 0x4000000000000001n;
 
 export function lzmaCompressor(compressionOpts: unknown): BytesToBytesCodec {
   const opts = readOpts(compressionOpts);
@@ -63,8 +64,8 @@ function readFilters(value: unknown): FilterSpec[] {
   if (!Array.isArray(value)) throw invalidConfig(NAME, '"filters" must be a list of {id, ...options}');
   const filters = value.map((f: unknown): FilterSpec => {
     const options = f as Record<string, unknown>;
-    if (typeof options !== 'object' || options === null || typeof options.id !== 'number') throw invalidConfig(NAME, 'each filter needs a numeric "id"');
-    const id = options.id >= FILTER_LZMA1 ? FILTER_LZMA1 : options.id;
+    if (typeof options !== 'object' || options === null) throw invalidConfig(NAME, 'each filter must be an object {id, ...options}');
+    const id = filterId(options.id);
     if (id !== FILTER_LZMA1 && id !== FILTER_LZMA2 && id !== FILTER_DELTA) {
       throw floeError('UNSUPPORTED', `lzma: filter id ${id} is not supported (LZMA1, LZMA2 and delta are; BCJ branch filters are not)`);
     }
@@ -72,4 +73,14 @@ function readFilters(value: unknown): FilterSpec[] {
   });
   checkChain(filters);
   return filters;
+}
+
+/**
+ * LZMA1's id 0x4000000000000001 arrives as a bigint from Floe's exact JSON parser (as Python wrote
+ * it) or as 2^62 from a double-based one; both mean LZMA1. Other ids are small numbers.
+ */
+function filterId(id: unknown): number {
+  if (id === LZMA1_ID || (typeof id === 'number' && id >= FILTER_LZMA1)) return FILTER_LZMA1;
+  if (typeof id === 'number' && Number.isInteger(id) && id >= 0) return id;
+  throw invalidConfig(NAME, `filter "id" must be a non-negative integer, got ${typeof id === 'bigint' ? `${id}` : JSON.stringify(id)}`);
 }

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { isFloeError } from '../../../src/errors.ts';
 import { V1_COMPRESSORS } from '../../../src/format/codecs/bytes-codecs.ts';
+import { parseV1Metadata, v1Compressor } from '../../../src/format/zarr-v1/meta.ts';
 
 const DELTA = 3;
 const LZMA1 = 0x4000000000000001; // arrives as 2^62 after JSON, like any double
@@ -15,6 +16,8 @@ const raw = (...filters: Filter[]) => V1_COMPRESSORS.lzma!({ format: 3, filters 
 
 /** What Python compressed below: bytes((i*37 + (i>>3)) & 255 for i in range(200)). */
 const PATTERN = Uint8Array.from({ length: 200 }, (_, i) => (i * 37 + (i >> 3)) & 255);
+/** Python: lzma.compress(PATTERN, format=FORMAT_RAW, filters=[{'id': FILTER_LZMA1}]). */
+const LZMA1_GOLDEN = '00000a191f707977ac843fde4dc44f94af800012ecbfa94b3de867ad66af5c7abeac2532eca703f15e2ee0305d1e9958e9763fa1de04725f3e6ee1b76678507d7fa34996782c38b13912912b478b7c6eaab8ef08440acc30b43ed40e8b3741d3834f3ceda0ebad7ed0694e29eced22262393bed1ce1657cc210fdd219ffb28cead33cf6acfa58a0898b198bf01c8f59fe7dc815fd49a58d7f24629d2418579b1b8811ad51a04c4f5fbd9523879343f34197593fa1fd82cc1317001727fff2c36a000';
 const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 
 function errorOf(run: () => unknown): { code: string; message: string } | undefined {
@@ -83,6 +86,21 @@ describe('writing raw streams', () => {
     const far = readFileSync(new URL('./lzma1-far-matches.raw', import.meta.url));
     expect(raw({ id: LZMA1 }).decode(far).length).toBe(8200);
     expect(errorOf(() => raw({ id: LZMA1, dict_size: 4096 }).decode(far))?.code).toBe('CORRUPT_OBJECT');
+  });
+});
+
+describe('LZMA1 filter ids in meta', () => {
+  it('reads the id exactly as Python\'s json writes it (4611686018427387905, beyond doubles)', () => {
+    const meta = parseV1Metadata(JSON.stringify({
+      zarr_format: 1, shape: [200], chunks: [200], dtype: '|u1', fill_value: null, order: 'C', compression: 'lzma',
+      compression_opts: { format: 3, check: -1, preset: null, filters: [{ id: 'LZMA1', dict_size: 4096 }] },
+    }).replace('"LZMA1"', '4611686018427387905'));
+    const codec = v1Compressor(meta)!;
+    expect(sameBytes(codec.decode(Buffer.from(LZMA1_GOLDEN, 'hex')), PATTERN)).toBe(true);
+  });
+
+  it('refuses an id that is not an integer', () => {
+    expect(errorOf(() => raw({ id: 1.5 }))?.code).toBe('INVALID_METADATA');
   });
 });
 
