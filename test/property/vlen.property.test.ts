@@ -95,7 +95,7 @@ describe('variable-length arrays against the model', () => {
           expect((await store.get(key))!.length).toBeGreaterThan(0);
         }
       }),
-      { numRuns: 150 },
+      { numRuns: 300 },
     );
   });
 
@@ -107,7 +107,7 @@ describe('variable-length arrays against the model', () => {
         const got = toModel((await a.get()).data as unknown[]);
         expect(got).toEqual(new Array(6).fill(isText(dtype) ? fill : Buffer.from(fill, 'utf8').toString('hex')));
       }),
-      { numRuns: 40 },
+      { numRuns: 300 },
     );
   });
 });
