@@ -18,9 +18,12 @@ export async function baseRepository(): Promise<Repository> {
   return repo;
 }
 
-/** Writes chunk `index` of a 4-element int32 array, every element `value`. */
-export async function writeChunk(store: ZarrStore, path: string, index: number, value: number): Promise<void> {
-  await store.set(`${path.slice(1)}/c/${index}`, new Uint8Array(Int32Array.from([value, value, value, value]).buffer));
+/** 1 KiB chunks of int32: above the default 512-byte inline threshold, so stored as chunk objects. */
+export const LARGE_CHUNK = 256;
+
+/** Writes chunk `index` of an int32 array with chunks of `elements` (default 4), every element `value`. */
+export async function writeChunk(store: ZarrStore, path: string, index: number, value: number, elements = 4): Promise<void> {
+  await store.set(`${path.slice(1)}/c/${index}`, new Uint8Array(new Int32Array(elements).fill(value).buffer));
 }
 
 export async function readArray(session: Session, path: string): Promise<number[]> {

@@ -1,6 +1,6 @@
 // Forks: cheap sessions other workers write into, serialisable to JSON, merged into one commit.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ZarrArray } from '../../src/engine/array.ts';
 import { ConflictDetector, ConflictError, Repository, Session, Storage } from '../../src/txn/index.ts';
-import { baseRepository, createArray, deleteNode, readArray, writeChunk } from './conflict-fixtures.ts';
+import { baseRepository, createArray, deleteNode, LARGE_CHUNK, readArray, writeChunk } from './conflict-fixtures.ts';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'floe-fork-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -75,17 +75,32 @@ describe('fork and merge', () => {
   });
 
   it('forks written by other OS processes merge into one commit, rebased if the branch moved', async () => {
+    // Real chunk objects: /big's 68,000-byte chunks each get an object of their own, written by the
+    // worker process; /mid's 1 KiB chunks are above the inline threshold too (a session may pack
+    // chunks that small into one object).
+    const BIG = 17_000;
     const dir = path.join(scratch, 'processes');
     const repo = await Repository.create(Storage.newLocalFilesystem(dir));
     const setup = await repo.writableSession('main');
-    await ZarrArray.create(setup.store, '/big', { shape: [64], chunkShape: [4], dataType: 'int32', fillValue: 0 } as never);
-    await setup.commit('array');
+    await ZarrArray.create(setup.store, '/big', { shape: [4 * BIG], chunkShape: [BIG], dataType: 'int32', fillValue: 0 } as never);
+    await ZarrArray.create(setup.store, '/mid', { shape: [4 * 4 * LARGE_CHUNK], chunkShape: [LARGE_CHUNK], dataType: 'int32', fillValue: 0 } as never);
+    await setup.commit('arrays');
+    const chunkFiles = () => readdirSync(path.join(dir, 'chunks')).filter((f) => /^[0-9A-Z]{20}$/.test(f)).length;
+    const chunksBefore = existsSync(path.join(dir, 'chunks')) ? chunkFiles() : 0;
     const session = await repo.writableSession('main');
     const json = JSON.stringify(session.fork());
     const run = promisify(execFile);
     const outputs = await Promise.all(
-      [0, 1, 2, 3].map((w) => run(process.execPath, ['--import', 'tsx', '--no-warnings', WORKER, dir, json, '/big', String(w * 4), '4', String(w + 1)], { timeout: 60_000 })),
+      [0, 1, 2, 3].map((w) =>
+        run(process.execPath, ['--import', 'tsx', '--no-warnings', WORKER, dir, json, `/big,${w},1,${BIG},${w + 1}`, `/mid,${w * 4},4,${LARGE_CHUNK},${w + 1}`], {
+          timeout: 60_000,
+          maxBuffer: 16 << 20,
+        }),
+      ),
     );
+    // The workers wrote their large chunks to storage themselves: the forks carry references only.
+    expect(chunkFiles()).toBeGreaterThanOrEqual(chunksBefore + 4);
+    for (const o of outputs) expect(o.stdout.length).toBeLessThan(2 * BIG); // less than half a big chunk's 68,000 bytes
     const forks = await Promise.all(outputs.map((o) => Session.fromFork(repo, o.stdout.trim())));
     await session.merge(...forks);
     // Someone else commits meanwhile: the merged session rebases onto it.
@@ -93,9 +108,15 @@ describe('fork and merge', () => {
     await createArray(other.store, '/other');
     await other.commit('other');
     const snapshot = await session.commit('four workers', { rebaseWith: new ConflictDetector() });
-    const reader = await repo.readonlySession({ snapshotId: snapshot });
-    const values = await readArray(reader, '/big');
-    expect(values).toEqual(Array.from({ length: 64 }, (_, i) => Math.floor(i / 16) + 1));
+    // Read back in a fresh handle, so nothing comes from the writers' memory.
+    const reader = await (await Repository.open(Storage.newLocalFilesystem(dir))).readonlySession({ snapshotId: snapshot });
+    const mismatches = (values: number[], perWorker: number) => values.filter((v, i) => v !== Math.floor(i / perWorker) + 1).length;
+    const big = await readArray(reader, '/big');
+    expect(big).toHaveLength(4 * BIG);
+    expect(mismatches(big, BIG)).toBe(0);
+    const mid = await readArray(reader, '/mid');
+    expect(mid).toHaveLength(16 * LARGE_CHUNK);
+    expect(mismatches(mid, 4 * LARGE_CHUNK)).toBe(0);
     expect(await reader.store.get('other/zarr.json')).toBeDefined();
   }, 90_000);
 });
