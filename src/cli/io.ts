@@ -37,6 +37,9 @@ export class BufferStream implements OutputStream {
 }
 
 export function processIo(): CliIo {
+  // On Node 20 (which Floe supports) the AWS SDK prints nine lines about its own future releases
+  // to stderr on every S3 command; stderr is for progress and one-line errors.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const controller = new AbortController();
   const stop = () => controller.abort();
   process.once('SIGINT', stop);

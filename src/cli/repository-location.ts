@@ -19,7 +19,16 @@ export function detectStorageKind(location: string): StorageKind {
   }
 }
 
-/** S3 settings come from the standard AWS variables plus FLOE_S3_ENDPOINT for S3-compatible stores. */
+/** `1`, `true` or `yes` (any case) in an environment variable. */
+function envFlag(ctx: CommandContext, name: string): boolean {
+  return /^(1|true|yes)$/i.test(ctx.io.env[name] ?? '');
+}
+
+/**
+ * S3 settings come from the standard AWS variables plus FLOE_S3_ENDPOINT for S3-compatible stores
+ * and FLOE_S3_UNQUOTED_IF_MATCH for servers (Ceph RGW) that refuse a correct ETag in quotes: without
+ * it every conditional update there is refused, and a commit gives up as a CONFLICT.
+ */
 export async function storageAt(ctx: CommandContext, location: string, kind: StorageKind): Promise<Storage> {
   switch (kind) {
     case 'file':
@@ -31,7 +40,8 @@ export async function storageAt(ctx: CommandContext, location: string, kind: Sto
       if (!match) throw new UsageError(`an S3 repository is s3://bucket[/prefix], got ${JSON.stringify(location)}`);
       const endpoint = ctx.string('endpoint') ?? ctx.io.env.FLOE_S3_ENDPOINT ?? ctx.io.env.AWS_ENDPOINT_URL;
       const region = ctx.string('region') ?? ctx.io.env.AWS_REGION ?? 'us-east-1';
-      return Storage.newS3(match[1]!, match[2] || null, { type: 'FromEnv' }, { region, forcePathStyle: true, ...(endpoint ? { endpointUrl: endpoint } : {}) });
+      const unquotedIfMatch = envFlag(ctx, 'FLOE_S3_UNQUOTED_IF_MATCH');
+      return Storage.newS3(match[1]!, match[2] || null, { type: 'FromEnv' }, { region, forcePathStyle: true, unquotedIfMatch, ...(endpoint ? { endpointUrl: endpoint } : {}) });
     }
   }
 }
@@ -45,6 +55,16 @@ export async function openRepository(ctx: CommandContext, location = ctx.repoPat
     if (isFloeError(err, 'NOT_FOUND')) {
       throw floeError('NOT_FOUND', `no Floe repository at ${location}; create one with \`floe init --repo ${location}\` or run \`floe demo\``, { cause: err });
     }
-    throw err;
+    throw missingBucketError(location, err) ?? err;
   }
+}
+
+/**
+ * The S3 backend reports a missing bucket as a failed request (NoSuchBucket); say which bucket and
+ * what to do instead. Undefined for any other failure.
+ */
+export function missingBucketError(location: string, err: unknown): Error | undefined {
+  if (!isFloeError(err, 'STORAGE_ERROR') || (err.cause as { name?: unknown } | undefined)?.name !== 'NoSuchBucket') return undefined;
+  const bucket = /^s3:\/\/([^/]+)/.exec(location)?.[1] ?? location;
+  return floeError('NOT_FOUND', `the S3 bucket "${bucket}" does not exist; create it first (e.g. \`aws s3 mb s3://${bucket}\`), then \`floe init --storage s3 --repo ${location}\``, { cause: err });
 }

@@ -31,10 +31,10 @@ export async function floe(argv: string[], options: { cwd: string; tty?: boolean
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
 
-/** Runs `node bin/floe.mjs ...` and collects its output; killed after `timeoutMs`. */
-export function spawnFloe(argv: string[], cwd: string, timeoutMs = 60_000): Promise<CliResult> {
+/** Runs `node bin/floe.mjs ...` and collects its output; killed after `timeoutMs`. `env` adds variables. */
+export function spawnFloe(argv: string[], cwd: string, timeoutMs = 60_000, env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/floe.mjs'), ...argv], { cwd, env: { ...process.env, FORCE_COLOR: '0' } });
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin/floe.mjs'), ...argv], { cwd, env: { ...process.env, FORCE_COLOR: '0', ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Repository } from '../../txn/index.ts';
 import { UsageError, type CommandSpec } from '../command.ts';
-import { detectStorageKind, STORAGE_KINDS, storageAt, type StorageKind } from '../repository-location.ts';
+import { detectStorageKind, missingBucketError, STORAGE_KINDS, storageAt, type StorageKind } from '../repository-location.ts';
 
 export const initCommand: CommandSpec = {
   name: 'init',
@@ -11,7 +11,8 @@ export const initCommand: CommandSpec = {
   usage: '[--storage file|sqlite|s3] [--endpoint URL] [--region R]',
   details: [
     '--storage   file: a directory (default); sqlite: one SQLite file; s3: s3://bucket/prefix',
-    '            (credentials from the AWS_* variables; FLOE_S3_ENDPOINT or --endpoint for S3-compatible stores)',
+    '            (credentials from the AWS_* variables; FLOE_S3_ENDPOINT or --endpoint for S3-compatible stores;',
+    '            FLOE_S3_UNQUOTED_IF_MATCH=1 for Ceph RGW, which refuses quoted ETags in If-Match)',
   ].join('\n'),
   examples: ['floe init --repo ./climate.icechunk', 'floe init --storage sqlite --repo ./climate.floe', 'floe init --storage s3 --repo s3://bucket/climate --endpoint http://127.0.0.1:7480'],
   options: { storage: { type: 'string' }, endpoint: { type: 'string' }, region: { type: 'string' } },
@@ -22,7 +23,10 @@ export const initCommand: CommandSpec = {
     if (given !== undefined && !STORAGE_KINDS.includes(given as StorageKind)) throw new UsageError(`--storage is one of ${STORAGE_KINDS.join(', ')}, got ${JSON.stringify(given)}`);
     const kind = (given as StorageKind | undefined) ?? detectStorageKind(location);
     if (kind === 'sqlite') mkdirSync(path.dirname(location), { recursive: true });
-    const repo = await Repository.create(await storageAt(ctx, location, kind));
+    const storage = await storageAt(ctx, location, kind);
+    const repo = await Repository.create(storage).catch((err: unknown) => {
+      throw missingBucketError(location, err) ?? err;
+    });
     const tip = await repo.lookupBranch('main');
     if (ctx.json) ctx.printJson({ repository: location, storage: kind, branch: 'main', snapshotId: tip });
     else ctx.print(`created an empty ${kind} repository at ${location} (branch main at ${tip})`);
