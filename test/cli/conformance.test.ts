@@ -1,6 +1,6 @@
 // `floe conformance`: the harness from floe/testing behind a command line.
 import { describe, expect, it } from 'vitest';
-import { floe, tempDir } from './helpers.ts';
+import { floe, ROOT, spawnFloe, tempDir } from './helpers.ts';
 
 describe('floe conformance', () => {
   it('reports agreement with zarrita on a seeded run', async () => {
@@ -15,4 +15,21 @@ describe('floe conformance', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--against must be one of zarrita, icechunk');
   });
+
+  it('runs against the reference Icechunk from the command line', async () => {
+    // Run from the checkout: see the next test for other directories.
+    const r = await spawnFloe(['conformance', '--against', 'icechunk', '--runs', '2', '--seed', '42', '--json'], ROOT, 150_000);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ against: 'icechunk', runs: 2, seed: 42, agree: true, report: 'floe and icechunk agree on 2 generated cases (seed 42)' });
+  }, 240_000);
+
+  // Known bug (src/testing/adapters/icechunk-repository.ts): the reference's child process is
+  // started with `--import tsx`, which Node resolves from the working directory, so outside a
+  // directory with tsx in node_modules the child dies at once and the command exits 13 with no
+  // output (a call made after the child exited never settles). Flip to `it` once fixed.
+  it.fails('runs against the reference Icechunk from any directory', async () => {
+    const r = await spawnFloe(['conformance', '--against', 'icechunk', '--runs', '1', '--seed', '42', '--json'], tempDir(), 150_000);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ against: 'icechunk', agree: true });
+  }, 240_000);
 });
