@@ -3,7 +3,7 @@
 // when the configured solver refused it. Any other failure exits non-zero.
 //   argv: backend (fs|sqlite), location, worker index, M, mode (disjoint|shared-ours|shared-detect), deadline ms
 import { Repository, Storage, BasicConflictSolver, ConflictDetector, isConflictError, type ConflictSolver } from '../../src/txn/index.ts';
-import { writeChunk } from './conflict-fixtures.ts';
+import { LARGE_CHUNK, writeChunk } from './conflict-fixtures.ts';
 
 const [backend, location, workerText, commitsText, mode, deadlineText] = process.argv.slice(2) as [string, string, string, string, string, string];
 const worker = Number(workerText);
@@ -22,10 +22,10 @@ for (let m = 0; m < commits; m++) {
   const value = worker * 1000 + m + 1;
   const session = await repo.writableSession('main');
   if (mode === 'disjoint') {
-    await writeChunk(session.store, '/d', worker * commits + m, value);
+    await writeChunk(session.store, '/d', worker * commits + m, value, LARGE_CHUNK);
   } else {
-    await writeChunk(session.store, '/s', 0, value);
-    await writeChunk(session.store, '/s', 1, value);
+    await writeChunk(session.store, '/s', 0, value, LARGE_CHUNK);
+    await writeChunk(session.store, '/s', 1, value, LARGE_CHUNK);
   }
   replays = 0;
   try {

@@ -2,6 +2,7 @@
 // write disjoint chunks (every commit must land), half write the same chunks (solved as ours, or
 // refused by the detector with a ChunkDoubleUpdate). A checker then verifies that the history
 // is linear, holds every acknowledged commit and nothing else, and that every snapshot reads.
+// Chunks are 1 KiB, above the inline threshold: every commit's chunks are objects in storage.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,8 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ZarrArray } from '../../src/engine/array.ts';
 import { ZarrGroup } from '../../src/engine/group.ts';
+import type { ObjectStorage } from '../../src/engine/storage/types.ts';
 import { Repository, Storage, type Conflict } from '../../src/txn/index.ts';
-import { readArray } from './conflict-fixtures.ts';
+import { LARGE_CHUNK, readArray } from './conflict-fixtures.ts';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'floe-concurrency-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -45,14 +47,14 @@ async function createRepository(storage: Storage): Promise<Repository> {
   const repo = await Repository.create(storage);
   const s = await repo.writableSession('main');
   await ZarrGroup.create(s.store, '/');
-  await ZarrArray.create(s.store, '/d', { shape: [4 * MAX_WORKERS * COMMITS], chunkShape: [4], dataType: 'int32', fillValue: 0 } as never);
-  await ZarrArray.create(s.store, '/s', { shape: [8], chunkShape: [4], dataType: 'int32', fillValue: 0 } as never);
+  await ZarrArray.create(s.store, '/d', { shape: [LARGE_CHUNK * MAX_WORKERS * COMMITS], chunkShape: [LARGE_CHUNK], dataType: 'int32', fillValue: 0 } as never);
+  await ZarrArray.create(s.store, '/s', { shape: [2 * LARGE_CHUNK], chunkShape: [LARGE_CHUNK], dataType: 'int32', fillValue: 0 } as never);
   await s.commit('setup');
   return repo;
 }
 
 /** The checker: linear history of exactly the acknowledged commits, every snapshot readable, every write present. */
-async function check(repo: Repository, lines: Line[], workers: number) {
+async function check(repo: Repository, lines: Line[], workers: number, backend: ObjectStorage) {
   const info = await repo.repoInfo();
   const history = [];
   for await (const s of repo.ancestry({ branch: 'main' })) history.push(s);
@@ -77,12 +79,13 @@ async function check(repo: Repository, lines: Line[], workers: number) {
   const d = await readArray(tip, '/d');
   for (const l of lines.filter((x) => modeOf(x.worker) === 'disjoint')) {
     expect(l.ack).toBe(true);
-    expect(d[4 * (l.worker * COMMITS + l.m)]).toBe(l.value);
+    expect(d[LARGE_CHUNK * (l.worker * COMMITS + l.m)]).toBe(l.value);
+    expect(d[LARGE_CHUNK * (l.worker * COMMITS + l.m + 1) - 1]).toBe(l.value);
   }
   // Shared chunks hold the newest shared commit's value (ours wins on rebase).
   const newestShared = history.find((s) => typeof s.metadata.mode === 'string' && s.metadata.mode !== 'disjoint');
   const s = await readArray(tip, '/s');
-  if (newestShared) expect(s).toEqual(new Array(8).fill(newestShared.metadata.value));
+  if (newestShared) expect(s).toEqual(new Array(2 * LARGE_CHUNK).fill(newestShared.metadata.value));
   // Refused commits were refused for the shared chunks only, by the detecting workers only.
   for (const l of lines.filter((x) => !x.ack)) {
     expect(modeOf(l.worker)).toBe('shared-detect');
@@ -90,6 +93,10 @@ async function check(repo: Repository, lines: Line[], workers: number) {
     for (const c of l.conflicts!) expect(c).toMatchObject({ type: 'ChunkDoubleUpdate', path: '/s' });
   }
   expect(lines.length).toBe(workers * COMMITS);
+  // The workers' chunks were objects in storage (one or more per landed commit), not inline.
+  let chunkObjects = 0;
+  for await (const o of backend.list('chunks/')) chunkObjects += o.size >= LARGE_CHUNK * 4 ? 1 : 0;
+  expect(chunkObjects).toBeGreaterThanOrEqual(acked.length);
 }
 
 describe('concurrent writer processes', () => {
@@ -106,7 +113,9 @@ describe('concurrent writer processes', () => {
         );
         const elapsed = Date.now() - started;
         const lines = results.flat();
-        await check(await Repository.open(backend === 'sqlite' ? Storage.newSqlite(location) : Storage.newLocalFilesystem(location)), lines, workers);
+        const reopened = backend === 'sqlite' ? Storage.newSqlite(location) : Storage.newLocalFilesystem(location);
+        await check(await Repository.open(reopened), lines, workers, reopened.backend);
+        await reopened.backend.close();
         const replayed = lines.reduce((n, l) => n + l.replays, 0);
         replays += replayed;
         console.log(`${backend} N=${workers} M=${COMMITS}: ${lines.filter((l) => l.ack).length} commits landed, ${lines.filter((l) => !l.ack).length} refused as conflicts, ${replayed} commits replayed over in rebases, ${elapsed} ms`);
