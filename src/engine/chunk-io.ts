@@ -120,15 +120,16 @@ async function readPlainSpan(io: ChunkReader, key: string, chain: CodecChain, ps
 async function readFileOnWorker(io: ChunkReader, key: string, chain: CodecChain, ps: readonly ChunkProjection[], dst: View): Promise<boolean> {
   const { shape, dataType } = chain.spec;
   if (!io.pool || !isShared(dst.data) || product(shape) * dataType.itemSize < MIN_OFFLOAD_BYTES) return false;
-  const file = io.store.localFile?.(key);
-  if (file === undefined) return false;
-  let found: boolean;
+  const span = await io.store.localFile?.(key);
+  if (span === undefined) return false;
+  let found = false;
   try {
-    found = await io.pool.decodeFileInto(chain, file, { view: dst, projections: ps });
+    if (span !== null) found = await io.pool.decodeFileInto(chain, span, { view: dst, projections: ps });
   } catch (err) {
     if (isFloeError(err)) throw floeError(err.code, err.message, { where: key, cause: err });
     throw err;
   }
+  if (!found && span?.required) throw floeError('NOT_FOUND', `the object holding this chunk is missing: ${span.path}`, { where: key });
   if (!found) fillRegion(dst, ps.map((p) => p.count), chain.spec.fillValue.memory, dataType.lanes);
   return true;
 }

@@ -9,6 +9,7 @@ import type { CodecChain } from '../format/codecs/pipeline.ts';
 import type { JsonValue } from '../format/json.ts';
 import type { NdArray, StridedView } from '../format/zarr/ndarray.ts';
 import type { ChunkProjection } from './selection.ts';
+import type { LocalFileSpan } from './store.ts';
 
 export interface DecodeRequest {
   id: number;
@@ -16,9 +17,9 @@ export interface DecodeRequest {
   shape: readonly number[];
   dataType: string;
   fillValue: JsonValue;
-  /** The encoded chunk, or `file`: a local file the worker reads itself (both cores do I/O). */
+  /** The encoded chunk, or `file`: local file bytes the worker reads itself (both cores do I/O). */
   bytes?: Uint8Array;
-  file?: string;
+  file?: LocalFileSpan;
   /** When set, the worker copies the selected part straight into this shared-memory view. */
   target?: CopyTarget;
 }
@@ -65,15 +66,15 @@ export class DecodePool {
   }
 
   /**
-   * Reads a local file on a worker, decodes it and copies the selected part into `target`.
-   * Resolves false when the file does not exist (the caller fills with the fill value).
+   * Reads a local file (or a byte range of it) on a worker, decodes it and copies the selected
+   * part into `target`. Resolves false when the file does not exist.
    */
-  async decodeFileInto(chain: CodecChain, file: string, target: CopyTarget): Promise<boolean> {
+  async decodeFileInto(chain: CodecChain, file: LocalFileSpan, target: CopyTarget): Promise<boolean> {
     const reply = await this.post(chain, { file }, target);
     return !reply.missing;
   }
 
-  private post(chain: CodecChain, source: Uint8Array | { file: string }, target: CopyTarget | undefined): Promise<NdArray & { missing?: boolean }> {
+  private post(chain: CodecChain, source: Uint8Array | { file: LocalFileSpan }, target: CopyTarget | undefined): Promise<NdArray & { missing?: boolean }> {
     const slot = this.pickSlot();
     const id = this.nextId++;
     // Transfer when the bytes own their buffer; otherwise copy, never detach someone else's.
@@ -84,7 +85,7 @@ export class DecodePool {
       shape: chain.spec.shape,
       dataType: chain.spec.dataType.name,
       fillValue: chain.spec.fillValue.json,
-      ...(payload ? { bytes: payload } : { file: (source as { file: string }).file }),
+      ...(payload ? { bytes: payload } : { file: (source as { file: LocalFileSpan }).file }),
       ...(target ? { target } : {}),
     };
     slot.inFlight++;

@@ -1,13 +1,14 @@
 // Runs inside a decode worker: rebuild the codec chain (cached per configuration) and decode.
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
-import { isFloeError } from '../errors.ts';
+import { floeError, isFloeError } from '../errors.ts';
 import { copyTypedArray, ownsWholeBuffer } from '../format/bytes.ts';
 import { buildCodecChain, ScratchBuffer, type CodecChain } from '../format/codecs/pipeline.ts';
 import { parseDataType } from '../format/zarr/data-types.ts';
 import { parseFillValue, type FillValueInput } from '../format/zarr/fill-value.ts';
 import type { CodecMetadata } from '../format/codecs/types.ts';
 import type { DecodeRequest, DecodeResponse } from './decode-pool.ts';
+import type { LocalFileSpan } from './store.ts';
 
 const chains = new Map<string, CodecChain>();
 
@@ -30,23 +31,30 @@ function chainFor(req: DecodeRequest): CodecChain {
 const scratch = new ScratchBuffer();
 let fileBuffer = new Uint8Array(0);
 
-/** Reads a whole local file into a reused buffer; undefined when it does not exist. */
-function readLocalFile(file: string): Uint8Array | undefined {
+/**
+ * Reads a local file, or `length` bytes of it at `offset`, into a reused buffer; undefined when
+ * the file does not exist. A file too short for its span is damaged, not empty.
+ */
+function readLocalFile(span: LocalFileSpan): Uint8Array | undefined {
   let fd: number;
   try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+    fd = openSync(span.path, constants.O_RDONLY | constants.O_NOFOLLOW);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
   try {
-    const size = fstatSync(fd).size;
+    const offset = span.offset ?? 0;
+    const size = span.length ?? fstatSync(fd).size - offset;
     if (fileBuffer.length < size) fileBuffer = new Uint8Array(size);
     let done = 0;
     while (done < size) {
-      const n = readSync(fd, fileBuffer, done, size - done, done);
+      const n = readSync(fd, fileBuffer, done, size - done, offset + done);
       if (n === 0) break;
       done += n;
+    }
+    if (span.length !== undefined && done < span.length) {
+      throw floeError('CORRUPT_OBJECT', `${span.path} ends ${span.length - done} bytes before the chunk it holds (bytes ${offset}-${offset + span.length - 1})`);
     }
     return fileBuffer.subarray(0, done);
   } finally {

@@ -14,6 +14,15 @@ export interface ListDir {
   prefixes: string[];
 }
 
+/** Bytes of a value in a local file: the whole file, or `length` bytes at `offset`. */
+export interface LocalFileSpan {
+  readonly path: string;
+  readonly offset?: number;
+  readonly length?: number;
+  /** The value is known to exist: a missing file is an error, not an empty chunk. */
+  readonly required?: boolean;
+}
+
 export interface ZarrStore {
   readonly readOnly: boolean;
   /** Bytes of a key; `undefined` when absent (zarrita's contract). */
@@ -25,8 +34,11 @@ export interface ZarrStore {
    */
   getInto?(key: string, target: Uint8Array): Promise<number | undefined>;
   getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[]): Promise<(Uint8Array | undefined)[]>;
-  /** Optional: the local file holding a value, for stores over local files (see ObjectStorage). */
-  localFile?(key: string): string | undefined;
+  /**
+   * Optional, for stores over local files: where a value's bytes lie, so decode workers can read
+   * them themselves. `null` when the key has no value; `undefined` when it is not in a local file.
+   */
+  localFile?(key: string): Promise<LocalFileSpan | null | undefined>;
   set(key: string, value: Uint8Array): Promise<void>;
   /** Writes `bytes` at `offset` of existing values (a read-modify-write on object storage). */
   setPartialValues(requests: readonly (readonly [string, number, Uint8Array])[]): Promise<void>;
@@ -85,8 +97,9 @@ export class StorageStore implements ZarrStore {
     return bytes?.length;
   }
 
-  localFile(key: string): string | undefined {
-    return this.storage.localFile?.(this.full(key));
+  async localFile(key: string): Promise<LocalFileSpan | undefined> {
+    const path = this.storage.localFile?.(this.full(key));
+    return path === undefined ? undefined : { path };
   }
 
   getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[]): Promise<(Uint8Array | undefined)[]> {

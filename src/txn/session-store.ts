@@ -3,10 +3,11 @@
 // (inline, native chunk objects, virtual); any other key does not exist in an Icechunk repository.
 import { floeError } from '../errors.ts';
 import { mapLimit } from '../engine/concurrency.ts';
-import type { ListDir, ZarrStore } from '../engine/store.ts';
+import type { ListDir, LocalFileSpan, ZarrStore } from '../engine/store.ts';
 import { normalizeKey } from '../engine/store.ts';
 import type { ByteRange } from '../engine/storage/types.ts';
 import type { ChunkId } from '../format/icechunk/ids.ts';
+import { chunkKey } from '../format/icechunk/keys.ts';
 import type { ChunkRef } from '../format/icechunk/manifest.ts';
 import { currentChunkRefs, requireArray, chunkRefAt } from './node-view.ts';
 import { deleteChunk, deleteSubtree, setNodeMetadata, setVirtualChunk, writeChunk, type WriteContext } from './node-ops.ts';
@@ -48,6 +49,22 @@ export class SessionStore implements ZarrStore {
 
   getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[]): Promise<(Uint8Array | undefined)[]> {
     return mapLimit(requests, 16, ([key, range]) => this.read(key, range));
+  }
+
+  /**
+   * For repositories on the local filesystem: the file and byte range of a chunk stored in a
+   * chunk object (whole or packed), so decode workers read it themselves as they do for plain
+   * stores. Inline, virtual and not yet written chunks are read through `get`.
+   */
+  async localFile(key: string): Promise<LocalFileSpan | null | undefined> {
+    const storage = this.ctx.objects.storage;
+    if (!storage.localFile) return undefined;
+    const parsed = classifyKey(this.ctx.view(), key);
+    if (parsed.kind !== 'chunk') return undefined;
+    const ref = await chunkRefAt(this.ctx.objects, this.ctx.changes, requireArray(parsed.node, parsed.node.path), parsed.coords);
+    if (!ref) return null;
+    if (ref.kind !== 'native' || this.ctx.packer.pending(ref.chunkId, ref) !== undefined) return undefined;
+    return { path: storage.localFile(chunkKey(ref.chunkId)), offset: ref.offset, length: ref.length, required: true };
   }
 
   async exists(key: string): Promise<boolean> {
