@@ -126,7 +126,10 @@ async function readHttpRange(ref: VirtualChunkRef, offset: number, length: numbe
     await response.body?.cancel();
     throw changed(ref, 'the server refused the recorded checksum (HTTP 412)');
   }
-  if (response.status === 404) throw floeError('NOT_FOUND', `virtual chunk source ${ref.location} is gone (HTTP 404)`, { where: ref.location });
+  if (response.status === 404) {
+    await response.body?.cancel();
+    throw floeError('NOT_FOUND', `virtual chunk source ${ref.location} is gone (HTTP 404)`, { where: ref.location });
+  }
   if (response.status !== 206 && response.status !== 200) {
     await response.body?.cancel();
     throw floeError('STORAGE_ERROR', `fetching virtual chunk ${ref.location} answered HTTP ${response.status}`, { where: ref.location });
