@@ -2,7 +2,7 @@
 // in TypeScript (blosclz, lz4 and snappy streams here; zlib via node:zlib, zstd via zstd-napi).
 // Decoding reads any Blosc1 buffer whatever the configuration says: the header is authoritative.
 import type { BytesCodecContext, BytesCodecFactory, BytesToBytesCodec } from './types.ts';
-import { checkKeys, decodingGuard, invalidConfig, readChoice, readInt } from './bytes-codec-support.ts';
+import { checkKeys, decodingGuard, invalidConfig, readChoice, readInt, shown } from './bytes-codec-support.ts';
 import { BLOSC_CNAMES, type BloscCname } from './blosc/block-codecs.ts';
 import { bloscCompress, type BloscOptions, type BloscShuffle } from './blosc/compress.ts';
 import { bloscDecompress } from './blosc/container.ts';
@@ -35,7 +35,7 @@ export const bloscV3Codec: BytesCodecFactory = (configuration, context): BytesTo
 /** Zarr v1 compression_opts: {cname, clevel, shuffle: 0|1|2, blocksize?}; zarr v1's defaults. */
 export function bloscV1Compressor(compressionOpts: unknown, context: BytesCodecContext): BytesToBytesCodec {
   if (compressionOpts !== null && compressionOpts !== undefined && (typeof compressionOpts !== 'object' || Array.isArray(compressionOpts))) {
-    throw invalidConfig(NAME, `compression_opts must be an object, got ${JSON.stringify(compressionOpts)}`);
+    throw invalidConfig(NAME, `compression_opts must be an object, got ${shown(compressionOpts)}`);
   }
   const opts = (compressionOpts ?? {}) as Record<string, unknown>;
   checkKeys(NAME, opts, ['cname', 'clevel', 'shuffle', 'blocksize', 'id', 'typesize']);

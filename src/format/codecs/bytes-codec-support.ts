@@ -31,6 +31,14 @@ export function decodingGuard<T>(codec: string, decode: () => T): T {
 
 type Config = Record<string, unknown> | undefined;
 
+/**
+ * A configuration value as message text. Metadata JSON is parsed with exact 64-bit integers, so a
+ * value may be a bigint, which JSON.stringify refuses (a TypeError instead of the intended error).
+ */
+export function shown(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? Number(v) : v)) ?? String(value);
+}
+
 /** Rejects keys the codec does not define (a typo would otherwise be silently ignored). */
 export function checkKeys(codec: string, config: Config, allowed: readonly string[]): void {
   for (const key of Object.keys(config ?? {})) {
@@ -48,7 +56,7 @@ export function readInt(codec: string, config: Config, key: string, min: number,
     return fallback;
   }
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw invalidConfig(codec, `"${key}" must be an integer in [${min}, ${max}], got ${JSON.stringify(value)}`);
+    throw invalidConfig(codec, `"${key}" must be an integer in [${min}, ${max}], got ${shown(value)}`);
   }
   return value;
 }
@@ -56,7 +64,7 @@ export function readInt(codec: string, config: Config, key: string, min: number,
 export function readBool(codec: string, config: Config, key: string, fallback: boolean): boolean {
   const value = config?.[key];
   if (value === undefined || value === null) return fallback;
-  if (typeof value !== 'boolean') throw invalidConfig(codec, `"${key}" must be true or false, got ${JSON.stringify(value)}`);
+  if (typeof value !== 'boolean') throw invalidConfig(codec, `"${key}" must be true or false, got ${shown(value)}`);
   return value;
 }
 
@@ -67,7 +75,7 @@ export function readChoice<T extends string>(codec: string, config: Config, key:
     return fallback;
   }
   if (typeof value !== 'string' || !(choices as readonly string[]).includes(value)) {
-    throw invalidConfig(codec, `"${key}" must be one of ${choices.join(', ')}, got ${JSON.stringify(value)}`);
+    throw invalidConfig(codec, `"${key}" must be one of ${choices.join(', ')}, got ${shown(value)}`);
   }
   return value as T;
 }

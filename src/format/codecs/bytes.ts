@@ -8,6 +8,7 @@ import { cStrides, product } from '../zarr/ndarray.ts';
 import type { ArrayToBytesCodec, ChunkSpec } from './array-codecs.ts';
 import { toCContiguous } from './contiguous.ts';
 import type { CodecMetadata } from './types.ts';
+import { shown } from './bytes-codec-support.ts';
 
 type Endian = 'little' | 'big';
 const HOST_LITTLE = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
@@ -15,7 +16,7 @@ const HOST_LITTLE = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 export function bytesCodec(configuration: Record<string, unknown> | undefined, dataType: DataType): ArrayToBytesCodec {
   const endian = configuration?.endian;
   if (endian !== undefined && endian !== 'little' && endian !== 'big') {
-    throw floeError('INVALID_METADATA', `bytes codec: endian must be "little" or "big", got ${JSON.stringify(endian)}`);
+    throw floeError('INVALID_METADATA', `bytes codec: endian must be "little" or "big", got ${shown(endian)}`);
   }
   if (dataType.kind === 'string') {
     throw floeError('INVALID_METADATA', 'the bytes codec cannot encode variable-length strings; use vlen-utf8');

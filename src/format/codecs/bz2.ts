@@ -3,7 +3,7 @@
 // by our own bz2-encoder.ts, since the only JS encoders found are GPL-licensed.
 import { createRequire } from 'node:module';
 import type { BytesToBytesCodec } from './types.ts';
-import { corrupt, decodingGuard, invalidConfig } from './bytes-codec-support.ts';
+import { corrupt, decodingGuard, invalidConfig, shown } from './bytes-codec-support.ts';
 import { bz2Compress } from './bz2-encoder.ts';
 
 const NAME = 'bz2';
@@ -34,7 +34,7 @@ function readLevel(opts: unknown): number {
   const value = typeof opts === 'object' && !Array.isArray(opts) ? (opts as Record<string, unknown>).level : opts;
   if (value === undefined || value === null) return 9;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 9) {
-    throw invalidConfig(NAME, `compression_opts must be an integer level in [1, 9], got ${JSON.stringify(opts)}`);
+    throw invalidConfig(NAME, `compression_opts must be an integer level in [1, 9], got ${shown(opts)}`);
   }
   return value;
 }

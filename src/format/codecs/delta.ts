@@ -5,15 +5,16 @@ import type { TypedArray } from '../zarr/data-types.ts';
 import { cStrides } from '../zarr/ndarray.ts';
 import type { ArrayToArrayCodec } from './array-codecs.ts';
 import { toCContiguous } from './contiguous.ts';
+import { shown } from './bytes-codec-support.ts';
 
 export function deltaCodec(configuration: Record<string, unknown> | undefined, dataTypeName: string): ArrayToArrayCodec {
   const dtype = configuration?.dtype;
   const astype = configuration?.astype ?? dtype;
   if (dtype !== undefined && !matches(dtype, dataTypeName)) {
-    throw floeError('UNSUPPORTED', `numcodecs.delta: dtype ${JSON.stringify(dtype)} differs from the array's ${dataTypeName}`);
+    throw floeError('UNSUPPORTED', `numcodecs.delta: dtype ${shown(dtype)} differs from the array's ${dataTypeName}`);
   }
   if (astype !== undefined && astype !== dtype) {
-    throw floeError('UNSUPPORTED', `numcodecs.delta: astype ${JSON.stringify(astype)} different from dtype is not supported`);
+    throw floeError('UNSUPPORTED', `numcodecs.delta: astype ${shown(astype)} different from dtype is not supported`);
   }
   return {
     kind: 'array_to_array',

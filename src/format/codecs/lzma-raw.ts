@@ -8,7 +8,7 @@
 // the stream was written with, so other lc/lp/pb values cannot be written.
 import { lzma, lzma2 } from '@napi-rs/lzma';
 import { floeError } from '../../errors.ts';
-import { invalidConfig } from './bytes-codec-support.ts';
+import { invalidConfig, shown } from './bytes-codec-support.ts';
 import { applyFilters, FILTER_DELTA, FILTER_LZMA2, lzma2End } from './lzma-xz.ts';
 
 const NAME = 'lzma';
@@ -16,6 +16,7 @@ const NAME = 'lzma';
 export const FILTER_LZMA1 = 2 ** 62;
 // liblzma preset -> dictionary size (lc=3, lp=0, pb=2 for every preset).
 const PRESET_DICT = [18, 20, 21, 22, 22, 23, 23, 24, 25, 26].map((log) => 2 ** log);
+const MIN_DICT = 4096;
 /** The LZMA1 properties the native encoder always writes, and its props byte ((pb*5+lp)*9+lc). */
 const ENCODER_PROPS = { lc: 3, lp: 0, pb: 2 } as const;
 const ENCODER_PROPS_BYTE = 0x5d;
@@ -36,6 +37,7 @@ export function checkChain(chain: readonly FilterSpec[]): void {
     deltaDistance(f);
   }
   if (last.id === FILTER_LZMA1) lzma1Props(last);
+  dictSize(last);
 }
 
 export function decodeRaw(chain: readonly FilterSpec[], data: Uint8Array): Uint8Array {
@@ -107,20 +109,26 @@ function deltaDistance(filter: FilterSpec): number {
 
 function lzma1Props(filter: FilterSpec): { lc: number; lp: number; pb: number } {
   const props = { lc: optionInt(filter, 'lc', 3), lp: optionInt(filter, 'lp', 0), pb: optionInt(filter, 'pb', 2) };
-  if (props.lc > 8 || props.lp > 4 || props.pb > 4) throw invalidConfig(NAME, `LZMA1 needs lc <= 8, lp <= 4, pb <= 4, got ${JSON.stringify(props)}`);
+  if (props.lc > 8 || props.lp > 4 || props.pb > 4) throw invalidConfig(NAME, `LZMA1 needs lc <= 8, lp <= 4, pb <= 4, got ${shown(props)}`);
   return props;
 }
 
 export function dictSize(filter: FilterSpec): number {
-  const explicit = filter.options.dict_size;
-  if (typeof explicit === 'number') return explicit;
+  if (filter.options.dict_size !== undefined && filter.options.dict_size !== null) {
+    const size = optionInt(filter, 'dict_size', 0);
+    if (size < MIN_DICT) throw invalidConfig(NAME, `"dict_size" must be at least ${MIN_DICT} (liblzma's minimum), got ${size}`);
+    return size;
+  }
   const preset = optionInt(filter, 'preset', 6) & 0x1f; // strip the "extreme" flag
   return PRESET_DICT[Math.min(preset, 9)]!;
 }
 
+/** A filter option: an integer in [0, 2^32 - 1] (liblzma's uint32 fields), or `fallback` when absent. */
 function optionInt(filter: FilterSpec, key: string, fallback: number): number {
   const value = filter.options[key];
   if (value === undefined || value === null) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw invalidConfig(NAME, `filter option "${key}" must be a non-negative integer`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 0xffffffff) {
+    throw invalidConfig(NAME, `filter option "${key}" must be an integer in [0, 4294967295], got ${shown(value)}`);
+  }
   return value;
 }

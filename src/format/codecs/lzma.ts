@@ -7,7 +7,7 @@
 import { lzma, xz } from '@napi-rs/lzma';
 import { floeError } from '../../errors.ts';
 import type { BytesToBytesCodec } from './types.ts';
-import { checkKeys, decodingGuard, invalidConfig } from './bytes-codec-support.ts';
+import { checkKeys, decodingGuard, invalidConfig, shown } from './bytes-codec-support.ts';
 import { checkChain, decodeRaw, encodeRaw, FILTER_LZMA1, type FilterSpec } from './lzma-raw.ts';
 import { decodeXz, FILTER_DELTA, FILTER_LZMA2, isXz } from './lzma-xz.ts';
 
@@ -47,13 +47,13 @@ function encode(format: number, filters: FilterSpec[] | null, data: Uint8Array):
 function readOpts(compressionOpts: unknown): { format: number; filters: FilterSpec[] | null; raw: Record<string, unknown> } {
   if (compressionOpts === null || compressionOpts === undefined) return { format: FORMAT_XZ, filters: null, raw: { format: FORMAT_XZ } };
   if (typeof compressionOpts !== 'object' || Array.isArray(compressionOpts)) {
-    throw invalidConfig(NAME, `compression_opts must be an object, got ${JSON.stringify(compressionOpts)}`);
+    throw invalidConfig(NAME, `compression_opts must be an object, got ${shown(compressionOpts)}`);
   }
   const raw = compressionOpts as Record<string, unknown>;
   checkKeys(NAME, raw, ['format', 'check', 'preset', 'filters', 'id']);
   const format = raw.format ?? FORMAT_XZ;
   if (typeof format !== 'number' || ![FORMAT_AUTO, FORMAT_XZ, FORMAT_ALONE, FORMAT_RAW].includes(format)) {
-    throw invalidConfig(NAME, `"format" must be 0-3, got ${JSON.stringify(format)}`);
+    throw invalidConfig(NAME, `"format" must be 0-3, got ${shown(format)}`);
   }
   const filters = raw.filters === undefined || raw.filters === null ? null : readFilters(raw.filters);
   if (format === FORMAT_RAW && filters === null) throw invalidConfig(NAME, 'format 3 (raw) needs "filters"');
@@ -82,5 +82,5 @@ function readFilters(value: unknown): FilterSpec[] {
 function filterId(id: unknown): number {
   if (id === LZMA1_ID || (typeof id === 'number' && id >= FILTER_LZMA1)) return FILTER_LZMA1;
   if (typeof id === 'number' && Number.isInteger(id) && id >= 0) return id;
-  throw invalidConfig(NAME, `filter "id" must be a non-negative integer, got ${typeof id === 'bigint' ? `${id}` : JSON.stringify(id)}`);
+  throw invalidConfig(NAME, `filter "id" must be a non-negative integer, got ${shown(id)}`);
 }

@@ -9,6 +9,7 @@ import type { ArrayToBytesCodec, ChunkSpec } from './array-codecs.ts';
 import type { CodecChain, ScratchBuffer } from './pipeline.ts';
 import { fillRegion, forEachProduct, projectDim, shiftView, type ChunkProjection } from '../zarr/projection.ts';
 import type { CodecMetadata } from './types.ts';
+import { shown } from './bytes-codec-support.ts';
 
 /** Offsets and lengths of every inner chunk, C order over chunks-per-shard. */
 export interface ShardIndex {
@@ -41,7 +42,7 @@ export function shardingCodec(config: Record<string, unknown> | undefined, shard
   const innerChunkShape = parseInnerShape(c.chunk_shape, shardSpec.shape);
   const indexLocation = c.index_location ?? 'end';
   if (indexLocation !== 'start' && indexLocation !== 'end') {
-    throw floeError('INVALID_METADATA', `index_location must be "start" or "end", got ${JSON.stringify(indexLocation)}`);
+    throw floeError('INVALID_METADATA', `index_location must be "start" or "end", got ${shown(indexLocation)}`);
   }
   const chunksPerShard = shardSpec.shape.map((s, i) => s / innerChunkShape[i]!);
   const nChunks = product(chunksPerShard);
@@ -198,7 +199,7 @@ function parseInnerShape(value: unknown, shardShape: readonly number[]): number[
     value.length === shardShape.length &&
     value.every((n, i) => Number.isSafeInteger(n) && n > 0 && shardShape[i]! % n === 0);
   if (!ok) {
-    throw floeError('INVALID_METADATA', `sharding chunk_shape ${JSON.stringify(value)} must have ${shardShape.length} positive entries that divide the shard shape [${shardShape.join(', ')}]`);
+    throw floeError('INVALID_METADATA', `sharding chunk_shape ${shown(value)} must have ${shardShape.length} positive entries that divide the shard shape [${shardShape.join(', ')}]`);
   }
   return value as number[];
 }

@@ -2,6 +2,7 @@
 // happens once, where the data is finally laid out (bytes encode, or the read into the result).
 import { floeError } from '../../errors.ts';
 import type { ArrayToArrayCodec, ChunkSpec } from './array-codecs.ts';
+import { shown } from './bytes-codec-support.ts';
 
 export function transposeCodec(configuration: Record<string, unknown> | undefined, rank: number): ArrayToArrayCodec {
   const order = parseOrder(configuration?.order, rank);
@@ -27,7 +28,7 @@ function parseOrder(order: unknown, rank: number): number[] {
     order.every((o) => Number.isInteger(o) && o >= 0 && o < rank) &&
     new Set(order).size === rank;
   if (!ok) {
-    throw floeError('INVALID_METADATA', `transpose: order must be a permutation of 0..${rank - 1}, got ${JSON.stringify(order)}`);
+    throw floeError('INVALID_METADATA', `transpose: order must be a permutation of 0..${rank - 1}, got ${shown(order)}`);
   }
   return order as number[];
 }

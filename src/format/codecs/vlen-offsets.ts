@@ -9,6 +9,7 @@ import { cStrides, product } from '../zarr/ndarray.ts';
 import type { ArrayToBytesCodec } from './array-codecs.ts';
 import type { CodecMetadata } from './types.ts';
 import { checkVariableLength, elementBytes, elementFromBytes } from './vlen-elements.ts';
+import { shown } from './bytes-codec-support.ts';
 
 const ALIGN = 64;
 const NAME = 'bytes';
@@ -17,7 +18,7 @@ export function vlenOffsetsCodec(configuration: Record<string, unknown> | undefi
   checkVariableLength(dataType, 'the bytes codec');
   const endian = configuration?.endian;
   if (endian !== undefined && endian !== 'little') {
-    throw floeError('INVALID_METADATA', `bytes codec on ${dataType.name}: offsets are little-endian (Arrow's layout), got endian ${JSON.stringify(endian)}`);
+    throw floeError('INVALID_METADATA', `bytes codec on ${dataType.name}: offsets are little-endian (Arrow's layout), got endian ${shown(endian)}`);
   }
   const wide = dataType.name.startsWith('large_');
   const json: CodecMetadata = endian === undefined ? { name: NAME } : { name: NAME, configuration: { endian } };

@@ -4,7 +4,7 @@
 // written by a numcodecs GZip compressor under the alias still read. Streams come from
 // deflate-backend.ts (node:zlib, or fflate where the runtime lacks it).
 import type { BytesToBytesCodec } from './types.ts';
-import { decodingGuard, invalidConfig } from './bytes-codec-support.ts';
+import { decodingGuard, invalidConfig, shown } from './bytes-codec-support.ts';
 import { deflateBackend } from './deflate-backend.ts';
 
 export const ZLIB_DEFAULT_LEVEL = 1;
@@ -26,7 +26,7 @@ function readLevel(name: string, opts: unknown): number {
   const value = typeof opts === 'object' && !Array.isArray(opts) ? (opts as Record<string, unknown>).level : opts;
   if (value === undefined || value === null) return ZLIB_DEFAULT_LEVEL;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < -1 || value > 9) {
-    throw invalidConfig(name, `compression_opts must be an integer level in [-1, 9], got ${JSON.stringify(opts)}`);
+    throw invalidConfig(name, `compression_opts must be an integer level in [-1, 9], got ${shown(opts)}`);
   }
   return value;
 }

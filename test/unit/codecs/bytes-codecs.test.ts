@@ -37,6 +37,19 @@ describe('bytes codec registry', () => {
     expect(codeOf(() => BYTES_CODECS[name]!(config, ctx))).toBe('INVALID_METADATA');
   });
 
+  // zarr.json is parsed with exact 64-bit integers: an out-of-range value arrives as a bigint.
+  it.each([
+    ['gzip', { level: 99999999999999999999n }],
+    ['zstd', { level: -99999999999999999999n }],
+    ['blosc', { cname: 'lz4', clevel: 99999999999999999999n, shuffle: 'shuffle', typesize: 4, blocksize: 0 }],
+  ])('%s refuses a bigint option with INVALID_METADATA, not a TypeError', (name, config) => {
+    expect(codeOf(() => BYTES_CODECS[name]!(config, ctx))).toBe('INVALID_METADATA');
+  });
+
+  it.each([['zlib', 99999999999999999999n], ['bz2', 99999999999999999999n], ['blosc', 7n]])('v1 %s refuses compression_opts %s with INVALID_METADATA', (name, opts) => {
+    expect(codeOf(() => V1_COMPRESSORS[name as string]!(opts, ctx))).toBe('INVALID_METADATA');
+  });
+
   it('crc32c appends a little-endian CRC32C and detects a flipped bit', () => {
     const codec = BYTES_CODECS.crc32c!(undefined, ctx);
     const encoded = codec.encode(new TextEncoder().encode('123456789'));

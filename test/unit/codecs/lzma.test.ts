@@ -102,6 +102,13 @@ describe('LZMA1 filter ids in meta', () => {
   it('refuses an id that is not an integer', () => {
     expect(errorOf(() => raw({ id: 1.5 }))?.code).toBe('INVALID_METADATA');
   });
+
+  it('refuses 64-bit option values (bigints from the exact JSON parser) with INVALID_METADATA, not a TypeError', () => {
+    const opts = (filter: Record<string, unknown>) => () => V1_COMPRESSORS.lzma!({ format: 3, filters: [filter] }, ctx);
+    expect(errorOf(opts({ id: LZMA2, dict_size: 99999999999999999999n }))).toMatchObject({ code: 'INVALID_METADATA', message: expect.stringMatching(/dict_size.*100000000000000000000/) });
+    expect(errorOf(opts({ id: 0x4000000000000002n }))?.code).toBe('INVALID_METADATA');
+    expect(errorOf(() => V1_COMPRESSORS.lzma!({ format: 99999999999999999999n }, ctx))?.code).toBe('INVALID_METADATA');
+  });
 });
 
 describe('what raw streams refuse', () => {
@@ -117,6 +124,7 @@ describe('what raw streams refuse', () => {
     ['a delta distance of 257', [{ id: DELTA, dist: 257 }, { id: LZMA2 }], 'INVALID_METADATA'],
     ['LZMA1 with pb 5', [{ id: LZMA1, pb: 5 }], 'INVALID_METADATA'],
     ['a BCJ x86 filter', [{ id: 4 }, { id: LZMA2 }], 'UNSUPPORTED'],
+    ['a dictionary below 4 KiB', [{ id: LZMA2, dict_size: 1024 }], 'INVALID_METADATA'],
   ])('%s', (_label, filters, code) => {
     expect(errorOf(() => raw(...filters))?.code).toBe(code);
   });
