@@ -1,7 +1,7 @@
 // A session seen as a Zarr v3 store, so Floe's arrays and groups (and zarrita) read and write
 // through it unchanged. `zarr.json` keys map to node metadata, chunk keys to manifest refs
 // (inline, native chunk objects, virtual); any other key does not exist in an Icechunk repository.
-import { floeError } from '../errors.ts';
+import { floeError, isFloeError } from '../errors.ts';
 import { mapLimit } from '../engine/concurrency.ts';
 import type { ListDir, LocalFileSpan, ZarrStore } from '../engine/store.ts';
 import { normalizeKey } from '../engine/store.ts';
@@ -9,9 +9,9 @@ import type { ByteRange } from '../engine/storage/types.ts';
 import type { ChunkId } from '../format/icechunk/ids.ts';
 import { chunkKey } from '../format/icechunk/keys.ts';
 import type { ChunkRef } from '../format/icechunk/manifest.ts';
-import { currentChunkRefs, requireArray, chunkRefAt } from './node-view.ts';
+import { currentChunkRefs, requireArray, chunkRefAt, type ResolvedNode } from './node-view.ts';
 import { deleteChunk, deleteSubtree, setNodeMetadata, setVirtualChunk, writeChunk, type WriteContext } from './node-ops.ts';
-import { chunkKeyOf, classifyKey, metadataKeyOf, pathToKeyPrefix } from './store-keys.ts';
+import { arrayMetadataOf, chunkKeyOf, classifyKey, metadataKeyOf, pathToKeyPrefix } from './store-keys.ts';
 import { fetchVirtualChunk, checkContainerExists, type VirtualChunkAccess } from './virtual-chunks.ts';
 
 export interface StoreContext extends WriteContext {
@@ -30,6 +30,21 @@ function rangeWithin(range: ByteRange | undefined, size: number): { offset: numb
   }
   if (range.offset > size) return undefined;
   return { offset: range.offset, length: Math.min(range.length ?? size - range.offset, size - range.offset) };
+}
+
+/** One chunk of `setVirtualRefs` (the reference's VirtualChunkSpec). */
+export interface VirtualChunkSpec {
+  index: number[];
+  location: string;
+  offset: number;
+  length: number;
+  etagChecksum?: string | null;
+  lastModified?: Date | null;
+}
+
+function withinGrid(node: ResolvedNode, index: readonly number[]): boolean {
+  const { shape, chunkShape } = arrayMetadataOf(node);
+  return index.length === shape.length && index.every((c, d) => Number.isInteger(c) && c >= 0 && c * chunkShape[d]! < Math.max(shape[d]!, 1));
 }
 
 export class SessionStore implements ZarrStore {
@@ -98,6 +113,82 @@ export class SessionStore implements ZarrStore {
     if (parsed.kind !== 'chunk') throw floeError('INVALID_KEY', `${JSON.stringify(key)} is not a chunk key of an existing array`, { where: key });
     if (validateContainer) checkContainerExists(this.ctx.virtual.containers, location);
     setVirtualChunk(this.ctx, parsed.node, parsed.coords, { location, offset, length, etag: etagChecksum ?? null, lastModified: lastModified ?? null });
+  }
+
+  /**
+   * The reference's `setVirtualRefs`: virtual refs for many chunks of one array. Chunks whose
+   * index is outside the array's grid, or whose location no container serves (when validating),
+   * are not set; their indices come back, or null when every one was set.
+   */
+  async setVirtualRefs(arrayPath: string, chunks: readonly VirtualChunkSpec[], validateContainers = true): Promise<number[][] | null> {
+    const node = requireArray(this.ctx.view().nodeAt(arrayPath), arrayPath);
+    const failed: number[][] = [];
+    for (const chunk of chunks) {
+      const key = chunkKeyOf(node, chunk.index);
+      try {
+        if (classifyKey(this.ctx.view(), key).kind !== 'chunk' || !withinGrid(node, chunk.index)) throw floeError('INVALID_KEY', `chunk ${chunk.index} is outside ${arrayPath}`);
+        await this.setVirtualRef(key, chunk.location, chunk.offset, chunk.length, chunk.etagChecksum, chunk.lastModified, validateContainers);
+      } catch (err) {
+        if (!isFloeError(err) || err.code === 'READ_ONLY') throw err;
+        failed.push([...chunk.index]);
+      }
+    }
+    return failed.length > 0 ? failed : null;
+  }
+
+  /** The reference's `setIfNotExists`: writes only when the key has no value. */
+  async setIfNotExists(key: string, value: Uint8Array): Promise<void> {
+    if (!(await this.exists(key))) await this.set(key, value);
+  }
+
+  /** The reference's `isEmpty`: no key starts with `prefix`. */
+  async isEmpty(prefix: string): Promise<boolean> {
+    for await (const key of this.listPrefix(prefix)) {
+      void key;
+      return false;
+    }
+    return true;
+  }
+
+  /** The reference's `clear`: deletes every node. */
+  clear(): Promise<void> {
+    return this.erasePrefix('');
+  }
+
+  /** The reference's `deleteDir`: deletes everything under `prefix` as a directory. */
+  deleteDir(prefix: string): Promise<void> {
+    const p = normalizeKey(prefix);
+    return this.erasePrefix(p === '' || p.endsWith('/') ? p : p + '/');
+  }
+
+  /** The reference's `getsize`: a value's size in bytes, without fetching chunk bytes. */
+  async getsize(key: string): Promise<number> {
+    const parsed = classifyKey(this.ctx.view(), key);
+    if (parsed.kind === 'metadata') {
+      const node = this.ctx.view().nodeAt(parsed.path);
+      if (node) return node.userData.length;
+    } else if (parsed.kind === 'chunk') {
+      const ref = await chunkRefAt(this.ctx.objects, this.ctx.changes, parsed.node, parsed.coords);
+      if (ref) return ref.kind === 'inline' ? ref.data.length : ref.length;
+    }
+    throw floeError('NOT_FOUND', `no value at ${JSON.stringify(key)}`, { where: key });
+  }
+
+  /** The reference's `getsizePrefix`: the sizes of every value under `prefix`, added up. */
+  async getsizePrefix(prefix: string): Promise<number> {
+    let total = 0;
+    for await (const key of this.listPrefix(prefix)) total += await this.getsize(key);
+    return total;
+  }
+
+  get supportsWrites(): boolean {
+    return !this.ctx.readOnly;
+  }
+  get supportsDeletes(): boolean {
+    return !this.ctx.readOnly;
+  }
+  get supportsListing(): boolean {
+    return true;
   }
 
   async erase(key: string): Promise<void> {

@@ -180,4 +180,43 @@ describe('Session', () => {
     const back = await zarr.open(zarr.root(ro.store as never).resolve('/z'), { kind: 'array' });
     expect(Array.from((await zarr.get(back as never)).data as Float32Array)).toEqual([1, 2, 3, 4, 5, 6]);
   });
+  it("offers the reference store's helpers: sizes, emptiness, conditional set, deleteDir, clear, setVirtualRefs", async () => {
+    const file = path.join(scratch, 'refs.bin');
+    writeFileSync(file, Buffer.from(Int32Array.from([21, 22, 23, 24, 25, 26, 27, 28]).buffer));
+    const prefix = pathToFileURL(scratch).href + '/';
+    const config = { inlineChunkThresholdBytes: 8, virtualChunkContainers: { local: { urlPrefix: prefix, store: { type: 'LocalFileSystem' as const, field0: scratch } } } };
+    const repo = await Repository.create(Storage.newInMemory(), config, 2, { [prefix]: null });
+    const session = await repo.writableSession('main');
+    const store = session.store;
+    expect(store.supportsWrites && store.supportsDeletes && store.supportsListing).toBe(true);
+    expect(await store.isEmpty('')).toBe(true);
+    await ZarrGroup.create(store, '/');
+    const a = await ZarrArray.create(store, '/g/a', int32); // chunks of 4 int32 = 16 bytes: native
+    await a.set(undefined, Int32Array.from([1, 2, 3, 4, 5, 6, 7, 8]));
+    expect(await store.isEmpty('g/')).toBe(false);
+    expect(await store.isEmpty('h/')).toBe(true);
+    expect(await store.getsize('g/a/c/0')).toBe(16);
+    const metaBytes = (await store.get('g/a/zarr.json'))!.length;
+    expect(await store.getsize('g/a/zarr.json')).toBe(metaBytes);
+    expect(await store.getsizePrefix('g/a/')).toBe(metaBytes + 32);
+    await expect(store.getsize('g/a/c/5')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await store.setIfNotExists('g/a/c/0', new Uint8Array(16).fill(9)); // exists: unchanged
+    expect(await values(store, '/g/a')).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    const url = pathToFileURL(file).href;
+    const failed = await store.setVirtualRefs('/g/a', [
+      { index: [0], location: url, offset: 0, length: 16 },
+      { index: [1], location: url, offset: 16, length: 16 },
+      { index: [7], location: url, offset: 0, length: 16 }, // outside the 2-chunk grid
+      { index: [1], location: 's3://elsewhere/x', offset: 0, length: 16 }, // no container serves it
+    ]);
+    expect(failed).toEqual([[7], [1]]);
+    expect(await values(store, '/g/a')).toEqual([21, 22, 23, 24, 25, 26, 27, 28]);
+    await store.deleteDir('g');
+    expect(await store.isEmpty('g/')).toBe(true);
+    expect(await store.isEmpty('')).toBe(false); // the root group remains
+    await store.clear();
+    expect(await store.isEmpty('')).toBe(true);
+    const ro = await repo.readonlySession({ branch: 'main' });
+    expect(ro.store.supportsWrites).toBe(false);
+  });
 });
