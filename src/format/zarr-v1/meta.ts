@@ -3,7 +3,7 @@
 import { floeError, isFloeError } from '../../errors.ts';
 import { V1_COMPRESSORS } from '../codecs/bytes-codecs.ts';
 import type { BytesToBytesCodec } from '../codecs/types.ts';
-import { isJsonObject, type JsonValue } from '../json.ts';
+import { isJsonObject, stringifyJson, type JsonValue } from '../json.ts';
 import type { Attributes } from '../zarr/metadata.ts';
 import { parseV1DataType, type V1DataType } from './dtype.ts';
 import { parseV1FillValue, v1FillJson, type V1FillValue } from './fill.ts';
@@ -60,7 +60,7 @@ export function v1Compressor(meta: Pick<V1Metadata, 'compression' | 'compression
     // numcodecs' blosc typesize is the whole element (record) size.
     return factory(meta.compressionOpts, { itemSize: meta.dtype.itemSize });
   } catch (err) {
-    throw floeError(isFloeError(err) ? err.code : 'INVALID_METADATA', `"compression_opts" ${JSON.stringify(meta.compressionOpts)} is not valid for ${meta.compression}: ${(err as Error).message}`, { where, cause: err });
+    throw floeError(isFloeError(err) ? err.code : 'INVALID_METADATA', `"compression_opts" ${stringifyJson(meta.compressionOpts, 0)} is not valid for ${meta.compression}: ${(err as Error).message}`, { where, cause: err });
   }
 }
 

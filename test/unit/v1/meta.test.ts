@@ -38,6 +38,7 @@ describe('parseV1Metadata refuses bad documents with typed errors naming the key
     ['native byte order', text({ dtype: '=f8' }), 'UNSUPPORTED', /native/],
     ['an unknown compressor', text({ compression: 'snappy' }), 'UNSUPPORTED', /none, zlib, gzip, bz2, lzma, blosc/],
     ['a bad zlib level', text({ compression_opts: 12 }), 'INVALID_METADATA', /compression_opts/],
+    ['a zlib level beyond 2^53', text({}).replace('"compression_opts":1', '"compression_opts":99999999999999999999'), 'INVALID_METADATA', /99999999999999999999/],
     ['order X', text({ order: 'X' }), 'INVALID_METADATA', /"order"/],
     ['a string fill for ints', text({ fill_value: 'x' }), 'INVALID_METADATA', /fill_value/],
     ['a fill out of range', text({ dtype: '|u1', fill_value: 300 }), 'INVALID_METADATA', /out of range/],
