@@ -41,7 +41,8 @@ export function cachesDecodedUnits(array: ZarrArray, caches: QueryCaches | undef
 
 /**
  * Moves cached decoded units of `chunks` into `pinned` (by unscoped unit key) and drops them from
- * the uses; returns how many it took.
+ * the uses; returns how many it took. The uses left are planned as the engine will read them unit
+ * by unit (a shard read whole stays whole: the engine's ranged reads are served from it).
  */
 export function pinDecodedUnits(array: ZarrArray, chunks: Map<string, ChunkUse>, caches: QueryCaches, scope: string, pinned: Map<string, NdArray>): number {
   let taken = 0;
@@ -59,7 +60,11 @@ export function pinDecodedUnits(array: ZarrArray, chunks: Map<string, ChunkUse>,
     const needed = use.whole ? innerInBounds(array, sharding, use.coords) : [...use.inner];
     const missing = needed.filter((i) => !take(`${key}#${i}`));
     if (missing.length === 0) chunks.delete(key);
-    else if (missing.length < needed.length) {
+    else if (product(sharding.chunksPerShard) === 1) {
+      // The executor reads one inner chunk at a time, and the engine reads a shard of one inner
+      // chunk with one whole GET (chunk-io's coversAllInner), whatever the query's step.
+      use.whole = true;
+    } else if (missing.length < needed.length) {
       // Some inner chunks are in hand: read only the others, by range.
       use.whole = false;
       use.inner.clear();
