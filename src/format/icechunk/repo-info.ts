@@ -34,7 +34,7 @@ export interface OpsLogEntry {
   update: RepoUpdate;
   /** Microseconds since the Unix epoch. */
   updatedAt: number;
-  /** Key under `overwritten/` of the repo file as it was before this update. */
+  /** Key under `overwritten/` of the repo file as this update left it (backed up when the next update replaced it). */
   backupPath: string | null;
 }
 
