@@ -32,12 +32,16 @@ export function definitionFromMetadata(bytes: Uint8Array, where: string): NodeDe
     : { kind: 'group', userData, array: undefined };
 }
 
+const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+
 export function setNodeMetadata(ctx: WriteContext, path: string, bytes: Uint8Array): void {
   ctx.assertWritable(`${path}/zarr.json`);
   const definition = definitionFromMetadata(bytes, `${path}/zarr.json`);
   const existing = ctx.view().nodeAt(path);
   if (existing && existing.kind === definition.kind) {
-    ctx.changes.updateNode(existing.id, definition);
+    // The bytes it already has are no change (as the reference): writers that re-save unchanged
+    // metadata must not collide as ZarrMetadataDoubleUpdate or turn an empty session into a commit.
+    if (!sameBytes(existing.userData, bytes)) ctx.changes.updateNode(existing.id, definition);
     return;
   }
   // A different kind replaces the node (and, for a group, everything below it).
