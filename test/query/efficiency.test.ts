@@ -37,12 +37,15 @@ describe('query efficiency on a sharded array', () => {
     expect(dataRequests(log).map(isIndexRead)).toEqual([false]);
     expect(second.report.cacheHits.shardIndexes).toBe(1);
     reset();
-    // The first inner chunk again: decoded in the cache, so neither fetched nor decoded.
+    // The first inner chunk again: its encoded bytes are cached; now hot, it is kept decoded.
     const third = await box(0).execute();
     expect(dataRequests(log)).toEqual([]);
-    expect(third.report.cacheHits).toMatchObject({ decodedChunks: 1, chunks: 0 });
-    expect(third.plan.expected).toMatchObject({ requests: 0, decodedPieces: 1, cachedPieces: 0 });
+    expect(third.report.cacheHits).toMatchObject({ decodedChunks: 0, chunks: 1 });
+    const fourth = await box(0).execute();
+    expect(fourth.report.cacheHits).toMatchObject({ decodedChunks: 1, chunks: 0, shardIndexes: 0 });
+    expect(fourth.plan.expected).toMatchObject({ requests: 0, decodedPieces: 1, cachedPieces: 0 });
     expect(Array.from(third.data)).toEqual(Array.from(first.data));
+    expect(Array.from(fourth.data)).toEqual(Array.from(first.data));
   });
 
   it('serves encoded bytes from the cache when decoded chunks are not kept', async () => {
@@ -52,6 +55,7 @@ describe('query efficiency on a sharded array', () => {
     const caches = new ReadCaches({ decodedChunkBytes: 8 * 700 });
     const box = () => query(store, { caches }).from('/temperature', 'float32').whereIndex('time', 0, 2).whereIndex('lat', 1, 3).whereIndex('lon', 7, 9);
     const first = await box().execute();
+    await box().execute();
     reset();
     const again = await box().execute();
     expect(dataRequests(log)).toEqual([]);

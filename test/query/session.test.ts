@@ -98,7 +98,11 @@ describe('queries over sessions', () => {
     expect(Array.from(again.data)).toEqual(expected);
     // Only zarr.json, which a session serves from the snapshot in memory.
     expect(again.report.total.requests).toBe(again.report.fetched.metadata.requests);
-    expect(again.report.cacheHits.decodedChunks).toBeGreaterThan(0);
+    expect(again.report.cacheHits).toMatchObject({ chunks: 24, decodedChunks: 0 });
+    // Read again while cached, the chunks were kept decoded: the next query decodes nothing.
+    const hot = await build(session).execute();
+    expect(hot.report.cacheHits).toMatchObject({ chunks: 0, decodedChunks: 24 });
+    expect(Array.from(hot.data)).toEqual(expected);
     expect(backend.chunkGets()).toEqual([]);
   });
 
@@ -106,6 +110,7 @@ describe('queries over sessions', () => {
     const { repo } = await weatherRepo({ cache: { decodedChunkBytes: 3_000_000, chunkBytes: 2_000_000, shardIndexBytes: 100_000, coordinateBytes: 50_000 } });
     const session = await repo.readonlySession({ branch: 'main' });
     await dayTwo(session).execute();
+    await dayTwo(session).execute(); // hot: now kept decoded
     const stats = repo.cacheStats();
     expect(stats.decodedChunks.maxBytes).toBe(3_000_000);
     expect(stats.chunks.maxBytes).toBe(2_000_000);
@@ -122,7 +127,9 @@ describe('queries over sessions', () => {
     // Room for 8 inner chunks of 720 B; the query touches 4 x 4 x 6 = 96.
     const { repo } = await weatherRepo({ cache: { decodedChunkBytes: 8 * 720 } });
     const session = await repo.readonlySession({ branch: 'main' });
-    const r = await query(session).from('/temperature', 'float32').whereIndex('time', 0, 24).whereIndex('lat', 0, 19).execute();
+    const q = () => query(session).from('/temperature', 'float32').whereIndex('time', 0, 24).whereIndex('lat', 0, 19).execute();
+    await q();
+    const r = await q();
     expect(Array.from(r.data.subarray(0, 3))).toEqual([value(0, 0, 0), value(0, 0, 1), value(0, 0, 2)]);
     const decoded = repo.cacheStats().decodedChunks;
     expect(decoded.bytes).toBeLessThanOrEqual(8 * 720);
@@ -182,7 +189,10 @@ describe('writable sessions and the shared caches', () => {
     await oneCell(await repo.readonlySession({ branch: 'main' })).execute();
     backend.gets.length = 0;
     const warm = await oneCell(writer).execute();
-    expect(warm.report.cacheHits.decodedChunks).toBe(1);
+    expect(warm.report.cacheHits).toMatchObject({ chunks: 1, shardIndexes: 1 });
+    const unchanged = repo.cacheStats();
+    await oneCell(writer).execute();
+    expect(repo.cacheStats().decodedChunks.entries).toBe(unchanged.decodedChunks.entries);
     expect(backend.chunkGets()).toEqual([]);
     expect(Array.from(warm.data)).toEqual(Array.from(first.data));
   });

@@ -2,7 +2,9 @@
 // chunk of a shard. Units already in the decoded-chunk cache are taken now (so an eviction before
 // execution cannot lose them) and dropped from the chunk uses: their bytes are not fetched, and a
 // shard whose needed inner chunks are all decoded needs no index either. Only arrays whose units
-// are small enough to cache (fixed-size types) take part; the others keep the plain read path.
+// are small enough to cache (fixed-size types) take part, and the planner reads one unit by unit
+// (and so keeps its units decoded) only once it is hot: some of its units were found decoded or
+// their encoded bytes cached. A cold array keeps the box-by-box read, which costs less.
 import type { QueryCaches } from '../../cache/read-caches.ts';
 import type { ZarrArray } from '../../engine/array.ts';
 import { forEachProduct, slice, type Selection } from '../../engine/selection.ts';

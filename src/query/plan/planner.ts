@@ -122,14 +122,19 @@ export async function planQuery(source: ResolvedSource, query: QueryNode, option
     const resultShape = names.map((n) => setOf.get(n)!.count);
     const { boxes, chunks, chunkBoxes } = planChunks(array, sets);
     const manifests = boxes.length > 0 ? await planManifests(array.path, chunkBoxes) : undefined;
-    const units = cachesDecodedUnits(array, caches) ? unitGrid(array) : undefined;
-    if (units) hits.decodedChunks += pinDecodedUnits(array, chunks, caches!, source.scope, decoded);
+    const eligible = cachesDecodedUnits(array, caches);
+    const pinned = eligible ? pinDecodedUnits(array, chunks, caches, source.scope, decoded) : 0;
+    hits.decodedChunks += pinned;
+    const encodedHits = fetches.cachedPieces;
     const sharding = array.chain.sharding;
     await planFetches(
       { chunks, sharding, wholeSize: sharding ? undefined : array.chain.encodedSize() },
       { indexStore: meter.store('shardIndex'), caches, scope: source.scope, concurrency, coalesce: options.coalesce ?? {}, prefetched },
       fetches,
     );
+    // Decoded chunks are kept once hot: read again while decoded or encoded bytes are cached.
+    // A cold array is read box by box, which decodes the same chunks at less cost.
+    const units = eligible && (pinned > 0 || fetches.cachedPieces > encodedHits) ? unitGrid(array) : undefined;
     prepared.push({ array, dims: names, boxes, resultShape, units });
     const dt = array.dataType;
     arrayPlans.push({
