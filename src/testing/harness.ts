@@ -6,6 +6,7 @@ import { arrayOpsArb, type ArrayOp, type ArrayOpsOptions } from './arbitraries/a
 import { repositoryHistoryArb, type HistoryOp, type HistoryOptions } from './arbitraries/repository-history.ts';
 import type { ArrayAdapter, RepositoryAdapter } from './adapters/types.ts';
 import { checkArrayCase } from './array-runner.ts';
+import type { RepositoryModelOptions } from './model/repository-model.ts';
 import { checkHistory, describeHistory, type Mismatch } from './repository-runner.ts';
 
 export interface RunOptions {
@@ -59,11 +60,13 @@ export function compareArrays(a: ArrayAdapter, b: ArrayAdapter, options: ArrayCo
 
 export interface RepositoryConformanceOptions extends RunOptions {
   readonly history?: HistoryOptions;
+  /** The model's choices where implementations may differ (default: such ops are skipped). */
+  readonly model?: RepositoryModelOptions;
 }
 
 /** Random repository histories on both adapters. */
 export function compareRepositories(a: RepositoryAdapter, b: RepositoryAdapter, options: RepositoryConformanceOptions): Promise<ConformanceResult> {
-  return run<HistoryOp[]>(repositoryHistoryArb(options.history), (h) => checkHistory([a, b], h), describeHistory, options);
+  return run<HistoryOp[]>(repositoryHistoryArb(options.history), (h) => checkHistory([a, b], h, options.model), describeHistory, options);
 }
 
 export function describeArrayCase([c, ops]: readonly [ArrayCase, readonly ArrayOp[]]): string {

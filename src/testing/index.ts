@@ -10,7 +10,7 @@ export { HISTORY_ARRAY, HISTORY_PATHS, describeHistoryOp, historyOpArb, reposito
 export { describeSelection, selectionArb, selectionItemArb, type SelectionOptions } from './arbitraries/selections.ts';
 export { v1ArrayInputArb, type V1Case } from './arbitraries/v1-metadata.ts';
 export { ModelArray, pythonSliceIndices, resolveOrUndefined, resolveSelection, resultShapeOf, type ModelDim, type ModelItem } from './model/array-model.ts';
-export { RepositoryModel, listTree, type ErrorClass, type Expectation, type ReadSource, type TreeListing } from './model/repository-model.ts';
+export { RepositoryModel, listTree, type ConflictKind, type ErrorClass, type Expectation, type ListedNode, type ModelConflict, type ReadSource, type RepositoryModelOptions, type TreeListing } from './model/repository-model.ts';
 export type { ArrayAdapter, ArrayHandle, ArrayRead, RepositoryAdapter, RepositoryHandle } from './adapters/types.ts';
 export { floeArrayAdapter } from './adapters/floe-array.ts';
 export { floeRepositoryAdapter, type FloeRepositoryOptions } from './adapters/floe-repository.ts';
@@ -19,5 +19,5 @@ export { classifyReferenceError, icechunkRepositoryAdapter, type IcechunkReposit
 export { customBackend } from './adapters/icechunk-storage.ts';
 export { checkArrayCase } from './array-runner.ts';
 export { checkHistory, describeHistory, type Mismatch } from './repository-runner.ts';
-export { compareArrays, compareRepositories, formatDivergence, type ConformanceResult, type Divergence, type RunOptions } from './harness.ts';
+export { compareArrays, compareRepositories, formatDivergence, type ArrayConformanceOptions, type ConformanceResult, type Divergence, type RepositoryConformanceOptions, type RunOptions } from './harness.ts';
 export { runConformance, ZARRITA_CASES, ZARRITA_SELECTIONS, type ConformanceCommandOptions, type ConformancePeer } from './conformance-command.ts';

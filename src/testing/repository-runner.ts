@@ -3,7 +3,7 @@
 // adapter replays the same concrete actions, mapping the model's snapshot numbers to its own ids.
 import { describeHistoryOp, type HistoryOp } from './arbitraries/repository-history.ts';
 import type { RepositoryAdapter, RepositoryHandle } from './adapters/types.ts';
-import { RepositoryModel, type Action, type ErrorClass, type ReadSource, type TreeListing } from './model/repository-model.ts';
+import { RepositoryModel, type Action, type ErrorClass, type ReadSource, type RepositoryModelOptions, type TreeListing } from './model/repository-model.ts';
 
 export interface Mismatch {
   readonly adapter: string;
@@ -36,13 +36,19 @@ class Replay {
       case 'createGroup': return r.createGroup(a.slot, a.path);
       case 'createArray': return r.createArray(a.slot, a.path);
       case 'deleteNode': return r.deleteNode(a.slot, a.path);
+      case 'setAttribute': return r.setAttribute(a.slot, a.path, a.value);
       case 'writeChunk': return r.writeChunk(a.slot, a.path, a.chunk, a.value);
       case 'eraseChunk': return r.eraseChunk(a.slot, a.path, a.chunk);
       case 'commit': this.ids.set(a.snapshot, await r.commit(a.slot, `snapshot ${a.snapshot}`)); return;
+      case 'rebase': return r.rebase(a.slot);
       case 'move': this.ids.set(a.snapshot, await r.moveNode(a.branch, a.from, a.to, `move ${a.from} to ${a.to}`)); return;
       case 'createBranch': return r.createBranch(a.name, await r.lookupBranch(a.at));
       case 'createTag': return r.createTag(a.name, await r.lookupBranch(a.at));
       case 'reset': return r.resetBranch(a.branch, this.ids.get(a.to)!);
+      default: {
+        const unknown: never = a;
+        throw new Error(`unknown action ${JSON.stringify(unknown)}`);
+      }
     }
   }
 
@@ -68,8 +74,8 @@ const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.str
 const describeSource = (s: ReadSource): string => ('slot' in s ? `session s${s.slot}` : 'branch' in s ? `branch ${s.branch}` : `tag ${s.tag}`);
 
 /** Replays `history` on each adapter; returns the first mismatch with the model (undefined: none). */
-export async function checkHistory(adapters: readonly RepositoryAdapter[], history: readonly HistoryOp[]): Promise<Mismatch | undefined> {
-  const model = new RepositoryModel(2);
+export async function checkHistory(adapters: readonly RepositoryAdapter[], history: readonly HistoryOp[], options: RepositoryModelOptions = {}): Promise<Mismatch | undefined> {
+  const model = new RepositoryModel(2, options);
   const replays: Replay[] = [];
   try {
     for (const a of adapters) replays.push(await Replay.start(a, 2));
@@ -80,7 +86,10 @@ export async function checkHistory(adapters: readonly RepositoryAdapter[], histo
         const outcome = await replay.act(expectation.action);
         const wanted = expectation.error ?? 'ok';
         const got = 'ok' in outcome ? 'ok' : outcome.error;
-        if (got !== wanted) return { adapter: replay.name, step, what: describeHistoryOp(op), expected: wanted, actual: 'ok' in outcome ? 'ok' : `${outcome.error}: ${outcome.message}` };
+        if (got !== wanted) {
+          const why = expectation.conflicts?.map((c) => `${c.kind} at ${c.path}`).join(', ');
+          return { adapter: replay.name, step, what: describeHistoryOp(op), expected: why ? `${wanted} (${why})` : wanted, actual: 'ok' in outcome ? 'ok' : `${outcome.error}: ${outcome.message}` };
+        }
         for (const { source, tree } of expectation.reads) {
           const actual = await replay.read(source);
           if (!same(actual, tree)) return { adapter: replay.name, step, what: `${describeHistoryOp(op)}, then read ${describeSource(source)}`, expected: tree, actual };

@@ -8,7 +8,7 @@ import type { ObjectStorage } from '../../engine/storage/types.ts';
 import { Repository, Storage, type Session } from '../../txn/index.ts';
 import { HISTORY_ARRAY } from '../arbitraries/repository-history.ts';
 import type { ErrorClass, ReadSource, TreeListing } from '../model/repository-model.ts';
-import { readTreeListing } from './tree-listing.ts';
+import { documentWithAttribute, readTreeListing, withAttribute } from './tree-listing.ts';
 import type { RepositoryAdapter, RepositoryHandle } from './types.ts';
 
 export interface FloeRepositoryOptions {
@@ -44,6 +44,11 @@ class FloeRepositoryHandle implements RepositoryHandle {
   async deleteNode(slot: number, path: string): Promise<void> {
     await this.session(slot).store.erasePrefix(`${rel(path)}/`);
   }
+  async setAttribute(slot: number, path: string, value: number): Promise<void> {
+    const store = this.session(slot).store;
+    const key = `${rel(path)}/zarr.json`;
+    await store.set(key, documentWithAttribute((await store.get(key))!, value));
+  }
   async writeChunk(slot: number, path: string, chunk: number, value: number): Promise<void> {
     const array = await ZarrArray.open(this.session(slot).store, path);
     await array.set([slice(chunk * HISTORY_ARRAY.chunkLength, (chunk + 1) * HISTORY_ARRAY.chunkLength)], value);
@@ -53,6 +58,9 @@ class FloeRepositoryHandle implements RepositoryHandle {
   }
   commit(slot: number, message: string): Promise<string> {
     return this.session(slot).commit(message);
+  }
+  rebase(slot: number): Promise<void> {
+    return this.session(slot).rebase();
   }
   async moveNode(branch: string, from: string, to: string, message: string): Promise<string> {
     const session = await this.repo.writableSession(branch);
@@ -84,7 +92,8 @@ class FloeRepositoryHandle implements RepositoryHandle {
     });
     // Arrays are read again through Floe's own engine: the raw-key listing only names them.
     for (const [path, value] of Object.entries(listing)) {
-      if (value !== 'group') listing[path] = Array.from((await (await ZarrArray.open(store, path)).get()).data as Int32Array);
+      const [node, attr] = typeof value === 'object' && 'attr' in value ? [value.node, value.attr] : [value, undefined];
+      if (node !== 'group') listing[path] = withAttribute(Array.from((await (await ZarrArray.open(store, path)).get()).data as Int32Array), attr);
     }
     return listing;
   }

@@ -6,11 +6,12 @@ import { createInterface } from 'node:readline';
 import { Repository, Storage, type Session } from '@earthmover/icechunk';
 import { MemoryStorage } from '../../engine/storage/memory.ts';
 import { customBackend } from './icechunk-storage.ts';
-import { historyArrayDocument, historyChunkBytes, readTreeListing } from './tree-listing.ts';
+import { documentWithAttribute, historyArrayDocument, historyChunkBytes, readTreeListing } from './tree-listing.ts';
 
 interface Request { id: number; method: string; args: unknown[] }
 
-const repos = new Map<number, { repo: Repository; sessions: Map<number, Session> }>();
+/** Per repository: its sessions by slot and the branch each slot's session is on. */
+const repos = new Map<number, { repo: Repository; sessions: Map<number, Session>; branches: Map<number, string> }>();
 let nextRepo = 1;
 const GROUP = Buffer.from(JSON.stringify({ zarr_format: 3, node_type: 'group', attributes: {} }));
 const rel = (p: string): string => p.replace(/^\//, '');
@@ -29,28 +30,39 @@ async function handle(method: string, args: unknown[]): Promise<unknown> {
     const session = await repo.writableSession('main');
     await session.store.set('zarr.json', GROUP);
     await session.commit('root group');
-    repos.set(nextRepo, { repo, sessions: new Map() });
+    repos.set(nextRepo, { repo, sessions: new Map(), branches: new Map() });
     return nextRepo++;
   }
   const [repoId, ...rest] = args as [number, ...unknown[]];
   const entry = repos.get(repoId);
   if (!entry) throw new Error(`no repository ${repoId}`);
-  const { repo, sessions } = entry;
+  const { repo, sessions, branches } = entry;
   const [a, b, c, d] = rest as [never, never, never, never];
   switch (method) {
-    case 'openSession': sessions.set(a, await repo.writableSession(b)); return null;
+    case 'openSession':
+      sessions.set(a, await repo.writableSession(b));
+      branches.set(a, b);
+      return null;
     case 'createGroup': return sessionOf(repoId, a).store.set(`${rel(b)}/zarr.json`, GROUP);
     case 'createArray': return sessionOf(repoId, a).store.set(`${rel(b)}/zarr.json`, Buffer.from(historyArrayDocument()));
     case 'deleteNode': return sessionOf(repoId, a).store.deleteDir(rel(b));
+    case 'setAttribute': {
+      const store = sessionOf(repoId, a).store;
+      const doc = await store.get(`${rel(b)}/zarr.json`);
+      if (!doc) throw new Error(`no node at ${b as string}`);
+      return store.set(`${rel(b)}/zarr.json`, Buffer.from(documentWithAttribute(doc, c)));
+    }
     case 'writeChunk': return sessionOf(repoId, a).store.set(`${rel(b)}/c/${c as number}`, Buffer.from(historyChunkBytes(d)));
     case 'eraseChunk': return sessionOf(repoId, a).store.delete(`${rel(b)}/c/${c as number}`);
     case 'commit': {
       const id = await sessionOf(repoId, a).commit(b);
-      // The reference's session is spent after a commit: continue on the new tip like Floe does.
-      const session = sessionOf(repoId, a);
-      sessions.set(a, await repo.writableSession(session.branch ?? 'main'));
+      // The reference's session is spent after a commit (its `branch` reads null): continue on
+      // the new tip of the same branch, like Floe does.
+      sessions.set(a, await repo.writableSession(branches.get(a)!));
       return id;
     }
+    // The reference's `rebase()` takes no solver: it fails on any conflict, as a ConflictDetector.
+    case 'rebase': return sessionOf(repoId, a).rebase();
     case 'moveNode': {
       const session = await repo.rearrangeSession(a);
       await session.moveNode(b, c);

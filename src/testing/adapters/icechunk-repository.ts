@@ -58,7 +58,9 @@ export class ReferenceIcechunkError extends Error {
 /** The reference's messages, mapped to the model's error classes. */
 export function classifyReferenceError(err: unknown): ErrorClass {
   const message = err instanceof Error ? err.message : String(err);
-  if (/branch update conflict|conflict/i.test(message)) return 'conflict';
+  // A commit on a moved branch: "branch update conflict"; a rebase that meets a conflict: "cannot
+  // rebase snapshot … on top of the branch" (the conflicts themselves are not in the message).
+  if (/conflict|cannot rebase/i.test(message)) return 'conflict';
   if (/no changes made/i.test(message)) return 'no-changes';
   if (/already exists/i.test(message)) return 'already-exists';
   if (/not found/i.test(message)) return 'not-found';
@@ -74,9 +76,11 @@ class IcechunkRepositoryHandle implements RepositoryHandle {
   createGroup(slot: number, p: string) { return this.call('createGroup', slot, p); }
   createArray(slot: number, p: string) { return this.call('createArray', slot, p); }
   deleteNode(slot: number, p: string) { return this.call('deleteNode', slot, p); }
+  setAttribute(slot: number, p: string, value: number) { return this.call('setAttribute', slot, p, value); }
   writeChunk(slot: number, p: string, chunk: number, value: number) { return this.call('writeChunk', slot, p, chunk, value); }
   eraseChunk(slot: number, p: string, chunk: number) { return this.call('eraseChunk', slot, p, chunk); }
   commit(slot: number, message: string) { return this.call<string>('commit', slot, message); }
+  rebase(slot: number) { return this.call('rebase', slot); }
   moveNode(branch: string, from: string, to: string, message: string) { return this.call<string>('moveNode', branch, from, to, message); }
   lookupBranch(branch: string) { return this.call<string>('lookupBranch', branch); }
   createBranch(name: string, snapshotId: string) { return this.call('createBranch', name, snapshotId); }

@@ -32,17 +32,21 @@ export interface ArrayAdapter {
 /**
  * One repository with numbered writable session slots. Arrays are the fixed layout of
  * HISTORY_ARRAY (int32, fill 0). After a successful `commit` the slot is a writable session on
- * the new tip; after a failed one it keeps its changes.
+ * the new tip; after a failed one it keeps its changes, and so does a failed `rebase`.
  */
 export interface RepositoryHandle {
   openSession(slot: number, branch: string): Promise<void>;
   createGroup(slot: number, path: string): Promise<void>;
   createArray(slot: number, path: string): Promise<void>;
   deleteNode(slot: number, path: string): Promise<void>;
+  /** Rewrites the node's zarr.json (same kind, same array layout) with attributes `{ v: value }`. */
+  setAttribute(slot: number, path: string, value: number): Promise<void>;
   writeChunk(slot: number, path: string, chunk: number, value: number): Promise<void>;
   eraseChunk(slot: number, path: string, chunk: number): Promise<void>;
   /** Returns the new snapshot id. */
   commit(slot: number, message: string): Promise<string>;
+  /** Rebases the session onto its branch's tip; any conflict fails it (a conflict detector, no solving). */
+  rebase(slot: number): Promise<void>;
   /** Moves a node in a transaction of its own on the branch tip; returns the new snapshot id. */
   moveNode(branch: string, from: string, to: string, message: string): Promise<string>;
   lookupBranch(branch: string): Promise<string>;

@@ -1,5 +1,6 @@
 // Repository histories: sequences of session operations over a small fixed namespace, so that ops
-// collide often (same paths, same chunks, two sessions on one branch). Everything is an index into
+// collide often (same paths, same chunks, two sessions on one branch, rebases over the other
+// session's commits that conflict or replay cleanly). Everything is an index into
 // a short list and every choice is a small integer, so shrinking ends at readable cases such as
 // `createArray(s0, /a), write(s0, array #0, c0 = 1), commit(s0)`.
 import fc from 'fast-check';
@@ -19,19 +20,25 @@ export type HistoryOp =
   | { readonly op: 'createGroup' | 'createArray'; readonly slot: Slot; readonly path: HistoryPath }
   /** `node` picks among the existing nodes (arrays for chunk ops) in path order, modulo their count. */
   | { readonly op: 'deleteNode'; readonly slot: Slot; readonly node: number }
+  /** Rewrites the node's zarr.json with the user attribute `v` = value (a metadata update). */
+  | { readonly op: 'setAttr'; readonly slot: Slot; readonly node: number; readonly value: number }
   | { readonly op: 'writeChunk'; readonly slot: Slot; readonly node: number; readonly chunk: number; readonly value: number }
   | { readonly op: 'eraseChunk'; readonly slot: Slot; readonly node: number; readonly chunk: number }
   | { readonly op: 'commit'; readonly slot: Slot }
+  /** Rebases the session onto its branch's tip, failing on any conflict (Icechunk's ConflictDetector). */
+  | { readonly op: 'rebase'; readonly slot: Slot }
   | { readonly op: 'move'; readonly branch: number; readonly node: number; readonly to: HistoryPath }
   | { readonly op: 'branch' | 'tag'; readonly from: number }
   | { readonly op: 'retag'; readonly tag: number }
   | { readonly op: 'reset'; readonly branch: number; readonly back: number };
 
 export interface HistoryOptions {
-  /** Default 40. */
+  /** Steps, each an op or a race of two sessions (several ops); default 20. */
   readonly maxOps?: number;
   /** Move ops (a rearranging transaction of their own); default true. */
   readonly moves?: boolean;
+  /** Rebase ops; default true. */
+  readonly rebases?: boolean;
 }
 
 // Mostly slot 0, so content accumulates; slot 1 is the racing session.
@@ -40,33 +47,70 @@ const path = fc.constantFrom(...HISTORY_PATHS);
 const chunk = fc.nat(HISTORY_ARRAY.chunks - 1);
 const ref = fc.nat(3);
 const node = fc.nat(3);
+const value = fc.integer({ min: 1, max: 9 });
+type Weighted = { weight: number; arbitrary: fc.Arbitrary<HistoryOp> };
+const weighted = (weight: number, arbitrary: fc.Arbitrary<HistoryOp>): Weighted => ({ weight, arbitrary });
 
-export function historyOpArb(options: HistoryOptions = {}): fc.Arbitrary<HistoryOp> {
-  const arbs: fc.Arbitrary<HistoryOp>[] = [
-    fc.record({ op: fc.constant('open' as const), slot, branch: ref }),
-    fc.oneof(
-      fc.record({ op: fc.constantFrom('createGroup' as const, 'createArray' as const), slot, path }),
-      fc.record({ op: fc.constant('deleteNode' as const), slot, node }),
-    ),
+/** Ops that change a session's tree, on the slots `s` draws. */
+function changeOps(s: fc.Arbitrary<Slot>): Weighted[] {
+  return [
+    weighted(5, fc.oneof(
+      fc.record({ op: fc.constantFrom('createGroup' as const, 'createArray' as const), slot: s, path }),
+      fc.record({ op: fc.constant('deleteNode' as const), slot: s, node }),
+    )),
     // Values are never the fill value (0): a chunk write is always a change, in every implementation.
-    fc.record({ op: fc.constant('writeChunk' as const), slot, node, chunk, value: fc.integer({ min: 1, max: 9 }) }),
-    fc.record({ op: fc.constant('eraseChunk' as const), slot, node, chunk }),
-    fc.record({ op: fc.constant('commit' as const), slot }),
-    fc.oneof(fc.record({ op: fc.constantFrom('branch' as const, 'tag' as const), from: ref }), fc.record({ op: fc.constant('retag' as const), tag: ref })),
-    fc.record({ op: fc.constant('reset' as const), branch: ref, back: fc.nat(4) }),
+    weighted(6, fc.record({ op: fc.constant('writeChunk' as const), slot: s, node, chunk, value })),
+    weighted(1, fc.record({ op: fc.constant('eraseChunk' as const), slot: s, node, chunk })),
+    weighted(1, fc.record({ op: fc.constant('setAttr' as const), slot: s, node, value })),
   ];
-  if (options.moves !== false) arbs.push(fc.record({ op: fc.constant('move' as const), branch: ref, node, to: path }));
-  // Writes and commits dominate so histories build real content before they branch and race.
-  return fc.oneof(
-    { arbitrary: arbs[0]!, weight: 1 }, { arbitrary: arbs[1]!, weight: 5 }, { arbitrary: arbs[2]!, weight: 6 },
-    { arbitrary: arbs[3]!, weight: 1 }, { arbitrary: arbs[4]!, weight: 2 }, { arbitrary: arbs[5]!, weight: 1 },
-    { arbitrary: arbs[6]!, weight: 1 }, ...(arbs[7] ? [{ arbitrary: arbs[7], weight: 1 }] : []),
-  );
 }
 
+export function historyOpArb(options: HistoryOptions = {}): fc.Arbitrary<HistoryOp> {
+  // Writes and commits dominate so histories build real content before they branch and race.
+  const arbs = [
+    weighted(1, fc.record({ op: fc.constant('open' as const), slot, branch: ref })),
+    ...changeOps(slot),
+    weighted(2, fc.record({ op: fc.constant('commit' as const), slot })),
+    weighted(1, fc.oneof(fc.record({ op: fc.constantFrom('branch' as const, 'tag' as const), from: ref }), fc.record({ op: fc.constant('retag' as const), tag: ref }))),
+    weighted(1, fc.record({ op: fc.constant('reset' as const), branch: ref, back: fc.nat(4) })),
+  ];
+  if (options.rebases !== false) arbs.push(weighted(1, fc.record({ op: fc.constant('rebase' as const), slot: fc.constantFrom<Slot>(0, 1) })));
+  if (options.moves !== false) arbs.push(weighted(1, fc.record({ op: fc.constant('move' as const), branch: ref, node, to: path })));
+  return fc.oneof(...arbs);
+}
+
+/**
+ * A race of the two sessions on one branch: both open on its tip and change a few things, the
+ * first commits, and the other rebases over that commit (cleanly or not) and commits.
+ */
+export function raceArb(): fc.Arbitrary<HistoryOp[]> {
+  const changes = (s: Slot) => fc.array(fc.oneof(...changeOps(fc.constant(s))), { minLength: 1, maxLength: 3 });
+  return fc.record({ branch: ref, first: fc.constantFrom<Slot>(0, 1), a: changes(0), b: changes(1) }).map(({ branch, first, a, b }): HistoryOp[] => {
+    const other: Slot = first === 0 ? 1 : 0;
+    return [
+      { op: 'open', slot: 0, branch }, { op: 'open', slot: 1, branch }, ...a, ...b,
+      { op: 'commit', slot: first }, { op: 'rebase', slot: other }, { op: 'commit', slot: other },
+    ];
+  });
+}
+
+/**
+ * Content both sessions start from: a group with an array in it and an array beside it committed
+ * on main, then s1 reopened on that commit (s0 continues on it), so the two race from the start.
+ */
+export const SHARED_START: readonly HistoryOp[] = Object.freeze([
+  { op: 'createGroup', slot: 0, path: '/a' }, { op: 'createArray', slot: 0, path: '/a/c' }, { op: 'createArray', slot: 0, path: '/b' },
+  { op: 'commit', slot: 0 }, { op: 'open', slot: 1, branch: 0 },
+]);
+
 export function repositoryHistoryArb(options: HistoryOptions = {}): fc.Arbitrary<HistoryOp[]> {
+  const single = historyOpArb(options).map((op) => [op]);
+  const step = options.rebases === false ? single : fc.oneof({ arbitrary: single, weight: 10 }, { arbitrary: raceArb(), weight: 1 });
   // size 'max': lengths spread over the whole range (fast-check's default keeps arrays near 10).
-  return fc.array(historyOpArb(options), { minLength: 1, maxLength: options.maxOps ?? 40, size: 'max' });
+  const steps = fc.array(step, { minLength: 1, maxLength: options.maxOps ?? 20, size: 'max' });
+  // Most histories begin from shared content; shrinking drops it when the case needs none.
+  return fc.tuple(fc.oneof({ arbitrary: fc.constant(false), weight: 1 }, { arbitrary: fc.constant(true), weight: 3 }), steps)
+    .map(([shared, rest]) => [...(shared ? SHARED_START : []), ...rest.flat()]);
 }
 
 /** One op as a short line for reports: `commit(s1)`, `write(s0, /a, c2 = 7)`. */
@@ -75,9 +119,11 @@ export function describeHistoryOp(op: HistoryOp): string {
     case 'open': return `open(s${op.slot}, branch #${op.branch})`;
     case 'createGroup': case 'createArray': return `${op.op}(s${op.slot}, ${op.path})`;
     case 'deleteNode': return `deleteNode(s${op.slot}, node #${op.node})`;
+    case 'setAttr': return `setAttr(s${op.slot}, node #${op.node}, v = ${op.value})`;
     case 'writeChunk': return `write(s${op.slot}, array #${op.node}, c${op.chunk} = ${op.value})`;
     case 'eraseChunk': return `erase(s${op.slot}, array #${op.node}, c${op.chunk})`;
     case 'commit': return `commit(s${op.slot})`;
+    case 'rebase': return `rebase(s${op.slot})`;
     case 'move': return `move(branch #${op.branch}, node #${op.node} -> ${op.to})`;
     case 'branch': case 'tag': return `${op.op}(from branch #${op.from})`;
     case 'retag': return `retag(tag #${op.tag})`;

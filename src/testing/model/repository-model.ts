@@ -1,36 +1,35 @@
 // The reference model of an Icechunk repository: snapshots with parents, branch and tag refs, and
 // per-snapshot trees (path -> node, array node -> chunk values). Sessions hold a base snapshot and
-// a working tree. The rules it encodes (docs/transactions.md, Icechunk spec):
-// - a commit whose branch moved since the session's base fails with a conflict (no rebase here);
+// a working tree. The rules it encodes (docs/transactions.md, docs/CONFORMANCE.md, Icechunk spec):
+// - a commit whose branch moved since the session's base fails with a conflict (it does not rebase);
+// - a rebase replays the session's changes over each commit made on its branch since, oldest first,
+//   with the conflict rules of repository-conflicts.ts; any conflict fails it and leaves the
+//   session as it was;
 // - a commit with no change since the session opened fails ("no changes"), checked first;
 // - tags are immutable: creating an existing tag fails ("already exists");
 // - a move is a transaction of its own (Icechunk's rearrange session) committed on the branch tip.
-// Node and chunk identities are tracked so "did anything change" has one answer; a history where
-// the answer depends on an implementation's bookkeeping (a change undone in the same session) has
-// its commit skipped rather than guessed.
-import { HISTORY_ARRAY, type HistoryOp, type HistoryPath } from '../arbitraries/repository-history.ts';
+// Node, zarr.json and chunk identities are tracked so "did anything change" has one answer; where
+// the answer depends on an implementation's bookkeeping (a change undone in the same session), the
+// op that would depend on it is skipped rather than guessed.
+import { type HistoryOp, type HistoryPath } from '../arbitraries/repository-history.ts';
+import { changesBetween, conflictsWith, fitTo, replay, type ModelConflict } from './repository-conflicts.ts';
+import { byId, cloneTree, listTree, parentOf, sameTree, within, type ModelNode, type Tree, type TreeListing } from './repository-tree.ts';
+
+export { listTree, type ListedNode, type TreeListing } from './repository-tree.ts';
+export type { ConflictKind, ModelConflict } from './repository-conflicts.ts';
 
 export type ErrorClass = 'conflict' | 'no-changes' | 'already-exists' | 'not-found' | 'other';
-
-interface ModelNode {
-  readonly id: number;
-  readonly kind: 'group' | 'array';
-  /** chunk index -> [value, write id] */
-  readonly chunks: Map<number, readonly [number, number]>;
-}
-type Tree = Map<string, ModelNode>;
-
-/** What a reader sees: node path -> 'group', or an array's values (fill 0 where no chunk). */
-export type TreeListing = Record<string, 'group' | number[]>;
 
 export type ReadSource = { readonly slot: number } | { readonly branch: string } | { readonly tag: string };
 
 export type Action =
   | { readonly do: 'open'; readonly slot: number; readonly branch: string }
   | { readonly do: 'createGroup' | 'createArray' | 'deleteNode'; readonly slot: number; readonly path: string }
+  | { readonly do: 'setAttribute'; readonly slot: number; readonly path: string; readonly value: number }
   | { readonly do: 'writeChunk'; readonly slot: number; readonly path: string; readonly chunk: number; readonly value: number }
   | { readonly do: 'eraseChunk'; readonly slot: number; readonly path: string; readonly chunk: number }
   | { readonly do: 'commit'; readonly slot: number; readonly snapshot: number }
+  | { readonly do: 'rebase'; readonly slot: number }
   | { readonly do: 'move'; readonly branch: string; readonly from: string; readonly to: string; readonly snapshot: number }
   | { readonly do: 'createBranch' | 'createTag'; readonly name: string; readonly at: string }
   | { readonly do: 'reset'; readonly branch: string; readonly to: number };
@@ -39,24 +38,39 @@ export interface Expectation {
   readonly action: Action;
   /** undefined: the action succeeds. */
   readonly error?: ErrorClass;
+  /** For a failed rebase: the conflicts the model found (for reports). */
+  readonly conflicts?: readonly ModelConflict[];
   /** Reads to make afterwards and what they must return. */
   readonly reads: readonly { readonly source: ReadSource; readonly tree: TreeListing }[];
 }
 
-interface ModelSession { branch: string; base: number; tree: Tree; touched: boolean }
+interface ModelSession {
+  branch: string;
+  base: number;
+  tree: Tree;
+  touched: boolean;
+  /** `node id/chunk index` of every chunk written or erased since the session opened. */
+  chunksTouched: Set<string>;
+}
 
-const cloneTree = (t: Tree): Tree => new Map([...t].map(([p, n]) => [p, { ...n, chunks: new Map(n.chunks) }]));
-const parentOf = (p: string): string => p.slice(0, p.lastIndexOf('/')) || '/';
-const within = (p: string, root: string): boolean => p === root || p.startsWith(root + '/');
+interface ModelSnapshot {
+  readonly parent: number | null;
+  readonly tree: Tree;
+  /** The commit changed a chunk and changed it back: whether that counts is implementation-defined. */
+  readonly undone: boolean;
+  /** A move's commit (from, to). */
+  readonly move?: readonly [string, string];
+}
 
-function sameTree(a: Tree, b: Tree): boolean {
-  if (a.size !== b.size) return false;
-  for (const [p, n] of a) {
-    const m = b.get(p);
-    if (!m || m.id !== n.id || m.chunks.size !== n.chunks.size) return false;
-    for (const [c, [, id]] of n.chunks) if (m.chunks.get(c)?.[1] !== id) return false;
-  }
-  return true;
+export interface RepositoryModelOptions {
+  /**
+   * Rules where Floe and the reference Icechunk differ (docs/CONFORMANCE.md): 'skip' the ops they
+   * decide (default), or hold them to 'floe' (rebases replay over moves; a new node whose parent
+   * group is gone or replaced, and deleting a group the other side added to, conflict) or to the
+   * 'reference' (any rebase over a move conflicts; a replaced parent group takes our new node; the
+   * cases where it leaves nodes without a parent are still skipped).
+   */
+  readonly disputed?: 'skip' | 'floe' | 'reference';
 }
 
 /** The `i`-th (modulo) path in sorted order among nodes that `fits`; undefined when none does. */
@@ -65,27 +79,16 @@ function nth(t: Tree, i: number, fits: (n: ModelNode) => boolean): string | unde
   return paths.length ? paths[i % paths.length] : undefined;
 }
 
-export function listTree(t: Tree): TreeListing {
-  const out: TreeListing = {};
-  for (const p of [...t.keys()].sort()) {
-    const n = t.get(p)!;
-    out[p] = n.kind === 'group'
-      ? 'group'
-      : Array.from({ length: HISTORY_ARRAY.chunks * HISTORY_ARRAY.chunkLength }, (_, i) => n.chunks.get(Math.floor(i / HISTORY_ARRAY.chunkLength))?.[0] ?? 0);
-  }
-  return out;
-}
-
 export class RepositoryModel {
   /** Snapshot index -> parent index and tree; 0 is the root commit (an empty root group). */
-  readonly snapshots: { readonly parent: number | null; readonly tree: Tree }[] = [{ parent: null, tree: new Map() }];
+  readonly snapshots: ModelSnapshot[] = [{ parent: null, tree: new Map(), undone: false }];
   readonly branches = new Map<string, number>([['main', 0]]);
   readonly tags = new Map<string, number>();
   private readonly sessions: ModelSession[];
   private nextId = 1;
 
-  constructor(slots = 2) {
-    this.sessions = Array.from({ length: slots }, () => ({ branch: 'main', base: 0, tree: new Map(), touched: false }));
+  constructor(slots = 2, private readonly options: RepositoryModelOptions = {}) {
+    this.sessions = Array.from({ length: slots }, () => ({ branch: 'main', base: 0, tree: new Map(), touched: false, chunksTouched: new Set() }));
   }
 
   private branchAt(i: number): string {
@@ -99,7 +102,7 @@ export class RepositoryModel {
       case 'open': {
         const branch = this.branchAt(op.branch);
         const base = this.branches.get(branch)!;
-        this.sessions[op.slot] = { branch, base, tree: cloneTree(this.snapshots[base]!.tree), touched: false };
+        this.sessions[op.slot] = { branch, base, tree: cloneTree(this.snapshots[base]!.tree), touched: false, chunksTouched: new Set() };
         return { action: { do: 'open', slot: op.slot, branch }, reads: [{ source: { slot: op.slot }, tree: listTree(this.snapshots[base]!.tree) }] };
       }
       case 'createGroup':
@@ -107,7 +110,8 @@ export class RepositoryModel {
         const s = this.sessions[op.slot]!;
         const parent = parentOf(op.path);
         if (s.tree.has(op.path) || (parent !== '/' && s.tree.get(parent)?.kind !== 'group')) return undefined;
-        s.tree.set(op.path, { id: this.nextId++, kind: op.op === 'createGroup' ? 'group' : 'array', chunks: new Map() });
+        const id = this.nextId++;
+        s.tree.set(op.path, { id, kind: op.op === 'createGroup' ? 'group' : 'array', meta: id, attr: undefined, chunks: new Map() });
         s.touched = true;
         return { action: { do: op.op, slot: op.slot, path: op.path }, reads: [] };
       }
@@ -118,6 +122,18 @@ export class RepositoryModel {
         for (const p of [...s.tree.keys()]) if (within(p, path)) s.tree.delete(p);
         s.touched = true;
         return { action: { do: 'deleteNode', slot: op.slot, path }, reads: [] };
+      }
+      case 'setAttr': {
+        const s = this.sessions[op.slot]!;
+        const path = nth(s.tree, op.node, () => true);
+        if (!path) return undefined;
+        const node = s.tree.get(path)!;
+        // Rewriting zarr.json with the bytes it has is no change (the reference's rule).
+        if (node.attr !== op.value) {
+          s.tree.set(path, { ...node, meta: this.nextId++, attr: op.value });
+          s.touched = true;
+        }
+        return { action: { do: 'setAttribute', slot: op.slot, path, value: op.value }, reads: [] };
       }
       case 'writeChunk':
       case 'eraseChunk': {
@@ -130,10 +146,13 @@ export class RepositoryModel {
           node.chunks.delete(op.chunk);
         } else node.chunks.set(op.chunk, [op.value, this.nextId++]);
         s.touched = true;
+        s.chunksTouched.add(`${node.id}/${op.chunk}`);
         return { action: op.op === 'writeChunk' ? { do: 'writeChunk', slot: op.slot, path, chunk: op.chunk, value: op.value } : { do: 'eraseChunk', slot: op.slot, path, chunk: op.chunk }, reads: [] };
       }
       case 'commit':
         return this.commit(op.slot);
+      case 'rebase':
+        return this.rebase(op.slot);
       case 'move':
         return this.move(this.branchAt(op.branch), op.node, op.to);
       case 'branch':
@@ -159,6 +178,18 @@ export class RepositoryModel {
     }
   }
 
+  /** A chunk the session wrote or erased is back as its base had it (e.g. written, then erased). */
+  private undoneChunks(s: ModelSession): boolean {
+    const base = byId(this.snapshots[s.base]!.tree);
+    const now = byId(s.tree);
+    return [...s.chunksTouched].some((key) => {
+      const [id, chunk] = key.split('/').map(Number) as [number, number];
+      const before = base.get(id)?.[1];
+      const after = now.get(id)?.[1];
+      return before !== undefined && after !== undefined && before.chunks.get(chunk)?.[1] === after.chunks.get(chunk)?.[1];
+    });
+  }
+
   private commit(slot: number): Expectation | undefined {
     const s = this.sessions[slot]!;
     const base = this.snapshots[s.base]!.tree;
@@ -168,12 +199,54 @@ export class RepositoryModel {
     // An empty session is refused before the branch is even looked at (Floe and Icechunk agree).
     if (!s.touched) return { action, error: 'no-changes', reads: [] };
     if (this.branches.get(s.branch) !== s.base) return { action, error: 'conflict', reads: [] };
-    this.snapshots.push({ parent: s.base, tree: cloneTree(s.tree) });
+    this.snapshots.push({ parent: s.base, tree: cloneTree(s.tree), undone: this.undoneChunks(s) });
     this.branches.set(s.branch, snapshot);
     s.base = snapshot;
     s.touched = false;
+    s.chunksTouched = new Set();
     const tree = listTree(s.tree);
     return { action, reads: [{ source: { branch: s.branch }, tree }, { source: { slot }, tree }] };
+  }
+
+  /** Snapshots from `base` (exclusive) to `tip`, oldest first; undefined when `base` is not an ancestor. */
+  private commitsSince(base: number, tip: number): number[] | undefined {
+    const out: number[] = [];
+    for (let at: number | null = tip; at !== base; at = this.snapshots[at]!.parent) {
+      if (at === null) return undefined;
+      out.push(at);
+    }
+    return out.reverse();
+  }
+
+  private rebase(slot: number): Expectation | undefined {
+    const s = this.sessions[slot]!;
+    const commits = this.commitsSince(s.base, this.branches.get(s.branch)!);
+    // The session's base is not an ancestor of the tip (a reset): Floe refuses, the reference
+    // replays the tip's whole ancestry (docs/CONFORMANCE.md). Neither is specified: skipped.
+    if (!commits) return undefined;
+    if (commits.length > 0 && (this.undoneChunks(s) || commits.some((i) => this.snapshots[i]!.undone))) return undefined;
+    const rules = this.options.disputed ?? 'skip';
+    if (rules === 'skip' && commits.some((i) => this.snapshots[i]!.move)) return undefined;
+    const action: Action = { do: 'rebase', slot };
+    let ours = changesBetween(this.snapshots[s.base]!.tree, s.tree);
+    for (const i of commits) {
+      const { parent, tree, move } = this.snapshots[i]!;
+      const found: ModelConflict[] = move && rules === 'reference'
+        ? [{ kind: 'MoveOperationCannotBeRebased', path: move[0] }]
+        : conflictsWith(ours, this.snapshots[parent!]!.tree, tree);
+      const conflicts = rules === 'reference' ? found.filter((c) => c.disputed !== 'replaced-parent') : found;
+      // Only conflicts the rules leave open (all disputed ones when skipping; the reference's orphans).
+      const open = (c: ModelConflict) => (rules === 'skip' ? c.disputed !== undefined : rules === 'reference' && c.disputed === 'orphan');
+      if (conflicts.length > 0 && conflicts.every(open)) return undefined;
+      if (conflicts.length > 0) return { action, error: 'conflict', conflicts, reads: [{ source: { slot }, tree: listTree(s.tree) }] };
+      ours = fitTo(ours, tree);
+    }
+    const tip = commits.at(-1);
+    if (tip !== undefined) {
+      s.tree = replay(ours, s.tree, this.snapshots[tip]!.tree);
+      s.base = tip;
+    }
+    return { action, reads: [{ source: { slot }, tree: listTree(s.tree) }] };
   }
 
   private move(branch: string, node: number, to: HistoryPath): Expectation | undefined {
@@ -185,7 +258,7 @@ export class RepositoryModel {
     const moved: Tree = new Map();
     for (const [p, n] of cloneTree(tree)) moved.set(within(p, from) ? to + p.slice(from.length) : p, n);
     const snapshot = this.snapshots.length;
-    this.snapshots.push({ parent: tip, tree: moved });
+    this.snapshots.push({ parent: tip, tree: moved, undone: false, move: [from, to] });
     this.branches.set(branch, snapshot);
     return { action: { do: 'move', branch, from, to, snapshot }, reads: [{ source: { branch }, tree: listTree(moved) }] };
   }
