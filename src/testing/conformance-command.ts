@@ -19,9 +19,12 @@ export interface ConformanceCommandOptions {
 
 /**
  * The cases zarrita 0.7.5 can be held to: each exclusion is a divergence recorded with its minimal
- * case in docs/CONFORMANCE.md (and pinned in test/conformance/harness.test.ts).
+ * case in docs/CONFORMANCE.md.
  */
-export const ZARRITA_CASES: ArrayCaseOptions = Object.freeze({ dataTypes: ZARRITA_DATA_TYPES.filter((t) => t !== 'bool'), hexFloats: false, indexLocations: ['end'] as const, nonEmpty: true, shardingDepth: 1, afterSharding: false, indexEndians: ['little'] as const, safeIntegers: true, minRank: 1, transpose: false });
+export const ZARRITA_CASES: ArrayCaseOptions = Object.freeze({
+  dataTypes: ZARRITA_DATA_TYPES, hexFloats: false, indexLocations: ['end'] as const, nonEmpty: true, shardingDepth: 1, afterSharding: false,
+  safeIntegers: true, transposeBeforeSharding: false, bigEndianBool: false,
+});
 export const ZARRITA_SELECTIONS: ArrayOpsOptions = Object.freeze({ negativeSteps: false, nonEmptySelections: true });
 
 export async function runConformance(options: ConformanceCommandOptions): Promise<ConformanceResult & { report: string }> {

@@ -4,9 +4,9 @@
 // named fill values in JSON) make `canWrite` false: Floe writes those arrays and zarrita only reads.
 import type { ZarrStore } from '../../engine/store.ts';
 import type { ArrayCase } from '../arbitraries/array-metadata.ts';
-import { dataTypeNamed, type TestDataType } from '../arbitraries/data-types.ts';
+import { dataTypeNamed, type ElementValues, type TestDataType } from '../arbitraries/data-types.ts';
 import { resolveSelection, type ModelItem } from '../model/array-model.ts';
-import type { ArrayAdapter, ArrayHandle, ArrayRead } from './types.ts';
+import type { ArrayAdapter, ArrayHandle } from './types.ts';
 
 type Zarrita = typeof import('zarrita');
 let loaded: Promise<Zarrita> | undefined;
@@ -15,13 +15,10 @@ const zarrita = (): Promise<Zarrita> => (loaded ??= import('zarrita'));
 /** Data types zarrita 0.7.5 holds on Node 20 (no float16, complex, r<N>); `string` it reads only. */
 export const ZARRITA_DATA_TYPES = ['bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'float32', 'float64', 'string'] as const;
 
-/** Raw bytes of any zarrita result (typed array, BoolArray, or a scalar for an all-integer selection). */
-function elementBytes(d: TestDataType, data: unknown): Uint8Array {
+/** Raw bytes of zarrita's typed data (a typed array, or a BoolArray). */
+function elementBytes(data: unknown): Uint8Array {
   if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  if (typeof data === 'object' && data !== null && Symbol.iterator in data) return Uint8Array.from(data as Iterable<boolean>, (b) => (b ? 1 : 0));
-  const one = new d.Ctor!(new ArrayBuffer(d.memBytes)) as unknown as { [i: number]: unknown };
-  one[0] = typeof data === 'boolean' ? Number(data) : data;
-  return new Uint8Array((one as unknown as Uint8Array).buffer);
+  return Uint8Array.from(data as Iterable<boolean>, (b) => (b ? 1 : 0));
 }
 
 /** The element offsets of a strided result, visited in C order. */
@@ -46,30 +43,31 @@ interface Strided {
 }
 
 /**
- * A zarrita read as the adapter contract's result, in C order (zarrita may hand back F-ordered
+ * A zarrita read as the adapter contract's values, in C order (zarrita may hand back F-ordered
  * data with matching strides): strings stay strings, everything else becomes raw bytes.
  */
-function readResult(d: TestDataType, got: unknown, shape: readonly number[]): ArrayRead {
-  const strided = shape.length > 0 && typeof got === 'object' && got !== null && 'data' in got ? (got as Strided) : undefined;
-  if (!strided) return { shape, values: d.kind === 'string' ? [got as string] : elementBytes(d, got) };
+function cOrderValues(d: TestDataType, strided: Strided): ElementValues {
   const offsets = cOrderOffsets(strided.shape, strided.stride);
-  if (d.kind === 'string') return { shape: strided.shape, values: offsets.map((e) => (strided.data as readonly string[])[e]!) };
-  const src = elementBytes(d, strided.data);
+  if (d.kind === 'string') return offsets.map((e) => (strided.data as readonly string[])[e]!);
+  const src = elementBytes(strided.data);
   const out = new Uint8Array(offsets.length * d.memBytes);
   offsets.forEach((e, k) => out.set(src.subarray(e * d.memBytes, (e + 1) * d.memBytes), k * d.memBytes));
-  return { shape: strided.shape, values: out };
+  return out;
 }
 
 async function handle(z: Zarrita, store: ZarrStore, path: string): Promise<ArrayHandle> {
   const array = await z.open(z.root(store).resolve(path), { kind: 'array' });
   const d = dataTypeNamed(String(array.dtype));
-  // zarrita has no '...': the adapter spells it out with the shape (syntax, not semantics).
+  // zarrita has no '...': the adapter spells it out with the shape (syntax, not semantics). An
+  // integer index becomes a slice of one: for a selection of single elements zarrita reads and
+  // writes a JS number, and a float32 NaN's payload does not survive the trip through a double
+  // (0x7fbfffff comes back 0x7fffffff). The kept length-1 dimensions do not change C order.
   const toZarrita = (items: readonly ModelItem[]) => {
     const explicit = items.filter((x) => x.kind !== 'ellipsis');
     const expanded = items.flatMap((x): ModelItem[] => (x.kind === 'ellipsis' ? Array(array.shape.length - explicit.length).fill({ kind: 'all' }) : [x]));
     return resolveSelection(items, array.shape).map((dim, i) => {
       const it = expanded[i];
-      if (dim.drop) return dim.indices[0]!;
+      if (dim.drop) return z.slice(dim.indices[0]!, dim.indices[0]! + 1);
       return it?.kind === 'slice' ? z.slice(it.start, it.stop, it.step) : null;
     });
   };
@@ -77,17 +75,22 @@ async function handle(z: Zarrita, store: ZarrStore, path: string): Promise<Array
     async read(selection) {
       const dims = resolveSelection(selection, array.shape);
       const shape = dims.filter((x) => !x.drop).map((x) => x.indices.length);
-      return readResult(d, (await z.get(array, toZarrita(selection))) as unknown, shape);
+      // A 0-d array has no dimension to keep: its one chunk is its value, as typed data.
+      if (array.shape.length === 0) {
+        const { data } = (await array.getChunk([])) as { data: unknown };
+        return { shape, values: d.kind === 'string' ? [(data as readonly string[])[0]!] : elementBytes(data) };
+      }
+      return { shape, values: cOrderValues(d, (await z.get(array, toZarrita(selection))) as Strided) };
     },
     async write(selection, values) {
       if (d.kind === 'string') throw new Error('zarrita 0.7.5 cannot encode vlen-utf8; canWrite keeps string arrays on the Floe side');
       const dims = resolveSelection(selection, array.shape);
-      const shape = dims.filter((x) => !x.drop).map((x) => x.indices.length);
+      const shape = dims.map((x) => x.indices.length);
       const stride = shape.map((_, i) => shape.slice(i + 1).reduce((a, b) => a * b, 1));
       const buffer = (values as Uint8Array).slice().buffer;
       const data = d.name === 'bool' ? new z.BoolArray(buffer) : new d.Ctor!(buffer);
-      // A selection of single elements takes a scalar in zarrita (an array is refused).
-      if (shape.length === 0) return z.set(array, toZarrita(selection), (d.name === 'bool' ? values[0] === 1 : (data as ArrayLike<unknown>)[0]) as never);
+      // A 0-d array takes only a scalar in zarrita (canWrite leaves float32 ones to the peer).
+      if (array.shape.length === 0) return z.set(array, [], (d.name === 'bool' ? values[0] === 1 : (data as ArrayLike<unknown>)[0]) as never);
       // `as never`: zarrita types the chunk by its dtype literal, which a runtime dtype cannot name.
       await z.set(array, toZarrita(selection), { data, shape, stride } as never);
     },
@@ -99,7 +102,12 @@ export function zarritaArrayAdapter(): ArrayAdapter {
     name: 'zarrita',
     canWrite: (c: ArrayCase) =>
       (ZARRITA_DATA_TYPES as readonly string[]).includes(c.dtype.name) && c.dtype.kind !== 'string' &&
+      // A float32 NaN's payload does not survive zarrita's writes of a 0-d array (a JS number
+      // only) nor its transpose encoding (elements copied through JS numbers; docs/CONFORMANCE.md).
+      !(c.dtype.name === 'float32' && (c.shape.length === 0 || c.codecs.some((x) => x.name === 'transpose'))) &&
       typeof c.fill.json !== 'bigint' && typeof c.fill.json !== 'string' &&
+      // zarrita writes zarr.json with JSON.stringify, which spells a -0 fill value as 0.
+      !Object.is(c.fill.json, -0) &&
       !JSON.stringify(c.codecs).match(/sharding_indexed|gzip|crc32c/),
     async createArray(store, path, c) {
       const z = await zarrita();

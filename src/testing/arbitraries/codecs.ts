@@ -20,6 +20,10 @@ export interface CodecOptions {
   readonly indexEndians?: readonly ('little' | 'big')[];
   /** Bytes-to-bytes codecs after `sharding_indexed` (compressing whole shards); default true. */
   readonly afterSharding?: boolean;
+  /** `sharding_indexed` after a `transpose` (shards of the transposed chunk); default true. */
+  readonly transposeBeforeSharding?: boolean;
+  /** `bytes` with `endian: "big"` on bool (no effect on one-byte types); default true. */
+  readonly bigEndianBool?: boolean;
 }
 
 const ALL_COMPRESSORS: readonly CompressorName[] = ['gzip', 'zstd', 'blosc', 'crc32c'];
@@ -45,9 +49,11 @@ export function bytesToBytesArb(options: CodecOptions = {}): fc.Arbitrary<CodecM
 }
 
 /** The array-to-bytes codec of a plain chunk: `bytes` (endian required above one byte) or `vlen-utf8`. */
-export function arrayToBytesLeafArb(d: TestDataType): fc.Arbitrary<CodecMetadata> {
+export function arrayToBytesLeafArb(d: TestDataType, options: CodecOptions = {}): fc.Arbitrary<CodecMetadata> {
   if (d.kind === 'string') return fc.constant({ name: 'vlen-utf8' });
-  const endians = d.swapWidth > 1 ? (['little', 'big'] as const) : ([undefined, 'little', 'big'] as const);
+  const endians = d.swapWidth > 1 ? (['little', 'big'] as const)
+    : d.kind === 'bool' && options.bigEndianBool === false ? ([undefined, 'little'] as const)
+    : ([undefined, 'little', 'big'] as const);
   return fc.constantFrom(...endians).map((endian) => (endian ? { name: 'bytes', configuration: { endian } } : { name: 'bytes' }));
 }
 
@@ -79,7 +85,9 @@ function chainArb(d: TestDataType, shape: readonly number[], depth: number, opti
           },
         })),
       );
-    const a2b = depth > 0 ? fc.oneof({ arbitrary: arrayToBytesLeafArb(d), weight: 2 }, { arbitrary: sharding, weight: 1 }) : arrayToBytesLeafArb(d);
+    const leaf = arrayToBytesLeafArb(d, options);
+    const shards = depth > 0 && !(order && options.transposeBeforeSharding === false);
+    const a2b = shards ? fc.oneof({ arbitrary: leaf, weight: 2 }, { arbitrary: sharding, weight: 1 }) : leaf;
     // Compressors after a shard would stop partial shard reads; keep them inside most of the time.
     return fc.tuple(a2b, after).map(([codec, rest]) => [
       ...(order ? [{ name: 'transpose', configuration: { order } }] : []),
