@@ -1,11 +1,12 @@
 // The query layer's public surface.
 export { query, type QueryBuilder, type QueryOptions, type Explanation } from './builder.ts';
 export { formatPlan } from './explain.ts';
-export type { QuerySource, QuerySourceObject, ManifestPlanner, ManifestUse, ChunkBox } from './source.ts';
+export type { QuerySource, QuerySourceObject, CacheUse, ManifestPlanner, ManifestUse, ChunkBox } from './source.ts';
 export type { QueryResult, ArrayResult, ExecutionReport, DataOf, DTypeName } from './result-types.ts';
-export type { QueryPlan, DimPlan, ArrayPlan, PlannedRequest, ShardIndexUse, PlanExpectation } from './plan/plan-types.ts';
+export type { QueryPlan, DimPlan, CoordinatePlan, ArrayPlan, PlannedRequest, ShardIndexUse, PlanExpectation } from './plan/plan-types.ts';
+export type { CacheHits } from './plan/planner.ts';
 export type { CoalesceOptions } from './plan/coalesce.ts';
 export type { LabelValue } from './nodes/label.ts';
 export type { WhereOp } from './nodes/where-node.ts';
 export type { OperationNode, NodeKind } from './nodes/node-kind.ts';
-export { ReadCaches, type ReadCacheOptions } from '../cache/read-caches.ts';
+export { ReadCaches, type ReadCacheOptions, type ReadCacheStats, type QueryCaches } from '../cache/read-caches.ts';
