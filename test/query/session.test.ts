@@ -149,7 +149,8 @@ describe('queries over sessions', () => {
     // One of them fetched each manifest, the other found it cached (or in flight).
     const statuses = [...ra.plan.arrays[0]!.manifests!, ...rb.plan.arrays[0]!.manifests!].map((m) => m.status).sort();
     expect(statuses).toEqual(['cached', 'fetched']);
-    expect(repo.cacheStats().sharedRequests + ra.report.cacheHits.decodedChunks + rb.report.cacheHits.decodedChunks).toBeGreaterThan(0);
+    // The data requests of one query joined the other's in flight.
+    expect(repo.cacheStats().sharedRequests).toBeGreaterThan(0);
   });
 });
 
