@@ -23,11 +23,8 @@ describe('floe conformance', () => {
     expect(JSON.parse(r.stdout)).toEqual({ against: 'icechunk', runs: 2, seed: 42, agree: true, report: 'floe and icechunk agree on 2 generated cases (seed 42)' });
   }, 240_000);
 
-  // Known bug (src/testing/adapters/icechunk-repository.ts): the reference's child process is
-  // started with `--import tsx`, which Node resolves from the working directory, so outside a
-  // directory with tsx in node_modules the child dies at once and the command exits 13 with no
-  // output (a call made after the child exited never settles). Flip to `it` once fixed.
-  it.fails('runs against the reference Icechunk from any directory', async () => {
+  // The reference's child process loads tsx from Floe's own dependencies, not the working directory.
+  it('runs against the reference Icechunk from any directory', async () => {
     const r = await spawnFloe(['conformance', '--against', 'icechunk', '--runs', '1', '--seed', '42', '--json'], tempDir(), 150_000);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ against: 'icechunk', agree: true });

@@ -3,13 +3,17 @@
 // stdin/stdout as JSON lines. Call `dispose()` when done: it closes the child's stdin, and the
 // child exits after its last reply.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ErrorClass, ReadSource, TreeListing } from '../model/repository-model.ts';
 import type { RepositoryAdapter, RepositoryHandle } from './types.ts';
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'icechunk-child.ts');
+// tsx's loader as a file URL resolved from Floe's own dependencies: a bare `--import tsx` is
+// resolved from the working directory, where tsx may not be installed.
+const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 class ChildConnection {
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
@@ -34,6 +38,10 @@ class ChildConnection {
 
   call<T>(method: string, ...args: unknown[]): Promise<T> {
     const id = this.nextId++;
+    // A dead child answers nothing: fail now rather than wait forever.
+    if (this.child.exitCode !== null || this.child.signalCode !== null) {
+      return Promise.reject(new Error(`reference child exited (${this.child.exitCode ?? this.child.signalCode}): ${this.stderr}`));
+    }
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
       this.child.stdin.write(JSON.stringify({ id, method, args }) + '\n');
@@ -100,7 +108,7 @@ export interface IcechunkRepositoryAdapter extends RepositoryAdapter {
 export function icechunkRepositoryAdapter(): IcechunkRepositoryAdapter {
   let connection: ChildConnection | undefined;
   const connect = (): ChildConnection =>
-    (connection ??= new ChildConnection(spawn(process.execPath, ['--import', 'tsx', '--no-warnings', CHILD], { stdio: ['pipe', 'pipe', 'pipe'] })));
+    (connection ??= new ChildConnection(spawn(process.execPath, ['--import', TSX_LOADER, '--no-warnings', CHILD], { stdio: ['pipe', 'pipe', 'pipe'] })));
   return {
     name: '@earthmover/icechunk',
     async createRepository() {
