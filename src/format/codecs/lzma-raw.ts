@@ -4,11 +4,12 @@
 //
 // The encoders come from @napi-rs/lzma (lzma-rs), which writes LZMA2 as stored (uncompressed)
 // chunks and LZMA1 as literals only, with lc=3, lp=0, pb=2. Neither refers back into the
-// dictionary, so any reader's dictionary size works; LZMA1 properties, though, must be the ones
-// the stream was written with, so other lc/lp/pb values cannot be written.
+// dictionary, so any reader's dictionary size works. LZMA1 decodes only with the properties it
+// was written with, so other lc/lp/pb values go to Floe's own literal-only encoder (lzma1-encoder.ts).
 import { lzma, lzma2 } from '@napi-rs/lzma';
 import { floeError } from '../../errors.ts';
 import { invalidConfig, shown } from './bytes-codec-support.ts';
+import { encodeLzma1Literals } from './lzma1-encoder.ts';
 import { applyFilters, FILTER_DELTA, FILTER_LZMA2, lzma2End } from './lzma-xz.ts';
 
 const NAME = 'lzma';
@@ -73,11 +74,7 @@ function encodeLzma2(filter: FilterSpec, payload: Uint8Array): Uint8Array {
 
 function encodeLzma1(filter: FilterSpec, payload: Uint8Array): Uint8Array {
   const { lc, lp, pb } = lzma1Props(filter);
-  if (lc !== ENCODER_PROPS.lc || lp !== ENCODER_PROPS.lp || pb !== ENCODER_PROPS.pb) {
-    throw floeError('UNSUPPORTED', `lzma: cannot write raw LZMA1 with lc=${lc}, lp=${lp}, pb=${pb}: the available encoder (@napi-rs/lzma) ` +
-      'always writes lc=3, lp=0, pb=2, and a raw LZMA1 stream decodes only with the properties it was written with; ' +
-      'use lc=3, lp=0, pb=2 (the default of every preset), an LZMA2 filter, or format 1 (xz)');
-  }
+  if (lc !== ENCODER_PROPS.lc || lp !== ENCODER_PROPS.lp || pb !== ENCODER_PROPS.pb) return encodeLzma1Literals(payload, { lc, lp, pb });
   const alone = lzma.compressSync(payload);
   if (alone[0] !== ENCODER_PROPS_BYTE) throw floeError('UNSUPPORTED', `lzma: the native LZMA1 encoder wrote properties byte 0x${alone[0]!.toString(16)}, not 0x5d; use format 1 (xz)`);
   // The "alone" header (props, dictionary, size) dropped: a raw stream ends with its end marker.
@@ -109,7 +106,8 @@ function deltaDistance(filter: FilterSpec): number {
 
 function lzma1Props(filter: FilterSpec): { lc: number; lp: number; pb: number } {
   const props = { lc: optionInt(filter, 'lc', 3), lp: optionInt(filter, 'lp', 0), pb: optionInt(filter, 'pb', 2) };
-  if (props.lc > 8 || props.lp > 4 || props.pb > 4) throw invalidConfig(NAME, `LZMA1 needs lc <= 8, lp <= 4, pb <= 4, got ${shown(props)}`);
+  // liblzma (so Python, compressing or decompressing) refuses lc + lp > 4 for LZMA1 too.
+  if (props.lc + props.lp > 4 || props.pb > 4) throw invalidConfig(NAME, `LZMA1 needs lc + lp <= 4 and pb <= 4, got ${shown(props)}`);
   return props;
 }
 
