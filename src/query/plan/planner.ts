@@ -68,35 +68,9 @@ export async function planQuery(source: ResolvedSource, query: QueryNode, option
   const concurrency = options.concurrency ?? 8;
   const caches = source.caches;
   const hits: CacheHits = { shardIndexes: 0, chunks: 0, decodedChunks: 0, coordinates: 0, manifests: 0 };
-  const planManifests = async (path: string, boxes: readonly ChunkBox[]): Promise<readonly ManifestUse[] | undefined> => {
-    if (!source.manifests) return undefined;
-    meter.checkAborted();
-    const uses = await source.manifests.planManifests(path, boxes);
-    for (const m of uses) {
-      if (m.status === 'fetched') meter.record('manifest', m.bytes ?? 0);
-      else if (m.status === 'cached') hits.manifests++;
-    }
-    return uses;
-  };
+  const planManifests = manifestPlanning(source, meter, hits);
   const coordinateManifests = new Map<string, readonly ManifestUse[]>();
-  const coordinates = meter.store('coordinates');
-  const loadCoord = async (dim: string): Promise<Coordinate> => {
-    const path = joinPath(parentPath(normalizePath(query.from!.path)), dim);
-    const load = async () => {
-      // A coordinate is read whole: every manifest of it, loaded together and counted here.
-      const manifests = await planManifests(path, [WHOLE_1D]);
-      if (manifests) coordinateManifests.set(path, manifests);
-      return loadCoordinate(coordinates, path, dim);
-    };
-    if (!caches) return load();
-    const key = `${source.scope}${path}#coordinate`;
-    if (caches.coordinates.get(key)) hits.coordinates++;
-    const sized = await caches.coordinates.load(key, async (): Promise<Sized<unknown>> => {
-      const c = await load();
-      return { value: c, bytes: coordinateBytes(c) };
-    });
-    return sized.value as Coordinate; // only this function stores values under `#coordinate` keys
-  };
+  const loadCoord = coordinateLoading(source, meter, hits, planManifests, coordinateManifests, query.from?.path ?? '/');
   // Coordinates of labelled dimensions load alongside the array metadata (their paths follow from
   // the query alone), saving round trips; a failed early load surfaces only if the dimension exists.
   const early = new Map<string, Promise<Coordinate>>();
@@ -165,6 +139,48 @@ export async function planQuery(source: ResolvedSource, query: QueryNode, option
     planning: meter.snapshot(),
   };
   return { plan: deepFreeze(plan), arrays: prepared, jobs: fetches.jobs, prefetched, decoded, meter, source, cacheHits: hits, concurrency };
+}
+
+type ManifestPlanning = (path: string, boxes: readonly ChunkBox[]) => Promise<readonly ManifestUse[] | undefined>;
+
+/** Loads a source's manifests for planning (sessions only), counting fetched ones in the meter. */
+function manifestPlanning(source: ResolvedSource, meter: Meter, hits: CacheHits): ManifestPlanning {
+  return async (path, boxes) => {
+    if (!source.manifests) return undefined;
+    meter.checkAborted();
+    const uses = await source.manifests.planManifests(path, boxes);
+    for (const m of uses) {
+      if (m.status === 'fetched') meter.record('manifest', m.bytes ?? 0);
+      else if (m.status === 'cached') hits.manifests++;
+    }
+    return uses;
+  };
+}
+
+/** Loads a dimension's coordinate array (in the from array's group) through the coordinate cache. */
+function coordinateLoading(
+  source: ResolvedSource, meter: Meter, hits: CacheHits, planManifests: ManifestPlanning,
+  manifestsOf: Map<string, readonly ManifestUse[]>, fromPath: string,
+): (dim: string) => Promise<Coordinate> {
+  const coordinates = meter.store('coordinates');
+  const caches = source.caches;
+  return async (dim) => {
+    const path = joinPath(parentPath(normalizePath(fromPath)), dim);
+    const load = async () => {
+      // A coordinate is read whole: every manifest of it, loaded together and counted here.
+      const manifests = await planManifests(path, [WHOLE_1D]);
+      if (manifests) manifestsOf.set(path, manifests);
+      return loadCoordinate(coordinates, path, dim);
+    };
+    if (!caches) return load();
+    const key = `${source.scope}${path}#coordinate`;
+    if (caches.coordinates.get(key)) hits.coordinates++;
+    const sized = await caches.coordinates.load(key, async (): Promise<Sized<unknown>> => {
+      const c = await load();
+      return { value: c, bytes: coordinateBytes(c) };
+    });
+    return sized.value as Coordinate; // only this function stores values under `#coordinate` keys
+  };
 }
 
 /** Coordinates are one-dimensional: this box meets every chunk of one. */
