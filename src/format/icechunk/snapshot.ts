@@ -105,6 +105,8 @@ export function decodeSnapshot(bytes: Uint8Array, where?: string): Snapshot {
 function readSnapshot(r: FlatbufferReader, specVersion: SpecVersion): Snapshot {
   const root = r.root();
   const parent = r.structBytes(root, S.parentId, 12);
+  // The spec: "In V2 snapshots: MUST be empty". Such a file is not one Floe could write back.
+  if (parent && specVersion === 2) r.corrupt('a spec-2 snapshot has a parent_id (spec 2 keeps parents in the repo info file)');
   // struct ManifestFileInfo: id at 0 (12 bytes), size_bytes at 16 (8-aligned), num_chunk_refs
   // at 24, padded to 32.
   const v1Files = r.requiredVector(root, S.manifestFiles, 32, 'manifest_files');
