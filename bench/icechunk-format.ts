@@ -4,7 +4,9 @@
 // process: bench/support/reference-manifest.mjs) writes an array of 100,000 native refs through
 // the custom storage; its manifest is read here, decoded by Floe, re-encoded by Floe, and compared.
 // Run: npx tsx bench/icechunk-format.ts [100000 1000000] [--no-reference] [--reference-refs=1000000]
-// (--no-reference skips the reference; 1M reference refs take ~5 min of set calls.)
+//   [--reference-timeout-min=30]
+// (--no-reference skips the reference. Its set calls dominate: with 1M reference refs on a
+// loaded 2-core machine the child ran past the default 30-minute timeout; raise it.)
 // The issue's ~18.9 bytes/ref is for the reference's own refs; on the same refs Floe must match it.
 import { decodeFile, encodeFile } from '../src/format/icechunk/framing.ts';
 import { spawnSync } from 'node:child_process';
@@ -44,7 +46,9 @@ const args = process.argv.slice(2);
 const flags = args.filter((a) => a.startsWith('--'));
 const sizes = args.filter((a) => !a.startsWith('--'));
 const withReference = !flags.includes('--no-reference');
-const referenceRefs = Number(flags.find((f) => f.startsWith('--reference-refs='))?.split('=')[1] ?? 100_000);
+const flagValue = (name: string, fallback: number) => Number(flags.find((f) => f.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
+const referenceRefs = flagValue('reference-refs', 100_000);
+const referenceTimeoutMs = flagValue('reference-timeout-min', 30) * 60_000;
 
 for (const n of (sizes.length ? sizes : ['100000', '1000000']).map(Number)) {
   const encodeRuns: [number, number][] = [];
@@ -90,9 +94,12 @@ function compareWithReference(n: number) {
   try {
     const child = path.join(path.dirname(fileURLToPath(import.meta.url)), 'support', 'reference-manifest.mjs');
     const t = performance.now();
-    const result = spawnSync(process.execPath, ['--import', 'tsx', '--no-warnings', child, String(n), out], { encoding: 'utf8', timeout: 30 * 60_000 });
+    const result = spawnSync(process.execPath, ['--import', 'tsx', '--no-warnings', child, String(n), out], { encoding: 'utf8', timeout: referenceTimeoutMs, maxBuffer: 64 * 1024 * 1024 });
     const line = result.stdout.trim().split('\n').filter((l) => l.startsWith('{')).pop();
-    if (result.status !== 0 || !line) throw new Error(`reference child failed (status ${result.status}): ${result.stderr.slice(-2000)}`);
+    if (result.status !== 0 || !line) {
+      const how = result.signal ? `signal ${result.signal}${result.error ? `, ${result.error.message}` : ''}` : `status ${result.status}`;
+      throw new Error(`reference child failed (${how} after ${ms(performance.now() - t)}): ${result.stderr.slice(-2000)}`);
+    }
     const reply = JSON.parse(line) as { ok: boolean; error?: string; value?: { setMs: number; commitMs: number; manifests: { key: string; file: string; size: number }[] } };
     if (!reply.ok || !reply.value) throw new Error(`reference error: ${reply.error}`);
     const { setMs, commitMs, manifests } = reply.value;
