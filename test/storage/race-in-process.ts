@@ -5,6 +5,7 @@
 import { isFloeError } from '../../src/errors.ts';
 import type { ObjectStorage } from '../../src/engine/storage/types.ts';
 import { RACE_KEY, checkRace, resetRaceCounter, type RaceResult, type WriterReport } from './race.ts';
+import { rng } from '../../src/testing/arbitraries/seeded-random.ts'; // seeded, so a failing race replays
 
 export interface InProcessRaceOptions {
   writers: number;
@@ -12,18 +13,6 @@ export interface InProcessRaceOptions {
   /** Most event-loop turns a writer yields between its read and its write. Default 3. */
   maxYield?: number;
   seed?: number;
-}
-
-/** mulberry32: a small seeded generator, so a failing race can be replayed. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -53,7 +42,7 @@ async function writer(storage: ObjectStorage, id: string, options: InProcessRace
 
 export async function runInProcessCasRace(storage: ObjectStorage, options: InProcessRaceOptions): Promise<RaceResult> {
   await resetRaceCounter(storage);
-  const random = seeded(options.seed ?? 1);
+  const random = rng(options.seed ?? 1);
   const started = performance.now();
   const reports = await Promise.all(Array.from({ length: options.writers }, (_, i) => writer(storage, `w${i}`, options, random)));
   return checkRace(storage, reports, options.rounds, (performance.now() - started) / 1000, 'async writers in one process');
