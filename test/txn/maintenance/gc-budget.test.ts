@@ -4,25 +4,11 @@
 import { describe, expect, it } from 'vitest';
 import type { MemoryStorage } from '../../../src/engine/storage/memory.ts';
 import type { GcSummary } from '../../../src/txn/index.ts';
-import { commitValues, keysUnder, memoryRepo, readValues, type VirtualClock } from './helpers.ts';
-
-const MIN = 60_000;
-const ones = (v: number) => Array.from({ length: 8 }, () => v);
+import { expiredHistory, keysUnder, readValues, type VirtualClock } from './helpers.ts';
 
 /** Six commits, the first five expired: their snapshots, logs, manifests and chunks are garbage. */
-async function garbageHistory() {
-  const env = await memoryRepo();
-  const { repo, clock } = env;
-  clock.advance(MIN);
-  for (let v = 1; v <= 5; v++) await commitValues(repo, 'main', ones(v));
-  clock.advance(MIN);
-  const cutoff = new Date(clock.nowMs());
-  clock.advance(MIN);
-  await commitValues(repo, 'main', ones(9));
-  await repo.expireSnapshots(cutoff);
-  clock.advance(MIN);
-  return env;
-}
+const garbageHistory = () => expiredHistory(5);
+const ones = (v: number) => Array.from({ length: 8 }, () => v);
 
 interface DeleteStats {
   calls: number;

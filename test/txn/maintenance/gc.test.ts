@@ -1,26 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { GarbageCollection } from '../../../src/txn/index.ts';
-import { commitValues, keysUnder, memoryRepo, readValues } from './helpers.ts';
+import { commitValues, expiredHistory, keysUnder, memoryRepo, readValues } from './helpers.ts';
 
 const MIN = 60_000;
 const ones = (v: number) => Array.from({ length: 8 }, () => v);
 
-async function historyThenExpire() {
-  const env = await memoryRepo();
-  const { repo, clock } = env;
-  clock.advance(MIN);
-  for (let v = 1; v <= 4; v++) await commitValues(repo, 'main', ones(v));
-  // Chunk objects of the commits about to expire: 4 chunks each, or fewer when a session packs
-  // small chunks into shared objects.
-  const expiredChunks = (await keysUnder(env.backend, 'chunks/')).length;
-  clock.advance(MIN);
-  const cutoff = new Date(clock.nowMs());
-  clock.advance(MIN);
-  await commitValues(repo, 'main', ones(9));
-  await repo.expireSnapshots(cutoff);
-  clock.advance(MIN);
-  return { ...env, cutoff, expiredChunks };
-}
+const historyThenExpire = () => expiredHistory(4);
 
 describe('garbageCollect', () => {
   it('deletes unreachable old chunks, manifests, snapshots and logs; every ref still reads', async () => {

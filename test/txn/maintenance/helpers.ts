@@ -77,3 +77,26 @@ export async function readFill(repo: Repository, version: Parameters<Repository[
   const data = (await (await ZarrArray.open(session.store, '/a')).get()).data as Int32Array;
   return [...new Set(data)].sort((x, y) => x - y);
 }
+
+const MINUTE = 60_000;
+
+/**
+ * `expired` commits of `/a` (values 1, 2, …), then one more (all 9s) after a cutoff that expires
+ * them: their snapshots, logs, manifests and chunks become garbage. Returns the cutoff and how
+ * many chunk objects the expired commits wrote (fewer than their chunks when sessions pack).
+ */
+export async function expiredHistory(expired: number) {
+  const env = await memoryRepo();
+  const { repo, clock, backend } = env;
+  const ones = (v: number) => Array.from({ length: 8 }, () => v);
+  clock.advance(MINUTE);
+  for (let v = 1; v <= expired; v++) await commitValues(repo, 'main', ones(v));
+  const expiredChunks = (await keysUnder(backend, 'chunks/')).length;
+  clock.advance(MINUTE);
+  const cutoff = new Date(clock.nowMs());
+  clock.advance(MINUTE);
+  await commitValues(repo, 'main', ones(9));
+  await repo.expireSnapshots(cutoff);
+  clock.advance(MINUTE);
+  return { ...env, cutoff, expiredChunks };
+}
