@@ -1,10 +1,5 @@
 #!/usr/bin/env node
-// The `floe` command. Floe ships TypeScript sources; tsx compiles them on the fly.
-import { register } from 'tsx/esm/api';
+// The `floe` command: the compiled CLI in dist/ (`npm run build` makes it; the package ships it).
+import { main } from '../dist/cli/process-main.js';
 
-register();
-const { run } = await import('../src/cli/main.ts');
-const { processIo } = await import('../src/cli/io.ts');
-const code = await run(process.argv.slice(2), processIo());
-// Exit explicitly: worker pools and idle sockets must not keep a finished command alive.
-process.exit(code);
+await main(process.argv.slice(2));

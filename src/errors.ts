@@ -20,6 +20,7 @@ export const ERROR_CODES = [
   'STORAGE_ERROR', // the backend failed (I/O, network) after retries
   'TIMEOUT', // an operation ran past its deadline
   'ABORTED', // cancelled by the caller
+  'MISSING_DEPENDENCY', // an optional package the operation needs is not installed or does not load
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

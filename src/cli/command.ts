@@ -9,10 +9,8 @@ import { toJsonText } from './json-output.ts';
 export type OptionSpecs = NonNullable<ParseArgsConfig['options']>;
 export type FlagValues = Readonly<Record<string, string | boolean | (string | boolean)[] | undefined>>;
 
+/** A command's help and behaviour; its name and one-line summary live in commands/index.ts. */
 export interface CommandSpec {
-  readonly name: string;
-  /** One line for `floe help`. */
-  readonly summary: string;
   /** Arguments after the command name, e.g. `[ref] [path]`. */
   readonly usage: string;
   /** More lines of help: what it does, option descriptions. */

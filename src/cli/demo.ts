@@ -21,8 +21,6 @@ const TEMPERATURE = '/climate/temperature';
 const DEMO_MARK = 'floe_demo';
 
 export const demoCommand: CommandSpec = {
-  name: 'demo',
-  summary: 'create a repository, write a year of gridded data from concurrent writers, tag, query',
   usage: '[--small]',
   details: [
     'Writes ./floe-demo.icechunk (or --repo); a repository an earlier demo made is replaced, any other is left alone.',

@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import { isFloeError } from '../errors.ts';
 import { CommandContext, UsageError, type CommandSpec, type OptionSpecs } from './command.ts';
-import { COMMANDS } from './commands/index.ts';
+import { COMMANDS, type CommandEntry } from './commands/index.ts';
 import type { CliIo } from './io.ts';
 
 const GLOBAL_OPTIONS: OptionSpecs = {
@@ -24,11 +24,12 @@ export function usage(): string {
     'global options:',
     '  --repo PATH   the repository: a directory, a SQLite file or s3://bucket/prefix (default ./floe-demo.icechunk, or $FLOE_REPO)',
     '  --json        machine-readable output (read commands)',
+    '  --version     the version (with --verbose: Node, platform and which optional packages load)',
   ].join('\n');
 }
 
-export function commandHelp(spec: CommandSpec): string {
-  const lines = [`usage: floe ${spec.name}${spec.usage ? ' ' + spec.usage : ''}`, '', spec.summary];
+export function commandHelp(entry: CommandEntry, spec: CommandSpec): string {
+  const lines = [`usage: floe ${entry.name}${spec.usage ? ' ' + spec.usage : ''}`, '', entry.summary];
   if (spec.details) lines.push('', spec.details);
   lines.push('', 'examples:', ...spec.examples.map((e) => `  ${e}`));
   return lines.join('\n');
@@ -36,26 +37,32 @@ export function commandHelp(spec: CommandSpec): string {
 
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
-    const topic = name === 'help' ? COMMANDS.find((c) => c.name === rest[0]) : undefined;
-    io.stdout.write((topic ? commandHelp(topic) : usage()) + '\n');
+  if (name === '--version' || name === '-V') {
+    const { versionText } = await import('./version.ts');
+    io.stdout.write((await versionText(rest.includes('--verbose'))) + '\n');
     return 0;
   }
-  const spec = COMMANDS.find((c) => c.name === name);
-  if (!spec) {
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    const topic = name === 'help' ? COMMANDS.find((c) => c.name === rest[0]) : undefined;
+    io.stdout.write((topic ? commandHelp(topic, await topic.load()) : usage()) + '\n');
+    return 0;
+  }
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (!entry) {
     io.stderr.write(`floe: unknown command ${JSON.stringify(name)}; run \`floe help\` for the list\n`);
     return 2;
   }
   try {
+    const spec = await entry.load();
     const parsed = parseArgs({ args: [...rest], options: { ...GLOBAL_OPTIONS, ...spec.options }, allowPositionals: true, strict: true });
     if (parsed.values.help) {
-      io.stdout.write(commandHelp(spec) + '\n');
+      io.stdout.write(commandHelp(entry, spec) + '\n');
       return 0;
     }
-    const code = await spec.run(new CommandContext(io, spec.name, parsed.positionals, parsed.values));
+    const code = await spec.run(new CommandContext(io, entry.name, parsed.positionals, parsed.values));
     return code ?? 0;
   } catch (err) {
-    return reportFailure(io, spec.name, err);
+    return reportFailure(io, entry.name, err);
   }
 }
 

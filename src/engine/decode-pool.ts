@@ -11,6 +11,12 @@ import type { NdArray, StridedView } from '../format/zarr/ndarray.ts';
 import type { ChunkProjection } from './selection.ts';
 import type { LocalFileSpan } from './store.ts';
 
+// Built JS (dist/) starts the compiled worker directly; run from TypeScript sources (tests,
+// benches under tsx) the worker first registers tsx through decode-worker.mjs.
+const WORKER_ENTRY = import.meta.url.endsWith('.ts')
+  ? new URL('./decode-worker.mjs', import.meta.url)
+  : new URL('./decode-worker-main.js', import.meta.url);
+
 export interface DecodeRequest {
   id: number;
   codecs: JsonValue;
@@ -110,7 +116,7 @@ export class DecodePool {
   }
 
   private spawn(): WorkerSlot {
-    const worker = new Worker(new URL('./decode-worker.mjs', import.meta.url));
+    const worker = new Worker(WORKER_ENTRY);
     const slot: WorkerSlot = { worker, inFlight: 0 };
     worker.unref(); // an idle pool never keeps the process alive
     worker.on('message', (msg: DecodeResponse) => this.settle(msg));

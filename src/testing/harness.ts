@@ -1,6 +1,7 @@
 // The conformance harness: fast-check generates cases, two adapters run each one with the model
 // as the oracle, and the first divergence comes back shrunk, with the seed and path that replay it.
-import fc from 'fast-check';
+import fc from './fast-check.ts';
+import type { Arbitrary } from 'fast-check';
 import { arrayCaseArb, type ArrayCase, type ArrayCaseOptions } from './arbitraries/array-metadata.ts';
 import { arrayOpsArb, type ArrayOp, type ArrayOpsOptions } from './arbitraries/array-ops.ts';
 import { repositoryHistoryArb, type HistoryOp, type HistoryOptions } from './arbitraries/repository-history.ts';
@@ -32,7 +33,7 @@ export interface ConformanceResult {
   readonly divergence: Divergence | undefined;
 }
 
-async function run<T>(arb: fc.Arbitrary<T>, check: (value: T) => Promise<Mismatch | undefined>, describe: (value: T) => string, options: RunOptions): Promise<ConformanceResult> {
+async function run<T>(arb: Arbitrary<T>, check: (value: T) => Promise<Mismatch | undefined>, describe: (value: T) => string, options: RunOptions): Promise<ConformanceResult> {
   const details = await fc.check(
     fc.asyncProperty(arb, async (value) => (await check(value)) === undefined),
     { numRuns: options.runs, seed: options.seed, ...(options.path ? { path: options.path } : {}), endOnFailure: false },

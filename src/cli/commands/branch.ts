@@ -5,8 +5,6 @@ import { resolveVersion } from '../targets.ts';
 import { snapshotIdOf } from './version-id.ts';
 
 export const branchCommand: CommandSpec = {
-  name: 'branch',
-  summary: 'list, create, delete or reset branches',
   usage: '[list | create NAME [FROM] | delete NAME | reset NAME TO]',
   details: 'FROM and TO are a branch, tag or snapshot id (FROM defaults to main). reset moves a branch like `git reset --hard`.',
   examples: ['floe branch', 'floe branch create experiment v1.0', 'floe branch reset experiment main~1', 'floe branch delete experiment'],

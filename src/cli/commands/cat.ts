@@ -9,8 +9,6 @@ import { parseTarget } from '../targets.ts';
 const MAX_VALUES = 1 << 26;
 
 export const catCommand: CommandSpec = {
-  name: 'cat',
-  summary: "print an array's values (NumPy-style, elided when large)",
   usage: "'ref:path[slice]' [--threshold N]",
   details: [
     'slice: NumPy basic indexing, one item per dimension: 3, -1, 10:20, ::2, :, ... (quote it for the shell).',

@@ -6,8 +6,6 @@ import { UsageError, type CommandSpec } from '../command.ts';
 const PEERS: readonly ConformancePeer[] = ['zarrita', 'icechunk'];
 
 export const conformanceCommand: CommandSpec = {
-  name: 'conformance',
-  summary: 'compare Floe with zarrita or the reference Icechunk on generated cases',
   usage: '--against zarrita|icechunk [--runs N] [--seed S] [--path P]',
   details: [
     '--against  the peer: zarrita (plain Zarr v3 arrays) or icechunk (repository histories)',

@@ -7,8 +7,6 @@ import { diffSide, resolveVersion } from '../targets.ts';
 const SHOWN_CHUNKS = 8;
 
 export const diffCommand: CommandSpec = {
-  name: 'diff',
-  summary: 'show what changed between two versions (nodes and chunks)',
   usage: 'FROM TO',
   details: 'FROM and TO are branches, tags, snapshot ids, or ref~N.',
   examples: ['floe diff v1.0 main', 'floe diff main~1 main --json'],

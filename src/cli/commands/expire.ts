@@ -5,8 +5,6 @@ import { openRepository } from '../repository-location.ts';
 import { parseCutoff } from '../time-cutoff.ts';
 
 export const expireCommand: CommandSpec = {
-  name: 'expire',
-  summary: 'expire snapshots older than a cutoff (then run floe gc to free their space)',
   usage: '--older-than AGE|DATE [--delete-expired-branches] [--delete-expired-tags]',
   details: 'AGE is 30d, 12h, 15m, 45s or 0; DATE an ISO date. Branch tips and tagged snapshots are kept unless their refs are deleted.',
   examples: ['floe expire --older-than 30d', 'floe expire --older-than 2026-01-01 --delete-expired-tags --json'],

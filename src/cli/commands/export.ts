@@ -10,8 +10,6 @@ import { openRepository } from '../repository-location.ts';
 import { openReadonly, parseTarget } from '../targets.ts';
 
 export const exportCommand: CommandSpec = {
-  name: 'export',
-  summary: 'write an array or group of a version out as a plain Zarr v3 store',
   usage: 'ref:path <dir>',
   details: 'The directory must be new or empty. Chunks are copied as stored (no re-encoding).',
   examples: ['floe export v1.0:/climate ./climate-v1.zarr', 'floe export main:/climate/temperature ./temperature.zarr'],

@@ -11,8 +11,6 @@ import { parseCutoff } from '../time-cutoff.ts';
 const STEP_OBJECTS = 2000;
 
 export const gcCommand: CommandSpec = {
-  name: 'gc',
-  summary: 'delete unreachable objects (after floe expire, abandoned writes)',
   usage: '[--older-than AGE|DATE] [--dry-run]',
   details: [
     '--older-than   only delete objects written before this (default 1h: writers in flight keep their chunks)',

@@ -36,8 +36,6 @@ export function parseDestination(into: string | undefined, ctx: CommandContext, 
 }
 
 export const importCommand: CommandSpec = {
-  name: 'import',
-  summary: 'import a Zarr v3 store or a Zarr v1 array into the repository (one commit)',
   usage: '<store dir> [--into repo:branch:path] [-m MESSAGE]',
   details: 'The path defaults to the store\'s directory name (without .zarr) under /, the branch to main. Zarr v3 bytes are copied verbatim; v1 arrays are converted.',
   examples: ['floe import ./era5.zarr --into ./climate.icechunk:main:/era5', 'floe import ./legacy-v1-array --into main:/legacy -m "import the 2009 archive"'],

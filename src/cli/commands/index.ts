@@ -1,42 +1,33 @@
-// Every `floe` command, in the order `floe help` lists them.
+// Every `floe` command, in the order `floe help` lists them. Only names and summaries live here;
+// a command's module (and what it imports: the engine, the S3 SDK, PNG encoding, fast-check) is
+// loaded when that command runs, so `floe --version` or `floe log` do not pay for the others.
 import type { CommandSpec } from '../command.ts';
-import { branchCommand } from './branch.ts';
-import { catCommand } from './cat.ts';
-import { conformanceCommand } from './conformance.ts';
-import { demoCommand } from '../demo.ts';
-import { diffCommand } from './diff.ts';
-import { expireCommand } from './expire.ts';
-import { exportCommand } from './export.ts';
-import { importCommand } from './import.ts';
-import { gcCommand } from './gc.ts';
-import { initCommand } from './init.ts';
-import { logCommand } from './log.ts';
-import { lsCommand } from './ls.ts';
-import { plotCommand } from './plot.ts';
-import { explainCommand, queryCommand } from './query.ts';
-import { serveCommand } from './serve.ts';
-import { showCommand } from './show.ts';
-import { statusCommand } from './status.ts';
-import { tagCommand } from './tag.ts';
 
-export const COMMANDS: readonly CommandSpec[] = [
-  demoCommand,
-  initCommand,
-  statusCommand,
-  logCommand,
-  branchCommand,
-  tagCommand,
-  diffCommand,
-  lsCommand,
-  showCommand,
-  catCommand,
-  plotCommand,
-  queryCommand,
-  explainCommand,
-  importCommand,
-  exportCommand,
-  serveCommand,
-  expireCommand,
-  gcCommand,
-  conformanceCommand,
+export interface CommandEntry {
+  readonly name: string;
+  /** One line for `floe help`. */
+  readonly summary: string;
+  load(): Promise<CommandSpec>;
+}
+
+export const COMMANDS: readonly CommandEntry[] = [
+  { name: 'demo', summary: 'create a repository, write a year of gridded data from concurrent writers, tag, query', load: async () => (await import('../demo.ts')).demoCommand },
+  { name: 'init', summary: 'create an empty repository', load: async () => (await import('./init.ts')).initCommand },
+  { name: 'status', summary: 'show the repository: storage, availability, branches, tags, feature flags', load: async () => (await import('./status.ts')).statusCommand },
+  { name: 'log', summary: 'list a version and its ancestors: ids, times, messages', load: async () => (await import('./log.ts')).logCommand },
+  { name: 'branch', summary: 'list, create, delete or reset branches', load: async () => (await import('./branch.ts')).branchCommand },
+  { name: 'tag', summary: 'list, create or delete tags', load: async () => (await import('./tag.ts')).tagCommand },
+  { name: 'diff', summary: 'show what changed between two versions (nodes and chunks)', load: async () => (await import('./diff.ts')).diffCommand },
+  { name: 'ls', summary: 'list groups and arrays: shape, dtype, chunking, codecs, stored bytes', load: async () => (await import('./ls.ts')).lsCommand },
+  { name: 'show', summary: "show a node's metadata and attributes", load: async () => (await import('./show.ts')).showCommand },
+  { name: 'cat', summary: "print an array's values (NumPy-style, elided when large)", load: async () => (await import('./cat.ts')).catCommand },
+  { name: 'plot', summary: 'render a 2-D slice as a PNG heat map with a colour bar', load: async () => (await import('./plot.ts')).plotCommand },
+  { name: 'query', summary: 'run a declarative slice query and print the values it selects', load: async () => (await import('./query.ts')).queryCommand },
+  { name: 'explain', summary: 'plan a query without reading data: lookups, chunks, requests, bytes', load: async () => (await import('./query.ts')).explainCommand },
+  { name: 'import', summary: 'import a Zarr v3 store or a Zarr v1 array into the repository (one commit)', load: async () => (await import('./import.ts')).importCommand },
+  { name: 'export', summary: 'write an array or group of a version out as a plain Zarr v3 store', load: async () => (await import('./export.ts')).exportCommand },
+  { name: 'serve', summary: 'serve every branch, tag and snapshot as a read-only Zarr v3 store over HTTP, plus queries', load: async () => (await import('./serve.ts')).serveCommand },
+  { name: 'expire', summary: 'expire snapshots older than a cutoff (then run floe gc to free their space)', load: async () => (await import('./expire.ts')).expireCommand },
+  { name: 'gc', summary: 'delete unreachable objects (after floe expire, abandoned writes)', load: async () => (await import('./gc.ts')).gcCommand },
+  { name: 'conformance', summary: 'compare Floe with zarrita or the reference Icechunk on generated cases', load: async () => (await import('./conformance.ts')).conformanceCommand },
 ];

@@ -6,8 +6,6 @@ import { UsageError, type CommandSpec } from '../command.ts';
 import { detectStorageKind, missingBucketError, STORAGE_KINDS, storageAt, type StorageKind } from '../repository-location.ts';
 
 export const initCommand: CommandSpec = {
-  name: 'init',
-  summary: 'create an empty repository',
   usage: '[--storage file|sqlite|s3] [--endpoint URL] [--region R]',
   details: [
     '--storage   file: a directory (default); sqlite: one SQLite file; s3: s3://bucket/prefix',

@@ -5,8 +5,6 @@ import { openRepository } from '../repository-location.ts';
 import { resolveVersion } from '../targets.ts';
 
 export const logCommand: CommandSpec = {
-  name: 'log',
-  summary: 'list a version and its ancestors: ids, times, messages',
   usage: '[ref] [-n COUNT]',
   details: 'ref is a branch, tag or snapshot id (default main); ref~N is its N-th ancestor.',
   examples: ['floe log', 'floe log v1.0 -n 5', 'floe log main --json'],

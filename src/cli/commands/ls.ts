@@ -8,8 +8,6 @@ import { openRepository } from '../repository-location.ts';
 import { openReadonly } from '../targets.ts';
 
 export const lsCommand: CommandSpec = {
-  name: 'ls',
-  summary: 'list groups and arrays: shape, dtype, chunking, codecs, stored bytes',
   usage: '[ref] [path]',
   details: 'ref defaults to main, path to /. `floe ls /weather` lists a path on main.',
   examples: ['floe ls', 'floe ls v1.0 /weather', 'floe ls main --json'],

@@ -11,8 +11,6 @@ import { parseTarget } from '../targets.ts';
 const MAX_VALUES = 1 << 26;
 
 export const plotCommand: CommandSpec = {
-  name: 'plot',
-  summary: 'render a 2-D slice as a PNG heat map with a colour bar',
   usage: "'ref:path[slice]' [-o FILE] [--vmin V] [--vmax V]",
   details: [
     'The selection must leave two dimensions (rows top to bottom, columns left to right). NaN is grey.',

@@ -29,8 +29,6 @@ async function prepare(ctx: CommandContext): Promise<QueryBuilder> {
 }
 
 export const explainCommand: CommandSpec = {
-  name: 'explain',
-  summary: 'plan a query without reading data: lookups, chunks, requests, bytes',
   usage: "'QUERY' [--ref REF]",
   details: QUERY_HELP,
   examples: [`floe explain '.from("/climate/temperature").where("lat", "between", [30, 60])' --ref v1.0`],
@@ -43,8 +41,6 @@ export const explainCommand: CommandSpec = {
 };
 
 export const queryCommand: CommandSpec = {
-  name: 'query',
-  summary: 'run a declarative slice query and print the values it selects',
   usage: "'QUERY' [--ref REF] [--plan]",
   details: `${QUERY_HELP}\n--plan      print the plan first`,
   examples: [

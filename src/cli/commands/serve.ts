@@ -4,8 +4,6 @@ import { openRepository } from '../repository-location.ts';
 import { createRepositoryServer } from '../serve/repository-server.ts';
 
 export const serveCommand: CommandSpec = {
-  name: 'serve',
-  summary: 'serve every branch, tag and snapshot as a read-only Zarr v3 store over HTTP, plus queries',
   usage: '[--port 8080] [--host 127.0.0.1]',
   details: [
     'GET /<ref>/<key>          a Zarr key of a branch, tag or snapshot (Range, ETag, CORS); GET / lists the refs',

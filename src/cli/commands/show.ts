@@ -7,8 +7,6 @@ import { openRepository } from '../repository-location.ts';
 import { openReadonly, parseTarget } from '../targets.ts';
 
 export const showCommand: CommandSpec = {
-  name: 'show',
-  summary: "show a node's metadata and attributes",
   usage: 'ref:path',
   examples: ['floe show main:/weather/temperature', 'floe show v1.0:/ --json'],
   async run(ctx) {

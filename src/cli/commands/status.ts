@@ -4,8 +4,6 @@ import type { CommandSpec } from '../command.ts';
 import { detectStorageKind, openRepository } from '../repository-location.ts';
 
 export const statusCommand: CommandSpec = {
-  name: 'status',
-  summary: 'show the repository: storage, availability, branches, tags, feature flags',
   usage: '',
   examples: ['floe status', 'floe status --repo ./climate.icechunk --json'],
   async run(ctx) {

@@ -6,8 +6,6 @@ import { resolveVersion } from '../targets.ts';
 import { snapshotIdOf } from './version-id.ts';
 
 export const tagCommand: CommandSpec = {
-  name: 'tag',
-  summary: 'list, create or delete tags',
   usage: '[list | create NAME [REF] | delete NAME]',
   details: 'REF is a branch, tag or snapshot id (default main). Tags are immutable; a deleted name cannot be reused.',
   examples: ['floe tag', 'floe tag create v1.0 main', 'floe tag delete v1.0', 'floe tag --json'],

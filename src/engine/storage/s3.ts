@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import { floeError } from '../../errors.ts';
+import { importOptional } from '../../optional-dependency.ts';
 import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
 import { mapLimited } from './limiter.ts';
 import { checkPrecondition, preconditionFailed, validatePutOptions } from './preconditions.ts';
@@ -58,7 +59,7 @@ export interface S3StorageOptions {
 
 type Sdk = typeof import('@aws-sdk/client-s3');
 let sdkLoading: Promise<Sdk> | undefined;
-const loadSdk = (): Promise<Sdk> => (sdkLoading ??= import('@aws-sdk/client-s3'));
+const loadSdk = (): Promise<Sdk> => (sdkLoading ??= importOptional('@aws-sdk/client-s3', 'S3 storage', () => import('@aws-sdk/client-s3')));
 
 const positive = (name: string, value: number | undefined) => {
   if (value !== undefined && !(Number.isSafeInteger(value) && value > 0)) {

@@ -4,8 +4,9 @@
 // run beside the writer; `busy_timeout` makes a second process wait for the write lock instead of
 // failing. Version tokens come from one generation counter in the same file, so a token is never
 // reused, not even after a delete and re-create with identical bytes.
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { floeError } from '../../errors.ts';
+import { requireOptional } from '../../optional-dependency.ts';
 import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
 import { checkPrecondition, validatePutOptions } from './preconditions.ts';
 import { validateRange } from './ranges.ts';
@@ -52,8 +53,9 @@ export class SqliteStorage implements ObjectStorage {
   constructor(options: SqliteStorageOptions) {
     this.file = options.file;
     this.pageSize = options.pageSize ?? 1000;
+    const open = requireOptional<typeof Database>('better-sqlite3', 'SQLite storage');
     try {
-      this.db = new Database(options.file);
+      this.db = new open(options.file);
       this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 10_000))}`);
       this.db.pragma('journal_mode = WAL');
       this.db.pragma(`synchronous = ${options.durable === false ? 'NORMAL' : 'FULL'}`);

@@ -7,13 +7,16 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { missingDependency } from '../../optional-dependency.ts';
 import type { ErrorClass, ReadSource, TreeListing } from '../model/repository-model.ts';
 import type { RepositoryAdapter, RepositoryHandle } from './types.ts';
 
-const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'icechunk-child.ts');
-// tsx's loader as a file URL resolved from Floe's own dependencies: a bare `--import tsx` is
-// resolved from the working directory, where tsx may not be installed.
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+// Built JS runs the compiled child as it is; from TypeScript sources the child needs tsx's
+// loader, as a file URL resolved from Floe's own dependencies (a bare `--import tsx` is resolved
+// from the working directory, where tsx may not be installed).
+const FROM_SOURCE = import.meta.url.endsWith('.ts');
+const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), FROM_SOURCE ? 'icechunk-child.ts' : 'icechunk-child.js');
+const LOADER_ARGS = FROM_SOURCE ? ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href] : [];
 
 class ChildConnection {
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
@@ -99,6 +102,15 @@ class IcechunkRepositoryHandle implements RepositoryHandle {
   close() { return this.call('closeRepository'); }
 }
 
+/** The reference package must resolve here before a child is started to load it. */
+function requireReference(): void {
+  try {
+    createRequire(import.meta.url).resolve('@earthmover/icechunk');
+  } catch (err) {
+    throw missingDependency('@earthmover/icechunk', 'the reference Icechunk adapter', err);
+  }
+}
+
 export interface IcechunkRepositoryAdapter extends RepositoryAdapter {
   /** Ends the child process (after pending requests). */
   dispose(): Promise<void>;
@@ -107,8 +119,12 @@ export interface IcechunkRepositoryAdapter extends RepositoryAdapter {
 /** The reference Icechunk; needs `@earthmover/icechunk` (and its WASM build) installed. */
 export function icechunkRepositoryAdapter(): IcechunkRepositoryAdapter {
   let connection: ChildConnection | undefined;
-  const connect = (): ChildConnection =>
-    (connection ??= new ChildConnection(spawn(process.execPath, ['--import', TSX_LOADER, '--no-warnings', CHILD], { stdio: ['pipe', 'pipe', 'pipe'] })));
+  const connect = (): ChildConnection => {
+    if (connection) return connection;
+    requireReference();
+    connection = new ChildConnection(spawn(process.execPath, [...LOADER_ARGS, '--no-warnings', CHILD], { stdio: ['pipe', 'pipe', 'pipe'] }));
+    return connection;
+  };
   return {
     name: '@earthmover/icechunk',
     async createRepository() {

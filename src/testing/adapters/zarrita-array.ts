@@ -5,12 +5,13 @@
 import type { ZarrStore } from '../../engine/store.ts';
 import type { ArrayCase } from '../arbitraries/array-metadata.ts';
 import { dataTypeNamed, type ElementValues, type TestDataType } from '../arbitraries/data-types.ts';
+import { importOptional } from '../../optional-dependency.ts';
 import { resolveSelection, type ModelItem } from '../model/array-model.ts';
 import type { ArrayAdapter, ArrayHandle } from './types.ts';
 
 type Zarrita = typeof import('zarrita');
 let loaded: Promise<Zarrita> | undefined;
-const zarrita = (): Promise<Zarrita> => (loaded ??= import('zarrita'));
+const zarrita = (): Promise<Zarrita> => (loaded ??= importOptional('zarrita', 'the zarrita adapter', () => import('zarrita')));
 
 /** Data types zarrita 0.7.5 holds on Node 20 (no float16, complex, r<N>); `string` it reads only. */
 export const ZARRITA_DATA_TYPES = ['bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'float32', 'float64', 'string'] as const;

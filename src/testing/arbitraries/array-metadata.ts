@@ -1,7 +1,8 @@
 // A whole Zarr v3 array: data type, shape (0-d to 5-d, ragged edges, zero-length dimensions),
 // regular chunk grid, codec chain and fill value. `ArrayCase` keeps the model's view (memory bytes
 // of the fill) beside the metadata input; `arrayMetadataInput` is what an implementation creates.
-import fc from 'fast-check';
+import fc from '../fast-check.ts';
+import type { Arbitrary } from 'fast-check';
 import type { CodecMetadata } from '../../format/codecs/types.ts';
 import type { ArrayMetadataInput } from '../../format/zarr/metadata.ts';
 import { codecChainArb, type CodecOptions } from './codecs.ts';
@@ -39,7 +40,7 @@ function capProduct(xs: number[], max: number, min: number): number[] {
   return out;
 }
 
-export function arrayCaseArb(options: ArrayCaseOptions = {}): fc.Arbitrary<ArrayCase> {
+export function arrayCaseArb(options: ArrayCaseOptions = {}): Arbitrary<ArrayCase> {
   const dtypes = options.dataTypes ? options.dataTypes.map(dataTypeNamed) : DATA_TYPES;
   return fc
     .record({

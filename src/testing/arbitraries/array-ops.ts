@@ -1,6 +1,7 @@
 // Sequences of reads and writes on one array. A write's values come from a seed (see chunk-data.ts)
 // and take one of three forms: flat C-order data, the same data with Fortran strides, or a scalar.
-import fc from 'fast-check';
+import fc from '../fast-check.ts';
+import type { Arbitrary } from 'fast-check';
 import { resolveOrUndefined, type ModelItem } from '../model/array-model.ts';
 import { selectionArb, type SelectionOptions } from './selections.ts';
 
@@ -19,7 +20,7 @@ export interface ArrayOpsOptions extends SelectionOptions {
   readonly nonEmptySelections?: boolean;
 }
 
-export function arrayOpsArb(shape: readonly number[], options: ArrayOpsOptions = {}): fc.Arbitrary<ArrayOp[]> {
+export function arrayOpsArb(shape: readonly number[], options: ArrayOpsOptions = {}): Arbitrary<ArrayOp[]> {
   const any = selectionArb(shape, options);
   const empty = (items: ModelItem[]): boolean => resolveOrUndefined(items, shape)?.some((d) => d.indices.length === 0) ?? false;
   const sel = options.nonEmptySelections ? any.map((items) => (empty(items) ? [] : items)) : any;

@@ -1,6 +1,7 @@
 // Element values for an array: a seed expands into values that favour the awkward ones (NaN
 // payloads, signed zeros, infinities, subnormal halves, the fill value itself, unicode strings).
-import fc from 'fast-check';
+import fc from '../fast-check.ts';
+import type { Arbitrary } from 'fast-check';
 import type { WriteValue } from '../../engine/array.ts';
 import { floatFromBits, halfBitsToFloatBits, quietHalf } from '../model/float-bits.ts';
 import { INT_BOUNDS, intMemory, type ElementValues, type TestDataType } from './data-types.ts';
@@ -50,7 +51,7 @@ export function randomElements(d: TestDataType, fill: Uint8Array | readonly stri
 }
 
 /** Chunk data for one chunk (or any `n` elements): shrinks to the values of seed 0. */
-export function chunkDataArb(d: TestDataType, fill: Uint8Array | readonly string[], n: number): fc.Arbitrary<ElementValues> {
+export function chunkDataArb(d: TestDataType, fill: Uint8Array | readonly string[], n: number): Arbitrary<ElementValues> {
   return fc.nat().map((seed) => randomElements(d, fill, n, seed));
 }
 

@@ -1,7 +1,8 @@
 // Codec chains for a chunk shape: an optional transpose, `bytes` (either endianness) or
 // `sharding_indexed` (nested up to a depth, index at start or end, optional crc32c index), then up
 // to two bytes-to-bytes codecs (gzip, zstd, blosc with every compressor and shuffle, crc32c).
-import fc from 'fast-check';
+import fc from '../fast-check.ts';
+import type { Arbitrary } from 'fast-check';
 import type { CodecMetadata } from '../../format/codecs/types.ts';
 import type { TestDataType } from './data-types.ts';
 
@@ -28,7 +29,7 @@ export interface CodecOptions {
 
 const ALL_COMPRESSORS: readonly CompressorName[] = ['gzip', 'zstd', 'blosc', 'crc32c'];
 
-const compressorArbs: Record<CompressorName, fc.Arbitrary<CodecMetadata>> = {
+const compressorArbs: Record<CompressorName, Arbitrary<CodecMetadata>> = {
   gzip: fc.integer({ min: 0, max: 9 }).map((level): CodecMetadata => ({ name: 'gzip', configuration: { level } })),
   zstd: fc.record({ level: fc.integer({ min: -5, max: 19 }), checksum: fc.boolean() }).map((configuration): CodecMetadata => ({ name: 'zstd', configuration })),
   blosc: fc.record({
@@ -42,14 +43,14 @@ const compressorArbs: Record<CompressorName, fc.Arbitrary<CodecMetadata>> = {
 };
 
 /** Up to two bytes-to-bytes codecs. */
-export function bytesToBytesArb(options: CodecOptions = {}): fc.Arbitrary<CodecMetadata[]> {
+export function bytesToBytesArb(options: CodecOptions = {}): Arbitrary<CodecMetadata[]> {
   const names = options.compressors ?? ALL_COMPRESSORS;
   if (names.length === 0) return fc.constant([]);
   return fc.array(fc.oneof(...names.map((n) => compressorArbs[n])), { maxLength: 2 });
 }
 
 /** The array-to-bytes codec of a plain chunk: `bytes` (endian required above one byte) or `vlen-utf8`. */
-export function arrayToBytesLeafArb(d: TestDataType, options: CodecOptions = {}): fc.Arbitrary<CodecMetadata> {
+export function arrayToBytesLeafArb(d: TestDataType, options: CodecOptions = {}): Arbitrary<CodecMetadata> {
   if (d.kind === 'string') return fc.constant({ name: 'vlen-utf8' });
   const endians = d.swapWidth > 1 ? (['little', 'big'] as const)
     : d.kind === 'bool' && options.bigEndianBool === false ? ([undefined, 'little'] as const)
@@ -60,11 +61,11 @@ export function arrayToBytesLeafArb(d: TestDataType, options: CodecOptions = {})
 const divisors = (n: number): number[] => [...Array(n).keys()].map((i) => i + 1).filter((k) => n % k === 0);
 
 /** A codec chain for chunks of `shape`. */
-export function codecChainArb(d: TestDataType, shape: readonly number[], options: CodecOptions = {}): fc.Arbitrary<CodecMetadata[]> {
+export function codecChainArb(d: TestDataType, shape: readonly number[], options: CodecOptions = {}): Arbitrary<CodecMetadata[]> {
   return chainArb(d, shape, options.shardingDepth ?? 2, options);
 }
 
-function chainArb(d: TestDataType, shape: readonly number[], depth: number, options: CodecOptions): fc.Arbitrary<CodecMetadata[]> {
+function chainArb(d: TestDataType, shape: readonly number[], depth: number, options: CodecOptions): Arbitrary<CodecMetadata[]> {
   const rank = shape.length;
   const transpose = rank >= 2 && options.transpose !== false
     ? fc.option(fc.shuffledSubarray([...Array(rank).keys()], { minLength: rank, maxLength: rank }), { freq: 2 })

@@ -1,7 +1,8 @@
 // Fill values in every JSON form the spec allows (numbers, "NaN"/"Infinity"/"-Infinity", hex bit
 // patterns "0x7fc00001", [re, im] pairs, byte arrays, strings, bigint-exact 64-bit integers), each
 // with the model's memory bytes so a reader can be checked bit for bit.
-import fc from 'fast-check';
+import fc from '../fast-check.ts';
+import type { Arbitrary } from 'fast-check';
 import type { FillValueInput } from '../../format/zarr/fill-value.ts';
 import { floatFromBits, halfBitsToFloatBits, quietHalf } from '../model/float-bits.ts';
 import { F32_SPECIAL, F64_SPECIAL, STRINGS } from './chunk-data.ts';
@@ -24,7 +25,7 @@ export interface FillOptions {
 const hex = (v: bigint, digits: number): string => '0x' + v.toString(16).padStart(digits, '0');
 
 /** One float lane's fill: [json form, memory bytes of the lane]. */
-function floatFillLane(width: 2 | 4 | 8, options: FillOptions): fc.Arbitrary<[FillValueInput, Uint8Array]> {
+function floatFillLane(width: 2 | 4 | 8, options: FillOptions): Arbitrary<[FillValueInput, Uint8Array]> {
   const lane = (write: (v: DataView) => void): Uint8Array => {
     const out = new Uint8Array(width === 2 ? 4 : width);
     write(new DataView(out.buffer));
@@ -37,7 +38,7 @@ function floatFillLane(width: 2 | 4 | 8, options: FillOptions): fc.Arbitrary<[Fi
     else if (width === 8) v.setFloat64(0, Number(s), true);
     else v.setFloat32(0, Number(s), true);
   })]);
-  const withHex = (number: fc.Arbitrary<[FillValueInput, Uint8Array]>, hexForm: fc.Arbitrary<[FillValueInput, Uint8Array]>) =>
+  const withHex = (number: Arbitrary<[FillValueInput, Uint8Array]>, hexForm: Arbitrary<[FillValueInput, Uint8Array]>) =>
     options.hexFloats === false ? fc.oneof(number, named) : fc.oneof(number, named, hexForm);
   if (width === 2) {
     // Finite halves: every pattern whose exponent is not all ones (mapped, not filtered, so it shrinks to 0).
@@ -60,7 +61,7 @@ function floatFillLane(width: 2 | 4 | 8, options: FillOptions): fc.Arbitrary<[Fi
 }
 
 /** A fill value of data type `d` in any of its JSON forms, with its memory bytes. */
-export function fillValueArb(d: TestDataType, options: FillOptions = {}): fc.Arbitrary<Fill> {
+export function fillValueArb(d: TestDataType, options: FillOptions = {}): Arbitrary<Fill> {
   switch (d.kind) {
     case 'bool':
       return fc.boolean().map((b) => ({ json: b, memory: Uint8Array.of(b ? 1 : 0) }));

@@ -3,7 +3,8 @@
 // session's commits that conflict or replay cleanly). Everything is an index into
 // a short list and every choice is a small integer, so shrinking ends at readable cases such as
 // `createArray(s0, /a), write(s0, array #0, c0 = 1), commit(s0)`.
-import fc from 'fast-check';
+import fc from '../fast-check.ts';
+import type { Arbitrary } from 'fast-check';
 
 /** Node paths a history uses; '/a/c' and '/b/c' need their parent group. */
 export const HISTORY_PATHS = ['/a', '/b', '/a/c', '/b/c'] as const;
@@ -48,11 +49,11 @@ const chunk = fc.nat(HISTORY_ARRAY.chunks - 1);
 const ref = fc.nat(3);
 const node = fc.nat(3);
 const value = fc.integer({ min: 1, max: 9 });
-type Weighted = { weight: number; arbitrary: fc.Arbitrary<HistoryOp> };
-const weighted = (weight: number, arbitrary: fc.Arbitrary<HistoryOp>): Weighted => ({ weight, arbitrary });
+type Weighted = { weight: number; arbitrary: Arbitrary<HistoryOp> };
+const weighted = (weight: number, arbitrary: Arbitrary<HistoryOp>): Weighted => ({ weight, arbitrary });
 
 /** Ops that change a session's tree, on the slots `s` draws. */
-function changeOps(s: fc.Arbitrary<Slot>): Weighted[] {
+function changeOps(s: Arbitrary<Slot>): Weighted[] {
   return [
     weighted(5, fc.oneof(
       fc.record({ op: fc.constantFrom('createGroup' as const, 'createArray' as const), slot: s, path }),
@@ -65,7 +66,7 @@ function changeOps(s: fc.Arbitrary<Slot>): Weighted[] {
   ];
 }
 
-export function historyOpArb(options: HistoryOptions = {}): fc.Arbitrary<HistoryOp> {
+export function historyOpArb(options: HistoryOptions = {}): Arbitrary<HistoryOp> {
   // Writes and commits dominate so histories build real content before they branch and race.
   const arbs = [
     weighted(1, fc.record({ op: fc.constant('open' as const), slot, branch: ref })),
@@ -83,7 +84,7 @@ export function historyOpArb(options: HistoryOptions = {}): fc.Arbitrary<History
  * A race of the two sessions on one branch: both open on its tip and change a few things, the
  * first commits, and the other rebases over that commit (cleanly or not) and commits.
  */
-export function raceArb(): fc.Arbitrary<HistoryOp[]> {
+export function raceArb(): Arbitrary<HistoryOp[]> {
   const changes = (s: Slot) => fc.array(fc.oneof(...changeOps(fc.constant(s))), { minLength: 1, maxLength: 3 });
   return fc.record({ branch: ref, first: fc.constantFrom<Slot>(0, 1), a: changes(0), b: changes(1) }).map(({ branch, first, a, b }): HistoryOp[] => {
     const other: Slot = first === 0 ? 1 : 0;
@@ -103,7 +104,7 @@ export const SHARED_START: readonly HistoryOp[] = Object.freeze([
   { op: 'commit', slot: 0 }, { op: 'open', slot: 1, branch: 0 },
 ]);
 
-export function repositoryHistoryArb(options: HistoryOptions = {}): fc.Arbitrary<HistoryOp[]> {
+export function repositoryHistoryArb(options: HistoryOptions = {}): Arbitrary<HistoryOp[]> {
   const single = historyOpArb(options).map((op) => [op]);
   const step = options.rebases === false ? single : fc.oneof({ arbitrary: single, weight: 10 }, { arbitrary: raceArb(), weight: 1 });
   // size 'max': lengths spread over the whole range (fast-check's default keeps arrays near 10).

@@ -1,7 +1,8 @@
 // Selections in NumPy basic-indexing form: integers (negative ones too, rarely out of bounds so both
 // sides must refuse), slices with any bounds and steps (negative, larger than the dimension), the
 // whole dimension, and at most one ellipsis standing for a run of dimensions.
-import fc from 'fast-check';
+import fc from '../fast-check.ts';
+import type { Arbitrary } from 'fast-check';
 import type { ModelItem } from '../model/array-model.ts';
 
 export interface SelectionOptions {
@@ -13,10 +14,10 @@ export interface SelectionOptions {
   readonly ellipsis?: boolean;
 }
 
-export function selectionItemArb(n: number, options: SelectionOptions = {}): fc.Arbitrary<ModelItem> {
+export function selectionItemArb(n: number, options: SelectionOptions = {}): Arbitrary<ModelItem> {
   const bound = fc.option(fc.integer({ min: -n - 2, max: n + 2 }), { freq: 3 });
   const steps = options.negativeSteps === false ? [null, 1, 2, 3, n + 1] : [null, 1, 2, 3, -1, -2, -3, n + 1, -(n + 1)];
-  const arbs: fc.Arbitrary<ModelItem>[] = [
+  const arbs: Arbitrary<ModelItem>[] = [
     fc.record({ kind: fc.constant('slice' as const), start: bound, stop: bound, step: fc.constantFrom(...steps) }),
     fc.constant({ kind: 'all' as const }),
   ];
@@ -25,7 +26,7 @@ export function selectionItemArb(n: number, options: SelectionOptions = {}): fc.
   return fc.oneof(...arbs);
 }
 
-export function selectionArb(shape: readonly number[], options: SelectionOptions = {}): fc.Arbitrary<ModelItem[]> {
+export function selectionArb(shape: readonly number[], options: SelectionOptions = {}): Arbitrary<ModelItem[]> {
   const ellipsis = options.ellipsis === false ? fc.constant(null) : fc.option(fc.tuple(fc.nat(shape.length), fc.nat(shape.length)));
   return fc
     .tuple(fc.tuple(...shape.map((n) => selectionItemArb(n, options))), fc.option(fc.nat(shape.length)), ellipsis)

@@ -2,7 +2,8 @@
 // so a model can say what unwritten elements read as. Every NumPy typestr zarr 1.x wrote: b1,
 // i1-i8, u1-u8, f2-f8, c8/c16 in both byte orders, S<n>/V<n> fixed bytes, U<n> unicode, and
 // structured records of those; fills in their JSON forms, null ("undefined") reading as zeros.
-import fc from 'fast-check';
+import fc from '../fast-check.ts';
+import type { Arbitrary } from 'fast-check';
 import type { JsonValue } from '../../format/json.ts';
 import { halfBitsToFloatBits } from '../model/float-bits.ts';
 import { dataTypeNamed, INT_BOUNDS, intMemory, type TestDataType } from './data-types.ts';
@@ -48,7 +49,7 @@ function laneMemory(value: number | string, width: 2 | 4 | 8): Uint8Array {
   return out;
 }
 
-function numericFill(code: string, name: string): fc.Arbitrary<[JsonValue, Uint8Array]> {
+function numericFill(code: string, name: string): Arbitrary<[JsonValue, Uint8Array]> {
   const d = dataTypeNamed(name);
   if (name === 'bool') return fc.boolean().map((b) => [b, Uint8Array.of(b ? 1 : 0)]);
   if (d.kind === 'int' || d.kind === 'uint') {
@@ -65,7 +66,7 @@ function numericFill(code: string, name: string): fc.Arbitrary<[JsonValue, Uint8
 
 const LATIN1 = ['', 'a', 'zq', 'é~', '\u00ff\u0001x'];
 
-function bytesFill(size: number): fc.Arbitrary<[JsonValue, Uint8Array]> {
+function bytesFill(size: number): Arbitrary<[JsonValue, Uint8Array]> {
   return fc.constantFrom(...LATIN1.filter((s) => s.length <= size), 0).map((s) => {
     const out = new Uint8Array(size);
     if (typeof s === 'string') for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
@@ -77,10 +78,10 @@ function bytesFill(size: number): fc.Arbitrary<[JsonValue, Uint8Array]> {
 export const UNICODE_POOL: readonly string[] = ['a', 'z', 'é', '日', '🧊', '\u0000'];
 export const fitsUnicode = (s: string, chars: number): boolean => [...s].length <= chars && !s.endsWith('\u0000');
 
-const withNull = <T>(arb: fc.Arbitrary<[JsonValue, T]>, zero: T): fc.Arbitrary<[JsonValue, T]> =>
+const withNull = <T>(arb: Arbitrary<[JsonValue, T]>, zero: T): Arbitrary<[JsonValue, T]> =>
   fc.option(arb, { freq: 3 }).map((x) => x ?? [null, zero]);
 
-const scalar = (big: boolean, unicode: boolean): fc.Arbitrary<V1Dtype> => {
+const scalar = (big: boolean, unicode: boolean): Arbitrary<V1Dtype> => {
   const numeric = fc.constantFrom(...NUMERIC).chain(([code, name]) => {
     const d = dataTypeNamed(name);
     const itemSize = Number(code.slice(1));
@@ -97,7 +98,7 @@ const scalar = (big: boolean, unicode: boolean): fc.Arbitrary<V1Dtype> => {
 };
 
 /** A record of 1-3 fields (any scalar typestr, U<n> included); the fill is always null. */
-const structured = (big: boolean): fc.Arbitrary<V1Dtype> =>
+const structured = (big: boolean): Arbitrary<V1Dtype> =>
   fc.array(scalar(big, true), { minLength: 1, maxLength: 3 }).map((fields): V1Dtype => {
     const size = fields.reduce((n, f) => n + f.itemSize, 0);
     const descr = fields.map((f, i) => ['abc'[i]!, f.json as string] as const);
@@ -105,6 +106,6 @@ const structured = (big: boolean): fc.Arbitrary<V1Dtype> =>
   });
 
 /** Any v1 dtype; `unicode` adds U<n> scalars (their values must fit n characters: see v1-metadata.ts). */
-export function v1DtypeArb(unicode: boolean): fc.Arbitrary<V1Dtype> {
+export function v1DtypeArb(unicode: boolean): Arbitrary<V1Dtype> {
   return fc.boolean().chain((big) => fc.oneof({ arbitrary: scalar(big, unicode), weight: 5 }, structured(big)));
 }

@@ -4,7 +4,8 @@
 // (every cname and shuffle), lzma (xz with each check and preset, alone, and raw delta + LZMA1/LZMA2
 // chains). Each case carries what a model needs: the memory form, the fill's memory, and a
 // generator of valid element values.
-import fc from 'fast-check';
+import fc from '../fast-check.ts';
+import type { Arbitrary } from 'fast-check';
 import type { V1ArrayInput } from '../../engine/v1-array.ts';
 import type { JsonValue } from '../../format/json.ts';
 import { randomElements } from './chunk-data.ts';
@@ -37,7 +38,7 @@ const lzmaFilter = fc.oneof(
 const deltas = fc.array(fc.record({ id: fc.constant(3), dist: fc.integer({ min: 1, max: 16 }) }), { maxLength: 2 });
 
 /** lzma compression_opts as numcodecs' LZMA writes them (format 0 is for reading only). */
-const lzmaOpts: fc.Arbitrary<JsonValue> = fc.oneof(
+const lzmaOpts: Arbitrary<JsonValue> = fc.oneof(
   fc.constant(null),
   fc.record({ format: fc.constant(1), check: fc.constantFrom(-1, 0, 1, 4, 10), preset: fc.option(fc.integer({ min: 0, max: 9 })), filters: fc.constant(null) }),
   fc.record({ format: fc.constant(2), check: fc.constant(-1), preset: fc.option(fc.integer({ min: 0, max: 9 })), filters: fc.constant(null) }),
@@ -69,7 +70,7 @@ function unicodeValues(chars: number, fill: string, n: number, seed: number): st
   });
 }
 
-export function v1ArrayInputArb(options: V1CaseOptions = {}): fc.Arbitrary<V1Case> {
+export function v1ArrayInputArb(options: V1CaseOptions = {}): Arbitrary<V1Case> {
   return fc
     .record({
       dt: v1DtypeArb(options.unicode ?? false),
