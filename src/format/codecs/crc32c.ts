@@ -1,11 +1,27 @@
 // Zarr v3 `crc32c` codec: appends the CRC32C (Castagnoli) of the bytes, 4 bytes little-endian,
-// and checks it on decode. @node-rs/crc32 runs at ~7 GB/s here (hardware instruction).
-import { crc32c as crc32cOf } from '@node-rs/crc32';
+// and checks it on decode. @node-rs/crc32 runs at ~7 GB/s here (hardware instruction); where its
+// per-platform binary is not installed, a plain-JS CRC-32C takes over (crc32c-js.ts).
+import { createRequire } from 'node:module';
+import type * as NodeRsCrc32 from '@node-rs/crc32';
 import { floeError } from '../../errors.ts';
+import { crc32cJs } from './crc32c-js.ts';
 import type { BytesCodecFactory, BytesToBytesCodec } from './types.ts';
 import { checkKeys, corrupt } from './bytes-codec-support.ts';
 
 const NAME = 'crc32c';
+const crc32cOf: (data: Uint8Array) => number = loadNative() ?? crc32cJs;
+
+/** Which CRC-32C implementation is in use: the native one when it loads, else plain JS. */
+export const crc32cImplementation: 'native' | 'js' = crc32cOf === crc32cJs ? 'js' : 'native';
+
+function loadNative(): ((data: Uint8Array) => number) | undefined {
+  if (process.env.FLOE_CRC32C === 'js') return undefined; // tests exercise the fallback
+  try {
+    return (createRequire(import.meta.url)('@node-rs/crc32') as typeof NodeRsCrc32).crc32c;
+  } catch {
+    return undefined;
+  }
+}
 const CHECKSUM_BYTES = 4;
 
 export function crc32cEncode(data: Uint8Array): Uint8Array {

@@ -6,7 +6,7 @@
 // chunks and LZMA1 as literals only, with lc=3, lp=0, pb=2. Neither refers back into the
 // dictionary, so any reader's dictionary size works. LZMA1 decodes only with the properties it
 // was written with, so other lc/lp/pb values go to Floe's own literal-only encoder (lzma1-encoder.ts).
-import { lzma, lzma2 } from '@napi-rs/lzma';
+import { napiLzma } from './native-lzma.ts';
 import { floeError } from '../../errors.ts';
 import { invalidConfig, shown } from './bytes-codec-support.ts';
 import { encodeLzma1Literals } from './lzma1-encoder.ts';
@@ -45,14 +45,14 @@ export function decodeRaw(chain: readonly FilterSpec[], data: Uint8Array): Uint8
   const last = chain[chain.length - 1]!;
   let decoded: Uint8Array;
   if (last.id === FILTER_LZMA2) {
-    decoded = lzma2.decompressSync(data.subarray(0, lzma2End(data, 0)));
+    decoded = napiLzma().lzma2.decompressSync(data.subarray(0, lzma2End(data, 0)));
   } else {
     // liblzma's "alone" decoder reads a raw stream given the properties it lacks; size unknown.
     const header = new Uint8Array(ALONE_HEADER).fill(0xff);
     const { lc, lp, pb } = lzma1Props(last);
     header[0] = (pb * 5 + lp) * 9 + lc;
     new DataView(header.buffer).setUint32(1, dictSize(last), true);
-    decoded = lzma.decompressSync(Buffer.concat([header, data]));
+    decoded = napiLzma().lzma.decompressSync(Buffer.concat([header, data]));
   }
   const deltas = chain.slice(0, -1).map((f) => ({ id: FILTER_DELTA, props: Uint8Array.of(deltaDistance(f) - 1) }));
   return applyFilters(decoded, [...deltas, { id: FILTER_LZMA2, props: new Uint8Array() }]);
@@ -66,7 +66,7 @@ export function encodeRaw(chain: readonly FilterSpec[], data: Uint8Array): Uint8
 }
 
 function encodeLzma2(filter: FilterSpec, payload: Uint8Array): Uint8Array {
-  const stream = lzma2.compressSync(payload);
+  const stream = napiLzma().lzma2.compressSync(payload);
   // Compressed chunks may refer back as far as the encoder's window: only safe within the reader's.
   if (storedChunksOnly(stream) || payload.length <= dictSize(filter)) return stream;
   throw floeError('UNSUPPORTED', `lzma: the native LZMA2 encoder wrote compressed chunks whose matches may reach beyond the filter's ${dictSize(filter)}-byte dictionary; use format 1 (xz)`);
@@ -75,7 +75,7 @@ function encodeLzma2(filter: FilterSpec, payload: Uint8Array): Uint8Array {
 function encodeLzma1(filter: FilterSpec, payload: Uint8Array): Uint8Array {
   const { lc, lp, pb } = lzma1Props(filter);
   if (lc !== ENCODER_PROPS.lc || lp !== ENCODER_PROPS.lp || pb !== ENCODER_PROPS.pb) return encodeLzma1Literals(payload, { lc, lp, pb });
-  const alone = lzma.compressSync(payload);
+  const alone = napiLzma().lzma.compressSync(payload);
   if (alone[0] !== ENCODER_PROPS_BYTE) throw floeError('UNSUPPORTED', `lzma: the native LZMA1 encoder wrote properties byte 0x${alone[0]!.toString(16)}, not 0x5d; use format 1 (xz)`);
   // The "alone" header (props, dictionary, size) dropped: a raw stream ends with its end marker.
   return alone.subarray(ALONE_HEADER);

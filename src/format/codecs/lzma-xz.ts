@@ -4,8 +4,7 @@
 // optionally more streams separated by zero padding. Each block: header (filters), LZMA2
 // data, padding to 4 bytes, check (CRC32, CRC64 or SHA-256 of the decoded block).
 import { createHash } from 'node:crypto';
-import { crc32 } from '@node-rs/crc32';
-import { lzma2 } from '@napi-rs/lzma';
+import { crc32, napiLzma } from './native-lzma.ts';
 import { floeError } from '../../errors.ts';
 import { corrupt } from './bytes-codec-support.ts';
 
@@ -46,7 +45,7 @@ function decodeStream(data: Uint8Array, start: number, parts: Uint8Array[]): num
     const filters = readFilters(header);
     p += headerSize;
     const packedEnd = lzma2End(data, p);
-    const decoded = applyFilters(lzma2.decompressSync(data.subarray(p, packedEnd)), filters);
+    const decoded = applyFilters(napiLzma().lzma2.decompressSync(data.subarray(p, packedEnd)), filters);
     p = packedEnd;
     while ((p - start) % 4 !== 0) if (data[p++] !== 0) throw corrupt(NAME, 'xz block padding is not zero');
     if (p + checkSize > data.length) throw corrupt(NAME, 'xz block check is truncated');

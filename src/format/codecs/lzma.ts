@@ -4,7 +4,7 @@
 // Encoding writes all four formats; raw chains (delta filters, then LZMA1 or LZMA2) are in
 // lzma-raw.ts. The native encoder picks its own preset and, for xz, its own filters: that
 // changes the ratio, never what a reader needs, since xz and alone streams describe themselves.
-import { lzma, xz } from '@napi-rs/lzma';
+import { napiLzma } from './native-lzma.ts';
 import { floeError } from '../../errors.ts';
 import type { BytesToBytesCodec } from './types.ts';
 import { checkKeys, decodingGuard, invalidConfig, shown } from './bytes-codec-support.ts';
@@ -35,13 +35,13 @@ function decode(format: number, filters: FilterSpec[] | null, data: Uint8Array):
   if (format === FORMAT_RAW) return decodeRaw(filters!, data);
   if (isXz(data)) return decodeXz(data);
   if (format === FORMAT_XZ) throw floeError('CORRUPT_OBJECT', 'lzma: the chunk is not an xz stream (bad magic); check compression_opts.format');
-  return lzma.decompressSync(data);
+  return napiLzma().lzma.decompressSync(data);
 }
 
 function encode(format: number, filters: FilterSpec[] | null, data: Uint8Array): Uint8Array {
   if (format === FORMAT_RAW) return encodeRaw(filters!, data);
-  if (format === FORMAT_ALONE) return lzma.compressSync(data);
-  return xz.compressSync(data);
+  if (format === FORMAT_ALONE) return napiLzma().lzma.compressSync(data);
+  return napiLzma().xz.compressSync(data);
 }
 
 function readOpts(compressionOpts: unknown): { format: number; filters: FilterSpec[] | null; raw: Record<string, unknown> } {
