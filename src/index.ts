@@ -22,7 +22,7 @@ export type { CodecMetadata } from './format/codecs/types.ts';
 export { MemoryStorage, type MemoryStorageOptions } from './engine/storage/memory.ts';
 export { FsStorage, type FsStorageOptions } from './engine/storage/fs.ts';
 export { SqliteStorage, type SqliteStorageOptions } from './engine/storage/sqlite.ts';
-export { S3Storage, type S3StorageOptions } from './engine/storage/s3.ts';
+export { S3Storage, type S3StorageOptions, type S3ClientLike } from './engine/storage/s3.ts';
 export { wrapStorage, type Around, type StorageCall, type StorageOperation } from './engine/storage/wrap.ts';
 export { withRetries, type RetryOptions } from './engine/storage/retries.ts';
 export { withTimeouts, type TimeoutOptions } from './engine/storage/timeouts.ts';

@@ -2,8 +2,10 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { S3Client } from '@aws-sdk/client-s3';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import * as floe from '../../src/index.ts';
+import type { S3ClientLike, S3StorageOptions } from '../../src/index.ts';
 import { ERROR_CODES, FloeError, isFloeError } from '../../src/errors.ts';
 
 describe('public API', () => {
@@ -40,6 +42,13 @@ describe('public API', () => {
     const out = execFileSync(process.execPath, ['--import', 'tsx', '--no-warnings', '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', timeout: 100_000 });
     expect(JSON.parse(out.trim().split('\n').at(-1)!)).toEqual({ onImport: false, onConstruct: false, onRequest: true });
   }, 120_000);
+
+  it('takes an S3Client of @aws-sdk/client-s3 as its structural S3ClientLike', () => {
+    // Floe's declarations name no type of the SDK (an optional package); a real client still fits.
+    expectTypeOf<S3Client>().toExtend<S3ClientLike>();
+    const options: S3StorageOptions = { bucket: 'b', client: new S3Client({ region: 'us-east-1' }) };
+    expect(options.client).toBeInstanceOf(S3Client);
+  });
 
   it('keeps the error codes stable', () => {
     expect([...ERROR_CODES]).toEqual([

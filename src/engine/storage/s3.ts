@@ -53,8 +53,19 @@ export interface S3StorageOptions {
   requestTimeoutMs?: number;
   /** Keys per ListObjectsV2 page. Default 1000. */
   listPageSize?: number;
-  /** A client to use instead of building one from the connection options above (not closed by close()). */
-  client?: S3Client;
+  /**
+   * A client to use instead of building one from the connection options above (not closed by
+   * close()): an `S3Client` of @aws-sdk/client-s3.
+   */
+  client?: S3ClientLike;
+}
+
+/**
+ * What S3Storage needs of a client; `S3Client` from @aws-sdk/client-s3 fits. Declared here so
+ * Floe's type declarations do not require the SDK, an optional package, to be installed.
+ */
+export interface S3ClientLike {
+  send(command: unknown, options?: { abortSignal?: AbortSignal }): Promise<unknown>;
 }
 
 type Sdk = typeof import('@aws-sdk/client-s3');
@@ -111,7 +122,8 @@ export class S3Storage implements ObjectStorage {
     this.bucket = options.bucket;
     this.root = options.prefix ? `${options.prefix}/` : '';
     this.partSize = options.partSize ?? 8 * 1024 * 1024;
-    this.client = options.client;
+    // The option's type is structural; the value is an S3Client (or one that behaves as one).
+    this.client = options.client as S3Client | undefined;
   }
 
   /** The SDK and the client, both made on the first request. */
