@@ -5,10 +5,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import FileSystemStore from '@zarrita/storage/fs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as zarr from 'zarrita';
 import { fixturePath } from '../support/fixtures.ts';
-import { spawnFloe, tempDir, type CliResult } from './helpers.ts';
+import { removeTempDirs, spawnFloe, tempDir, type CliResult } from './helpers.ts';
+
+afterAll(removeTempDirs);
 
 const V1_ROOT = fixturePath('zarr', 'v1');
 const V1_EXPECTED = JSON.parse(readFileSync(path.join(V1_ROOT, 'expected-v1.json'), 'utf8')) as Record<string, { shape: number[]; fill_value: number; attrs: Record<string, unknown>; values_c_order_flat: number[] }>;

@@ -7,9 +7,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { S3Storage } from '../../src/engine/storage/s3.ts';
 import { fixturePath } from '../support/fixtures.ts';
-import { spawnFloe, tempDir, type CliResult } from './helpers.ts';
+import { removeTempDirs, spawnFloe, tempDir, type CliResult } from './helpers.ts';
 
 const target = inject('s3');
+afterAll(removeTempDirs);
 const mustRun = process.env.CI === 'true' || process.env.FLOE_REQUIRE_S3 === '1';
 
 if ('unavailable' in target && mustRun) {
