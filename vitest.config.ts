@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    globalSetup: ['test/setup/build.ts', 'test/setup/ceph.ts'],
+    // Order matters: temp-dir-check must come after ceph (see its header).
+    globalSetup: ['test/setup/build.ts', 'test/setup/ceph.ts', 'test/setup/temp-dir-check.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Two cores on CI: more workers only thrash.

@@ -2,8 +2,10 @@
 // --json for scripts, and one-line errors with exit codes (1: failed, 2: bad command line).
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { fieldValue, floe, NT, NX, NY, sampleRepository, tempDir } from './helpers.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fieldValue, floe, NT, NX, NY, removeTempDirs, sampleRepository, tempDir } from './helpers.ts';
+
+afterAll(removeTempDirs);
 
 let dir: string;
 let repoPath: string;

@@ -1,6 +1,8 @@
 // `floe conformance`: the harness from floe/testing behind a command line.
-import { describe, expect, it } from 'vitest';
-import { floe, ROOT, spawnFloe, tempDir } from './helpers.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { floe, removeTempDirs, ROOT, spawnFloe, tempDir } from './helpers.ts';
+
+afterAll(removeTempDirs);
 
 describe('floe conformance', () => {
   it('reports agreement with zarrita on a seeded run', async () => {

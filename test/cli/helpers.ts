@@ -1,7 +1,7 @@
 // Shared by the CLI tests: run `floe` in-process with captured output, spawn the real binary,
 // and build a small repository with a group, coordinates, a sharded field, two commits and a tag.
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ZarrArray } from '../../src/engine/array.ts';
@@ -19,8 +19,18 @@ export interface CliResult {
   stderr: string;
 }
 
+const madeDirs: string[] = [];
+
+/** A fresh directory under os.tmpdir(); a file that calls this registers `afterAll(removeTempDirs)`. */
 export function tempDir(prefix = 'floe-cli-'): string {
-  return mkdtempSync(path.join(tmpdir(), prefix));
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  madeDirs.push(dir);
+  return dir;
+}
+
+/** Removes every directory tempDir() made in this test file (each file has its own module instance). */
+export function removeTempDirs(): void {
+  for (const dir of madeDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
 export async function floe(argv: string[], options: { cwd: string; tty?: boolean; env?: Record<string, string>; signal?: AbortSignal; now?: () => number }): Promise<CliResult> {

@@ -3,10 +3,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { decode } from 'fast-png';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { layoutFor, barLabel, renderHeatmap } from '../../src/cli/plot/heatmap.ts';
 import { MISSING, viridis } from '../../src/cli/plot/colormap.ts';
-import { fieldValue, floe, NX, NY, sampleRepository, tempDir } from './helpers.ts';
+import { fieldValue, floe, NX, NY, removeTempDirs, sampleRepository, tempDir } from './helpers.ts';
+
+afterAll(removeTempDirs);
 
 describe('floe plot', () => {
   it('writes a PNG heat map of a 2-D slice with a colour bar', async () => {

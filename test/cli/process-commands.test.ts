@@ -1,16 +1,18 @@
 // Every command of issue 9 as a user runs it: `node bin/floe.mjs …` processes in a temp directory,
 // on a Zarr v3 store that zarrita wrote and on Zarr v1 arrays another implementation wrote
-// (../shared/conformance/zarr/v1). Expected values are what this test wrote or what
+// (test/fixtures/zarr/v1). Expected values are what this test wrote or what
 // expected-v1.json lists; ids are only compared between commands, never taken as the answer.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import FileSystemStore from '@zarrita/storage/fs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as zarr from 'zarrita';
-import { conformancePath } from '../support/shared.ts';
-import { spawnFloe, tempDir, type CliResult } from './helpers.ts';
+import { fixturePath } from '../support/fixtures.ts';
+import { removeTempDirs, spawnFloe, tempDir, type CliResult } from './helpers.ts';
 
-const V1_ROOT = conformancePath('zarr', 'v1');
+afterAll(removeTempDirs);
+
+const V1_ROOT = fixturePath('zarr', 'v1');
 const V1_EXPECTED = JSON.parse(readFileSync(path.join(V1_ROOT, 'expected-v1.json'), 'utf8')) as Record<string, { shape: number[]; fill_value: number; attrs: Record<string, unknown>; values_c_order_flat: number[] }>;
 const SPEC = V1_EXPECTED.spec_example_zlib_i4!;
 

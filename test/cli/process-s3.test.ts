@@ -6,10 +6,11 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { S3Storage } from '../../src/engine/storage/s3.ts';
-import { conformancePath } from '../support/shared.ts';
-import { spawnFloe, tempDir, type CliResult } from './helpers.ts';
+import { fixturePath } from '../support/fixtures.ts';
+import { removeTempDirs, spawnFloe, tempDir, type CliResult } from './helpers.ts';
 
 const target = inject('s3');
+afterAll(removeTempDirs);
 const mustRun = process.env.CI === 'true' || process.env.FLOE_REQUIRE_S3 === '1';
 
 if ('unavailable' in target && mustRun) {
@@ -36,7 +37,7 @@ if ('unavailable' in target && mustRun) {
     AWS_SECRET_ACCESS_KEY: target.secretAccessKey,
     FLOE_S3_UNQUOTED_IF_MATCH: '1',
   };
-  const v1Dir = conformancePath('zarr', 'v1');
+  const v1Dir = fixturePath('zarr', 'v1');
   const ragged = (JSON.parse(readFileSync(path.join(v1Dir, 'expected-v1.json'), 'utf8')) as Record<string, { values_c_order_flat: number[] }>).bz2_f8_ragged!;
 
   describe('floe on S3 (Ceph RADOS gateway) as spawned processes', () => {

@@ -2,8 +2,10 @@
 // (small grid; the full one is measured by hand, see docs/cli.md), then the commands it suggests.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { spawnFloe, tempDir } from './helpers.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { removeTempDirs, spawnFloe, tempDir } from './helpers.ts';
+
+afterAll(removeTempDirs);
 
 describe('the floe binary', () => {
   it('runs the demo end to end, then log, ls, cat and plot on what it wrote', async () => {

@@ -5,12 +5,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as zarr from 'zarrita';
 import { createRepositoryServer, type RepositoryServer } from '../../src/cli/serve/repository-server.ts';
-import { fieldValue, NX, NY, ROOT, sampleRepository, tempDir } from './helpers.ts';
+import { fieldValue, NX, NY, removeTempDirs, ROOT, sampleRepository, tempDir } from './helpers.ts';
 
 let server: RepositoryServer;
 let base: string;
 let v1: string;
 
+afterAll(removeTempDirs); // after hooks run last-registered first: this one after server.close()
 beforeAll(async () => {
   const sample = await sampleRepository(tempDir());
   v1 = sample.v1;

@@ -14,7 +14,7 @@ import { decodeRepoInfo, decodeRepoConfig, encodeRepoConfig, encodeRepoInfo, enc
 import { decodeSnapshot, encodeSnapshot, encodeSnapshotPayload, type Snapshot } from '../../src/format/icechunk/snapshot.ts';
 import { decodeTransactionLog, encodeTransactionLog, encodeTransactionLogPayload } from '../../src/format/icechunk/transaction-log.ts';
 import { decodeV1Ref } from '../../src/format/icechunk/spec1.ts';
-import { conformancePath } from '../support/shared.ts';
+import { fixturePath } from '../support/fixtures.ts';
 
 const REPOS = ['test-repo-v1', 'test-repo-v2', 'test-repo-v2-migrated', 'split-repo-v2', 'expire-repo-v2-by-2.0.5'];
 
@@ -33,7 +33,7 @@ const CODECS: Record<string, Codec> = {
 };
 
 function metadataFiles(repo: string): { key: string; codec: Codec }[] {
-  const root = conformancePath('icechunk/repos', repo);
+  const root = fixturePath('icechunk/repos', repo);
   const out: { key: string; codec: Codec }[] = [];
   if (existsSync(path.join(root, REPO_INFO_KEY))) out.push({ key: REPO_INFO_KEY, codec: CODECS.repo! });
   for (const dir of ['snapshots', 'manifests', 'transactions', 'overwritten']) {
@@ -43,7 +43,7 @@ function metadataFiles(repo: string): { key: string; codec: Codec }[] {
   return out;
 }
 
-const read = (repo: string, key: string) => new Uint8Array(readFileSync(conformancePath('icechunk/repos', repo, key)));
+const read = (repo: string, key: string) => new Uint8Array(readFileSync(fixturePath('icechunk/repos', repo, key)));
 
 describe.each(REPOS)('%s', (repo) => {
   const files = metadataFiles(repo);
@@ -72,7 +72,7 @@ describe.each(REPOS)('%s', (repo) => {
     }
   });
 
-  const expected = JSON.parse(readFileSync(conformancePath('icechunk/expected', `${repo}.json`), 'utf8')) as Record<string, ExpectedRef>;
+  const expected = JSON.parse(readFileSync(fixturePath('icechunk/expected', `${repo}.json`), 'utf8')) as Record<string, ExpectedRef>;
 
   it.each(Object.entries(expected))('%s resolves to the expected snapshot, nodes and chunk refs', (refName, want) => {
     const snapshotId = resolveRef(repo, refName);
@@ -118,7 +118,7 @@ interface ExpectedRef {
 function resolveRef(repo: string, refName: string): SnapshotId {
   const [kind, ...rest] = refName.split(':');
   const name = rest.join(':');
-  const root = conformancePath('icechunk/repos', repo);
+  const root = fixturePath('icechunk/repos', repo);
   if (existsSync(path.join(root, REPO_INFO_KEY))) {
     const info = decodeRepoInfo(read(repo, REPO_INFO_KEY));
     const list = kind === 'branch' ? info.branches : info.tags;
@@ -151,7 +151,7 @@ function countRefs(repo: string, snapshot: Snapshot, nodeId: Uint8Array): Record
 /** Parent links: from the repo info file in spec 2, from the snapshot files in spec 1. */
 function ancestry(repo: string): Map<string, string | null> {
   const parents = new Map<string, string | null>();
-  const root = conformancePath('icechunk/repos', repo);
+  const root = fixturePath('icechunk/repos', repo);
   if (existsSync(path.join(root, REPO_INFO_KEY))) {
     for (const s of decodeRepoInfo(read(repo, REPO_INFO_KEY)).snapshots) parents.set(idToString(s.id), s.parentId && idToString(s.parentId));
   } else {

@@ -12,7 +12,7 @@ import { openNode } from '../../src/engine/group.ts';
 import { slice } from '../../src/engine/selection.ts';
 import { currentChunkRefs } from '../../src/txn/node-view.ts';
 import { Repository, Storage, type Session } from '../../src/txn/index.ts';
-import { conformancePath } from '../support/shared.ts';
+import { fixturePath } from '../support/fixtures.ts';
 
 const REPOS = ['test-repo-v1', 'test-repo-v2', 'test-repo-v2-migrated', 'split-repo-v2', 'expire-repo-v2-by-2.0.5'];
 
@@ -38,7 +38,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 let copies = 0;
 function openCopy(repo: string): Promise<Repository> {
   const dir = path.join(scratch, `${repo}-${copies++}`);
-  cpSync(conformancePath('icechunk/repos', repo), dir, { recursive: true });
+  cpSync(fixturePath('icechunk/repos', repo), dir, { recursive: true });
   return Repository.open(Storage.newLocalFilesystem(dir));
 }
 
@@ -63,7 +63,7 @@ async function chunkKinds(session: Session, nodePath: string): Promise<{ counts:
 }
 
 describe.each(REPOS)('%s', (repo) => {
-  const expected = JSON.parse(readFileSync(conformancePath('icechunk/expected', `${repo}.json`), 'utf8')) as Record<string, ExpectedRef>;
+  const expected = JSON.parse(readFileSync(fixturePath('icechunk/expected', `${repo}.json`), 'utf8')) as Record<string, ExpectedRef>;
 
   it.each(Object.entries(expected))('%s reads to the expected nodes and values', async (refName, want) => {
     const repository = await openCopy(repo);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { BYTES_CODECS, V1_COMPRESSORS } from '../../src/format/codecs/bytes-codecs.ts';
 import type { BytesToBytesCodec } from '../../src/format/codecs/types.ts';
 import { parseNpy } from '../support/npy.ts';
-import { conformancePath } from '../support/shared.ts';
+import { fixturePath } from '../support/fixtures.ts';
 
 type Config = Record<string, unknown>;
 const ctx = { itemSize: 1 };
@@ -20,7 +20,7 @@ const CODECS: Record<string, (config: Config) => BytesToBytesCodec> = {
   zstd: (c) => BYTES_CODECS.zstd!({ level: c.level, checksum: c.checksum ?? false }, ctx),
 };
 
-const root = conformancePath('zarr', 'numcodecs-streams', 'fixture');
+const root = fixturePath('zarr', 'numcodecs-streams', 'fixture');
 
 describe.each(Object.keys(CODECS))('numcodecs %s streams', (name) => {
   const dir = path.join(root, name);

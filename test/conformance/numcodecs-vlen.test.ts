@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { buildCodecChain } from '../../src/format/codecs/pipeline.ts';
 import { parseDataType } from '../../src/format/zarr/data-types.ts';
 import { defaultFillValue } from '../../src/format/zarr/fill-value.ts';
-import { conformancePath } from '../support/shared.ts';
+import { fixturePath } from '../support/fixtures.ts';
 
 interface ArrayEntry {
   shape: number[];
@@ -19,7 +19,7 @@ interface Values {
   values: (string | null)[];
 }
 
-const root = conformancePath('zarr', 'numcodecs-streams');
+const root = fixturePath('zarr', 'numcodecs-streams');
 const index = JSON.parse(readFileSync(path.join(root, 'INDEX.json'), 'utf8')) as Record<string, { arrays: Record<string, ArrayEntry> }>;
 
 describe.each([

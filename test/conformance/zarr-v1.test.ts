@@ -1,4 +1,4 @@
-// Every Zarr v1 store in ../shared/conformance/zarr/v1 reads to expected-v1.json, and the meta
+// Every Zarr v1 store in test/fixtures/zarr/v1 reads to expected-v1.json, and the meta
 // Floe would write for it is byte-identical to the file zarr 1.x conventions produced.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -11,7 +11,7 @@ import { MemoryStorage } from '../../src/engine/storage/memory.ts';
 import { StorageStore } from '../../src/engine/store.ts';
 import * as zarr from 'zarrita';
 import { encodeV1Attributes, encodeV1Metadata } from '../../src/format/zarr-v1/meta.ts';
-import { conformancePath } from '../support/shared.ts';
+import { fixturePath } from '../support/fixtures.ts';
 
 interface Expected {
   dtype: unknown;
@@ -25,7 +25,7 @@ interface Expected {
   values_c_order_flat: unknown[];
 }
 
-const root = conformancePath('zarr', 'v1');
+const root = fixturePath('zarr', 'v1');
 const expected = JSON.parse(readFileSync(path.join(root, 'expected-v1.json'), 'utf8')) as Record<string, Expected>;
 const stores = readdirSync(root).filter((d) => statSync(path.join(root, d)).isDirectory());
 

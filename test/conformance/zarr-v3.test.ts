@@ -6,7 +6,7 @@ import { openStore } from '../../src/engine/api.ts';
 import { ZarrArray } from '../../src/engine/array.ts';
 import { ZarrGroup } from '../../src/engine/group.ts';
 import type { ZarrStore } from '../../src/engine/store.ts';
-import { conformancePath } from '../support/shared.ts';
+import { fixturePath } from '../support/fixtures.ts';
 import { normalizeExpected, toPlainValues } from '../support/values.ts';
 
 interface Expected {
@@ -47,12 +47,12 @@ function suite(title: string, root: string, expectedFile: string) {
   });
 }
 
-suite('zarr-python 3 fixtures', conformancePath('zarr', 'zarrita-v3', 'fixtures', 'v3', 'data.zarr'), conformancePath('zarr', 'zarrita-v3', 'expected-v3.json'));
-suite('v3 edge cases', conformancePath('zarr', 'v3-edge'), conformancePath('zarr', 'v3-edge', 'expected-v3-edge.json'));
+suite('zarr-python 3 fixtures', fixturePath('zarr', 'zarrita-v3', 'fixtures', 'v3', 'data.zarr'), fixturePath('zarr', 'zarrita-v3', 'expected-v3.json'));
+suite('v3 edge cases', fixturePath('zarr', 'v3-edge'), fixturePath('zarr', 'v3-edge', 'expected-v3-edge.json'));
 
 describe('hierarchy written by zarr-python 3', () => {
   it('lists the root group children with their kinds', async () => {
-    const store = openStore(conformancePath('zarr', 'zarrita-v3', 'fixtures', 'v3', 'data.zarr'), { readOnly: true });
+    const store = openStore(fixturePath('zarr', 'zarrita-v3', 'fixtures', 'v3', 'data.zarr'), { readOnly: true });
     const root = await ZarrGroup.open(store, '/');
     const children = await root.children();
     expect(children.find((c) => c.name === 'my group with spaces')?.kind).toBe('group');
@@ -64,7 +64,7 @@ describe('hierarchy written by zarr-python 3', () => {
   });
 
   it('keeps the payload of a hex NaN fill value bit-exact', async () => {
-    const store = openStore(conformancePath('zarr', 'v3-edge'), { readOnly: true });
+    const store = openStore(fixturePath('zarr', 'v3-edge'), { readOnly: true });
     const array = await ZarrArray.open(store, 'float32.fill_hex_nan.nochunks');
     const result = await array.get();
     const bits = new Uint32Array((result.data as Float32Array).buffer);

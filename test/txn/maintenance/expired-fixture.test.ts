@@ -13,13 +13,13 @@ import { idToString } from '../../../src/format/icechunk/ids.ts';
 import { decodeRepoInfo, type RepoInfo } from '../../../src/format/icechunk/repo-info.ts';
 import { planExpiry } from '../../../src/txn/maintenance/index.ts';
 import { Repository, Storage } from '../../../src/txn/index.ts';
-import { conformancePath } from '../../support/shared.ts';
+import { fixturePath } from '../../support/fixtures.ts';
 import { ancestryIds } from './helpers.ts';
 
 const NAME = 'expire-repo-v2-by-2.0.5';
 const INITIAL = '1CECHNKREP0F1RSTCMT0';
 type Expected = Record<string, { snapshot: string; nodes: Record<string, { type: string; first_col?: string[]; values?: string[] }> }>;
-const expected = JSON.parse(readFileSync(conformancePath('icechunk', 'expected', `${NAME}.json`), 'utf8')) as Expected;
+const expected = JSON.parse(readFileSync(fixturePath('icechunk', 'expected', `${NAME}.json`), 'utf8')) as Expected;
 const scratch = mkdtempSync(path.join(tmpdir(), 'floe-expired-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -43,7 +43,7 @@ async function checkEveryRef(repo: Repository): Promise<void> {
 
 describe(`the reference-expired fixture ${NAME}`, () => {
   it('every ref reads its expected values; every ancestry is tip + initial', async () => {
-    const repo = await Repository.open(Storage.newLocalFilesystem(conformancePath('icechunk', 'repos', NAME)));
+    const repo = await Repository.open(Storage.newLocalFilesystem(fixturePath('icechunk', 'repos', NAME)));
     await checkEveryRef(repo);
     for (const ref of Object.keys(expected)) {
       expect(await ancestryIds(repo, versionOf(ref)), ref).toEqual([expected[ref]!.snapshot, INITIAL]);
@@ -57,7 +57,7 @@ describe(`the reference-expired fixture ${NAME}`, () => {
 
   it('Floe expiry and GC on a copy change nothing a ref reads', async () => {
     const dir = path.join(scratch, 'copy');
-    cpSync(conformancePath('icechunk', 'repos', NAME), dir, { recursive: true });
+    cpSync(fixturePath('icechunk', 'repos', NAME), dir, { recursive: true });
     const repo = await Repository.open(Storage.newLocalFilesystem(dir));
     const result = await repo.expireSnapshots(new Date());
     expect(result.releasedSnapshots).toEqual([]); // already expired: every snapshot is a kept tip or the root
@@ -67,7 +67,7 @@ describe(`the reference-expired fixture ${NAME}`, () => {
   });
 
   describe('Floe expiry of the pre-expiry backup reproduces the reference', () => {
-    const root = conformancePath('icechunk', 'repos', NAME);
+    const root = fixturePath('icechunk', 'repos', NAME);
     const read = (key: string) => new Uint8Array(readFileSync(path.join(root, key)));
     // Found through the ops log, not by name: the current file's ExpirationRan entry names the
     // file that update left (post), and post's entry below it names the file before (pre).
