@@ -48,6 +48,12 @@ class HttpError extends Error {
   }
 }
 
+/**
+ * An HTTP query service (node:http) over a store or session: `POST /query` with a JSON query answers
+ * JSON or the binary result form, `GET /explain?q=...` the plan. Results over `maxResultBytes`
+ * answer 413 and queries over `timeoutMs` 504; bad queries 400 (404 for a missing array or label).
+ * Call `listen()` to start it.
+ */
 export function createQueryServer(source: QuerySource, options: QueryServerOptions = {}): QueryServer {
   const limits = { maxResultBytes: options.maxResultBytes ?? 256 * 2 ** 20, timeoutMs: options.timeoutMs ?? 30_000, jsonMaxBytes: options.jsonMaxBytes ?? 64 * 1024 };
   const handle = async (req: IncomingMessage, res: ServerResponse, url: URL, signal: AbortSignal): Promise<void> => {
