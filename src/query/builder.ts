@@ -61,7 +61,6 @@ export interface QueryBuilder<D extends string = string> {
   /** The frozen operation tree this builder holds. */
   toOperationNode(): QueryNode;
   /** The array to read; naming its dtype types the result and is checked when planning. */
-  /** The array to read; naming its dtype types the result and is checked when planning. */
   from<T extends DTypeName>(path: string, dtype: T): QueryBuilder<T>;
   /** The array to read, of any data type. */
   from(path: string): QueryBuilder<string>;
