@@ -36,6 +36,7 @@ export interface KindTotals {
   bytes: number;
 }
 
+/** What garbage collection deleted (or, in a dry run, would delete). */
 export interface GcSummary {
   /** Objects listed and examined so far. */
   scanned: number;
@@ -49,6 +50,7 @@ export interface GcSummary {
   backupsSwept: boolean;
 }
 
+/** Options of {@link Repository.garbageCollect} and {@link GarbageCollection}. */
 export interface GcOptions {
   /** Count and list, delete nothing, write nothing. Default false. */
   dryRun?: boolean;
@@ -106,6 +108,11 @@ const emptySummary = (): GcSummary => ({
   backupsSwept: true,
 });
 
+/**
+ * Incremental garbage collection: marks what refs need, then sweeps unmarked objects older than a
+ * cutoff. `run()` stops after a budget and returns a plain-data cursor that resumes the sweep in this
+ * or another process (`cursor` option). Throws `INVALID_ARGUMENT` for a cutoff in the future.
+ */
 export class GarbageCollection {
   private constructor(
     private readonly deps: GcDeps,
