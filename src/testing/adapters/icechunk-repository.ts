@@ -99,6 +99,7 @@ class IcechunkRepositoryHandle implements RepositoryHandle {
   close() { return this.call('closeRepository'); }
 }
 
+/** The reference Icechunk adapter: runs the reference in a child process, which `dispose()` ends. */
 export interface IcechunkRepositoryAdapter extends RepositoryAdapter {
   /** Ends the child process (after pending requests). */
   dispose(): Promise<void>;

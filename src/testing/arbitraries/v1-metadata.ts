@@ -12,6 +12,7 @@ import type { ElementValues, TestDataType } from './data-types.ts';
 import { pick, rng } from './seeded-random.ts';
 import { UNICODE_POOL, v1DtypeArb } from './v1-dtypes.ts';
 
+/** A generated Zarr v1 array: what `V1Array.create` takes, and what the model needs to check it. */
 export interface V1Case {
   readonly input: V1ArrayInput;
   readonly dtype: TestDataType;
@@ -69,6 +70,10 @@ function unicodeValues(chars: number, fill: string, n: number, seed: number): st
   });
 }
 
+/**
+ * fast-check arbitrary of Zarr v1 arrays: every dtype, rank 1-3 shapes, C or F order, and the
+ * compressors zarr 1.x wrote (zlib/gzip, bz2, blosc, lzma) with their options.
+ */
 export function v1ArrayInputArb(options: V1CaseOptions = {}): fc.Arbitrary<V1Case> {
   return fc
     .record({
