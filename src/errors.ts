@@ -26,6 +26,7 @@ export const ERROR_CODES = [
 /** The machine-readable kind of a {@link FloeError}. */
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/** Options of a {@link FloeError}: its cause, where it happened, and typed details. */
 export interface FloeErrorOptions {
   cause?: unknown;
   /** Where it happened: a store key, node path, snapshot id, file. */

@@ -31,6 +31,7 @@ export interface Sized<T> {
   readonly bytes: number;
 }
 
+/** Counters of a {@link ReadCaches}, from {@link ReadCaches.stats}. */
 export interface ReadCacheStats {
   shardIndexes: ByteLruStats;
   chunks: ByteLruStats;

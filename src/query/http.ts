@@ -28,10 +28,12 @@ export interface QueryServerOptions extends QueryOptions {
   onServerError?: (err: unknown) => void;
 }
 
+/** The HTTP query service {@link createQueryServer} returns. */
 export interface QueryServer {
   readonly server: Server;
   /** Starts listening; resolves to the base URL, e.g. http://127.0.0.1:41234. Port 0 picks one. */
   listen(port?: number, host?: string): Promise<string>;
+  /** Stops accepting connections; resolves when the server has closed. */
   close(): Promise<void>;
 }
 

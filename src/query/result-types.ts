@@ -27,6 +27,7 @@ export interface DataTypeMap {
   large_binary: Uint8Array[];
 }
 
+/** A Zarr data type name a query result can be typed by. */
 export type DTypeName = keyof DataTypeMap;
 
 /** The data a query over a `D` array returns; any data type when D is not known statically. */

@@ -164,6 +164,7 @@ export class Storage {
   }
 }
 
+/** Where a repository lives: a {@link Storage}, or any {@link ObjectStorage} directly. */
 export type StorageLike = Storage | ObjectStorage;
 
 export function objectStorageOf(storage: StorageLike): ObjectStorage {

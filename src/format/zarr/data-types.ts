@@ -29,6 +29,7 @@ export type TypedArray =
 /** The element storage of a chunk or a selection result. */
 export type ArrayData = TypedArray | string[] | Uint8Array[];
 
+/** The family of a {@link DataType}. */
 export type DataTypeKind = 'bool' | 'int' | 'uint' | 'float' | 'complex' | 'raw' | 'string' | 'binary';
 
 /** A Zarr data type: how its elements are stored (item size) and held in memory (typed array, lanes). */

@@ -7,6 +7,7 @@ import fc from 'fast-check';
 
 /** Node paths a history uses; '/a/c' and '/b/c' need their parent group. */
 export const HISTORY_PATHS = ['/a', '/b', '/a/c', '/b/c'] as const;
+/** A node path of {@link HISTORY_PATHS}. */
 export type HistoryPath = (typeof HISTORY_PATHS)[number];
 
 /** Every array in a history: int32, `chunks` chunks of `chunkLength` elements, fill 0. */

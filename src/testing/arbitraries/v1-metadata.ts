@@ -22,6 +22,7 @@ export interface V1Case {
   values(n: number, seed: number): ElementValues;
 }
 
+/** Options of {@link v1ArrayInputArb}. */
 export interface V1CaseOptions {
   /** Draw U<n> scalar dtypes too (default false: their values come only from `values`, not from
    *  `randomElements`, whose strings may not fit). Structured records may hold U fields either way. */

@@ -14,6 +14,7 @@ import { emptyLiveSet, markBackups, markSnapshots, snapshotsToKeep, type LiveSet
 
 /** What GC deletes, in sweep order: snapshots before what they point at, as the reference does. */
 export const GC_KINDS = ['snapshots', 'transactionLogs', 'manifests', 'chunks', 'backups'] as const;
+/** The kinds of objects garbage collection deletes. */
 export type GcKind = (typeof GC_KINDS)[number];
 
 const PREFIX_OF: Record<GcKind, string> = {
@@ -31,6 +32,7 @@ function isRepositoryObject(kind: GcKind, key: string): boolean {
   return idFromKey(prefix, key)?.length === ID12_LENGTH;
 }
 
+/** Objects and bytes of one {@link GcKind}. */
 export interface KindTotals {
   objects: number;
   bytes: number;
@@ -85,6 +87,10 @@ export interface GcCursor {
   summary: GcSummary;
 }
 
+/**
+ * What one {@link GarbageCollection.run} step did: whether the sweep is done, the cursor that
+ * resumes it, and the running totals.
+ */
 export interface GcStepResult {
   done: boolean;
   cursor: GcCursor;
