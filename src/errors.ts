@@ -1,6 +1,7 @@
 // The one error type Floe throws. Every layer imports this leaf module; it imports nothing.
 // A `code` is stable API: callers branch on it, tests pin the list below.
 
+/** Every {@link ErrorCode}, in a stable order. Codes are stable API: branch on them, not on messages. */
 export const ERROR_CODES = [
   'INVALID_ARGUMENT', // a caller passed something malformed (options, shapes, values)
   'INVALID_METADATA', // a zarr.json / meta / config document breaks its spec
@@ -23,8 +24,10 @@ export const ERROR_CODES = [
   'MISSING_DEPENDENCY', // an optional package the operation needs is not installed or does not load
 ] as const;
 
+/** The machine-readable kind of a {@link FloeError}. */
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/** Options of a {@link FloeError}: its cause, where it happened, and typed details. */
 export interface FloeErrorOptions {
   cause?: unknown;
   /** Where it happened: a store key, node path, snapshot id, file. */
@@ -33,6 +36,15 @@ export interface FloeErrorOptions {
   details?: Readonly<Record<string, unknown>>;
 }
 
+/**
+ * The one error type Floe throws. Narrow with {@link isFloeError}; `where` names the key, path or
+ * snapshot involved (and is appended to the message), `details` carries typed facts.
+ * @example
+ * ```ts
+ * try { await openArray(store, '/a'); }
+ * catch (err) { if (isFloeError(err, 'NOT_FOUND')) { ... } else throw err; }
+ * ```
+ */
 export class FloeError extends Error {
   readonly code: ErrorCode;
   readonly where: string | undefined;

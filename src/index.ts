@@ -1,5 +1,12 @@
+/**
+ * Floe: an embedded, transactional, versioned array store. Plain Zarr v3 (and v1) stores and
+ * arrays, Icechunk repositories with branches, tags and conflict-solving commits, object storage
+ * backends, and a declarative query DSL.
+ * @module floe
+ */
 // Floe's public API: re-exports only. A test pins this list (test/unit/public-api.test.ts).
 export { FloeError, isFloeError, ERROR_CODES, type ErrorCode } from './errors.ts';
+export type { FloeErrorOptions } from './errors.ts';
 
 // Plain Zarr v3: stores, arrays, groups, selections.
 export { StorageStore, type ZarrStore, type ListDir, type StorageStoreOptions } from './engine/store.ts';
@@ -7,6 +14,7 @@ export { ZarrArray, type ArrayIoOptions, type GetOptions, type WriteValue } from
 export { ZarrGroup, openNode, type ChildInfo } from './engine/group.ts';
 export { slice, type Slice, type Selection, type SelectionItem } from './engine/selection.ts';
 export { openStore, createArray, openArray, createGroup, openGroup, get, set } from './engine/api.ts';
+export type { OpenStoreOptions } from './engine/api.ts';
 
 // Zarr v1 (one array per store) and conversion to v3.
 export { V1Array, type V1ArrayInput } from './engine/v1-array.ts';
@@ -15,12 +23,17 @@ export { convertV1ToV3, type ConvertOptions, type ConvertResult } from './engine
 // Formats and data model.
 export type { NdArray } from './format/zarr/ndarray.ts';
 export type { ArrayData, TypedArray, DataType } from './format/zarr/data-types.ts';
+export type { DataTypeKind } from './format/zarr/data-types.ts';
+export type { JsonValue } from './format/json.ts';
+export type { FillValue, FillValueInput } from './format/zarr/fill-value.ts';
+export type { ChunkKeyEncoding } from './format/zarr/chunk-keys.ts';
 export type { ArrayMetadata, GroupMetadata, ArrayMetadataInput, Attributes } from './format/zarr/metadata.ts';
 export type { CodecMetadata } from './format/codecs/types.ts';
 
 // Object storage backends, and the wrappers that add retries, deadlines, limits and faults.
 export { MemoryStorage, type MemoryStorageOptions } from './engine/storage/memory.ts';
 export { FsStorage, type FsStorageOptions } from './engine/storage/fs.ts';
+export type { FileLockOptions } from './engine/storage/fs-lock.ts';
 export { SqliteStorage, type SqliteStorageOptions } from './engine/storage/sqlite.ts';
 export { S3Storage, type S3StorageOptions, type S3ClientLike } from './engine/storage/s3.ts';
 export { wrapStorage, type Around, type StorageCall, type StorageOperation } from './engine/storage/wrap.ts';
@@ -43,8 +56,24 @@ export type {
   SnapshotDescription, Conflict, ConflictType, ConflictSolver, ConflictCallback, BasicConflictSolverOptions,
   ForkJSON, RetryBackoff, ExpireOptions, ExpireResult, GcOptions, GcSummary, GcBudget, GcCursor, OpsLogItem,
 } from './txn/index.ts';
+export type { StorageLike } from './txn/storage.ts';
+export type { MetadataValue } from './format/icechunk/metadata-value.ts';
+export type { RepoStatus, RepoAvailability } from './format/icechunk/repo-updates.ts';
+export type { Clock } from './txn/repo-info-store.ts';
+export type { CacheBudgets } from './txn/objects.ts';
+export type { ChunkPacking } from './txn/chunk-packer.ts';
+export type { GcStepResult, GcKind, KindTotals } from './txn/maintenance/gc.ts';
 
 // Declarative queries: a typed builder, a planner with explain(), and an HTTP endpoint.
 export { query, formatPlan, ReadCaches } from './query/index.ts';
 export { createQueryServer } from './query/http.ts';
 export type { QueryBuilder, QueryOptions, Explanation, QueryResult, ArrayResult, ExecutionReport, QueryPlan, CoalesceOptions, ReadCacheOptions } from './query/index.ts';
+export type { QueryServer, QueryServerOptions } from './query/http.ts';
+export type { WhereOp, WhereValue, ComparisonOp } from './query/nodes/where-node.ts';
+export type { LabelValue } from './query/nodes/label.ts';
+export type { NearestOptions } from './query/nodes/nearest-node.ts';
+export type { DataTypeMap, DataOf, DTypeName } from './query/result-types.ts';
+export type { FetchCount, FetchCounts, FetchPurpose } from './query/metered-store.ts';
+export type { CacheHits } from './query/plan/planner.ts';
+export type { ReadCacheStats } from './cache/read-caches.ts';
+export type { ByteLruStats } from './cache/lru.ts';

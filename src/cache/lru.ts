@@ -10,6 +10,7 @@ export interface ByteLruOptions<V> {
   sizeOf: (value: V) => number;
 }
 
+/** Counters of one byte-budgeted LRU cache. */
 export interface ByteLruStats {
   entries: number;
   bytes: number;

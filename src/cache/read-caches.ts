@@ -10,6 +10,7 @@
 import type { NdArray } from '../format/zarr/ndarray.ts';
 import { ByteLru, SingleFlight, type ByteLruStats, type CacheView } from './lru.ts';
 
+/** Byte budgets of a {@link ReadCaches}. */
 export interface ReadCacheOptions {
   /** Budget for raw shard indexes. Default 16 MiB (a million inner-chunk entries). */
   shardIndexBytes?: number;
@@ -30,6 +31,7 @@ export interface Sized<T> {
   readonly bytes: number;
 }
 
+/** Counters of a {@link ReadCaches}, from {@link ReadCaches.stats}. */
 export interface ReadCacheStats {
   shardIndexes: ByteLruStats;
   chunks: ByteLruStats;
@@ -53,6 +55,12 @@ export interface QueryCaches {
 
 const MiB = 2 ** 20;
 
+/**
+ * Byte-budgeted LRU caches for query reads: raw shard indexes, encoded chunks, decoded chunks and
+ * coordinate arrays, with concurrent identical requests joined into one. A repository owns one for
+ * all its sessions (scoped by snapshot). Share one between readers of a plain store only while
+ * nobody writes to it, or `clear()` after writing.
+ */
 export class ReadCaches implements QueryCaches {
   readonly shardIndexes: ByteLru<string, Uint8Array>;
   readonly chunks: ByteLru<string, Uint8Array>;
@@ -88,6 +96,7 @@ export class ReadCaches implements QueryCaches {
     };
   }
 
+  /** Hits, misses and bytes held of each cache, and how many requests joined one in flight. */
   stats(): ReadCacheStats {
     return {
       shardIndexes: this.shardIndexes.stats(),
@@ -98,6 +107,7 @@ export class ReadCaches implements QueryCaches {
     };
   }
 
+  /** Empties every cache. */
   clear(): void {
     this.shardIndexes.clear();
     this.chunks.clear();

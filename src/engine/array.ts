@@ -20,6 +20,7 @@ import { writeSource, type WriteValue } from './write-value.ts';
 
 export type { WriteValue } from './write-value.ts';
 
+/** Defaults of an array's reads and writes; each `get`/`set` may override them. */
 export interface ArrayIoOptions {
   /** Chunk requests in flight at once. Default 8. */
   concurrency?: number;
@@ -30,6 +31,7 @@ export interface ArrayIoOptions {
   decodePool?: DecodePool | false;
 }
 
+/** Options of a read ({@link ZarrArray.get}). */
 export interface GetOptions extends ArrayIoOptions {
   /** Write the result into this buffer (length = elements x lanes) instead of allocating one. */
   out?: ArrayData;
@@ -41,6 +43,10 @@ const MIN_POOLED_READ_BYTES = 8 * 1024 * 1024;
 /** Encoded partial chunks a write holds between checking them and writing them (see chunk-io). */
 const WRITE_HOLD_BYTES = 128 * 1024 * 1024;
 
+/**
+ * A Zarr v3 array in a {@link ZarrStore}: reads and writes selections chunk by chunk through its codec chain.
+ * Metadata changes (`resize`, `setAttributes`) return a new ZarrArray; instances are otherwise immutable views.
+ */
 export class ZarrArray {
   readonly path: string;
   readonly chain: CodecChain;
@@ -58,6 +64,7 @@ export class ZarrArray {
     this.chain = buildCodecChain(metadata.codecs, spec, `${metadataKey(this.path)}: codecs`);
   }
 
+  /** Opens the array at `path`: `NOT_FOUND` when nothing is there, `NODE_TYPE_MISMATCH` for a group. */
   static async open(store: ZarrStore, path = '/', options?: ArrayIoOptions): Promise<ZarrArray> {
     const key = metadataKey(path);
     const bytes = await store.get(key);
@@ -65,6 +72,10 @@ export class ZarrArray {
     return new ZarrArray(store, path, parseArrayMetadata(bytes, key), options);
   }
 
+  /**
+   * Writes a new array's metadata (validated, codecs included) at `path`. Throws `ALREADY_EXISTS` when
+   * a node exists there, unless `overwrite`, which first erases that node and everything below it.
+   */
   static async create(store: ZarrStore, path: string, input: ArrayMetadataInput & { overwrite?: boolean }, options?: ArrayIoOptions): Promise<ZarrArray> {
     const key = metadataKey(path);
     const metadata = createArrayMetadata(input, key);
@@ -153,6 +164,7 @@ export class ZarrArray {
     return new ZarrArray(this.store, this.path, next, this.defaults);
   }
 
+  /** Replaces the attributes; returns the updated array. */
   async setAttributes(attributes: Attributes): Promise<ZarrArray> {
     const next = withArrayChanges(this.metadata, { attributes });
     await this.store.set(metadataKey(this.path), encodeNodeMetadata(next));

@@ -8,6 +8,7 @@ import { mapLimit } from './concurrency.ts';
 import type { ZarrStore } from './store.ts';
 import { V1Array } from './v1-array.ts';
 
+/** Options of {@link convertV1ToV3}. */
 export interface ConvertOptions {
   /** Chunks copied at once. Default 8. */
   concurrency?: number;
@@ -15,6 +16,10 @@ export interface ConvertOptions {
   overwrite?: boolean;
 }
 
+/**
+ * What {@link convertV1ToV3} wrote: the new v3 array and how many chunks it copied as they were
+ * or had to decode and encode again.
+ */
 export interface ConvertResult {
   readonly array: ZarrArray;
   readonly chunksCopied: number;

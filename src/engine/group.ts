@@ -7,12 +7,14 @@ import type { ArrayMetadataInput } from '../format/zarr/metadata.ts';
 import { ZarrArray, type ArrayIoOptions } from './array.ts';
 import type { ZarrStore } from './store.ts';
 
+/** A child of a {@link ZarrGroup}, as listed by it. */
 export interface ChildInfo {
   name: string;
   path: string;
   kind: 'array' | 'group';
 }
 
+/** A Zarr v3 group: explicit (with a zarr.json) or implicit (a prefix with nodes under it). */
 export class ZarrGroup {
   readonly path: string;
 
@@ -25,12 +27,17 @@ export class ZarrGroup {
     this.path = normalizePath(path);
   }
 
+  /** Opens the group at `path`; `NODE_TYPE_MISMATCH` when it is an array, `NOT_FOUND` when nothing is there. */
   static async open(store: ZarrStore, path = '/'): Promise<ZarrGroup> {
     const node = await openNode(store, path);
     if (node instanceof ZarrArray) throw floeError('NODE_TYPE_MISMATCH', `${node.path} is an array, not a group`, { where: metadataKey(path) });
     return node;
   }
 
+  /**
+   * Creates a group at `path`. An existing group is kept (and returned) unless `attributes` or
+   * `overwrite` is given; an existing array is `ALREADY_EXISTS` unless `overwrite`.
+   */
   static async create(store: ZarrStore, path = '/', options: { attributes?: Attributes; overwrite?: boolean } = {}): Promise<ZarrGroup> {
     const key = metadataKey(path);
     const existing = await store.get(key);
@@ -48,18 +55,22 @@ export class ZarrGroup {
     return this.metadata?.attributes ?? {};
   }
 
+  /** Creates a child group (see {@link ZarrGroup.create}). */
   async createGroup(name: string, options?: { attributes?: Attributes; overwrite?: boolean }): Promise<ZarrGroup> {
     return ZarrGroup.create(this.store, joinPath(this.path, name), options);
   }
 
+  /** Creates a child array (see {@link ZarrArray.create}). */
   async createArray(name: string, input: ArrayMetadataInput & { overwrite?: boolean }, options?: ArrayIoOptions): Promise<ZarrArray> {
     return ZarrArray.create(this.store, joinPath(this.path, name), input, options);
   }
 
+  /** Opens a child array. */
   async openArray(name: string, options?: ArrayIoOptions): Promise<ZarrArray> {
     return ZarrArray.open(this.store, joinPath(this.path, name), options);
   }
 
+  /** Opens a child group. */
   async openGroup(name: string): Promise<ZarrGroup> {
     return ZarrGroup.open(this.store, joinPath(this.path, name));
   }
@@ -84,6 +95,7 @@ export class ZarrGroup {
     await this.store.erasePrefix(keyPrefix(path));
   }
 
+  /** Replaces the group's attributes, making an implicit group explicit; returns the updated group. */
   async setAttributes(attributes: Attributes): Promise<ZarrGroup> {
     const metadata = { ...(this.metadata ?? createGroupMetadata()), attributes };
     await this.store.set(metadataKey(this.path), encodeNodeMetadata(metadata));

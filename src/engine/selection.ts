@@ -3,6 +3,7 @@
 import { floeError } from '../errors.ts';
 import type { DimSelection } from '../format/zarr/projection.ts';
 
+/** A Python-style slice of one dimension, made by {@link slice}; `null` bounds are open. */
 export interface Slice {
   readonly kind: 'slice';
   readonly start: number | null;
@@ -10,7 +11,12 @@ export interface Slice {
   readonly step: number | null;
 }
 
+/**
+ * One dimension of a {@link Selection}: an integer index (drops the dimension; negative counts from
+ * the end), a {@link Slice}, `null` (the whole dimension) or `'...'` (as many whole dimensions as needed).
+ */
 export type SelectionItem = number | Slice | null | '...';
+/** A NumPy-style basic selection, one item per dimension; missing trailing items select everything. */
 export type Selection = readonly SelectionItem[];
 
 /**

@@ -7,6 +7,7 @@ import type { ByteRange, ObjectStorage } from './storage/types.ts';
 
 export type { ByteRange } from './storage/types.ts';
 
+/** One level of a store listing, as returned by {@link ZarrStore.listDir}. */
 export interface ListDir {
   /** Keys directly under the prefix, relative to it. */
   keys: string[];
@@ -23,30 +24,43 @@ export interface LocalFileSpan {
   readonly required?: boolean;
 }
 
+/**
+ * The Zarr v3 abstract store: async key/value access to a node tree's metadata and chunks.
+ * Keys may carry zarrita's leading '/'. Writes to a read-only store throw `READ_ONLY`.
+ */
 export interface ZarrStore {
   readonly readOnly: boolean;
   /** Bytes of a key; `undefined` when absent (zarrita's contract). */
   get(key: string): Promise<Uint8Array | undefined>;
+  /** Bytes of part of a key's value; `undefined` when the key is absent. */
   getRange(key: string, range: ByteRange): Promise<Uint8Array | undefined>;
   /**
    * Optional: reads a value into a caller-owned buffer and returns its length (reading nothing
    * when it is longer than `target`); `undefined` when absent. Lets readers reuse buffers.
    */
   getInto?(key: string, target: Uint8Array): Promise<number | undefined>;
+  /** Batched reads of whole values (range `undefined`) or ranges, in request order. */
   getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[]): Promise<(Uint8Array | undefined)[]>;
   /**
    * Optional, for stores over local files: where a value's bytes lie, so decode workers can read
    * them themselves. `null` when the key has no value; `undefined` when it is not in a local file.
    */
   localFile?(key: string): Promise<LocalFileSpan | null | undefined>;
+  /** Writes (replaces) a key's value. */
   set(key: string, value: Uint8Array): Promise<void>;
   /** Writes `bytes` at `offset` of existing values (a read-modify-write on object storage). */
   setPartialValues(requests: readonly (readonly [string, number, Uint8Array])[]): Promise<void>;
+  /** Deletes a key; deleting an absent key is not an error. */
   erase(key: string): Promise<void>;
+  /** Deletes several keys. */
   eraseValues(keys: readonly string[]): Promise<void>;
+  /** Deletes every key under a prefix (a node and all its descendants). */
   erasePrefix(prefix: string): Promise<void>;
+  /** Every key in the store. */
   list(): AsyncIterable<string>;
+  /** Every key that starts with `prefix`, full keys. */
   listPrefix(prefix: string): AsyncIterable<string>;
+  /** Keys and child prefixes directly under a prefix (one level, like a directory listing). */
   listDir(prefix: string): Promise<ListDir>;
 }
 
@@ -55,6 +69,7 @@ export function normalizeKey(key: string): string {
   return key.startsWith('/') ? key.slice(1) : key;
 }
 
+/** Options of {@link StorageStore}. */
 export interface StorageStoreOptions {
   readOnly?: boolean;
   /** Key prefix inside the storage ('' or 'a/b/'). */

@@ -18,6 +18,7 @@ import type { ByteRange, ListDir, ZarrStore } from './store.ts';
 export const V1_META_KEY = 'meta';
 export const V1_ATTRS_KEY = 'attrs';
 
+/** Metadata of a new Zarr v1 array ({@link V1Array.create}), in v1 terms (NumPy dtypes, compressor names). */
 export interface V1ArrayInput {
   shape: readonly number[];
   chunks: readonly number[];
@@ -33,6 +34,11 @@ export interface V1ArrayInput {
   overwrite?: boolean;
 }
 
+/**
+ * A Zarr v1 array: the whole store is one array (keys `meta`, `attrs` and chunk keys like `0.1`).
+ * Reads and writes go through a Zarr v3 view of it ({@link V1Array.inner}); structured dtypes add
+ * field-wise access.
+ */
 export class V1Array {
   /** The same array seen as Zarr v3 (through V1ChunkStore); conversion writes its codecs. */
   readonly inner: ZarrArray;
@@ -57,6 +63,7 @@ export class V1Array {
     this.inner = new ZarrArray(chunks, '/', v3, options);
   }
 
+  /** Opens the v1 array a store holds; `NOT_FOUND` without a `meta` key. A missing `attrs` reads as no attributes. */
   static async open(store: ZarrStore, options?: ArrayIoOptions): Promise<V1Array> {
     const meta = await store.get(V1_META_KEY);
     if (!meta) throw floeError('NOT_FOUND', 'no Zarr v1 array here: the "meta" key is missing', { where: V1_META_KEY });
@@ -65,6 +72,7 @@ export class V1Array {
     return new V1Array(store, parseV1Metadata(meta, V1_META_KEY), attrs ? parseV1Attributes(attrs, V1_ATTRS_KEY) : {}, options);
   }
 
+  /** Writes a new v1 array's `meta` and `attrs` to the store. */
   static async create(store: ZarrStore, input: V1ArrayInput, options?: ArrayIoOptions): Promise<V1Array> {
     const doc: { [key: string]: PyJson } = {
       chunks: [...input.chunks],
@@ -128,6 +136,7 @@ export class V1Array {
     await this.set(selection, joinRecords(dtype, fields, n), options);
   }
 
+  /** Replaces the attributes (the `attrs` key); returns the updated array. */
   async setAttributes(attributes: Attributes): Promise<V1Array> {
     await this.store.set(V1_ATTRS_KEY, encodeV1Attributes(attributes));
     return new V1Array(this.store, this.metadata, attributes);

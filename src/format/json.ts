@@ -3,6 +3,7 @@
 // returns integers outside the safe range as `bigint`; the writer prints `bigint` as digits.
 import { floeError } from '../errors.ts';
 
+/** A parsed JSON value; integers beyond 2^53 are bigints so no digit is lost. */
 export type JsonValue = null | boolean | number | bigint | string | JsonValue[] | { [key: string]: JsonValue };
 
 export function parseJson(text: string, where?: string): JsonValue {

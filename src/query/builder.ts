@@ -21,6 +21,7 @@ import type { QueryPlan } from './plan/plan-types.ts';
 import type { DTypeName, QueryResult } from './result-types.ts';
 import { resolveSource, type QuerySource } from './source.ts';
 
+/** Options of {@link query} (and of {@link createQueryServer}, which runs queries with them). */
 export interface QueryOptions {
   /**
    * Caches shared between queries (see src/cache/read-caches.ts). Default: a session uses its
@@ -33,21 +34,35 @@ export interface QueryOptions {
   coalesce?: CoalesceOptions;
   /** Worker pool for big compressed chunks; default false (decode inline). */
   decodePool?: DecodePool | false;
+  /** Clock for the report's elapsed time, in ms; injectable for tests. Default `performance.now`. */
   now?: () => number;
   /** Stops the query: no request starts after it fires, and the query rejects with its reason. */
   signal?: AbortSignal;
 }
 
+/** What {@link QueryBuilder.explain} returns: the plan, and its printout ({@link formatPlan}). */
 export interface Explanation {
   readonly plan: QueryPlan;
   readonly text: string;
 }
 
+/**
+ * An immutable query under construction, made by {@link query}: each call returns a new builder.
+ * `D` is the `from` array's data type when named, which types the result's data.
+ * @example
+ * ```ts
+ * const result = await query(session)
+ *   .from('temperature', 'float32')
+ *   .where('time', 'between', [t0, t1])
+ *   .execute();
+ * ```
+ */
 export interface QueryBuilder<D extends string = string> {
   /** The frozen operation tree this builder holds. */
   toOperationNode(): QueryNode;
   /** The array to read; naming its dtype types the result and is checked when planning. */
   from<T extends DTypeName>(path: string, dtype: T): QueryBuilder<T>;
+  /** The array to read, of any data type. */
   from(path: string): QueryBuilder<string>;
   /** More arrays read with the same dimension selections (relative to the from array's group). */
   select(...paths: string[]): QueryBuilder<D>;
@@ -63,6 +78,10 @@ export interface QueryBuilder<D extends string = string> {
   stride(dim: string, step: number): QueryBuilder<D>;
   /** Plans without reading data: the plan and its printout. */
   explain(): Promise<Explanation>;
+  /**
+   * Plans and reads the data: the `from` array's values, every selected array, the plan and a
+   * report of what was fetched. Rejects with a {@link FloeError} for a bad query or a missing array or label.
+   */
   execute(): Promise<QueryResult<D>>;
   /** The query as builder calls. */
   toString(): string;

@@ -9,6 +9,10 @@ import type { ManifestUse } from './source.ts';
 
 const MAX_LISTED = 20;
 
+/**
+ * Prints a plan as text, section by section: dimensions (each lookup's method and cost), arrays,
+ * manifests, shard indexes, then the requests `execute()` will issue with their expected bytes.
+ */
 export function formatPlan(plan: QueryPlan): string {
   const lines: string[] = [`query ${plan.query}`, 'dimensions'];
   for (const d of plan.dims) {

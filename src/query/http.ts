@@ -28,10 +28,12 @@ export interface QueryServerOptions extends QueryOptions {
   onServerError?: (err: unknown) => void;
 }
 
+/** The HTTP query service {@link createQueryServer} returns. */
 export interface QueryServer {
   readonly server: Server;
   /** Starts listening; resolves to the base URL, e.g. http://127.0.0.1:41234. Port 0 picks one. */
   listen(port?: number, host?: string): Promise<string>;
+  /** Stops accepting connections; resolves when the server has closed. */
   close(): Promise<void>;
 }
 
@@ -48,6 +50,12 @@ class HttpError extends Error {
   }
 }
 
+/**
+ * An HTTP query service (node:http) over a store or session: `POST /query` with a JSON query answers
+ * JSON or the binary result form, `GET /explain?q=...` the plan. Results over `maxResultBytes`
+ * answer 413 and queries over `timeoutMs` 504; bad queries 400 (404 for a missing array or label).
+ * Call `listen()` to start it.
+ */
 export function createQueryServer(source: QuerySource, options: QueryServerOptions = {}): QueryServer {
   const limits = { maxResultBytes: options.maxResultBytes ?? 256 * 2 ** 20, timeoutMs: options.timeoutMs ?? 30_000, jsonMaxBytes: options.jsonMaxBytes ?? 64 * 1024 };
   const handle = async (req: IncomingMessage, res: ServerResponse, url: URL, signal: AbortSignal): Promise<void> => {

@@ -6,13 +6,16 @@ import { floeError } from '../errors.ts';
 import { ReadOnlyZarrStore, type ByteRange, type ListDir, type ZarrStore } from '../engine/store.ts';
 
 export const FETCH_PURPOSES = ['metadata', 'manifest', 'coordinates', 'shardIndex', 'data', 'unplanned'] as const;
+/** Why a query read something; requests and bytes are counted per purpose. */
 export type FetchPurpose = (typeof FETCH_PURPOSES)[number];
 
+/** Requests made and bytes read. */
 export interface FetchCount {
   requests: number;
   bytes: number;
 }
 
+/** Requests and bytes per {@link FetchPurpose}. */
 export type FetchCounts = Record<FetchPurpose, FetchCount>;
 
 export class Meter {

@@ -27,11 +27,13 @@ export interface DataTypeMap {
   large_binary: Uint8Array[];
 }
 
+/** A Zarr data type name a query result can be typed by. */
 export type DTypeName = keyof DataTypeMap;
 
 /** The data a query over a `D` array returns; any data type when D is not known statically. */
 export type DataOf<D extends string> = D extends DTypeName ? DataTypeMap[D] : ArrayData;
 
+/** The selected values of one array, in C order, with a dimension per array dimension. */
 export interface ArrayResult<D extends ArrayData = ArrayData> {
   readonly path: string;
   readonly dtype: string;
@@ -41,6 +43,7 @@ export interface ArrayResult<D extends ArrayData = ArrayData> {
   readonly data: D;
 }
 
+/** What executing a query cost: requests and bytes by purpose, cache hits and elapsed time. */
 export interface ExecutionReport {
   /** Every request of the query, planning included, by purpose. */
   readonly fetched: FetchCounts;
@@ -49,6 +52,10 @@ export interface ExecutionReport {
   readonly elapsedMs: number;
 }
 
+/**
+ * The result of {@link QueryBuilder.execute}: the `from` array's values (with their type when the
+ * dtype was named), every array read, the plan, and the execution report.
+ */
 export interface QueryResult<D extends string = string> extends ArrayResult<DataOf<D>> {
   /** Every array read, the `from` array first, by path. */
   readonly arrays: Readonly<Record<string, ArrayResult>>;

@@ -14,6 +14,10 @@ import type { Mismatch } from './repository-runner.ts';
 const same = (a: unknown, b: unknown): boolean =>
   JSON.stringify(a, (_, v: unknown) => (v instanceof Uint8Array ? Array.from(v) : v)) === JSON.stringify(b, (_, v: unknown) => (v instanceof Uint8Array ? Array.from(v) : v));
 
+/**
+ * Runs one array case on each adapter with the dense model as the oracle; an adapter that cannot
+ * write the case reads what another wrote. Returns the first mismatch, or `undefined`.
+ */
 export async function checkArrayCase(adapters: readonly ArrayAdapter[], c: ArrayCase, ops: readonly ArrayOp[]): Promise<Mismatch | undefined> {
   for (const reader of adapters) {
     const writer = reader.canWrite(c) ? reader : adapters.find((a) => a.canWrite(c));

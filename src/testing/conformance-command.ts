@@ -8,8 +8,10 @@ import { compareArrays, compareRepositories, formatDivergence, type ConformanceR
 import type { ArrayCaseOptions } from './arbitraries/array-metadata.ts';
 import type { ArrayOpsOptions } from './arbitraries/array-ops.ts';
 
+/** The implementation `floe conformance --against` compares Floe with. */
 export type ConformancePeer = 'zarrita' | 'icechunk';
 
+/** Options of {@link runConformance}, as the `floe conformance` command line gives them. */
 export interface ConformanceCommandOptions {
   readonly against: ConformancePeer;
   readonly runs: number;
@@ -25,8 +27,13 @@ export const ZARRITA_CASES: ArrayCaseOptions = Object.freeze({
   dataTypes: ZARRITA_DATA_TYPES, hexFloats: false, indexLocations: ['end'] as const, nonEmpty: true, shardingDepth: 1, afterSharding: false,
   safeIntegers: true, transposeBeforeSharding: false, bigEndianBool: false,
 });
+/** The read/write sequences zarrita can replay exactly (no negative steps, no empty selections). */
 export const ZARRITA_SELECTIONS: ArrayOpsOptions = Object.freeze({ negativeSteps: false, nonEmptySelections: true });
 
+/**
+ * What `floe conformance` runs: Floe against zarrita (arrays) or the reference Icechunk
+ * (repository histories); the result carries a printable report.
+ */
 export async function runConformance(options: ConformanceCommandOptions): Promise<ConformanceResult & { report: string }> {
   const replayCommand = `floe conformance --against ${options.against} --runs 1 --seed {seed} --path "{path}"`;
   const run = { runs: options.runs, seed: options.seed, replayCommand, ...(options.path ? { path: options.path } : {}) };

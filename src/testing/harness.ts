@@ -10,6 +10,7 @@ import { checkArrayCase } from './array-runner.ts';
 import type { RepositoryModelOptions } from './model/repository-model.ts';
 import { checkHistory, describeHistory, type Mismatch } from './repository-runner.ts';
 
+/** How many random cases to run, from which seed (or which one case to replay). */
 export interface RunOptions {
   readonly runs: number;
   readonly seed: number;
@@ -19,6 +20,7 @@ export interface RunOptions {
   readonly replayCommand?: string;
 }
 
+/** The first case where two adapters disagreed, shrunk, with how to replay it. */
 export interface Divergence {
   readonly mismatch: Mismatch;
   /** The shrunk case, readable. */
@@ -28,6 +30,7 @@ export interface Divergence {
   readonly replay: string;
 }
 
+/** The outcome of a conformance run: cases run and the divergence found, if any. */
 export interface ConformanceResult {
   readonly runs: number;
   readonly divergence: Divergence | undefined;
@@ -48,6 +51,7 @@ async function run<T>(arb: Arbitrary<T>, check: (value: T) => Promise<Mismatch |
   return { runs: details.numRuns, divergence: { mismatch, counterexample: describe(value), seed: details.seed, path, replay } };
 }
 
+/** Options of {@link compareArrays}. */
 export interface ArrayConformanceOptions extends RunOptions {
   readonly cases?: ArrayCaseOptions;
   readonly ops?: ArrayOpsOptions;
@@ -59,6 +63,7 @@ export function compareArrays(a: ArrayAdapter, b: ArrayAdapter, options: ArrayCo
   return run<[ArrayCase, ArrayOp[]]>(arb, ([c, ops]) => checkArrayCase([a, b], c, ops), describeArrayCase, options);
 }
 
+/** Options of {@link compareRepositories}. */
 export interface RepositoryConformanceOptions extends RunOptions {
   readonly history?: HistoryOptions;
   /** The model's choices where implementations may differ (default: such ops are skipped). */

@@ -1,3 +1,8 @@
+/**
+ * Floe as a conformance oracle: fast-check arbitraries of arrays and repository histories,
+ * reference models, adapters (Floe, zarrita, the reference Icechunk) and the harness comparing them.
+ * @module floe/testing
+ */
 // floe/testing: Floe as a conformance oracle. Arbitraries (fast-check), the reference models, the
 // adapter contract with adapters for Floe, zarrita and the reference Icechunk, and the harness.
 export { arrayCaseArb, arrayMetadataInput, type ArrayCase, type ArrayCaseOptions } from './arbitraries/array-metadata.ts';
@@ -6,9 +11,9 @@ export { chunkDataArb, randomElements, randomScalar } from './arbitraries/chunk-
 export { bytesToBytesArb, codecChainArb, type CodecOptions, type CompressorName } from './arbitraries/codecs.ts';
 export { DATA_TYPES, bytesOf, dataTypeNamed, toArrayData, type ElementValues, type TestDataType } from './arbitraries/data-types.ts';
 export { fillValueArb, type Fill, type FillOptions } from './arbitraries/fill-values.ts';
-export { HISTORY_ARRAY, HISTORY_PATHS, describeHistoryOp, historyOpArb, repositoryHistoryArb, type HistoryOp, type HistoryOptions } from './arbitraries/repository-history.ts';
+export { HISTORY_ARRAY, HISTORY_PATHS, describeHistoryOp, historyOpArb, repositoryHistoryArb, type HistoryOp, type HistoryOptions, type HistoryPath, type Slot } from './arbitraries/repository-history.ts';
 export { describeSelection, selectionArb, selectionItemArb, type SelectionOptions } from './arbitraries/selections.ts';
-export { v1ArrayInputArb, type V1Case } from './arbitraries/v1-metadata.ts';
+export { v1ArrayInputArb, type V1Case, type V1CaseOptions } from './arbitraries/v1-metadata.ts';
 export { ModelArray, pythonSliceIndices, resolveOrUndefined, resolveSelection, resultShapeOf, type ModelDim, type ModelItem } from './model/array-model.ts';
 export { RepositoryModel, listTree, type ConflictKind, type ErrorClass, type Expectation, type ListedNode, type ModelConflict, type ReadSource, type RepositoryModelOptions, type TreeListing } from './model/repository-model.ts';
 export type { ArrayAdapter, ArrayHandle, ArrayRead, RepositoryAdapter, RepositoryHandle } from './adapters/types.ts';

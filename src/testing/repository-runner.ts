@@ -5,6 +5,7 @@ import { describeHistoryOp, type HistoryOp } from './arbitraries/repository-hist
 import type { RepositoryAdapter, RepositoryHandle } from './adapters/types.ts';
 import { RepositoryModel, type Action, type ErrorClass, type ReadSource, type RepositoryModelOptions, type TreeListing } from './model/repository-model.ts';
 
+/** Where an adapter disagreed with the model: the step, what was checked, and both values. */
 export interface Mismatch {
   readonly adapter: string;
   /** Index of the history op, or -1 for the final reads of every branch and tag. */

@@ -53,6 +53,11 @@ export type ChunkChange = ChunkRef | null;
 export const coordsKey = (coords: readonly number[]): string => coords.join(',');
 export const parseCoordsKey = (key: string): number[] => (key === '' ? [] : key.split(',').map(Number));
 
+/**
+ * The uncommitted changes of a writable session as plain data, apart from the snapshot they apply to:
+ * new nodes (by id, with their path), updated, moved and deleted base nodes, and chunk changes by
+ * node id and coordinates (`null` deletes a chunk). Conflict solvers read and patch it.
+ */
 export class ChangeSet {
   /** New nodes by node id (base32). */
   readonly newNodes = new Map<string, NewNode>();
@@ -75,6 +80,7 @@ export class ChangeSet {
     );
   }
 
+  /** The node added at `path` in this change set, if any. */
   newNodeAt(path: string): NewNode | undefined {
     const id = this.newByPath.get(path);
     return id === undefined ? undefined : this.newNodes.get(id);
@@ -91,12 +97,14 @@ export class ChangeSet {
     return this.movedFrom.has(basePath);
   }
 
+  /** Records a new node. */
   addNode(node: NewNode): void {
     const key = idToString(node.id);
     this.newNodes.set(key, node);
     this.newByPath.set(node.path, key);
   }
 
+  /** Records a node's new definition (zarr.json); a new node is updated in place. */
   updateNode(id: NodeId, definition: NodeDefinition): void {
     const key = idToString(id);
     const added = this.newNodes.get(key);
@@ -138,6 +146,7 @@ export class ChangeSet {
     this.movedFrom.add(basePath);
   }
 
+  /** Records a chunk change of a node: a new chunk reference, or `null` to delete the chunk. */
   setChunk(id: NodeId, coords: readonly number[], change: ChunkChange): void {
     const key = idToString(id);
     let changes = this.chunks.get(key);
@@ -158,6 +167,7 @@ export class ChangeSet {
     return this.chunkOwners.get(key);
   }
 
+  /** A node's chunk changes, keyed by coordinates (`"0,1"`). */
   chunkChangesOf(id: NodeId): ReadonlyMap<string, ChunkChange> | undefined {
     return this.chunks.get(idToString(id));
   }
@@ -216,6 +226,7 @@ export class ChangeSet {
     if (record) this.deletedNodes.set(idToString(id), { ...record, path });
   }
 
+  /** Forgets every change. */
   clear(): void {
     this.newNodes.clear();
     this.updatedNodes.clear();

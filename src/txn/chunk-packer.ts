@@ -9,6 +9,7 @@ import type { ByteRange } from '../engine/storage/types.ts';
 import { idToString, newChunkId, type ChunkId } from '../format/icechunk/ids.ts';
 import type { RepoObjects } from './objects.ts';
 
+/** How a session packs small chunks into shared pack objects (see {@link RepositoryOptions.chunkPacking}). */
 export interface ChunkPacking {
   /** Chunks up to this many bytes are packed; larger ones get an object of their own. */
   maxChunkBytes: number;

@@ -19,6 +19,7 @@ import type { LoadedSnapshot, RepoObjects } from './objects.ts';
 import { addCommit, addDetachedSnapshot, amendCommit, findSnapshotInfo } from './refs.ts';
 import type { Clock, RepoInfoStore } from './repo-info-store.ts';
 
+/** Options of {@link Session.commit} (and `amend`/`flush`). */
 export interface CommitOptions {
   /** Snapshot properties (JSON values). */
   metadata?: Record<string, MetadataValue>;

@@ -25,6 +25,7 @@ export interface S3Options {
   requesterPays?: boolean;
 }
 
+/** Where virtual chunk references with a URL prefix are read from, and how. */
 export interface VirtualChunkContainer {
   name?: string;
   /** Locations starting with this prefix are served by this container, e.g. `file:///data/`. */
@@ -32,6 +33,10 @@ export interface VirtualChunkContainer {
   store: ObjectStoreConfig;
 }
 
+/**
+ * Repository configuration, in the reference JS API's shape. Stored in the repository by
+ * {@link Repository.create} and `saveConfig`; fields Floe does not interpret are kept on round trips.
+ */
 export interface RepositoryConfig {
   /** Encoded chunks at or below this many bytes are stored inside the manifest. Default 512. */
   inlineChunkThresholdBytes?: number;

@@ -36,6 +36,10 @@ export interface ChangeSetJSON {
   chunks: { nodeId: string; changes: [string, ChunkRefJSON | null][] }[];
 }
 
+/**
+ * A fork of a writable session, as JSON: its snapshot id and change set (chunk references, not chunk
+ * bytes), to send to another worker and merge back into one commit.
+ */
 export interface ForkJSON {
   format: typeof FORK_FORMAT;
   version: 1;

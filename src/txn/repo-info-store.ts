@@ -11,6 +11,7 @@ import { decodeRepoInfo, encodeRepoInfo, type OpsLogEntry, type RepoInfo, type R
 
 /** Injected time, so tests control timestamps and backup key order. */
 export interface Clock {
+  /** Milliseconds since the Unix epoch. */
   nowMs(): number;
 }
 export const systemClock: Clock = { nowMs: () => Date.now() };

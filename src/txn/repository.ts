@@ -31,9 +31,15 @@ export interface RepositoryOptions {
   chunkPacking?: Partial<ChunkPacking> | false;
 }
 
+/** A version of a repository: a branch's tip, a tag's target, or a snapshot id (base32). */
 export type VersionOptions = { branch: string } | { tag: string } | { snapshotId: string };
+/**
+ * Which version a read-only session reads: a {@link VersionOptions}, or the newest snapshot of a
+ * branch written at or before `asOf` (time travel).
+ */
 export type ReadonlySessionOptions = VersionOptions | ({ branch: string; asOf: Date });
 
+/** The two versions {@link Repository.diff} compares: one `from*` and one `to*` (branch, tag or snapshot id). */
 export interface DiffOptions {
   fromBranch?: string;
   fromTag?: string;
@@ -43,6 +49,7 @@ export interface DiffOptions {
   toSnapshotId?: string;
 }
 
+/** A repository feature flag: its default, the stored setting (if any) and the effective value. */
 export interface FeatureFlag {
   id: number;
   name: string;
@@ -53,6 +60,19 @@ export interface FeatureFlag {
 
 const INITIAL_MESSAGE = 'Repository initialized';
 
+/**
+ * A versioned Icechunk repository over a {@link Storage}: branches, tags and snapshots of a Zarr node
+ * tree, read and changed through {@link Session}s. Names and argument order mirror
+ * `@earthmover/icechunk`'s JS API; snapshot ids are base32 strings. Spec-1 repositories open read-only.
+ * @example
+ * ```ts
+ * const repo = await Repository.create(Storage.newLocalFilesystem('data.icechunk'));
+ * const session = await repo.writableSession('main');
+ * const array = await createArray(session.store, '/t', { shape: [10], dataType: 'float32', chunkShape: [5] });
+ * await array.set(undefined, 1);
+ * const snapshotId = await session.commit('fill t');
+ * ```
+ */
 export class Repository {
   private constructor(
     private readonly objects: RepoObjects,
@@ -66,11 +86,16 @@ export class Repository {
     private readonly packing: ChunkPacking,
   ) {}
 
+  /** Whether the storage holds a repository (spec 2, or a spec-1 repository Floe can read). */
   static async exists(storage: StorageLike): Promise<boolean> {
     const backend = objectStorageOf(storage);
     return (await backend.head(REPO_INFO_KEY)) !== null || (await isSpec1Repository(backend));
   }
 
+  /**
+   * Creates a spec-2 repository with an initial snapshot on `main`. Throws `ALREADY_EXISTS` when the
+   * storage holds one, `UNSUPPORTED` for another `specVersion`. `config` is stored in the repository.
+   */
   static async create(
     storage: StorageLike,
     config: RepositoryConfig = {},
@@ -109,6 +134,10 @@ export class Repository {
     return new Repository(objects, store, undefined, stored, {}, authorizeVirtualChunkAccess, clock, packing);
   }
 
+  /**
+   * Opens the repository in a storage; `NOT_FOUND` when there is none. `config` overrides the stored
+   * configuration for this process (see {@link Repository.saveConfig}).
+   */
   static async open(
     storage: StorageLike,
     config?: RepositoryConfig | null,
@@ -135,6 +164,7 @@ export class Repository {
     throw floeError('NOT_FOUND', 'no Icechunk repository in this storage; use Repository.create');
   }
 
+  /** Opens the repository in a storage, or creates one; safe against a concurrent creator. */
   static async openOrCreate(
     storage: StorageLike,
     config?: RepositoryConfig | null,
@@ -187,6 +217,10 @@ export class Repository {
     };
   }
 
+  /**
+   * A read-only session at a version (default: the tip of `main`). `NOT_FOUND` for an unknown branch,
+   * tag or snapshot, or when nothing was written by `asOf`.
+   */
   async readonlySession(options: ReadonlySessionOptions = { branch: refs.MAIN_BRANCH }): Promise<Session> {
     const info = await this.repoInfo();
     let id = await this.resolveVersion(info, options);
@@ -198,6 +232,10 @@ export class Repository {
     return new Session(this.sessionDeps(), await this.objects.loadSnapshot(id), 'branch' in options ? options.branch : null, 'readonly');
   }
 
+  /**
+   * A writable session on a branch's tip; its commit moves the branch. `READ_ONLY` when the repository
+   * is spec 1 or not online (see {@link Repository.setStatus}).
+   */
   async writableSession(branch: string): Promise<Session> {
     this.writable();
     const info = await this.repoInfo();
@@ -216,34 +254,42 @@ export class Repository {
     return 'tag' in options ? refs.tagTarget(info, options.tag) : refs.branchTip(info, options.branch);
   }
 
+  /** Branch names, sorted. */
   async listBranches(): Promise<string[]> {
     return (await this.repoInfo()).branches.map((b) => b.name).sort();
   }
+  /** Tag names, sorted. */
   async listTags(): Promise<string[]> {
     return (await this.repoInfo()).tags.map((t) => t.name).sort();
   }
+  /** The snapshot id a branch points at; `NOT_FOUND` for an unknown branch. */
   async lookupBranch(branch: string): Promise<string> {
     return idToString(refs.branchTip(await this.repoInfo(), branch));
   }
+  /** The snapshot id a tag points at; `NOT_FOUND` for an unknown tag. */
   async lookupTag(tag: string): Promise<string> {
     return idToString(refs.tagTarget(await this.repoInfo(), tag));
   }
 
+  /** A snapshot's id, parent, time, message and metadata; `NOT_FOUND` when it is not in the repository. */
   async lookupSnapshot(snapshotId: string): Promise<SnapshotDescription> {
     const found = refs.findSnapshotInfo(await this.repoInfo(), parseSnapshotId(snapshotId));
     if (!found) throw floeError('NOT_FOUND', `snapshot ${snapshotId} is not in this repository`, { where: snapshotId });
     return describeSnapshot(found);
   }
 
+  /** The manifest files a snapshot references, with their sizes and chunk reference counts. */
   async lookupManifestFiles(snapshotId: string): Promise<{ id: string; sizeBytes: number; numChunkRefs: number }[]> {
     const { snapshot } = await this.objects.loadSnapshot(parseSnapshotId(snapshotId));
     return snapshot.manifestFiles.map((f) => ({ id: idToString(f.id), sizeBytes: f.sizeBytes, numChunkRefs: f.numChunkRefs }));
   }
 
+  /** Creates a branch at a snapshot; `ALREADY_EXISTS` when the name is taken. */
   async createBranch(name: string, snapshotId: string): Promise<void> {
     const id = parseSnapshotId(snapshotId);
     await this.writable().update((info) => refs.createBranch(info, name, id));
   }
+  /** Deletes a branch (its snapshots stay until expired and collected); `main` cannot be deleted. */
   async deleteBranch(name: string): Promise<void> {
     await this.writable().update((info) => refs.deleteBranch(info, name));
   }
@@ -253,10 +299,12 @@ export class Repository {
     const expected = fromSnapshotId ? parseSnapshotId(fromSnapshotId) : undefined;
     await this.writable().update((info) => refs.resetBranch(info, branch, to, expected));
   }
+  /** Creates a tag at a snapshot. Tags are immutable: a taken (or deleted) name is refused. */
   async createTag(name: string, snapshotId: string): Promise<void> {
     const id = parseSnapshotId(snapshotId);
     await this.writable().update((info) => refs.createTag(info, name, id));
   }
+  /** Deletes a tag; its name cannot be reused. */
   async deleteTag(name: string): Promise<void> {
     await this.writable().update((info) => refs.deleteTag(info, name));
   }
@@ -267,6 +315,10 @@ export class Repository {
     for (const s of ancestors(info, await this.resolveVersion(info, options))) yield describeSnapshot(s);
   }
 
+  /**
+   * What changed between two versions: nodes added, deleted, moved and updated, and chunks changed.
+   * Throws `INVALID_ARGUMENT` without a from and a to version.
+   */
   async diff(options: DiffOptions): Promise<DiffResult> {
     const info = await this.repoInfo();
     const pick = (branch?: string, tag?: string, snapshotId?: string): VersionOptions => {
@@ -289,15 +341,18 @@ export class Repository {
     this.userConfig = {};
   }
 
+  /** The repository's metadata (user key/value pairs). */
   async getMetadata(): Promise<Record<string, MetadataValue>> {
     return Object.fromEntries((await this.repoInfo()).metadata.map((m) => [m.name, m.value]));
   }
 
+  /** Replaces the repository's metadata. */
   async setMetadata(metadata: Record<string, MetadataValue>): Promise<void> {
     const items = Object.entries(metadata).map(([name, value]) => ({ name, value }));
     await this.writable().update((info) => ({ info: { ...info, metadata: items }, update: { kind: 'metadataChanged' } }));
   }
 
+  /** Every feature flag Floe knows, with the repository's settings. */
   async featureFlags(): Promise<FeatureFlag[]> {
     const info = await this.repoInfo();
     return refs.FEATURE_FLAGS.map((f) => {
@@ -323,6 +378,7 @@ export class Repository {
     });
   }
 
+  /** The repository's availability (online, read-only, ...) and why, when it was set. */
   async status(): Promise<RepoStatus> {
     return (await this.repoInfo()).status;
   }

@@ -82,6 +82,7 @@ export class SessionStore implements ZarrStore {
     return { path: storage.localFile(chunkKey(ref.chunkId)), offset: ref.offset, length: ref.length, required: true };
   }
 
+  /** Whether a key holds a value in this session: a node's zarr.json, or a chunk (inline, stored or virtual). */
   async exists(key: string): Promise<boolean> {
     const parsed = classifyKey(this.ctx.view(), key);
     if (parsed.kind === 'metadata') return this.ctx.view().nodeAt(parsed.path) !== undefined;

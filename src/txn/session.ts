@@ -37,6 +37,12 @@ export interface SessionDeps {
 
 export type SessionMode = 'readonly' | 'writable';
 
+/**
+ * A view of one snapshot of a {@link Repository}, read-only or writable on a branch. A writable
+ * session collects changes (through {@link Session.store}, a Zarr store, or its own methods) in its
+ * {@link ChangeSet} until `commit`, `amend` or `flush` turns them into a new snapshot; if the branch
+ * moved meanwhile, commit fails with `CONFLICT` unless it is asked to rebase.
+ */
 export class Session implements StoreContext {
   readonly changes = new ChangeSet();
   readonly packer: ChunkPacker;
@@ -106,6 +112,7 @@ export class Session implements StoreContext {
     return this.packer.pending(chunkId, range) ?? this.deps.objects.readChunk(chunkId, range);
   }
 
+  /** The node tree as this session sees it: the base snapshot with the uncommitted changes applied. */
   view(): NodeView {
     // The view is cheap, but nodes() sorts; one view per base keeps lookups consistent.
     if (!this.cachedView || this.cachedView.base !== this.base) this.cachedView = new NodeView(this.base, this.changes);
@@ -118,21 +125,25 @@ export class Session implements StoreContext {
     }
   }
 
+  /** The uncommitted changes, in the shape of {@link Repository.diff}. */
   async status(): Promise<DiffResult> {
     return diffChangeSet(this.base, this.changes);
   }
 
+  /** Drops every uncommitted change (and pending packed chunks); the session stays on its snapshot. */
   discardChanges(): void {
     this.changes.clear();
     this.packer.clear();
   }
 
+  /** Moves a node and its subtree to another path (needs the `move_node` feature flag). */
   async moveNode(fromPath: string, toPath: string): Promise<void> {
     this.assertWritable(fromPath);
     if (this.deps.repoInfo) requireFeature((await this.deps.repoInfo.read()).info, 'move_node');
     moveSubtree(this as WriteContext, fromPath, toPath);
   }
 
+  /** The base32 node id of the node at `path`; `NOT_FOUND` when there is none. */
   getNodeId(path: string): string {
     const node = this.view().nodeAt(path);
     if (!node) throw floeError('NOT_FOUND', `no node at ${path}`, { where: path });

@@ -123,17 +123,25 @@ function s3BackendOptions(bucket: string, prefix: string | null | undefined, cre
   };
 }
 
+/**
+ * Where a repository lives: wraps an {@link ObjectStorage} backend. The constructors mirror the
+ * reference JS API (`newInMemory`, `newLocalFilesystem`, `newS3`), plus `newSqlite` and
+ * `fromObjectStorage` for any backend.
+ */
 export class Storage {
   private constructor(readonly backend: ObjectStorage) {}
 
+  /** A fresh in-memory storage ({@link MemoryStorage}): for tests and scratch repositories. */
   static newInMemory(): Storage {
     return new Storage(new MemoryStorage());
   }
 
+  /** A directory on the local filesystem ({@link FsStorage}), created if missing. */
   static newLocalFilesystem(path: string): Storage {
     return new Storage(new FsStorage({ root: path }));
   }
 
+  /** A single SQLite file ({@link SqliteStorage}), created if missing; needs `better-sqlite3`. */
   static newSqlite(file: string): Storage {
     return new Storage(new SqliteStorage({ file }));
   }
@@ -156,6 +164,7 @@ export class Storage {
   }
 }
 
+/** Where a repository lives: a {@link Storage}, or any {@link ObjectStorage} directly. */
 export type StorageLike = Storage | ObjectStorage;
 
 export function objectStorageOf(storage: StorageLike): ObjectStorage {

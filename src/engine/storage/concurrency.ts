@@ -4,6 +4,10 @@ import { createLimiter, type Limiter } from './limiter.ts';
 import type { ObjectStorage } from './types.ts';
 import { wrapStorage } from './wrap.ts';
 
+/**
+ * Wraps a storage so at most `limit` backend calls are in flight; pass a {@link Limiter} to share
+ * one budget across several storages.
+ */
 export function withConcurrencyLimit(inner: ObjectStorage, limit: number | Limiter): ObjectStorage {
   const limiter = typeof limit === 'number' ? createLimiter(limit) : limit;
   return wrapStorage(inner, (_call, run) => limiter.run(run));

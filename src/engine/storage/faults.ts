@@ -4,13 +4,22 @@ import { transientError } from './transient.ts';
 import type { ObjectStorage } from './types.ts';
 import { wrapStorage, type StorageCall } from './wrap.ts';
 
+/**
+ * An injected fault: fail before the backend acts, fail after it acted (the answer is lost, the
+ * effect is not), or delay the call.
+ */
 export type Fault =
   | { kind: 'fail-before' } // nothing happens; the caller sees a transient error
   | { kind: 'fail-after' } // the backend acts; the caller sees a transient error
   | { kind: 'delay'; ms: number };
 
+/** Decides the fault, if any, of each call; `callNumber` counts calls from 1. */
 export type FaultPlan = (call: StorageCall, callNumber: number) => Fault | undefined;
 
+/**
+ * Wraps a storage to inject faults for tests: failures are transient `STORAGE_ERROR`s, so they
+ * exercise retries and recovery.
+ */
 export function withFaults(inner: ObjectStorage, plan: FaultPlan): ObjectStorage {
   let calls = 0;
   const injected = (call: StorageCall) => transientError(`injected fault in ${call.operation}`, call.key, undefined);

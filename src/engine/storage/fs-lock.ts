@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { floeError } from '../../errors.ts';
 
+/** How {@link FsStorage} waits for, and takes over, another writer's per-key lock file. */
 export interface FileLockOptions {
   /** Give up waiting after this long (TIMEOUT). Default 10 000 ms. */
   timeoutMs?: number;

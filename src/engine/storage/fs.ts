@@ -21,6 +21,7 @@ import { checkPrecondition, preconditionFailed, validatePutOptions } from './pre
 import { resolveRange, validateRange } from './ranges.ts';
 import type { ByteRange, GetResult, ListDirResult, ListOptions, ObjectInfo, ObjectStorage, PutOptions, VersionToken } from './types.ts';
 
+/** Options of {@link FsStorage}. */
 export interface FsStorageOptions {
   /** Directory holding the objects; created if missing. */
   root: string;
@@ -30,6 +31,11 @@ export interface FsStorageOptions {
   lock?: FileLockOptions;
 }
 
+/**
+ * Local-filesystem {@link ObjectStorage}, the embedded default: one file per key under `root`.
+ * Safe with concurrent writers in several processes: writes land atomically (temp file, then
+ * `link`/`rename` under a per-key lock) and conditional updates compare versions under that lock.
+ */
 export class FsStorage implements ObjectStorage {
   readonly kind = 'fs';
   readonly root: string;

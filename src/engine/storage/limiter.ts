@@ -1,15 +1,21 @@
 // A small concurrency limiter: at most `limit` tasks run at once, the rest wait in FIFO order.
 import { floeError } from '../../errors.ts';
 
+/** A concurrency limiter made by {@link createLimiter}. */
 export interface Limiter {
   readonly limit: number;
   /** Tasks running now. */
   readonly active: number;
   /** Tasks waiting for a slot. */
   readonly pending: number;
+  /** Runs `task` when a slot is free (FIFO); settles as the task does. */
   run<T>(task: () => Promise<T>): Promise<T>;
 }
 
+/**
+ * A limiter running at most `limit` tasks at once, the rest waiting in FIFO order.
+ * Throws `INVALID_ARGUMENT` unless `limit` is a positive integer.
+ */
 export function createLimiter(limit: number): Limiter {
   if (!Number.isSafeInteger(limit) || limit < 1) {
     throw floeError('INVALID_ARGUMENT', `concurrency limit must be a positive integer, got ${limit}`);

@@ -23,11 +23,16 @@ interface StoredObject {
   lastModified: Date;
 }
 
+/** Options of {@link MemoryStorage}. */
 export interface MemoryStorageOptions {
   /** Clock for `lastModified`; injectable for tests. Default `() => new Date()`. */
   now?: () => Date;
 }
 
+/**
+ * In-memory {@link ObjectStorage} for tests and ephemeral repositories. Bytes are copied in and out,
+ * so a caller mutating its buffer never changes a stored object; nothing survives the process.
+ */
 export class MemoryStorage implements ObjectStorage {
   readonly kind = 'memory';
   private readonly objects = new Map<string, StoredObject>();

@@ -5,6 +5,7 @@ import { isTransientError } from './transient.ts';
 import type { ObjectStorage } from './types.ts';
 import { wrapStorage, type StorageCall } from './wrap.ts';
 
+/** Options of {@link withRetries}. */
 export interface RetryOptions {
   /** Attempts in all, the first included. Default 4; 1 disables retries. */
   maxAttempts?: number;
@@ -16,6 +17,7 @@ export interface RetryOptions {
   isRetryable?: (err: unknown, call: StorageCall) => boolean;
   /** Injectable for tests. */
   random?: () => number;
+  /** Waits between attempts; injectable for tests. Default `setTimeout`. */
   sleep?: (ms: number) => Promise<void>;
   /** Called before each retry (logging, stats). */
   onRetry?: (info: { call: StorageCall; attempt: number; delayMs: number; error: unknown }) => void;
@@ -23,6 +25,10 @@ export interface RetryOptions {
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Wraps a storage so transient failures are retried with exponential backoff and full jitter.
+ * A failed precondition is never retried. Throws `INVALID_ARGUMENT` for a bad `maxAttempts`.
+ */
 export function withRetries(inner: ObjectStorage, options: RetryOptions = {}): ObjectStorage {
   const maxAttempts = options.maxAttempts ?? 4;
   if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1) {

@@ -20,6 +20,7 @@ import {
 } from './s3-errors.ts';
 import type { ByteRange, GetResult, ListDirResult, ListOptions, ObjectInfo, ObjectStorage, PutOptions, VersionToken } from './types.ts';
 
+/** Options of {@link S3Storage}: bucket, prefix, endpoint, credentials and server quirks. */
 export interface S3StorageOptions {
   bucket: string;
   /** Root of the storage inside the bucket ('repos/a'), no leading or trailing '/'. */
@@ -107,6 +108,12 @@ function clientConfig(options: S3StorageOptions): S3ClientConfig {
   };
 }
 
+/**
+ * S3-compatible {@link ObjectStorage} (AWS, Ceph RGW, MinIO; needs the optional peer
+ * `@aws-sdk/client-s3`, loaded on the first request). Conditional writes use `If-None-Match: *` and
+ * `If-Match`; a write whose outcome is unknown is re-read, never assumed. Makes one attempt per
+ * request: wrap it in {@link withRetries} for retries.
+ */
 export class S3Storage implements ObjectStorage {
   readonly kind = 's3';
   readonly bucket: string;

@@ -13,6 +13,7 @@ import { validateRange } from './ranges.ts';
 import { compareKeys } from './memory.ts';
 import type { ByteRange, GetResult, ListDirResult, ListOptions, ObjectInfo, ObjectStorage, PutOptions, VersionToken } from './types.ts';
 
+/** Options of {@link SqliteStorage}. */
 export interface SqliteStorageOptions {
   /** Path of the database file; created with its schema if missing. */
   file: string;
@@ -43,6 +44,11 @@ CREATE TABLE IF NOT EXISTS floe_generation (id INTEGER PRIMARY KEY CHECK (id = 1
 INSERT OR IGNORE INTO floe_generation (id, value) VALUES (1, 0);
 `;
 
+/**
+ * Single-file SQLite {@link ObjectStorage} (needs the optional peer `better-sqlite3`). Each write is
+ * one `BEGIN IMMEDIATE` transaction, so conditional writes are atomic across threads and processes;
+ * WAL mode lets readers run beside the writer.
+ */
 export class SqliteStorage implements ObjectStorage {
   readonly kind = 'sqlite';
   readonly file: string;

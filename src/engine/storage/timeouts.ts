@@ -5,12 +5,17 @@ import { floeError } from '../../errors.ts';
 import type { ObjectStorage } from './types.ts';
 import { wrapStorage, type StorageOperation } from './wrap.ts';
 
+/** Options of {@link withTimeouts}. */
 export interface TimeoutOptions {
   /** Deadline of one call in ms; per operation overrides. */
   timeoutMs: number;
   perOperation?: Partial<Record<StorageOperation, number>>;
 }
 
+/**
+ * Wraps a storage so a call running past its deadline rejects with `TIMEOUT`. The call is abandoned,
+ * not cancelled (the contract has no cancellation): its effect may still happen.
+ */
 export function withTimeouts(inner: ObjectStorage, options: TimeoutOptions): ObjectStorage {
   return wrapStorage(inner, (call, run) => {
     const ms = options.perOperation?.[call.operation] ?? options.timeoutMs;

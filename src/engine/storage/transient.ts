@@ -7,6 +7,10 @@ export function transientError(message: string, where: string, cause: unknown): 
   return floeError('STORAGE_ERROR', message, { where, cause, details: { transient: true } });
 }
 
+/**
+ * Whether a failure is worth retrying: a `TIMEOUT`, or a `STORAGE_ERROR` the backend marked
+ * transient (network reset, throttling, 5xx). A failed precondition never is.
+ */
 export function isTransientError(err: unknown): boolean {
   if (isFloeError(err, 'TIMEOUT')) return true;
   return isFloeError(err, 'STORAGE_ERROR') && err.details.transient === true;

@@ -9,11 +9,13 @@ export type ByteRange = { offset: number; length?: number } | { suffixLength: nu
 /** Opaque version token: an ETag, a generation counter, a content hash. Compare only for equality. */
 export type VersionToken = string;
 
+/** An object's bytes (or the requested range of them) and the version they were read at. */
 export interface GetResult {
   bytes: Uint8Array;
   version: VersionToken;
 }
 
+/** Options of {@link ObjectStorage.put}: preconditions (compare-and-swap) and object metadata. */
 export interface PutOptions {
   /** Write only if the current version equals this token (conditional update). */
   ifMatch?: VersionToken;
@@ -23,6 +25,7 @@ export interface PutOptions {
   metadata?: Readonly<Record<string, string>>;
 }
 
+/** What a listing or {@link ObjectStorage.head} knows about an object, without its bytes. */
 export interface ObjectInfo {
   key: string;
   size: number;
@@ -30,6 +33,7 @@ export interface ObjectInfo {
   version?: VersionToken;
 }
 
+/** One level of an object listing ({@link ObjectStorage.listDir}). */
 export interface ListDirResult {
   /** Objects directly under the prefix. */
   objects: ObjectInfo[];
@@ -37,11 +41,18 @@ export interface ListDirResult {
   prefixes: string[];
 }
 
+/** Options of {@link ObjectStorage.list}. */
 export interface ListOptions {
   /** Only keys after this one (in key order): resumes a listing, e.g. after a failed page. */
   startAfter?: string;
 }
 
+/**
+ * The object-storage contract every backend implements (memory, filesystem, SQLite, S3): a flat
+ * key space of write-once objects, with conditional writes (`ifMatch` / `ifNoneMatch`) for the few
+ * that are updated. Retries, deadlines, limits and faults are wrappers ({@link withRetries} and others).
+ * Failures are {@link FloeError}s (`STORAGE_ERROR`, `PRECONDITION_FAILED`, ...).
+ */
 export interface ObjectStorage {
   /** Short backend name for messages and stats: 'memory', 'fs', 'sqlite', 's3'. */
   readonly kind: string;
@@ -59,6 +70,7 @@ export interface ObjectStorage {
    * opens the file sees one whole version.
    */
   localFile?(key: string): string;
+  /** Size, modification time and version of a key; `null` when it does not exist. */
   head(key: string): Promise<ObjectInfo | null>;
   /** Failed preconditions throw FloeError 'PRECONDITION_FAILED'; nothing is written then. */
   put(key: string, bytes: Uint8Array, options?: PutOptions): Promise<{ version: VersionToken }>;
@@ -70,5 +82,6 @@ export interface ObjectStorage {
   listDir(prefix: string): Promise<ListDirResult>;
   /** Batch delete; missing keys are not an error. */
   delete(keys: readonly string[]): Promise<void>;
+  /** Releases the backend's resources (files, connections); the storage is unusable afterwards. */
   close(): Promise<void>;
 }

@@ -2,8 +2,10 @@
 // faults) is a single function `around(call, run)` instead of a class repeating each method.
 import type { ListOptions, ObjectInfo, ObjectStorage } from './types.ts';
 
+/** The {@link ObjectStorage} methods a wrapper sees. */
 export type StorageOperation = 'get' | 'head' | 'put' | 'copy' | 'list' | 'listDir' | 'delete';
 
+/** One backend call as a wrapper sees it. */
 export interface StorageCall {
   operation: StorageOperation;
   /** The key (or prefix, or first key of a batch) the call is about, for messages. */

@@ -4,9 +4,11 @@ import type { FlatbufferReader } from './flatbuffer-reader.ts';
 import { addIdField } from './flatbuffer-writer.ts';
 import { asSnapshotId, type SnapshotId } from './ids.ts';
 
+/** Whether a repository accepts writes (`online`), only reads (`read-only`), or neither (`offline`). */
 export type RepoAvailability = 'online' | 'read-only' | 'offline';
 const AVAILABILITIES: readonly RepoAvailability[] = ['online', 'read-only', 'offline'];
 
+/** A repository's availability, when it was set and why (see {@link Repository.setStatus}). */
 export interface RepoStatus {
   availability: RepoAvailability;
   /** Microseconds since the Unix epoch. */

@@ -2,6 +2,7 @@
 import { floeError } from '../../errors.ts';
 import { isJsonObject, type JsonValue } from '../json.ts';
 
+/** How chunk coordinates become store keys: `default` (`c/1/2`) or `v2` (`1.2`), with the separator. */
 export interface ChunkKeyEncoding {
   readonly name: 'default' | 'v2';
   readonly separator: '/' | '.';

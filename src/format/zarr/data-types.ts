@@ -13,6 +13,7 @@
 //                          elements are treated as immutable: fills may share one instance
 import { floeError } from '../../errors.ts';
 
+/** The typed arrays that hold numeric and boolean elements in memory. */
 export type TypedArray =
   | Int8Array
   | Uint8Array
@@ -28,8 +29,10 @@ export type TypedArray =
 /** The element storage of a chunk or a selection result. */
 export type ArrayData = TypedArray | string[] | Uint8Array[];
 
+/** The family of a {@link DataType}. */
 export type DataTypeKind = 'bool' | 'int' | 'uint' | 'float' | 'complex' | 'raw' | 'string' | 'binary';
 
+/** A Zarr data type: how its elements are stored (item size) and held in memory (typed array, lanes). */
 export interface DataType {
   /** The identifier as written in zarr.json. */
   readonly name: string;

@@ -7,6 +7,7 @@ import type { JsonValue } from '../json.ts';
 import type { ArrayData, DataType } from './data-types.ts';
 import { halfToNumber, numberToHalf } from './float16.ts';
 
+/** An array's fill value: as written in zarr.json, and one element in memory form. */
 export interface FillValue {
   readonly json: JsonValue;
   /** One element in memory form (`lanes` numbers, or a one-string array). */

@@ -8,8 +8,10 @@ import { parseDataType, type DataType } from './data-types.ts';
 import { defaultFillValue, parseFillValue, type FillValue, type FillValueInput } from './fill-value.ts';
 import { parseChunkKeyEncoding, type ChunkKeyEncoding } from './chunk-keys.ts';
 
+/** User attributes of an array or group: any JSON object. */
 export type Attributes = Readonly<Record<string, JsonValue>>;
 
+/** Parsed metadata of a Zarr v3 array (its zarr.json). */
 export interface ArrayMetadata {
   readonly nodeType: 'array';
   readonly shape: readonly number[];
@@ -27,6 +29,7 @@ export interface ArrayMetadata {
   readonly extra: Readonly<Record<string, JsonValue>>;
 }
 
+/** Parsed metadata of a Zarr v3 group (its zarr.json). */
 export interface GroupMetadata {
   readonly nodeType: 'group';
   readonly attributes: Attributes;
@@ -194,6 +197,10 @@ export function encodeNodeMetadata(meta: NodeMetadata): Uint8Array {
   return new TextEncoder().encode(stringifyJson(nodeMetadataToJson(meta)));
 }
 
+/**
+ * What a new array needs: shape, data type (its zarr.json name) and chunk shape. The fill value
+ * defaults to the data type's default and the codecs to `bytes` (`vlen-utf8` for strings).
+ */
 export interface ArrayMetadataInput {
   shape: readonly number[];
   dataType: string;

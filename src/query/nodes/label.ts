@@ -2,6 +2,7 @@
 // coordinates), strings, and Dates (for coordinates with CF-style time `units`).
 import { floeError } from '../../errors.ts';
 
+/** A coordinate label a query compares with: a number, bigint, string or Date (for time coordinates). */
 export type LabelValue = number | bigint | string | Date;
 
 /** Validates one label and copies a Date, so a caller mutating theirs cannot change the node. */

@@ -11,6 +11,10 @@ export interface NearestNode {
   readonly tolerance: number | undefined;
 }
 
+/**
+ * Options of {@link QueryBuilder.nearest}: with `tolerance` (in the coordinate's units), a nearest
+ * label farther away than that fails the query with `NOT_FOUND`.
+ */
 export interface NearestOptions {
   tolerance?: number;
 }

@@ -3,7 +3,9 @@
 import { floeError } from '../../errors.ts';
 import { checkDimName, describeLabel, freezeLabel, type LabelValue } from './label.ts';
 
+/** The comparisons `where` applies to one label. */
 export type ComparisonOp = '=' | '<' | '<=' | '>' | '>=';
+/** Every `where` operator: a comparison, `between` (inclusive) or `in` (a list of labels). */
 export type WhereOp = ComparisonOp | 'between' | 'in';
 export const WHERE_OPS: readonly WhereOp[] = Object.freeze(['=', '<', '<=', '>', '>=', 'between', 'in']);
 

@@ -3,6 +3,10 @@
 // actually wanted, so coalescing trades a few wasted bytes for fewer round trips but never
 // more than that fraction (bytes fetched / bytes wanted <= 1 + maxOverread per object).
 
+/**
+ * How a query merges nearby byte ranges of one object into fewer requests, bounding the bytes
+ * fetched but not wanted.
+ */
 export interface CoalesceOptions {
   /** Largest gap (bytes) bridged between two wanted ranges. Default 64 KiB; 0 merges only touching ranges. */
   gapBytes?: number;

@@ -85,6 +85,10 @@ export interface PlanExpectation {
   readonly emptyPieces: number;
 }
 
+/**
+ * A planned query, made before any chunk data is read: the selection of each dimension, each array's
+ * chunks, and the requests `execute()` will issue with their expected bytes. See {@link formatPlan}.
+ */
 export interface QueryPlan {
   /** The query as builder calls. */
   readonly query: string;

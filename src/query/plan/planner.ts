@@ -40,6 +40,7 @@ export interface PreparedArray {
   readonly units: UnitGrid | undefined;
 }
 
+/** What a query took from the read caches instead of fetching (or decoding). */
 export interface CacheHits {
   shardIndexes: number;
   /** Encoded chunks (or inner-chunk ranges) taken from the cache instead of fetched. */

@@ -21,6 +21,7 @@ function handle(array: ZarrArray): ArrayHandle {
   };
 }
 
+/** Floe's plain Zarr v3 arrays ({@link ZarrArray}) as an {@link ArrayAdapter}; it writes every case. */
 export function floeArrayAdapter(): ArrayAdapter {
   return {
     name: 'floe',

@@ -11,6 +11,7 @@ import type { ErrorClass, ReadSource, TreeListing } from '../model/repository-mo
 import { documentWithAttribute, readTreeListing, withAttribute } from './tree-listing.ts';
 import type { RepositoryAdapter, RepositoryHandle } from './types.ts';
 
+/** Options of {@link floeRepositoryAdapter}. */
 export interface FloeRepositoryOptions {
   /** Chunks at or below this many bytes are stored inline (Floe's default 512). */
   readonly inlineChunkThresholdBytes?: number;

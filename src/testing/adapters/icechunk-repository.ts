@@ -111,6 +111,7 @@ function requireReference(): void {
   }
 }
 
+/** The reference Icechunk adapter: runs the reference in a child process, which `dispose()` ends. */
 export interface IcechunkRepositoryAdapter extends RepositoryAdapter {
   /** Ends the child process (after pending requests). */
   dispose(): Promise<void>;

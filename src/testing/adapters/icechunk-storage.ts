@@ -12,13 +12,16 @@ const dirPrefix = (prefix: string) => (prefix === '' || prefix.endsWith('/') ? p
 /** The object `Storage.newCustom` takes, backed by `storage`. */
 export function customBackend(storage: ObjectStorage) {
   return {
+    /** Always true: writes are refused by the storage itself, if at all. */
     canWrite: async () => true,
+    /** Reads an object (or a byte range); a missing object is an `ObjectNotFound` error. */
     getObjectRange: async (_: null, args: { path: string; rangeStart?: number; rangeEnd?: number }) => {
       const range = args.rangeStart !== undefined ? { offset: args.rangeStart, ...(args.rangeEnd !== undefined ? { length: args.rangeEnd - args.rangeStart } : {}) } : undefined;
       const got = await storage.get(args.path, range);
       if (!got) throw notFound(args.path);
       return { data: Buffer.from(got.bytes), version: { etag: got.version } };
     },
+    /** Writes an object; `previousVersion` makes it conditional (an etag: if-match; none: create only). */
     putObject: async (_: null, args: { path: string; data: Buffer; previousVersion?: { etag?: string } }) => {
       const options = args.previousVersion ? (args.previousVersion.etag ? { ifMatch: args.previousVersion.etag } : { ifNoneMatch: '*' as const }) : {};
       try {
@@ -29,6 +32,7 @@ export function customBackend(storage: ObjectStorage) {
         throw err;
       }
     },
+    /** Copies an object, if-match on the source's etag when given. */
     copyObject: async (_: null, args: { from: string; to: string; version?: { etag?: string } }) => {
       try {
         const { version } = await storage.copy(args.from, args.to, args.version?.etag ? { ifMatch: args.version.etag } : {});
@@ -38,22 +42,26 @@ export function customBackend(storage: ObjectStorage) {
         throw err;
       }
     },
+    /** Lists the objects under a prefix, ids relative to it. */
     listObjects: async (_: null, prefix: string) => {
       const out = [];
       const p = dirPrefix(prefix);
       for await (const o of storage.list(p)) out.push({ id: rel(p, o.key), createdAt: o.lastModified, sizeBytes: o.size });
       return out;
     },
+    /** Deletes a batch of objects under a prefix; reports how many and their bytes. */
     deleteBatch: async (_: null, args: { prefix: string; batch: { id: string; size: number }[] }) => {
       const p = dirPrefix(args.prefix);
       await storage.delete(args.batch.map((b) => p + b.id));
       return { deletedObjects: args.batch.length, deletedBytes: args.batch.reduce((n, b) => n + b.size, 0) };
     },
+    /** An object's modification time. */
     getObjectLastModified: async (_: null, key: string) => {
       const info = await storage.head(key);
       if (!info) throw notFound(key);
       return info.lastModified;
     },
+    /** Reads an object unless it is still at `previousVersion`. */
     getObjectConditional: async (_: null, args: { path: string; previousVersion?: { etag?: string } }) => {
       const got = await storage.get(args.path);
       if (!got) throw notFound(args.path);

@@ -98,6 +98,11 @@ async function handle(z: Zarrita, store: ZarrStore, path: string): Promise<Array
   };
 }
 
+/**
+ * zarrita.js as an {@link ArrayAdapter}, over the same stores (loaded on first use; needs `zarrita`).
+ * `canWrite` is false for what zarrita cannot write (sharding, some codecs and fill values, strings),
+ * so Floe writes those cases and zarrita only reads them.
+ */
 export function zarritaArrayAdapter(): ArrayAdapter {
   return {
     name: 'zarrita',

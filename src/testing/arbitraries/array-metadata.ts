@@ -9,6 +9,10 @@ import { codecChainArb, type CodecOptions } from './codecs.ts';
 import { DATA_TYPES, dataTypeNamed, type TestDataType } from './data-types.ts';
 import { fillValueArb, type Fill, type FillOptions } from './fill-values.ts';
 
+/**
+ * A generated Zarr v3 array: data type, shape, chunk shape, codec chain and fill value (with its
+ * memory bytes for the model). {@link arrayMetadataInput} turns it into what a writer takes.
+ */
 export interface ArrayCase {
   readonly dtype: TestDataType;
   readonly shape: number[];
@@ -17,6 +21,7 @@ export interface ArrayCase {
   readonly fill: Fill;
 }
 
+/** Options of {@link arrayCaseArb}: which data types, ranks, sizes, codecs and fill forms to draw. */
 export interface ArrayCaseOptions extends CodecOptions, FillOptions {
   /** Data type names to draw from; default every one in DATA_TYPES. */
   readonly dataTypes?: readonly string[];
@@ -40,6 +45,10 @@ function capProduct(xs: number[], max: number, min: number): number[] {
   return out;
 }
 
+/**
+ * fast-check arbitrary of whole arrays: any data type, 0-d to 5-d shapes with ragged edges and empty
+ * dimensions, a regular chunk grid, a codec chain and a fill value.
+ */
 export function arrayCaseArb(options: ArrayCaseOptions = {}): Arbitrary<ArrayCase> {
   const dtypes = options.dataTypes ? options.dataTypes.map(dataTypeNamed) : DATA_TYPES;
   return fc

@@ -5,12 +5,17 @@ import type { Arbitrary } from 'fast-check';
 import { resolveOrUndefined, type ModelItem } from '../model/array-model.ts';
 import { selectionArb, type SelectionOptions } from './selections.ts';
 
+/** How a write passes its values: flat C-order data, the same data with Fortran strides, or a scalar. */
 export type WriteForm = 'flat' | 'fortran' | 'scalar';
 
+/**
+ * One operation of a generated sequence: a write of values from `seed`, or a read (optionally into an `out` buffer).
+ */
 export type ArrayOp =
   | { readonly kind: 'write'; readonly selection: ModelItem[]; readonly form: WriteForm; readonly seed: number }
   | { readonly kind: 'read'; readonly selection: ModelItem[]; readonly useOut: boolean };
 
+/** Options of {@link arrayOpsArb}. */
 export interface ArrayOpsOptions extends SelectionOptions {
   /** Default all three. */
   readonly writeForms?: readonly WriteForm[];
@@ -20,6 +25,7 @@ export interface ArrayOpsOptions extends SelectionOptions {
   readonly nonEmptySelections?: boolean;
 }
 
+/** fast-check arbitrary of read and write sequences on an array of `shape`. */
 export function arrayOpsArb(shape: readonly number[], options: ArrayOpsOptions = {}): Arbitrary<ArrayOp[]> {
   const any = selectionArb(shape, options);
   const empty = (items: ModelItem[]): boolean => resolveOrUndefined(items, shape)?.some((d) => d.indices.length === 0) ?? false;

@@ -6,8 +6,10 @@ import type { Arbitrary } from 'fast-check';
 import type { CodecMetadata } from '../../format/codecs/types.ts';
 import type { TestDataType } from './data-types.ts';
 
+/** The bytes-to-bytes codecs the arbitraries draw from. */
 export type CompressorName = 'gzip' | 'zstd' | 'blosc' | 'crc32c';
 
+/** Options of the codec arbitraries ({@link codecChainArb}, {@link bytesToBytesArb}). */
 export interface CodecOptions {
   /** Nesting levels of sharding allowed (0: none); default 2. */
   readonly shardingDepth?: number;

@@ -6,6 +6,7 @@ import type { ArrayData } from '../../format/zarr/data-types.ts';
 export type DataTypeKind = 'bool' | 'int' | 'uint' | 'float' | 'complex' | 'raw' | 'string';
 type Ctor = new (buffer: ArrayBuffer) => Exclude<ArrayData, string[]>;
 
+/** A data type as the model sees it: memory bytes per element, lanes, typed-array class and byte-swap width. */
 export interface TestDataType {
   readonly name: string;
   readonly kind: DataTypeKind;
@@ -21,6 +22,7 @@ export interface TestDataType {
 const dt = (name: string, kind: DataTypeKind, memBytes: number, laneBytes: number, Ctor: Ctor | undefined, swapWidth: number): TestDataType =>
   Object.freeze({ name, kind, memBytes, laneBytes, Ctor, swapWidth });
 
+/** Every data type the arbitraries draw from: the fixed-size Zarr v3 types Floe holds, and `string`. */
 export const DATA_TYPES: readonly TestDataType[] = Object.freeze([
   dt('bool', 'bool', 1, 1, Uint8Array, 1),
   dt('int8', 'int', 1, 1, Int8Array, 1),
@@ -41,6 +43,7 @@ export const DATA_TYPES: readonly TestDataType[] = Object.freeze([
   dt('string', 'string', 0, 0, undefined, 0),
 ]);
 
+/** The {@link TestDataType} of a name; throws `RangeError` for an unknown one. */
 export function dataTypeNamed(name: string): TestDataType {
   const found = DATA_TYPES.find((d) => d.name === name);
   if (!found) throw new RangeError(`no test data type ${name}; known: ${DATA_TYPES.map((d) => d.name).join(', ')}`);

@@ -8,6 +8,7 @@ import { floatFromBits, halfBitsToFloatBits, quietHalf } from '../model/float-bi
 import { F32_SPECIAL, F64_SPECIAL, STRINGS } from './chunk-data.ts';
 import { INT_BOUNDS, intMemory, type TestDataType } from './data-types.ts';
 
+/** A generated fill value: as written in zarr.json, and one element's memory bytes. */
 export interface Fill {
   /** The fill value as written in zarr.json (bigint where a 64-bit integer needs it). */
   readonly json: FillValueInput;
@@ -15,6 +16,7 @@ export interface Fill {
   readonly memory: Uint8Array | readonly string[];
 }
 
+/** Options of {@link fillValueArb}: which JSON forms to draw. */
 export interface FillOptions {
   /** Hex bit-pattern strings for floats ("0x7fc00001"); default true. */
   readonly hexFloats?: boolean;

@@ -8,6 +8,7 @@ import type { Arbitrary } from 'fast-check';
 
 /** Node paths a history uses; '/a/c' and '/b/c' need their parent group. */
 export const HISTORY_PATHS = ['/a', '/b', '/a/c', '/b/c'] as const;
+/** A node path of {@link HISTORY_PATHS}. */
 export type HistoryPath = (typeof HISTORY_PATHS)[number];
 
 /** Every array in a history: int32, `chunks` chunks of `chunkLength` elements, fill 0. */
@@ -16,6 +17,10 @@ export const HISTORY_ARRAY = Object.freeze({ chunks: 4, chunkLength: 2 });
 /** Two session slots, so histories can race two sessions (on one branch or two). */
 export type Slot = 0 | 1;
 
+/**
+ * One step of a generated repository history, over a small fixed namespace of branches, paths and
+ * two session slots; every choice is a small index, so shrunk cases stay readable.
+ */
 export type HistoryOp =
   | { readonly op: 'open'; readonly slot: Slot; readonly branch: number }
   | { readonly op: 'createGroup' | 'createArray'; readonly slot: Slot; readonly path: HistoryPath }
@@ -33,6 +38,7 @@ export type HistoryOp =
   | { readonly op: 'retag'; readonly tag: number }
   | { readonly op: 'reset'; readonly branch: number; readonly back: number };
 
+/** Options of {@link repositoryHistoryArb}. */
 export interface HistoryOptions {
   /** Steps, each an op or a race of two sessions (several ops); default 20. */
   readonly maxOps?: number;
@@ -66,6 +72,7 @@ function changeOps(s: Arbitrary<Slot>): Weighted[] {
   ];
 }
 
+/** fast-check arbitrary of single history ops, writes and commits weighted up. */
 export function historyOpArb(options: HistoryOptions = {}): Arbitrary<HistoryOp> {
   // Writes and commits dominate so histories build real content before they branch and race.
   const arbs = [
@@ -104,6 +111,10 @@ export const SHARED_START: readonly HistoryOp[] = Object.freeze([
   { op: 'commit', slot: 0 }, { op: 'open', slot: 1, branch: 0 },
 ]);
 
+/**
+ * fast-check arbitrary of whole repository histories: ops, races of two sessions on one branch
+ * (rebases), usually starting from shared content.
+ */
 export function repositoryHistoryArb(options: HistoryOptions = {}): Arbitrary<HistoryOp[]> {
   const single = historyOpArb(options).map((op) => [op]);
   const step = options.rebases === false ? single : fc.oneof({ arbitrary: single, weight: 10 }, { arbitrary: raceArb(), weight: 1 });

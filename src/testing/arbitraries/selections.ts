@@ -5,6 +5,7 @@ import fc from '../fast-check.ts';
 import type { Arbitrary } from 'fast-check';
 import type { ModelItem } from '../model/array-model.ts';
 
+/** Options of the selection arbitraries. */
 export interface SelectionOptions {
   /** Negative slice steps; default true. */
   readonly negativeSteps?: boolean;
@@ -14,6 +15,10 @@ export interface SelectionOptions {
   readonly ellipsis?: boolean;
 }
 
+/**
+ * fast-check arbitrary of one selection item over a dimension of length `n`: slices with any
+ * bounds and steps, the whole dimension, or an integer (sometimes just out of bounds).
+ */
 export function selectionItemArb(n: number, options: SelectionOptions = {}): Arbitrary<ModelItem> {
   const bound = fc.option(fc.integer({ min: -n - 2, max: n + 2 }), { freq: 3 });
   const steps = options.negativeSteps === false ? [null, 1, 2, 3, n + 1] : [null, 1, 2, 3, -1, -2, -3, n + 1, -(n + 1)];
@@ -26,6 +31,7 @@ export function selectionItemArb(n: number, options: SelectionOptions = {}): Arb
   return fc.oneof(...arbs);
 }
 
+/** fast-check arbitrary of NumPy-style basic selections of `shape`, with at most one ellipsis. */
 export function selectionArb(shape: readonly number[], options: SelectionOptions = {}): Arbitrary<ModelItem[]> {
   const ellipsis = options.ellipsis === false ? fc.constant(null) : fc.option(fc.tuple(fc.nat(shape.length), fc.nat(shape.length)));
   return fc

@@ -13,6 +13,7 @@ import type { ElementValues, TestDataType } from './data-types.ts';
 import { pick, rng } from './seeded-random.ts';
 import { UNICODE_POOL, v1DtypeArb } from './v1-dtypes.ts';
 
+/** A generated Zarr v1 array: what `V1Array.create` takes, and what the model needs to check it. */
 export interface V1Case {
   readonly input: V1ArrayInput;
   readonly dtype: TestDataType;
@@ -22,6 +23,7 @@ export interface V1Case {
   values(n: number, seed: number): ElementValues;
 }
 
+/** Options of {@link v1ArrayInputArb}. */
 export interface V1CaseOptions {
   /** Draw U<n> scalar dtypes too (default false: their values come only from `values`, not from
    *  `randomElements`, whose strings may not fit). Structured records may hold U fields either way. */
@@ -70,6 +72,10 @@ function unicodeValues(chars: number, fill: string, n: number, seed: number): st
   });
 }
 
+/**
+ * fast-check arbitrary of Zarr v1 arrays: every dtype, rank 1-3 shapes, C or F order, and the
+ * compressors zarr 1.x wrote (zlib/gzip, bz2, blosc, lzma) with their options.
+ */
 export function v1ArrayInputArb(options: V1CaseOptions = {}): Arbitrary<V1Case> {
   return fc
     .record({

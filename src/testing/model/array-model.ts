@@ -62,6 +62,7 @@ export function resolveSelection(items: readonly ModelItem[], shape: readonly nu
   });
 }
 
+/** The shape of a resolved selection's result (integer-indexed dimensions dropped). */
 export function resultShapeOf(dims: readonly ModelDim[]): number[] {
   return dims.filter((d) => !d.drop).map((d) => d.indices.length);
 }

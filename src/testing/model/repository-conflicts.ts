@@ -6,6 +6,7 @@
 // (RepositoryModelOptions), and so are the conflicts flagged `disputed` here.
 import { byId, cloneTree, parentOf, within, type ModelNode, type Tree } from './repository-tree.ts';
 
+/** A conflict kind the model detects, named as Icechunk names it. */
 export type ConflictKind =
   | 'NewNodeConflictsWithExistingNode' | 'NewNodeInInvalidGroup'
   | 'ZarrMetadataDoubleUpdate' | 'ZarrMetadataUpdateOfDeletedArray' | 'ZarrMetadataUpdateOfDeletedGroup'
@@ -22,6 +23,7 @@ export type ConflictKind =
  */
 export type Disputed = 'orphan' | 'replaced-parent';
 
+/** A conflict the model found rebasing a session; `disputed` marks rules where implementations differ. */
 export interface ModelConflict {
   readonly kind: ConflictKind;
   readonly path: string;

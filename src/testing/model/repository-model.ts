@@ -18,8 +18,10 @@ import { byId, cloneTree, listTree, parentOf, sameTree, within, type ModelNode, 
 export { listTree, type ListedNode, type TreeListing } from './repository-tree.ts';
 export type { ConflictKind, ModelConflict } from './repository-conflicts.ts';
 
+/** How the model classifies a failure; adapters map their errors onto these. */
 export type ErrorClass = 'conflict' | 'no-changes' | 'already-exists' | 'not-found' | 'other';
 
+/** What a read looks at: a session slot, a branch tip or a tag. */
 export type ReadSource = { readonly slot: number } | { readonly branch: string } | { readonly tag: string };
 
 export type Action =
@@ -34,6 +36,10 @@ export type Action =
   | { readonly do: 'createBranch' | 'createTag'; readonly name: string; readonly at: string }
   | { readonly do: 'reset'; readonly branch: string; readonly to: number };
 
+/**
+ * What one history op must do on every implementation: its action, whether it fails, and the reads
+ * to check afterwards.
+ */
 export interface Expectation {
   readonly action: Action;
   /** undefined: the action succeeds. */
@@ -62,6 +68,7 @@ interface ModelSnapshot {
   readonly move?: readonly [string, string];
 }
 
+/** Options of {@link RepositoryModel}: how to treat ops whose outcome implementations dispute. */
 export interface RepositoryModelOptions {
   /**
    * Rules where Floe and the reference Icechunk differ (docs/CONFORMANCE.md): 'skip' the ops they
@@ -79,6 +86,10 @@ function nth(t: Tree, i: number, fits: (n: ModelNode) => boolean): string | unde
   return paths.length ? paths[i % paths.length] : undefined;
 }
 
+/**
+ * The reference model of an Icechunk repository (snapshots, refs, per-snapshot trees, session
+ * slots): it decides what each history op must do; see {@link RepositoryModel.step}.
+ */
 export class RepositoryModel {
   /** Snapshot index -> parent index and tree; 0 is the root commit (an empty root group). */
   readonly snapshots: ModelSnapshot[] = [{ parent: null, tree: new Map(), undone: false }];

@@ -40,6 +40,7 @@ export function sameTree(a: Tree, b: Tree): boolean {
   return true;
 }
 
+/** What a reader of a model tree sees: node path to group, or to array values (fill 0) and attribute. */
 export function listTree(t: Tree): TreeListing {
   const out: TreeListing = {};
   for (const p of [...t.keys()].sort()) {

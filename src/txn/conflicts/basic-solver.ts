@@ -10,6 +10,7 @@ import { detectConflicts } from './detector.ts';
 import { applyChoice } from './resolve.ts';
 import type { ConflictSolver, Resolution, SolveInput } from './solver.ts';
 
+/** Options of {@link BasicConflictSolver}: which side wins, per conflict kind. */
 export interface BasicConflictSolverOptions {
   /** Both sides wrote the same chunk. Default `useOurs`. */
   onChunkConflict?: VersionSelection;
@@ -25,6 +26,11 @@ export interface BasicConflictSolverOptions {
 
 const SELECTIONS: readonly VersionSelection[] = ['useOurs', 'useTheirs', 'fail'];
 
+/**
+ * Settles conflicts by kind, with the reference's option names and defaults (chunks: ours; deleting
+ * what the other side changed: our delete wins; anything else fails). Fails with a
+ * {@link ConflictError} listing what it could not settle.
+ */
 export class BasicConflictSolver implements ConflictSolver {
   private readonly choices: Partial<Record<ConflictType, VersionSelection>>;
 
@@ -51,6 +57,7 @@ export class BasicConflictSolver implements ConflictSolver {
 /** Decides one conflict; may be async (e.g. ask a user). */
 export type ConflictCallback = (conflict: Conflict) => VersionSelection | Promise<VersionSelection>;
 
+/** Settles each conflict by asking a callback which side wins (`useOurs`, `useTheirs` or `fail`). */
 export class CallbackConflictSolver implements ConflictSolver {
   constructor(private readonly decide: ConflictCallback) {}
 

@@ -20,6 +20,7 @@ export class ConflictError extends FloeError {
   }
 }
 
+/** Narrows an error to a {@link ConflictError}. */
 export function isConflictError(err: unknown): err is ConflictError {
   return err instanceof ConflictError;
 }

@@ -18,6 +18,7 @@ export const CONFLICT_TYPES = [
   'MoveOperationCannotBeRebased', // our move collides: its node was moved/deleted, or its target taken
 ] as const;
 
+/** A conflict kind, named as the reference Icechunk's `ConflictType`. */
 export type ConflictType = (typeof CONFLICT_TYPES)[number];
 
 interface At {
@@ -27,6 +28,10 @@ interface At {
   nodeId: string;
 }
 
+/**
+ * One clash between a session's changes and a commit made on its branch meanwhile, with the path,
+ * node id and (for chunks) coordinates involved.
+ */
 export type Conflict =
   | ({ type: 'NewNodeConflictsWithExistingNode' } & At)
   | ({ type: 'NewNodeInInvalidGroup' } & At & { newNodePath: string })

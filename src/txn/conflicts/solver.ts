@@ -22,6 +22,11 @@ export type Resolution =
   | { kind: 'patched'; changes: ChangeSet }
   | { kind: 'unsolvable'; conflicts: Conflict[] };
 
+/**
+ * Decides how a session's changes go on top of a commit made on its branch since the session began
+ * (rebase replays them over each such commit, oldest first). Solvers never modify their input.
+ */
 export interface ConflictSolver {
+  /** Our changes patched to apply cleanly on top of that commit, or the conflicts it could not solve. */
   solve(input: SolveInput): Promise<Resolution>;
 }

@@ -18,6 +18,7 @@ import { ancestors } from '../history.ts';
 import { MAIN_BRANCH } from '../refs.ts';
 import type { RepoInfoStore } from '../repo-info-store.ts';
 
+/** Options of {@link Repository.expireSnapshots}. */
 export interface ExpireOptions {
   /** Delete branches (other than `main`) whose tip expired. Default false. */
   deleteExpiredBranches?: boolean;
@@ -25,6 +26,7 @@ export interface ExpireOptions {
   deleteExpiredTags?: boolean;
 }
 
+/** What {@link Repository.expireSnapshots} changed in the repository's history. */
 export interface ExpireResult {
   /** Snapshots dropped from the repository's history (their objects await GC). */
   releasedSnapshots: string[];

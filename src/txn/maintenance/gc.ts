@@ -14,6 +14,7 @@ import { emptyLiveSet, markBackups, markSnapshots, snapshotsToKeep, type LiveSet
 
 /** What GC deletes, in sweep order: snapshots before what they point at, as the reference does. */
 export const GC_KINDS = ['snapshots', 'transactionLogs', 'manifests', 'chunks', 'backups'] as const;
+/** The kinds of objects garbage collection deletes. */
 export type GcKind = (typeof GC_KINDS)[number];
 
 const PREFIX_OF: Record<GcKind, string> = {
@@ -31,11 +32,13 @@ function isRepositoryObject(kind: GcKind, key: string): boolean {
   return idFromKey(prefix, key)?.length === ID12_LENGTH;
 }
 
+/** Objects and bytes of one {@link GcKind}. */
 export interface KindTotals {
   objects: number;
   bytes: number;
 }
 
+/** What garbage collection deleted (or, in a dry run, would delete). */
 export interface GcSummary {
   /** Objects listed and examined so far. */
   scanned: number;
@@ -49,6 +52,7 @@ export interface GcSummary {
   backupsSwept: boolean;
 }
 
+/** Options of {@link Repository.garbageCollect} and {@link GarbageCollection}. */
 export interface GcOptions {
   /** Count and list, delete nothing, write nothing. Default false. */
   dryRun?: boolean;
@@ -83,6 +87,10 @@ export interface GcCursor {
   summary: GcSummary;
 }
 
+/**
+ * What one {@link GarbageCollection.run} step did: whether the sweep is done, the cursor that
+ * resumes it, and the running totals.
+ */
 export interface GcStepResult {
   done: boolean;
   cursor: GcCursor;
@@ -106,6 +114,11 @@ const emptySummary = (): GcSummary => ({
   backupsSwept: true,
 });
 
+/**
+ * Incremental garbage collection: marks what refs need, then sweeps unmarked objects older than a
+ * cutoff. `run()` stops after a budget and returns a plain-data cursor that resumes the sweep in this
+ * or another process (`cursor` option). Throws `INVALID_ARGUMENT` for a cutoff in the future.
+ */
 export class GarbageCollection {
   private constructor(
     private readonly deps: GcDeps,

@@ -20,6 +20,10 @@ export const backupKey = (name: string): string => PREFIXES.overwritten + name;
 export type PublicUpdate = StringIds<RepoUpdate>;
 type StringIds<U> = U extends unknown ? { [K in keyof U]: U[K] extends Uint8Array ? string : U[K] } : never;
 
+/**
+ * One update applied to the repository (a commit, a branch or tag change, ...), as listed by
+ * {@link Repository.opsLog}, newest first.
+ */
 export interface OpsLogItem {
   update: PublicUpdate;
   updatedAt: Date;
