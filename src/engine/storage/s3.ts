@@ -66,6 +66,7 @@ export interface S3StorageOptions {
  * Floe's type declarations do not require the SDK, an optional package, to be installed.
  */
 export interface S3ClientLike {
+  /** Sends one SDK command (GetObjectCommand, PutObjectCommand, …) and resolves to its output. */
   send(command: unknown, options?: { abortSignal?: AbortSignal }): Promise<unknown>;
 }
 
