@@ -6,7 +6,7 @@ import { idToString, type SnapshotId } from '../format/icechunk/ids.ts';
 import { parseV1RefKey, PREFIXES, V1_CONFIG_KEY, v1BranchKey, v1TagKey } from '../format/icechunk/keys.ts';
 import type { MetadataValue } from '../format/icechunk/metadata-value.ts';
 import type { RefEntry, RepoInfo, SnapshotInfo } from '../format/icechunk/repo-info.ts';
-import { decodeV1Config, decodeV1Ref } from '../format/icechunk/spec1.ts';
+import { decodeV1Ref } from '../format/icechunk/spec1.ts';
 import type { RepoObjects } from './objects.ts';
 
 export async function isSpec1Repository(storage: ObjectStorage): Promise<boolean> {
@@ -17,7 +17,9 @@ export async function isSpec1Repository(storage: ObjectStorage): Promise<boolean
 
 export async function readSpec1Config(storage: ObjectStorage): Promise<MetadataValue> {
   const got = await storage.get(V1_CONFIG_KEY);
-  return got ? decodeV1Config(got.bytes, V1_CONFIG_KEY) : null;
+  if (!got) return null;
+  const { decodeV1Config } = await import('../format/icechunk/spec1-config.ts');
+  return decodeV1Config(got.bytes, V1_CONFIG_KEY);
 }
 
 export async function readSpec1RepoInfo(storage: ObjectStorage, objects: RepoObjects): Promise<RepoInfo> {

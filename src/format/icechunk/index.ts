@@ -11,5 +11,6 @@ export * from './transaction-log.ts';
 export * from './repo-info.ts';
 export * from './repo-updates.ts';
 export * from './spec1.ts';
+export * from './spec1-config.ts';
 export { decodeMsgpack, encodeMsgpack } from './msgpack.ts';
 export { zstdCompress, zstdDecompress } from './zstd.ts';

@@ -2,7 +2,7 @@
 // not Floe knows the store kind, and the yaml package is not left to warn and drop the tag.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { isFloeError } from '../../../src/errors.ts';
-import { decodeV1Config } from '../../../src/format/icechunk/spec1.ts';
+import { decodeV1Config } from '../../../src/format/icechunk/spec1-config.ts';
 
 const config = (text: string) => decodeV1Config(new TextEncoder().encode(text));
 

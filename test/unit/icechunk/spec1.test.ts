@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { decodeV1Config, decodeV1Ref } from '../../../src/format/icechunk/spec1.ts';
+import { decodeV1Ref } from '../../../src/format/icechunk/spec1.ts';
+import { decodeV1Config } from '../../../src/format/icechunk/spec1-config.ts';
 import { idToString } from '../../../src/format/icechunk/ids.ts';
 import { fixturePath } from '../../support/fixtures.ts';
 
