@@ -106,6 +106,21 @@ export function zstdBackend(): ZstdBackend {
   return chosen.backend;
 }
 
+/**
+ * Switches the backend for this thread (tests run every zstd path on both; FLOE_ZSTD does the
+ * same for a whole process and its workers). 'auto' goes back to FLOE_ZSTD's or the default
+ * choice. Throws when the requested backend does not load.
+ */
+export function selectZstdBackend(which: ZstdBackendName | 'auto'): ZstdImplementation {
+  if (which === 'auto') {
+    chosen = undefined;
+    return zstdImplementation();
+  }
+  const backend = loadZstdBackend(which);
+  chosen = { backend, info: { name: backend.name, version: backend.version, reason: `selected by selectZstdBackend('${which}')` } };
+  return zstdImplementation();
+}
+
 /** Which zstd implementation Floe uses and why, for `floe doctor` and bug reports. Never throws. */
 export function zstdImplementation(): ZstdImplementation {
   chosen ??= choose();
