@@ -134,6 +134,11 @@ export interface ZstdDecodeOptions {
   backend?: ZstdBackend;
 }
 
+// No zstd block expands more than this (a 4-byte RLE block yields at most 128 KiB): a larger
+// claimed content size is a damaged header, refused before allocating for it, and output past
+// it is a bomb, whatever maxBytes allows.
+const MAX_RATIO = 32768;
+
 /**
  * Decodes one or more whole frames. Sizes stated in frame headers are checked against maxBytes
  * before anything is allocated; frames without them are decoded with growing output. Throws
@@ -143,10 +148,12 @@ export function zstdDecode(data: Uint8Array, options: ZstdDecodeOptions): Uint8A
   const backend = options.backend ?? zstdBackend();
   if (data.length === 0) throw new ZstdDataError('empty', 'the input is empty (no zstd frame)');
   const size = knownContentSize(data);
-  if (size === null) return wrapBackendError(() => backend.decompressUnsized(data, options.maxBytes, options.dictionary));
-  if (size > options.maxBytes) {
-    throw new ZstdDataError('too-large', `a frame header claims ${size} bytes from ${data.length} encoded bytes, over the limit of ${options.maxBytes}`);
+  if (size === null) {
+    const limit = Math.min(options.maxBytes, data.length * MAX_RATIO);
+    return wrapBackendError(() => backend.decompressUnsized(data, limit, options.dictionary));
   }
+  if (size > data.length * MAX_RATIO) throw new ZstdDataError('corrupt', `a frame header claims ${size} bytes from ${data.length} encoded bytes`);
+  if (size > options.maxBytes) throw new ZstdDataError('too-large', `the frame headers claim ${size} bytes, over the limit of ${options.maxBytes}`);
   const out = new Uint8Array(size);
   const produced = wrapBackendError(() => backend.decompressInto(data, out, options.dictionary));
   if (produced !== size) throw new ZstdDataError('corrupt', `decoded ${produced} bytes, the frame headers say ${size}`);
@@ -154,7 +161,7 @@ export function zstdDecode(data: Uint8Array, options: ZstdDecodeOptions): Uint8A
 }
 
 /** Turns a library's own error (bad data, checksum, dictionary) into ZstdDataError 'corrupt'. */
-export function wrapBackendError<T>(run: () => T): T {
+function wrapBackendError<T>(run: () => T): T {
   try {
     return run();
   } catch (err) {

@@ -8,10 +8,8 @@ import { clampLevel, zstdBackend, zstdDecode, type ZstdBackend } from './zstd-ba
 import { knownContentSize } from './zstd-frames.ts';
 
 const NAME = 'zstd';
-// No zstd block expands more than this (a 4-byte RLE block yields at most 128 KiB): a larger
-// claimed content size is a damaged header, refused before allocating for it, and streaming
-// output past it is a bomb.
-const MAX_RATIO = 32768;
+/** Output limit beyond zstdDecode's own (32768x the input): a typed array's maximum length. */
+const MAX_CHUNK_BYTES = 2 ** 32;
 
 export const zstdCodec: BytesCodecFactory = (configuration): BytesToBytesCodec => {
   checkKeys(NAME, configuration, ['level', 'checksum']);
@@ -45,5 +43,5 @@ export function zstdCompressor(level: number, checksum: boolean, backend?: ZstdB
 
 /** A decompress function; throws CORRUPT_OBJECT on bad input (decodingGuard wraps ZstdDataError). */
 export function zstdDecompressor(codec = NAME, backend?: ZstdBackend): (data: Uint8Array) => Uint8Array {
-  return (data) => decodingGuard(codec, () => zstdDecode(data, { maxBytes: Math.min(data.length * MAX_RATIO, 2 ** 32), backend }));
+  return (data) => decodingGuard(codec, () => zstdDecode(data, { maxBytes: MAX_CHUNK_BYTES, backend }));
 }

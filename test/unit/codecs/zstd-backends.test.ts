@@ -106,6 +106,10 @@ describeEachZstdBackend('zstd backend', (backend) => {
     claim[6 + 5] = 1; // byte 5 of the 8-byte content size: 2^40 + 10
     expect(codeOf(() => zstdCodec(3, false).decode(claim))).toBe('CORRUPT_OBJECT');
     expect(codeOf(() => zstdDecompress(claim))).toBe('CORRUPT_OBJECT');
+    // 1 GiB claimed: under Icechunk's 2 GiB limit, but no 27-byte frame can hold it.
+    const gib = rawFrame(new Uint8Array(10), { contentSize: true });
+    gib[6 + 3] = 0x40;
+    expect(() => zstdDecompress(gib)).toThrow(/claims 1073741834 bytes from 27 encoded bytes/);
     // 4 MB of zeros in about 200 bytes: over a 1 MiB limit, streamed or stated.
     const zeros = new Uint8Array(4 << 20);
     const sized = backend.compress(zeros, 3, false);
