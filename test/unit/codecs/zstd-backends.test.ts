@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { isFloeError, type ErrorCode } from '../../../src/errors.ts';
 import { BYTES_CODECS } from '../../../src/format/codecs/bytes-codecs.ts';
 import { knownContentSize, xxh64 } from '../../../src/format/codecs/zstd-frames.ts';
-import { clampLevel, zstdDecode, zstdImplementation, ZstdDataError, type ZstdBackend } from '../../../src/format/codecs/zstd-backend.ts';
+import { clampLevel, selectZstdBackend, zstdBackend, zstdDecode, zstdImplementation, ZstdDataError, type ZstdBackend } from '../../../src/format/codecs/zstd-backend.ts';
 import { zstdDecompress } from '../../../src/format/icechunk/zstd.ts';
 import { concatBytes, describeEachZstdBackend, rawFrame, sameBytes, withoutContentSize, ZSTD_BACKENDS } from '../../support/zstd.ts';
 
@@ -182,5 +182,43 @@ describe.skipIf(!napi!.available)('zstd across backends', () => {
       expect(kind(decoder)).toBe(kind(encoder));
       expect(kind(decoder)).not.toBe('decoded');
     }
+  });
+});
+
+describe('choosing the zstd backend', () => {
+  const withEnv = (value: string | undefined, run: () => void) => {
+    const saved = process.env['FLOE_ZSTD'];
+    if (value === undefined) delete process.env['FLOE_ZSTD'];
+    else process.env['FLOE_ZSTD'] = value;
+    try {
+      selectZstdBackend('auto');
+      run();
+    } finally {
+      if (saved === undefined) delete process.env['FLOE_ZSTD'];
+      else process.env['FLOE_ZSTD'] = saved;
+      selectZstdBackend('auto');
+    }
+  };
+
+  it('prefers zstd-napi when it loads, and FLOE_ZSTD forces either', () => {
+    withEnv(undefined, () => {
+      expect(zstdImplementation()).toEqual(
+        napi!.available
+          ? { name: 'zstd-napi', version: napi!.backend!.version, reason: 'zstd-napi (native libzstd) loaded' }
+          : expect.objectContaining({ name: 'zstd-wasm', reason: expect.stringMatching(/^zstd-napi did not load/) }),
+      );
+    });
+    withEnv(' Fallback ', () => {
+      expect(zstdImplementation()).toEqual({ name: 'zstd-wasm', version: wasm!.backend!.version, reason: 'forced by FLOE_ZSTD=fallback' });
+      expect(zstdBackend().name).toBe('zstd-wasm');
+    });
+  });
+
+  it('refuses an unknown FLOE_ZSTD value with INVALID_ARGUMENT on first use, and reports it without throwing', () => {
+    withEnv('fast', () => {
+      expect(zstdImplementation()).toMatchObject({ name: 'unavailable', reason: 'FLOE_ZSTD must be napi, fallback or auto, got "fast"' });
+      expect(codeOf(() => zstdBackend())).toBe('INVALID_ARGUMENT');
+      expect(codeOf(() => zstdCodec(3, false).encode(DATA))).toBe('INVALID_ARGUMENT');
+    });
   });
 });
