@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { isFloeError } from '../../src/errors.ts';
 import { BYTES_CODECS, V1_COMPRESSORS } from '../../src/format/codecs/bytes-codecs.ts';
 import type { BytesToBytesCodec } from '../../src/format/codecs/types.ts';
+import { zstdDecode, ZstdDataError, type ZstdBackend } from '../../src/format/codecs/zstd-backend.ts';
+import { concatBytes, describeEachZstdBackend, withoutContentSize, ZSTD_BACKENDS } from '../support/zstd.ts';
 
 const RUNS = 200;
 
@@ -65,7 +67,8 @@ function applyDamage(encoded: Uint8Array, d: Damage): Uint8Array {
   return copy;
 }
 
-describe.each(Object.keys(codecs))('%s', (name) => {
+/** The properties every codec keeps. */
+function codecProperties(name: string): void {
   it('round-trips every configuration', () => {
     fc.assert(
       fc.property(codecs[name]!, bytes, ({ codec }, data) => {
@@ -89,6 +92,59 @@ describe.each(Object.keys(codecs))('%s', (name) => {
           return;
         }
         expect(checked, 'a checked codec accepted damaged input').toBe(false);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+}
+
+// zstd and blosc (zstd blocks) run once per zstd backend; the other codecs once.
+for (const name of Object.keys(codecs)) {
+  if (name === 'zstd' || name === 'blosc') describeEachZstdBackend(name, () => codecProperties(name));
+  else describe(name, () => codecProperties(name));
+}
+
+describe.skipIf(!ZSTD_BACKENDS.every((b) => b.available))('zstd across backends', () => {
+  const pairs = fc.constantFrom(['napi', 'fallback'], ['fallback', 'napi']).map(([from, to]) => ({
+    encoder: ZSTD_BACKENDS.find((b) => b.which === from)!.backend!,
+    decoder: ZSTD_BACKENDS.find((b) => b.which === to)!.backend!,
+  }));
+  const frames = fc.array(
+    fc.record({ data: bytes, level: fc.integer({ min: -20, max: 12 }), checksum: fc.boolean(), sized: fc.boolean() }),
+    { minLength: 1, maxLength: 3 },
+  );
+
+  it('whatever one backend encodes, the other decodes: levels, checksums, several frames, unsized frames', () => {
+    fc.assert(
+      fc.property(pairs, frames, ({ encoder, decoder }, parts) => {
+        const encoded = concatBytes(
+          ...parts.map(({ data, level, checksum, sized }) => {
+            const frame = encoder.compress(data, level, checksum);
+            return sized ? frame : withoutContentSize(frame, data.length);
+          }),
+        );
+        const decoded = zstdDecode(encoded, { maxBytes: 1 << 24, backend: decoder });
+        expect(Buffer.from(decoded).equals(Buffer.from(concatBytes(...parts.map((p) => p.data))))).toBe(true);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('damage is refused by both backends alike, never with a foreign error', () => {
+    fc.assert(
+      fc.property(pairs, bytes, fc.boolean(), damage, ({ encoder, decoder }, data, sized, d) => {
+        const frame = encoder.compress(data, 3, true);
+        const encoded = sized ? frame : withoutContentSize(frame, data.length);
+        const bad = applyDamage(encoded, d);
+        const outcome = (backend: ZstdBackend): string => {
+          try {
+            return Buffer.from(zstdDecode(bad, { maxBytes: 1 << 24, backend })).toString('base64');
+          } catch (err) {
+            if (err instanceof ZstdDataError) return 'refused';
+            throw err;
+          }
+        };
+        expect(outcome(decoder)).toBe(outcome(encoder));
       }),
       { numRuns: RUNS },
     );

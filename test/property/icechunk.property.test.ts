@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isFloeError, type ErrorCode } from '../../src/errors.ts';
 import { HEADER_OFFSETS, HEADER_SIZE } from '../../src/format/icechunk/header.ts';
+import { describeEachZstdBackend } from '../support/zstd.ts';
 import { asChunkId, asManifestId, asNodeId, asSnapshotId, compareIds } from '../../src/format/icechunk/ids.ts';
 import { chunkRefCount, compareChunkIndices, decodeManifest, encodeManifest, findChunkRef, type ArrayManifest, type ChunkRef, type Manifest } from '../../src/format/icechunk/manifest.ts';
 import { decodeFlexValue } from '../../src/format/icechunk/flexbuffers-reader.ts';
@@ -358,79 +359,82 @@ function decodeOutcome(decode: (b: Uint8Array) => unknown, bytes: Uint8Array): O
 const H = HEADER_OFFSETS;
 const FILE_TYPE_BYTES = [1, 2, 4, 6];
 
-describe.each(FILE_TYPES)('$name', ({ name: fileName, arb, encode, decode }) => {
-  const enc = encode as (v: unknown, o?: object) => Uint8Array;
-  const dec = decode as (b: Uint8Array) => unknown;
-  const canonical = CANONICAL[fileName] as (v: unknown) => unknown;
+// Every file type is zstd-compressed by default: run them on each zstd backend.
+describeEachZstdBackend('file types', () => {
+  describe.each(FILE_TYPES)('$name', ({ name: fileName, arb, encode, decode }) => {
+    const enc = encode as (v: unknown, o?: object) => Uint8Array;
+    const dec = decode as (b: Uint8Array) => unknown;
+    const canonical = CANONICAL[fileName] as (v: unknown) => unknown;
 
-  it('round-trips random contents', () => {
-    fc.assert(fc.property(arb as fc.Arbitrary<unknown>, (value) => {
-      expect(dec(enc(value))).toEqual(value);
-    }), { numRuns: 150 });
-  });
+    it('round-trips random contents', () => {
+      fc.assert(fc.property(arb as fc.Arbitrary<unknown>, (value) => {
+        expect(dec(enc(value))).toEqual(value);
+      }), { numRuns: 150 });
+    });
 
-  it('fails truncated, wrong-magic, wrong-type, wrong-version and wrong-compression files with the right typed error', () => {
-    fc.assert(fc.property(arb as fc.Arbitrary<unknown>, fc.boolean(), fc.nat(), (value, compressed, cut) => {
-      const bytes = enc(value, { compression: compressed ? 'zstd' : 'none' });
-      const typeByte = bytes[H.fileType]!;
-      const fails = (edit: (b: Uint8Array) => void, codes: ErrorCode[]) => {
-        const bad = bytes.slice();
-        edit(bad);
-        const outcome = decodeOutcome(dec, bad);
-        expect('code' in outcome && codes.includes(outcome.code), `${JSON.stringify(outcome).slice(0, 200)}: expected ${codes}`).toBe(true);
-      };
-      // A shorter file fails, or (cut inside the trailing padding of the payload's last string)
-      // still holds the same value.
-      const truncated = decodeOutcome(dec, bytes.subarray(0, cut % bytes.length));
-      if ('value' in truncated) expect(truncated.value).toEqual(value);
-      else expect(truncated.code).toBe('CORRUPT_OBJECT');
-      fails((b) => { b[H.magic] = 0x58; }, ['CORRUPT_OBJECT']);
-      fails((b) => { b[H.magic + 11]! ^= 1; }, ['CORRUPT_OBJECT']);
-      for (const other of [...FILE_TYPE_BYTES.filter((t) => t !== typeByte), 0, 3, 9, 255]) fails((b) => { b[H.fileType] = other; }, ['CORRUPT_OBJECT']);
-      for (const version of [0, 3, 9, 255]) fails((b) => { b[H.specVersion] = version; }, ['UNSUPPORTED']);
-      for (const compression of [2, 5, 255]) fails((b) => { b[H.compression] = compression; }, ['UNSUPPORTED']);
-      // Compressed bytes read as plain, or plain bytes as zstd.
-      fails((b) => { b[H.compression] = compressed ? 0 : 1; }, ['CORRUPT_OBJECT']);
-    }), { numRuns: 100 });
-  });
+    it('fails truncated, wrong-magic, wrong-type, wrong-version and wrong-compression files with the right typed error', () => {
+      fc.assert(fc.property(arb as fc.Arbitrary<unknown>, fc.boolean(), fc.nat(), (value, compressed, cut) => {
+        const bytes = enc(value, { compression: compressed ? 'zstd' : 'none' });
+        const typeByte = bytes[H.fileType]!;
+        const fails = (edit: (b: Uint8Array) => void, codes: ErrorCode[]) => {
+          const bad = bytes.slice();
+          edit(bad);
+          const outcome = decodeOutcome(dec, bad);
+          expect('code' in outcome && codes.includes(outcome.code), `${JSON.stringify(outcome).slice(0, 200)}: expected ${codes}`).toBe(true);
+        };
+        // A shorter file fails, or (cut inside the trailing padding of the payload's last string)
+        // still holds the same value.
+        const truncated = decodeOutcome(dec, bytes.subarray(0, cut % bytes.length));
+        if ('value' in truncated) expect(truncated.value).toEqual(value);
+        else expect(truncated.code).toBe('CORRUPT_OBJECT');
+        fails((b) => { b[H.magic] = 0x58; }, ['CORRUPT_OBJECT']);
+        fails((b) => { b[H.magic + 11]! ^= 1; }, ['CORRUPT_OBJECT']);
+        for (const other of [...FILE_TYPE_BYTES.filter((t) => t !== typeByte), 0, 3, 9, 255]) fails((b) => { b[H.fileType] = other; }, ['CORRUPT_OBJECT']);
+        for (const version of [0, 3, 9, 255]) fails((b) => { b[H.specVersion] = version; }, ['UNSUPPORTED']);
+        for (const compression of [2, 5, 255]) fails((b) => { b[H.compression] = compression; }, ['UNSUPPORTED']);
+        // Compressed bytes read as plain, or plain bytes as zstd.
+        fails((b) => { b[H.compression] = compressed ? 0 : 1; }, ['CORRUPT_OBJECT']);
+      }), { numRuns: 100 });
+    });
 
-  it('never returns a wrong value for a bit-flipped file', () => {
-    fc.assert(fc.property(arb as fc.Arbitrary<unknown>, fc.boolean(), fc.nat(), fc.integer({ min: 0, max: 7 }), (value, compressed, at, bit) => {
-      const bytes = enc(value, { compression: compressed ? 'zstd' : 'none' });
-      const where = at % bytes.length;
-      const flipped = bytes.slice();
-      flipped[where]! ^= 1 << bit;
-      const outcome = decodeOutcome(dec, flipped);
-      if (where < H.implementation) {
-        expect(outcome).toEqual({ code: 'CORRUPT_OBJECT' });
-      } else if (where < H.specVersion) {
-        // The implementation name is informational: the value is the same.
-        expect(outcome).toEqual({ value });
-      } else if (where < HEADER_SIZE) {
-        expect(outcome).toHaveProperty('code');
-      } else if ('value' in outcome) {
-        // Without a checksum a flipped payload byte can decode to another value (a flipped id
-        // byte is another id). It must still be one a file can hold: it encodes, and decodes
-        // back to itself (lists in the spec's order).
-        expect(dec(enc(outcome.value))).toEqual(canonical(outcome.value));
-      }
-    }), { numRuns: 300 });
-  });
-
-  it('writes every list the spec orders in that order, given all lists shuffled', () => {
-    const rules = RULES[fileName] as OrderRule<unknown>[];
-    const shuffleValue = SHUFFLE[fileName] as (v: unknown, shuffle: Shuffle) => unknown;
-    fc.assert(fc.property(arb as fc.Arbitrary<unknown>, fc.integer(), (value, seed) => {
-      const shuffled = shuffleValue(value, shuffler(seed));
-      const decoded = dec(enc(shuffled));
-      for (const { rule, lists, cmp } of rules) {
-        for (const list of lists(decoded)) {
-          for (let i = 1; i < list.length; i++) expect((cmp as (a: unknown, b: unknown) => number)(list[i - 1], list[i]), rule).toBeLessThanOrEqual(0);
+    it('never returns a wrong value for a bit-flipped file', () => {
+      fc.assert(fc.property(arb as fc.Arbitrary<unknown>, fc.boolean(), fc.nat(), fc.integer({ min: 0, max: 7 }), (value, compressed, at, bit) => {
+        const bytes = enc(value, { compression: compressed ? 'zstd' : 'none' });
+        const where = at % bytes.length;
+        const flipped = bytes.slice();
+        flipped[where]! ^= 1 << bit;
+        const outcome = decodeOutcome(dec, flipped);
+        if (where < H.implementation) {
+          expect(outcome).toEqual({ code: 'CORRUPT_OBJECT' });
+        } else if (where < H.specVersion) {
+          // The implementation name is informational: the value is the same.
+          expect(outcome).toEqual({ value });
+        } else if (where < HEADER_SIZE) {
+          expect(outcome).toHaveProperty('code');
+        } else if ('value' in outcome) {
+          // Without a checksum a flipped payload byte can decode to another value (a flipped id
+          // byte is another id). It must still be one a file can hold: it encodes, and decodes
+          // back to itself (lists in the spec's order).
+          expect(dec(enc(outcome.value))).toEqual(canonical(outcome.value));
         }
-      }
-      // Nothing lost or changed on the way, and lists without an order rule keep theirs.
-      expect(decoded).toEqual(canonical(shuffled));
-    }), { numRuns: 100 });
+      }), { numRuns: 300 });
+    });
+
+    it('writes every list the spec orders in that order, given all lists shuffled', () => {
+      const rules = RULES[fileName] as OrderRule<unknown>[];
+      const shuffleValue = SHUFFLE[fileName] as (v: unknown, shuffle: Shuffle) => unknown;
+      fc.assert(fc.property(arb as fc.Arbitrary<unknown>, fc.integer(), (value, seed) => {
+        const shuffled = shuffleValue(value, shuffler(seed));
+        const decoded = dec(enc(shuffled));
+        for (const { rule, lists, cmp } of rules) {
+          for (const list of lists(decoded)) {
+            for (let i = 1; i < list.length; i++) expect((cmp as (a: unknown, b: unknown) => number)(list[i - 1], list[i]), rule).toBeLessThanOrEqual(0);
+          }
+        }
+        // Nothing lost or changed on the way, and lists without an order rule keep theirs.
+        expect(decoded).toEqual(canonical(shuffled));
+      }), { numRuns: 100 });
+    });
   });
 });
 

@@ -1,5 +1,5 @@
 // Zarr v3 `blosc` codec and the Zarr v1 `blosc` compressor: Blosc1 buffers, decoded and encoded
-// in TypeScript (blosclz, lz4 and snappy streams here; zlib via node:zlib, zstd via zstd-napi).
+// in TypeScript (blosclz, lz4 and snappy streams here; zlib via node:zlib, zstd via zstd-backend.ts).
 // Decoding reads any Blosc1 buffer whatever the configuration says: the header is authoritative.
 import type { BytesCodecContext, BytesCodecFactory, BytesToBytesCodec } from './types.ts';
 import { checkKeys, decodingGuard, invalidConfig, readChoice, readInt, shown } from './bytes-codec-support.ts';

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { isFloeError } from '../../../src/errors.ts';
 import { BYTES_CODECS, V1_COMPRESSORS } from '../../../src/format/codecs/bytes-codecs.ts';
+import { zstdBackend } from '../../../src/format/codecs/zstd-backend.ts';
+import { concatBytes, describeEachZstdBackend, withoutContentSize } from '../../support/zstd.ts';
 
 const ctx = { itemSize: 4 };
 const data = new Uint8Array(Float32Array.from({ length: 5000 }, (_, i) => Math.sin(i / 50)).buffer);
@@ -59,19 +61,6 @@ describe('bytes codec registry', () => {
     expect(codeOf(() => codec.decode(encoded))).toBe('CHECKSUM_MISMATCH');
   });
 
-  it('zstd decodes frames without a content size and rejects truncated ones', async () => {
-    const { CompressStream } = await import('zstd-napi');
-    const stream = new CompressStream({ compressionLevel: 3 });
-    const parts: Buffer[] = [];
-    stream.on('data', (b: Buffer) => parts.push(b));
-    await new Promise<void>((resolve) => stream.end(Buffer.from(data), () => resolve()));
-    await new Promise((r) => setImmediate(r));
-    const framed = Buffer.concat(parts);
-    const codec = BYTES_CODECS.zstd!({ level: 3, checksum: false }, ctx);
-    expect(Buffer.from(codec.decode(framed)).equals(Buffer.from(data))).toBe(true);
-    expect(codeOf(() => codec.decode(framed.subarray(0, framed.length - 10)))).toBe('CORRUPT_OBJECT');
-  });
-
   it('zlib accepts numcodecs-style {level} and gzip is the same zlib stream', () => {
     const zlib = V1_COMPRESSORS.zlib!({ level: 9 }, ctx);
     const gzip = V1_COMPRESSORS.gzip!(9, ctx);
@@ -89,6 +78,24 @@ describe('bytes codec registry', () => {
     const codec = V1_COMPRESSORS.bz2!(1, ctx);
     for (const input of [new Uint8Array(0), new Uint8Array([42]), new Uint8Array(250_000).fill(7), data]) {
       expect(Buffer.from(codec.decode(codec.encode(input))).equals(Buffer.from(input))).toBe(true);
+    }
+  });
+});
+
+describeEachZstdBackend('zstd codec', () => {
+  it('decodes frames without a content size and several frames, and rejects truncated ones', () => {
+    const framed = withoutContentSize(zstdBackend().compress(data, 3, false), data.length);
+    const codec = BYTES_CODECS.zstd!({ level: 3, checksum: false }, ctx);
+    expect(Buffer.from(codec.decode(framed)).equals(Buffer.from(data))).toBe(true);
+    expect(Buffer.from(codec.decode(concatBytes(framed, codec.encode(data)))).equals(Buffer.concat([data, data]))).toBe(true);
+    expect(codeOf(() => codec.decode(framed.subarray(0, framed.length - 10)))).toBe('CORRUPT_OBJECT');
+    expect(codeOf(() => codec.decode(concatBytes(codec.encode(data), framed.subarray(0, 30))))).toBe('CORRUPT_OBJECT');
+  });
+
+  it('round-trips through blosc with zstd blocks at every clevel', () => {
+    for (let clevel = 1; clevel <= 9; clevel++) {
+      const blosc = BYTES_CODECS.blosc!({ cname: 'zstd', clevel, shuffle: 'bitshuffle', typesize: 4, blocksize: 0 }, ctx);
+      expect(Buffer.from(blosc.decode(blosc.encode(data))).equals(Buffer.from(data))).toBe(true);
     }
   });
 });

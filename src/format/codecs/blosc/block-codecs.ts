@@ -2,7 +2,7 @@
 // 5-7. Each compress returns the bytes written into `dst` or 0 when the result does not fit
 // (the caller then stores the stream raw); each decompress returns the bytes written or -1.
 import { deflateSync, inflateSync } from 'node:zlib';
-import zstd from 'zstd-napi/binding.js'; // default import: a native CJS module has no named ESM exports under Node
+import { zstdBackend } from '../zstd-backend.ts';
 import { blosclzCompress, blosclzDecompress } from './blosclz.ts';
 import { lz4Compress, lz4Decompress } from './lz4.ts';
 import { snappyCompress, snappyDecompress } from './snappy.ts';
@@ -20,8 +20,6 @@ export function formatName(code: number): string {
   return FORMAT_NAMES[code] ?? `unknown compressor code ${code}`;
 }
 
-const zstdDctx = new zstd.DCtx();
-
 export function decompressStream(code: number, src: Uint8Array, dst: Uint8Array): number {
   switch (code) {
     case 0:
@@ -37,7 +35,7 @@ export function decompressStream(code: number, src: Uint8Array, dst: Uint8Array)
         return out.length;
       });
     case 4:
-      return catching(() => zstdDctx.decompress(dst, src));
+      return catching(() => zstdBackend().decompressInto(src, dst));
     default:
       return -1;
   }
@@ -61,11 +59,16 @@ export function compressStream(cname: BloscCname, clevel: number, src: Uint8Arra
     }
     case 'zstd':
       // c-blosc maps clevel 1-8 onto zstd 1-15 and 9 onto the maximum.
-      return catching(() => zstd.compress(dst, src, clevel === 9 ? 22 : clevel * 2 - 1), 0);
+      return catching(() => {
+        const out = zstdBackend().compress(src, clevel === 9 ? 22 : clevel * 2 - 1, false);
+        if (out.length > dst.length) return 0;
+        dst.set(out);
+        return out.length;
+      }, 0);
   }
 }
 
-/** Native codecs throw on bad input or a too-small output; both map to a sentinel. */
+/** Native and WASM codecs throw on bad input or a too-small output; both map to a sentinel. */
 function catching(run: () => number, failure = -1): number {
   try {
     return run();

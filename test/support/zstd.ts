@@ -1,0 +1,90 @@
+// Runs zstd tests once per backend (zstd-napi when it loads here, and the WASM fallback), and
+// builds frame shapes libzstd's one-shot API does not write: frames without a content size (as
+// the Icechunk reference writes them) and hand-made raw-block frames.
+import { afterAll, beforeAll, describe } from 'vitest';
+import { loadZstdBackend, napiAvailable, selectZstdBackend, type ZstdBackend, type ZstdBackendName } from '../../src/format/codecs/zstd-backend.ts';
+
+export interface ZstdBackendCase {
+  which: ZstdBackendName;
+  available: boolean;
+  /** The backend itself (null when it does not load here). */
+  backend: ZstdBackend | null;
+}
+
+export const ZSTD_BACKENDS: ZstdBackendCase[] = (['napi', 'fallback'] as const).map((which) => {
+  const available = which === 'fallback' || napiAvailable();
+  return { which, available, backend: available ? loadZstdBackend(which) : null };
+});
+
+/**
+ * `describe` once per backend, with that backend selected for Floe's zstd users for the block's
+ * duration; zstd-napi's block is skipped where it does not load.
+ */
+export function describeEachZstdBackend(title: string, body: (backend: ZstdBackend) => void): void {
+  for (const c of ZSTD_BACKENDS) {
+    describe.skipIf(!c.available)(`${title} [${c.which}]`, () => {
+      beforeAll(() => {
+        selectZstdBackend(c.which);
+      });
+      afterAll(() => {
+        selectZstdBackend('auto');
+      });
+      body(c.backend ?? loadZstdBackend('fallback')); // the fallback stands in only for a skipped block
+    });
+  }
+}
+
+/**
+ * The same frame with its content size left out of the header: the single-segment flag is
+ * cleared and a window descriptor large enough for the content added, so the blocks stay valid.
+ */
+export function withoutContentSize(frame: Uint8Array, contentSize: number): Uint8Array {
+  const descriptor = frame[4]!;
+  const fcsFlag = descriptor >> 6;
+  const singleSegment = (descriptor >> 5) & 1;
+  const dictIdBytes = [0, 1, 2, 4][descriptor & 3]!;
+  const fcsBytes = fcsFlag === 0 ? singleSegment : 1 << fcsFlag;
+  const oldHeader = 5 + (singleSegment ? 0 : 1) + dictIdBytes + fcsBytes;
+  let exponent = 0;
+  while (2 ** (10 + exponent) < Math.max(contentSize, 1)) exponent++;
+  const window = singleSegment ? exponent << 3 : frame[5]!;
+  const header = [...frame.subarray(0, 4), descriptor & 0x07, window, ...frame.subarray(5 + (singleSegment ? 0 : 1), 5 + (singleSegment ? 0 : 1) + dictIdBytes)];
+  const out = new Uint8Array(header.length + frame.length - oldHeader);
+  out.set(header);
+  out.set(frame.subarray(oldHeader), header.length);
+  return out;
+}
+
+/** A frame of raw (stored) blocks, with or without a content size in its header. */
+export function rawFrame(content: Uint8Array, options: { contentSize: boolean }): Uint8Array {
+  const blockMax = 128 * 1024;
+  const blocks = Math.max(1, Math.ceil(content.length / blockMax));
+  const headerSize = options.contentSize ? 14 : 6;
+  const out = new Uint8Array(headerSize + blocks * 3 + content.length);
+  out.set([0x28, 0xb5, 0x2f, 0xfd, options.contentSize ? 0xc0 : 0x00, 0x58]); // FCS 8 bytes or none; window 2^21
+  if (options.contentSize) for (let i = 0, v = content.length; i < 8; i++, v = Math.floor(v / 256)) out[6 + i] = v % 256;
+  let at = headerSize;
+  for (let b = 0; b < blocks; b++) {
+    const part = content.subarray(b * blockMax, (b + 1) * blockMax);
+    const header = part.length * 8 + (b === blocks - 1 ? 1 : 0); // block type 0 (raw)
+    out.set([header & 0xff, (header >> 8) & 0xff, (header >> 16) & 0xff], at);
+    out.set(part, at + 3);
+    at += 3 + part.length;
+  }
+  return out;
+}
+
+/** Byte equality without vitest's element-by-element diffing, which crawls on megabytes. */
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length));
+}
+
+export function concatBytes(...parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
