@@ -15,7 +15,16 @@ export function floeVersion(): string {
 export async function versionText(verbose: boolean): Promise<string> {
   const version = `floe ${floeVersion()}`;
   if (!verbose) return version;
-  const lines = [version, `node ${process.version} (${process.platform}-${process.arch})`, 'optional packages:'];
+  const { zstdImplementation } = await import('../format/codecs/zstd-backend.ts');
+  const { crc32cImplementation } = await import('../format/codecs/crc32c.ts');
+  const zstd = zstdImplementation();
+  const lines = [
+    version,
+    `node ${process.version} (${process.platform}-${process.arch})`,
+    `zstd: ${zstd.name}${zstd.version ? ' ' + zstd.version : ''} (${zstd.reason})`,
+    `crc32c: ${crc32cImplementation === 'native' ? '@node-rs/crc32 (native)' : 'plain JS (@node-rs/crc32 has no binary here)'}`,
+    'optional packages:',
+  ];
   for (const probe of PROBES) lines.push(`  ${probe.name.padEnd(22)} ${await describe(probe)}`);
   return lines.join('\n');
 }
