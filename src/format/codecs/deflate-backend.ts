@@ -4,19 +4,11 @@
 // process.getBuiltinModule (Node >= 20.16), never a static import, so this module also loads in
 // runtimes without it; older Node 20 releases therefore use fflate too.
 import type * as NodeZlib from 'node:zlib';
+import type { DeflateBackend } from './deflate-types.ts';
 import { fflateBackend } from './fflate-backend.ts';
 
-export interface DeflateBackend {
-  readonly name: 'node:zlib' | 'fflate';
-  /** One gzip member; level 0-9. */
-  gzip(data: Uint8Array, level: number): Uint8Array;
-  /** Every member of a gzip stream, each checked against its CRC32 and size. */
-  gunzip(data: Uint8Array): Uint8Array;
-  /** A zlib stream; level -1 (zlib's default, 6) to 9. */
-  zlib(data: Uint8Array, level: number): Uint8Array;
-  /** A zlib stream (Adler-32 checked) or, sniffed from its magic bytes, a gzip stream. */
-  unzip(data: Uint8Array): Uint8Array;
-}
+// The contract lives in deflate-types.ts (so fflate-backend.ts need not import this module).
+export type { DeflateBackend } from './deflate-types.ts';
 
 export function nodeZlibBackend(zlib: typeof NodeZlib): DeflateBackend {
   return {

@@ -2,7 +2,7 @@
 // reads a single member and trusts its trailer; this one reads every member of the stream and
 // checks each CRC32 and size, and checks zlib's Adler-32, so it refuses what node:zlib refuses.
 import { Gunzip, gzipSync, unzlibSync, zlibSync } from 'fflate';
-import type { DeflateBackend } from './deflate-backend.ts';
+import type { DeflateBackend } from './deflate-types.ts';
 import { corrupt } from './bytes-codec-support.ts';
 
 const NAME = 'gzip';

@@ -1,13 +1,13 @@
 // A codec chain built from zarr.json's `codecs`: array->array codecs, exactly one array->bytes
 // codec, then bytes->bytes codecs. Decoding runs the chain backwards.
 import { floeError, isFloeError } from '../../errors.ts';
-import type { NdArray, StridedView } from '../zarr/ndarray.ts';
-import { copyFromChunk, type ChunkProjection } from '../zarr/projection.ts';
+import { copyFromChunk } from '../zarr/projection.ts';
 import type { ArrayToArrayCodec, ArrayToBytesCodec, ChunkSpec } from './array-codecs.ts';
 import { bytesCodec } from './bytes.ts';
 import { BYTES_CODECS } from './bytes-codecs.ts';
 import { deltaCodec } from './delta.ts';
-import { shardingCodec, type ShardingCodec } from './sharding.ts';
+import type { CodecChain, ScratchBuffer, ShardingCodec } from './codec-chain.ts';
+import { shardingCodec } from './sharding.ts';
 import { transposeCodec } from './transpose.ts';
 import type { BytesToBytesCodec, CodecMetadata } from './types.ts';
 import { vlenUtf8Codec } from './vlen-utf8.ts';
@@ -15,29 +15,8 @@ import { vlenBytesCodec } from './vlen-bytes.ts';
 import { vlenOffsetsCodec } from './vlen-offsets.ts';
 import { isVariableLength } from '../zarr/data-types.ts';
 
-export interface CodecChain {
-  /** The spec of the chunk the chain encodes (the decoded side). */
-  readonly spec: ChunkSpec;
-  readonly arrayCodecs: readonly ArrayToArrayCodec[];
-  readonly arrayToBytes: ArrayToBytesCodec;
-  readonly bytesCodecs: readonly BytesToBytesCodec[];
-  /** Set when the chain is sharding alone, so inner chunks can be read by byte range. */
-  readonly sharding: ShardingCodec | undefined;
-  /**
-   * The decoded chunk; may be a strided view and may share memory with `bytes` (and with
-   * `scratch`, whose contents are then valid only until its next use): treat as read-only.
-   */
-  decode(bytes: Uint8Array, scratch?: ScratchBuffer): NdArray;
-  /**
-   * Decodes and copies the projected part of the chunk straight into `dst`. A sharded chunk is
-   * decoded inner chunk by inner chunk, never as one whole-shard array.
-   */
-  decodeRegion(bytes: Uint8Array, projections: readonly ChunkProjection[], dst: StridedView, scratch?: ScratchBuffer): void;
-  encode(array: NdArray): Uint8Array;
-  /** Encoded size when every codec has a fixed size (needed for shard indexes). */
-  encodedSize(): number | undefined;
-  toJSON(): CodecMetadata[];
-}
+// The chain's contract lives in codec-chain.ts (sharding.ts needs it without this module).
+export { ScratchBuffer, type CodecChain } from './codec-chain.ts';
 
 export const ARRAY_CODEC_NAMES = ['transpose', 'numcodecs.delta', 'bytes', 'vlen-utf8', 'vlen-bytes', 'sharding_indexed'] as const;
 
@@ -107,16 +86,6 @@ export function buildCodecChain(codecs: readonly CodecMetadata[], spec: ChunkSpe
     },
     toJSON: () => [...arrayCodecs.map((c) => c.toJSON()), a2b.toJSON(), ...bytesCodecs.map((c) => c.toJSON())],
   };
-}
-
-/** A reused, already-touched buffer for decompressed bytes (one per thread of work). */
-export class ScratchBuffer {
-  private buffer = new Uint8Array(0);
-
-  take(n: number): Uint8Array {
-    if (this.buffer.length < n) this.buffer = new Uint8Array(n);
-    return this.buffer.subarray(0, n);
-  }
 }
 
 /** The last bytes->bytes step: straight into scratch when the codec can and the size is known. */

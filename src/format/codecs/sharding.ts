@@ -4,33 +4,15 @@
 import { floeError, isFloeError } from '../../errors.ts';
 import { parseDataType } from '../zarr/data-types.ts';
 import { parseFillValue } from '../zarr/fill-value.ts';
-import { allEqual, cStrides, copyStrided, fillElements, product, type NdArray, type StridedView } from '../zarr/ndarray.ts';
-import type { ArrayToBytesCodec, ChunkSpec } from './array-codecs.ts';
-import type { CodecChain, ScratchBuffer } from './pipeline.ts';
-import { fillRegion, forEachProduct, projectDim, shiftView, type ChunkProjection } from '../zarr/projection.ts';
+import { allEqual, cStrides, copyStrided, product, type NdArray } from '../zarr/ndarray.ts';
+import type { ChunkSpec } from './array-codecs.ts';
+import type { CodecChain, ShardIndex, ShardingCodec } from './codec-chain.ts';
+import { fillRegion, forEachProduct, projectDim, shiftView } from '../zarr/projection.ts';
 import type { CodecMetadata } from './types.ts';
 import { shown } from './bytes-codec-support.ts';
 
-/** Offsets and lengths of every inner chunk, C order over chunks-per-shard. */
-export interface ShardIndex {
-  readonly offsets: Float64Array;
-  readonly lengths: Float64Array;
-}
-
-export interface ShardingCodec extends ArrayToBytesCodec {
-  readonly name: 'sharding_indexed';
-  readonly innerChunkShape: readonly number[];
-  readonly chunksPerShard: readonly number[];
-  readonly indexLocation: 'start' | 'end';
-  readonly indexByteLength: number;
-  readonly innerChain: CodecChain;
-  /** Parses an encoded index; `shardSize` (when known) bounds every range. */
-  decodeIndex(bytes: Uint8Array, shardSize?: number): ShardIndex;
-  /** The index entry number of inner chunk `coords` (C order). */
-  innerIndex(coords: readonly number[]): number;
-  /** Decodes only the inner chunks the (shard-local) projections touch, each straight into `dst`. */
-  decodeRegion(bytes: Uint8Array, projections: readonly ChunkProjection[], dst: StridedView, scratch?: ScratchBuffer): void;
-}
+// The contracts live in codec-chain.ts, beside the chain they refer to.
+export type { ShardIndex, ShardingCodec } from './codec-chain.ts';
 
 /** Both fields at 2^64-1 mark an empty inner chunk. As a double that is exactly 2^64. */
 const EMPTY = 2 ** 64;

@@ -3,7 +3,7 @@
 // read straight from the flatbuffer into typed arrays; inline and virtual refs (rare) are kept
 // as objects by position. `refs` objects are built only when a caller asks for the whole list;
 // a lookup by index is a binary search over the columns that builds one ref.
-import type { ChunkRef, NativeChunkRef } from './manifest.ts';
+import type { ChunkRef, NativeChunkRef } from './chunk-ref.ts';
 import type { ChunkId } from './ids.ts';
 
 export interface RefColumns {

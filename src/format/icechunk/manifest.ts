@@ -4,45 +4,17 @@
 // read; Floe writes plain locations (compression_algorithm = 0), which the spec allows.
 import type { Builder, Offset } from 'flatbuffers';
 import { floeError } from '../../errors.ts';
+import type { ChunkRef, Extra, VirtualChecksum } from './chunk-ref.ts';
 import { decodeGuarded, FlatbufferReader } from './flatbuffer-reader.ts';
 import { addIdField, addU64Field, createOffsetVector, createU32Vector, finishPayload, newBuilder } from './flatbuffer-writer.ts';
 import { decodeFile, encodeFile, type EncodeFileOptions } from './framing.ts';
 import type { SpecVersion } from './header.ts';
-import { asChunkId, asManifestId, asNodeId, compareIds, type ChunkId, type ManifestId, type NodeId } from './ids.ts';
+import { asChunkId, asManifestId, asNodeId, compareIds, type ManifestId, type NodeId } from './ids.ts';
 import { materializeRefs, refAt, RefColumnsBuilder, searchColumns, type RefColumns } from './manifest-columns.ts';
 import { zstdDecompress } from './zstd.ts';
 
-export type VirtualChecksum = { etag: string } | { lastModified: number } | null;
-
-/**
- * The schema's `extra` bytes (Manifest, ArrayManifest, ChunkRef): reserved for future spec
- * extensions, opaque to Floe, kept byte-exact from decode to encode. Absent when the file has none.
- */
-interface Extra {
-  extra?: Uint8Array;
-}
-
-export interface NativeChunkRef extends Extra {
-  kind: 'native';
-  index: number[];
-  chunkId: ChunkId;
-  offset: number;
-  length: number;
-}
-export interface InlineChunkRef extends Extra {
-  kind: 'inline';
-  index: number[];
-  data: Uint8Array;
-}
-export interface VirtualChunkRef extends Extra {
-  kind: 'virtual';
-  index: number[];
-  location: string;
-  offset: number;
-  length: number;
-  checksum: VirtualChecksum;
-}
-export type ChunkRef = NativeChunkRef | InlineChunkRef | VirtualChunkRef;
+// The ref types live in chunk-ref.ts (manifest-columns.ts needs them without this module).
+export type { ChunkRef, InlineChunkRef, NativeChunkRef, VirtualChecksum, VirtualChunkRef } from './chunk-ref.ts';
 
 export interface ArrayManifest extends Extra {
   nodeId: NodeId;

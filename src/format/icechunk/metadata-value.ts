@@ -6,22 +6,11 @@ import { decodeFlexValue } from './flexbuffers-reader.ts';
 import type { FlexValue } from './flexbuffers-types.ts';
 import { encodeFlexValue } from './flexbuffers-writer.ts';
 import type { SpecVersion } from './header.ts';
+import type { MetadataItem, MetadataValue } from './metadata-value-types.ts';
 import { decodeMsgpack, encodeMsgpack } from './msgpack.ts';
 
-/** A JSON value; integers beyond 2^53 decode as bigint rather than lose digits. */
-export type MetadataValue =
-  | null
-  | boolean
-  | number
-  | bigint
-  | string
-  | MetadataValue[]
-  | { [key: string]: MetadataValue };
-
-export interface MetadataItem {
-  name: string;
-  value: MetadataValue;
-}
+// The model lives in metadata-value-types.ts (msgpack.ts needs it without this module).
+export type { MetadataItem, MetadataValue } from './metadata-value-types.ts';
 
 export function decodeFlexbuffer(bytes: Uint8Array, where?: string): MetadataValue {
   return asMetadataValue(decodeFlexValue(bytes, where), where);

@@ -2,7 +2,7 @@
 // reference wrote them with rmp-serde from serde_json values). Only the JSON subset is
 // accepted: bin and ext values are refused rather than guessed at.
 import { floeError } from '../../errors.ts';
-import type { MetadataValue } from './metadata-value.ts';
+import type { MetadataValue } from './metadata-value-types.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const MAX_DEPTH = 64;

@@ -1,0 +1,14 @@
+// The contract of a deflate-family backend, apart from deflate-backend.ts (which picks one) so
+// that a backend (fflate-backend.ts) implements it without importing the module that picks it.
+
+export interface DeflateBackend {
+  readonly name: 'node:zlib' | 'fflate';
+  /** One gzip member; level 0-9. */
+  gzip(data: Uint8Array, level: number): Uint8Array;
+  /** Every member of a gzip stream, each checked against its CRC32 and size. */
+  gunzip(data: Uint8Array): Uint8Array;
+  /** A zlib stream; level -1 (zlib's default, 6) to 9. */
+  zlib(data: Uint8Array, level: number): Uint8Array;
+  /** A zlib stream (Adler-32 checked) or, sniffed from its magic bytes, a gzip stream. */
+  unzip(data: Uint8Array): Uint8Array;
+}

@@ -1,0 +1,101 @@
+// Issue 16: the import graph of src/ keeps the layer order of docs/ARCHITECTURE.md and has no
+// cycles. The checker (test/support/import-graph.ts) first proves on a planted fixture that it
+// finds what it should, so an empty report on src/ means something.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import {
+  FLOE_LAYERS,
+  buildImportGraph,
+  diskTree,
+  findCycles,
+  formatCycle,
+  formatViolation,
+  layerViolations,
+  memoryTree,
+  nonReexports,
+  projectCompilerOptions,
+  unlayeredFiles,
+  type ImportGraph,
+} from '../../support/import-graph.ts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const options = projectCompilerOptions(path.join(root, 'tsconfig.json'));
+
+/**
+ * The cycles src/ may still have: two files each of the txn and query layers that the
+ * read-interface stage redesigns. To be emptied by the read-interface stage.
+ */
+const ALLOWED_CYCLES: readonly string[] = [
+  'query/session-source.ts <-> query/source.ts (type imports only)',
+  'txn/repository.ts <-> txn/session.ts (type imports only)',
+];
+
+describe('the import-graph checker, on a planted fixture', () => {
+  const fixture = buildImportGraph(
+    memoryTree('/fixture/src', {
+      'errors.ts': `export class FloeError extends Error {}`,
+      'format/a.ts': `import { b } from './b.ts';\nimport { readFileSync } from 'node:fs';\nimport { zlibSync } from 'fflate';\nexport const a = b;`,
+      'format/b.ts': `import type { A } from './a.ts';\nimport { FloeError } from '../errors.ts';\nexport const b = 1;`,
+      'format/self.ts': `export * from './self.ts';`,
+      'format/up.ts': `import { x } from '../engine/x.ts';`,
+      'format/missing.ts': `import { gone } from './gone.ts';`,
+      'cache/values.ts': `import { b } from '../format/b.ts';`,
+      'cache/types.ts': `import type { A } from '../format/a.ts';\ntype B = typeof import('../format/b.ts');`,
+      'engine/x.ts': `import { a } from '../format/a.ts';\nexport const x = () => import('../txn/t.ts');`,
+      'txn/t.ts': `import { u } from './u.ts';\nexport const t = 1;`,
+      'txn/u.ts': `export { t as u } from './t.ts';`,
+    }),
+    options,
+  );
+
+  it('finds every kind of edge and drops packages and builtins', () => {
+    expect(fixture.edges).toHaveLength(12);
+    expect(fixture.edges).toContainEqual({ from: 'engine/x.ts', to: 'txn/t.ts', kind: 'dynamic' });
+    expect(fixture.edges).toContainEqual({ from: 'cache/types.ts', to: 'format/b.ts', kind: 'type' });
+    expect(fixture.unresolved).toEqual([{ from: 'format/missing.ts', specifier: './gone.ts' }]);
+  });
+
+  it('reports exactly the upward imports, and a value import where only types may go', () => {
+    expect(layerViolations(fixture, FLOE_LAYERS).map(formatViolation)).toEqual([
+      'cache/values.ts (cache) -> format/b.ts (format) [static]',
+      'engine/x.ts (engine) -> txn/t.ts (txn) [dynamic]',
+      'format/up.ts (format) -> engine/x.ts (engine) [static]',
+    ]);
+  });
+
+  it('reports exactly the cycles: type-only, runtime and a self-import', () => {
+    expect(findCycles(fixture).map(formatCycle)).toEqual([
+      'format/a.ts <-> format/b.ts (type imports only)',
+      'format/self.ts',
+      'txn/t.ts <-> txn/u.ts',
+    ]);
+  });
+});
+
+describe('the import graph of src/', () => {
+  let graph: ImportGraph | undefined;
+  const srcGraph = (): ImportGraph => (graph ??= buildImportGraph(diskTree(path.join(root, 'src')), options));
+
+  it('is a real graph: every relative import resolves, and there are more edges than files', () => {
+    const { files, edges, unresolved } = srcGraph();
+    expect(unresolved).toEqual([]);
+    expect(files.length).toBeGreaterThan(200);
+    expect(edges.length).toBeGreaterThanOrEqual(files.length);
+  });
+
+  it('puts every file in a layer, and every import runs down the layer table', () => {
+    expect(unlayeredFiles(srcGraph(), FLOE_LAYERS)).toEqual([]);
+    expect(layerViolations(srcGraph(), FLOE_LAYERS).map(formatViolation)).toEqual([]);
+  });
+
+  it('has no import cycles but the allowed ones', () => {
+    expect(findCycles(srcGraph()).map(formatCycle)).toEqual(ALLOWED_CYCLES);
+  });
+
+  it('keeps src/index.ts to re-exports', () => {
+    const file = path.join(root, 'src/index.ts');
+    expect(nonReexports(file, readFileSync(file, 'utf8'))).toEqual([]);
+  });
+});
