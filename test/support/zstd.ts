@@ -3,6 +3,7 @@
 // the Icechunk reference writes them) and hand-made raw-block frames.
 import { afterAll, beforeAll, describe } from 'vitest';
 import { loadZstdBackend, napiAvailable, selectZstdBackend, type ZstdBackend, type ZstdBackendName } from '../../src/format/codecs/zstd-backend.ts';
+import { concat } from '../../src/format/codecs/sharding.ts';
 
 export interface ZstdBackendCase {
   which: ZstdBackendName;
@@ -80,11 +81,5 @@ export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 export function concatBytes(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return concat(parts);
 }
