@@ -108,8 +108,15 @@ export interface ErrorDetailsByCode {
   };
 }
 
-/** The details of a code that carries none: no field may be set. */
-export type NoDetails = { readonly [field: string]: never };
+/**
+ * The details of a code that carries none: `{}`, and no field may be set. (The never-set field
+ * keeps the compiler's excess-property check, which the empty type `{}` would switch off; an
+ * index signature instead would stop ts-pattern from matching nested details of other codes.)
+ */
+export interface NoDetails {
+  /** Never set. */
+  readonly none?: never;
+}
 
 /**
  * The details of a `CONFLICT`, discriminated by `kind`:
@@ -191,7 +198,7 @@ export interface FloeErrorOptions<C extends ErrorCode = ErrorCode> {
 }
 
 /**
- * The options argument of {@link floeError} and `new FloeError` for a code: optional when the
+ * The options argument of `floeError` and `new FloeError` for a code: optional when the
  * code's details have no required field, otherwise required and with `details`.
  * (`{} extends` asks exactly that: whether an empty object is valid details.)
  */
@@ -234,7 +241,7 @@ export interface FloeErrorConstructor {
 
 /**
  * The class behind every {@link FloeError}: `new FloeError(code, message, { where, details, cause })`
- * (throw sites use {@link floeError}). `instanceof FloeError` narrows to the union.
+ * (throw sites use `floeError`). `instanceof FloeError` narrows to the union.
  * @example
  * ```ts
  * try { await openArray(store, '/a'); }
