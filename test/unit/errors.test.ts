@@ -1,7 +1,8 @@
 // Issue 16: FloeError is a union discriminated by `code` whose `details` type follows the code.
 // The type tests are checked by `tsc --noEmit -p .` (expectTypeOf and @ts-expect-error are no-ops
 // at run time); the rest runs real errors through ts-pattern and checks docs/errors.md.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { match, P } from 'ts-pattern';
@@ -15,6 +16,7 @@ import {
   Storage,
   ZarrArray,
   isFloeError,
+  openStore,
   type ConflictDetails,
   type ErrorCode,
   type ErrorDetails,
@@ -69,6 +71,30 @@ describe('typed error details', () => {
     expect(summarize(floeError('NOT_FOUND', 'no label', { details: { dim: 'time', value: '3' } }))).toBe('NOT_FOUND:time');
     expect(summarize(new FloeError('READ_ONLY', 'no writes'))).toBe('READ_ONLY');
     expect(summarize(floeError('UNAUTHORIZED', 'no', { details: { reason: 'virtual-chunk-redirect' } }))).toBe('refused:virtual-chunk-redirect');
+  });
+
+  it('a chunk read keeps the codec details, inline and through the worker pool', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'floe-errors-'));
+    try {
+      const root = path.join(dir, 'crc.zarr');
+      // 16 MiB of float32: a whole read this size is decoded on workers (see worker-reads.test.ts).
+      const a = await ZarrArray.create(openStore(root), '/a', {
+        shape: [2048, 2048], chunkShape: [1024, 1024], dataType: 'float32', codecs: [{ name: 'bytes', configuration: { endian: 'little' } }, { name: 'crc32c' }],
+      });
+      await a.set(undefined, 1.5);
+      const file = path.join(root, 'a', 'c', '0', '1');
+      const bytes = readFileSync(file);
+      bytes[100]! ^= 0x01;
+      writeFileSync(file, bytes);
+      for (const options of [{}, { decodePool: false as const }]) {
+        const err: unknown = await a.get(undefined, options).catch((e: unknown) => e);
+        if (!isFloeError(err, 'CHECKSUM_MISMATCH')) throw new Error(`expected CHECKSUM_MISMATCH, got ${String(err)}`);
+        expect(err.where).toBe('a/c/0/1');
+        expect(err.details).toEqual({ codec: 'crc32c', stored: expect.any(Number), actual: expect.any(Number) });
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('keeps where, cause and an empty details object when a site knows none', () => {
