@@ -1,54 +1,260 @@
 // The one error type Floe throws. Every layer imports this leaf module; it imports nothing.
-// A `code` is stable API: callers branch on it, tests pin the list below.
+// A `code` is stable API: callers branch on it, tests pin the list below. Each code has one
+// details type (ErrorDetailsByCode), so the compiler checks every throw site and every reader.
+//
+// Adding a code: one entry in ErrorDetailsByCode (its details, documented), then the compiler
+// points at ERROR_CODES, and test/unit/errors.test.ts at docs/errors.md, until both list it.
 
-/** Every {@link ErrorCode}, in a stable order. Codes are stable API: branch on them, not on messages. */
-export const ERROR_CODES = [
-  'INVALID_ARGUMENT', // a caller passed something malformed (options, shapes, values)
-  'INVALID_METADATA', // a zarr.json / meta / config document breaks its spec
-  'INVALID_SELECTION', // a selection out of bounds or of the wrong shape
-  'INVALID_KEY', // a store key or node path that could escape or alias
-  'INVALID_NAME', // a node name the spec forbids
-  'NOT_FOUND', // a node, ref, snapshot or object that does not exist
-  'ALREADY_EXISTS', // creating something that is already there
-  'NODE_TYPE_MISMATCH', // expected an array, found a group (or the reverse)
-  'UNSUPPORTED', // a codec, data type or feature Floe does not implement
-  'CORRUPT_OBJECT', // bytes that fail to decode: truncated, bad header, bad index
-  'CHECKSUM_MISMATCH', // a checksum present in the data does not match
-  'PRECONDITION_FAILED', // a conditional write lost: the object changed or exists
-  'CONFLICT', // a commit conflicts with changes made since the session began
-  'READ_ONLY', // a write through a read-only store, session or repository
-  'UNAUTHORIZED', // a virtual chunk container or credential the repository does not allow
-  'STORAGE_ERROR', // the backend failed (I/O, network) after retries
-  'TIMEOUT', // an operation ran past its deadline
-  'ABORTED', // cancelled by the caller
-  'MISSING_DEPENDENCY', // an optional package the operation needs is not installed or does not load
-] as const;
-
-/** The machine-readable kind of a {@link FloeError}. */
-export type ErrorCode = (typeof ERROR_CODES)[number];
-
-/** Options of a {@link FloeError}: its cause, where it happened, and typed details. */
-export interface FloeErrorOptions {
-  cause?: unknown;
-  /** Where it happened: a store key, node path, snapshot id, file. */
-  where?: string;
-  /** Extra typed facts for programmatic handling. */
-  details?: Readonly<Record<string, unknown>>;
+/**
+ * What `details` holds for each {@link ErrorCode}. A field is optional where only some throw
+ * sites know it; a code whose details have a required field cannot be thrown without them.
+ * `where` (on every error) names the key, path or snapshot, so details do not repeat it.
+ * docs/errors.md describes when each code is thrown.
+ */
+export interface ErrorDetailsByCode {
+  /** A caller passed something malformed (options, shapes, values, query terms). */
+  INVALID_ARGUMENT: {
+    /** `'no-changes'`: a commit with nothing to commit (pass `allowEmpty: true`). */
+    readonly reason?: 'no-changes';
+    /** Query errors: the dimension the bad term or label is about. */
+    readonly dim?: string;
+    /** Query errors: the array (or coordinate array) involved. */
+    readonly path?: string;
+    /** Query errors: the offending label, as text. */
+    readonly value?: string;
+    /** Query type mismatches: the data type found. */
+    readonly dtype?: string;
+    /** Query type mismatches: the data type the query expected. */
+    readonly expectedDtype?: string;
+  };
+  /** A zarr.json / meta / config document breaks its spec. */
+  INVALID_METADATA: {
+    /** The codec whose configuration is invalid. */
+    readonly codec?: string;
+  };
+  /** A selection out of bounds or of the wrong shape. */
+  INVALID_SELECTION: {
+    /** Query errors: the dimension of the bad positional selection. */
+    readonly dim?: string;
+  };
+  /** A store key or node path that could escape or alias. */
+  INVALID_KEY: NoDetails;
+  /** A node name the spec forbids. */
+  INVALID_NAME: NoDetails;
+  /** A node, ref, snapshot, object or label that does not exist. */
+  NOT_FOUND: {
+    /** Query errors: the dimension whose label or coordinate array is missing. */
+    readonly dim?: string;
+    /** Query errors: the coordinate array looked for. */
+    readonly path?: string;
+    /** Query errors: the label not found, as text. */
+    readonly value?: string;
+    /** `nearest` with a tolerance: the index of the nearest label, which was too far. */
+    readonly nearestIndex?: number;
+  };
+  /** Creating something that is already there. */
+  ALREADY_EXISTS: NoDetails;
+  /** Expected an array, found a group (or the reverse). */
+  NODE_TYPE_MISMATCH: NoDetails;
+  /** A codec, data type or feature Floe does not implement. */
+  UNSUPPORTED: {
+    /** `'virtual-chunk-store-unsupported'`: a virtual chunk container of a kind Floe cannot read. */
+    readonly reason?: 'virtual-chunk-store-unsupported';
+    /** Query errors: the dimension whose coordinate array cannot be used. */
+    readonly dim?: string;
+    /** Query errors: the coordinate array involved. */
+    readonly path?: string;
+  };
+  /** Bytes that fail to decode: truncated, bad header, bad index. */
+  CORRUPT_OBJECT: {
+    /** The codec that could not decode the bytes. */
+    readonly codec?: string;
+  };
+  /** A checksum present in the data does not match. */
+  CHECKSUM_MISMATCH: {
+    /** The codec whose checksum failed (absent for a changed virtual chunk source). */
+    readonly codec?: string;
+    /** The stored checksum, when it is a 32-bit number (crc32c). */
+    readonly stored?: number;
+    /** The computed checksum, when it is a 32-bit number (crc32c). */
+    readonly actual?: number;
+    /** lzma: the xz block check type (1 CRC32, 4 CRC64, 10 SHA-256). */
+    readonly checkType?: number;
+  };
+  /** A conditional write lost: the object changed or exists. */
+  PRECONDITION_FAILED: NoDetails;
+  /** A commit or maintenance run conflicts with changes made meanwhile; `kind` says which. */
+  CONFLICT: ConflictDetails;
+  /** A write through a read-only store, session or repository. */
+  READ_ONLY: NoDetails;
+  /** A virtual chunk container or credential the repository does not allow. */
+  UNAUTHORIZED: {
+    /** Why the virtual chunk read was refused. */
+    readonly reason: 'virtual-chunk-no-container' | 'virtual-chunk-not-authorized' | 'virtual-chunk-redirect';
+  };
+  /** The backend failed (I/O, network) after retries. */
+  STORAGE_ERROR: {
+    /** True when retrying may succeed (network reset, throttling, 5xx on an idempotent call). */
+    readonly transient?: boolean;
+  };
+  /** An operation ran past its deadline. */
+  TIMEOUT: NoDetails;
+  /** Cancelled by the caller. */
+  ABORTED: NoDetails;
+  /** An optional package the operation needs is not installed or does not load. */
+  MISSING_DEPENDENCY: {
+    /** The npm package to install. */
+    readonly package: string;
+  };
 }
 
 /**
- * The one error type Floe throws. Narrow with {@link isFloeError}; `where` names the key, path or
- * snapshot involved (and is appended to the message), `details` carries typed facts.
+ * The details of a code that carries none: `{}`, and no field may be set. (The never-set field
+ * keeps the compiler's excess-property check, which the empty type `{}` would switch off; an
+ * index signature instead would stop ts-pattern from matching nested details of other codes.)
+ */
+export interface NoDetails {
+  /** Never set. */
+  readonly none?: never;
+}
+
+/**
+ * The details of a `CONFLICT`, discriminated by `kind`:
+ * - `'branch-moved'`: a commit (or squash) found its branch at another snapshot than the one it
+ *   started from; `currentSnapshotId` is null when the branch was deleted meanwhile.
+ * - `'not-an-ancestor'`: a rebase cannot replay onto the tip, the session's snapshot is not in
+ *   its history (the branch was reset).
+ * - `'conflicts'`: a rebase or fork merge left clashes; {@link ConflictEntry} lists them (a
+ *   `ConflictError` types them fully).
+ * - `'history-rewritten'`: a squash found its range changed by an expiry or another squash.
+ * - `'dangling-ref'`: an expiry would have left `ref` pointing at a released snapshot.
+ * - `'repo-update-retries-exhausted'`: the repo info file kept changing under a compare-and-swap.
+ * - `'gc-mark-outdated'`, `'gc-mark-unstable'`: garbage collection's mark lost a race once, or
+ *   in every attempt.
+ */
+export type ConflictDetails =
+  | { readonly kind: 'branch-moved'; readonly branch: string; readonly expectedSnapshotId: string; readonly currentSnapshotId: string | null }
+  | { readonly kind: 'not-an-ancestor'; readonly branch: string; readonly snapshotId: string; readonly tip: string }
+  | { readonly kind: 'conflicts'; readonly conflicts: readonly ConflictEntry[] }
+  | { readonly kind: 'history-rewritten'; readonly branch: string }
+  | { readonly kind: 'dangling-ref'; readonly ref: string }
+  | { readonly kind: 'repo-update-retries-exhausted' }
+  | { readonly kind: 'gc-mark-outdated' }
+  | { readonly kind: 'gc-mark-unstable' };
+
+/**
+ * One clash of a `'conflicts'` CONFLICT as this leaf module knows it: the conflict type (the
+ * reference Icechunk's `ConflictType` name) and the node path. The full values are `Conflict`s.
+ */
+export interface ConflictEntry {
+  /** The reference Icechunk's conflict type name, e.g. `'ChunkDoubleUpdate'`. */
+  readonly type: string;
+  /** The node path the conflict is about. */
+  readonly path: string;
+}
+
+/** Every {@link ErrorCode}, in a stable order. Codes are stable API: branch on them, not on messages. */
+export const ERROR_CODES = [
+  'INVALID_ARGUMENT',
+  'INVALID_METADATA',
+  'INVALID_SELECTION',
+  'INVALID_KEY',
+  'INVALID_NAME',
+  'NOT_FOUND',
+  'ALREADY_EXISTS',
+  'NODE_TYPE_MISMATCH',
+  'UNSUPPORTED',
+  'CORRUPT_OBJECT',
+  'CHECKSUM_MISMATCH',
+  'PRECONDITION_FAILED',
+  'CONFLICT',
+  'READ_ONLY',
+  'UNAUTHORIZED',
+  'STORAGE_ERROR',
+  'TIMEOUT',
+  'ABORTED',
+  'MISSING_DEPENDENCY',
+] as const satisfies readonly (keyof ErrorDetailsByCode)[];
+
+/** The machine-readable kind of a {@link FloeError}; {@link ErrorDetailsByCode} gives its details. */
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+// Fails to compile when a code has details but is missing from ERROR_CODES (the `satisfies`
+// above catches the reverse).
+type Assert<T extends true> = T;
+type _EveryCodeListed = Assert<keyof ErrorDetailsByCode extends ErrorCode ? true : false>;
+
+/** The details of the given code (of any code when `C` is a union). */
+export type ErrorDetails<C extends ErrorCode = ErrorCode> = ErrorDetailsByCode[C];
+
+/** Options of a {@link FloeError}: its cause, where it happened, and the code's details. */
+export interface FloeErrorOptions<C extends ErrorCode = ErrorCode> {
+  /** The error this one wraps. */
+  cause?: unknown;
+  /** Where it happened: a store key, node path, snapshot id, file. */
+  where?: string;
+  /** The code's typed facts for programmatic handling ({@link ErrorDetailsByCode}). */
+  details?: ErrorDetails<C>;
+}
+
+/**
+ * The options argument of `floeError` and `new FloeError` for a code: optional when the
+ * code's details have no required field, otherwise required and with `details`.
+ * (`{} extends` asks exactly that: whether an empty object is valid details.)
+ */
+export type FloeErrorOptionsArg<C extends ErrorCode> =
+  {} extends ErrorDetails<C> ? [options?: FloeErrorOptions<C>] : [options: FloeErrorOptions<C> & { details: ErrorDetails<C> }];
+
+/** A {@link FloeError} of exactly one code `C`: its `code` and typed `details`. */
+export interface FloeErrorOf<C extends ErrorCode> extends Error {
+  /** The stable, machine-readable kind. */
+  readonly code: C;
+  /** Where it happened (a store key, node path, snapshot id, file); also appended to the message. */
+  readonly where: string | undefined;
+  /** The code's typed facts ({@link ErrorDetailsByCode}); `{}` when the throw site knows none. */
+  readonly details: ErrorDetails<C>;
+}
+
+/**
+ * The one error type Floe throws: a union discriminated by `code`, whose `details` type
+ * follows the code ({@link ErrorDetailsByCode}). `FloeError<'CONFLICT'>` is the variant of one
+ * code. Narrow with {@link isFloeError} (or `instanceof FloeError`), then branch on `code`, by
+ * hand or with ts-pattern's `match`; `where` names the key, path or snapshot involved.
+ * @example
+ * ```ts
+ * try { await session.commit('m'); }
+ * catch (err) {
+ *   if (isFloeError(err, 'CONFLICT') && err.details.kind === 'branch-moved') { ... }
+ *   else throw err;
+ * }
+ * ```
+ */
+export type FloeError<C extends ErrorCode = ErrorCode> = C extends ErrorCode ? FloeErrorOf<C> : never;
+
+/** The constructor of {@link FloeError}: `details` must match the code. */
+export interface FloeErrorConstructor {
+  /** A FloeError of `code`; `where` is appended to the message. */
+  new <C extends ErrorCode>(code: C, message: string, ...options: FloeErrorOptionsArg<C>): FloeError<C>;
+  /** Makes `err instanceof FloeError` narrow to the union of every code's variant. */
+  readonly prototype: FloeError;
+}
+
+/**
+ * The class behind every {@link FloeError}: `new FloeError(code, message, { where, details, cause })`
+ * (throw sites use `floeError`). `instanceof FloeError` narrows to the union.
  * @example
  * ```ts
  * try { await openArray(store, '/a'); }
  * catch (err) { if (isFloeError(err, 'NOT_FOUND')) { ... } else throw err; }
  * ```
  */
-export class FloeError extends Error {
+// A constructor cannot take type parameters, so the class types `code` loosely and the cast adds
+// the correlation of code and details (FloeErrorConstructor); the class body is the only place
+// that relies on it.
+export const FloeError = class FloeError extends Error {
   readonly code: ErrorCode;
   readonly where: string | undefined;
-  readonly details: Readonly<Record<string, unknown>>;
+  readonly details: ErrorDetails;
 
   constructor(code: ErrorCode, message: string, options: FloeErrorOptions = {}) {
     super(options.where ? `${message} (at ${options.where})` : message, { cause: options.cause });
@@ -57,14 +263,20 @@ export class FloeError extends Error {
     this.where = options.where;
     this.details = options.details ?? {};
   }
+} as unknown as FloeErrorConstructor;
+
+/**
+ * Narrows an unknown error to a {@link FloeError}, optionally of the given codes: after
+ * `isFloeError(err, 'CONFLICT')`, `err.details` is the CONFLICT details.
+ */
+export function isFloeError<C extends ErrorCode = ErrorCode>(err: unknown, ...codes: C[]): err is FloeError<C> {
+  return err instanceof FloeError && (codes.length === 0 || (codes as readonly ErrorCode[]).includes(err.code));
 }
 
-/** Narrow an unknown error to a FloeError, optionally of the given codes. */
-export function isFloeError(err: unknown, ...codes: ErrorCode[]): err is FloeError {
-  return err instanceof FloeError && (codes.length === 0 || codes.includes(err.code));
-}
-
-/** Shorthand used at throw sites: `throw floeError('NOT_FOUND', '...', {where})`. */
-export function floeError(code: ErrorCode, message: string, options?: FloeErrorOptions): FloeError {
-  return new FloeError(code, message, options);
+/**
+ * Shorthand used at throw sites: `throw floeError('NOT_FOUND', '...', { where })`. The code comes
+ * first and `details` must match it; codes with required details cannot omit them.
+ */
+export function floeError<C extends ErrorCode>(code: C, message: string, ...options: FloeErrorOptionsArg<C>): FloeError<C> {
+  return new FloeError(code, message, ...options);
 }

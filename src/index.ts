@@ -6,7 +6,9 @@
  */
 // Floe's public API: re-exports only. A test pins this list (test/unit/public-api.test.ts).
 export { FloeError, isFloeError, ERROR_CODES, type ErrorCode } from './errors.ts';
-export type { FloeErrorOptions } from './errors.ts';
+export type {
+  ConflictDetails, ConflictEntry, ErrorDetails, ErrorDetailsByCode, FloeErrorConstructor, FloeErrorOf, FloeErrorOptions, FloeErrorOptionsArg, NoDetails,
+} from './errors.ts';
 
 // Plain Zarr v3: stores, arrays, groups, selections.
 export { StorageStore, type ZarrStore, type ListDir, type StorageStoreOptions } from './engine/store.ts';

@@ -70,7 +70,7 @@ async function decodeAndCopy(io: ChunkReader, chain: CodecChain, bytes: Uint8Arr
     if (isShared(dst.data)) await io.pool.decodeInto(chain, bytes, { view: dst, projections: ps });
     else copyFromChunk(await io.pool.decode(chain, bytes), ps, dst, chain.spec.dataType.lanes);
   } catch (err) {
-    if (isFloeError(err)) throw floeError(err.code, err.message, { where: key, cause: err });
+    if (isFloeError(err)) throw floeError(err.code, err.message, { where: key, cause: err, details: err.details });
     throw err;
   }
 }
@@ -126,7 +126,7 @@ async function readFileOnWorker(io: ChunkReader, key: string, chain: CodecChain,
   try {
     if (span !== null) found = await io.pool.decodeFileInto(chain, span, { view: dst, projections: ps });
   } catch (err) {
-    if (isFloeError(err)) throw floeError(err.code, err.message, { where: key, cause: err });
+    if (isFloeError(err)) throw floeError(err.code, err.message, { where: key, cause: err, details: err.details });
     throw err;
   }
   if (!found && span?.required) throw floeError('NOT_FOUND', `the object holding this chunk is missing: ${span.path}`, { where: key });

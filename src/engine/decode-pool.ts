@@ -3,7 +3,7 @@
 // their bytes own their whole buffer; results come back the same way.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { floeError } from '../errors.ts';
+import { floeError, type ErrorCode, type ErrorDetails } from '../errors.ts';
 import { copyBytes, ownsWholeBuffer } from '../format/bytes.ts';
 import type { CodecChain } from '../format/codecs/pipeline.ts';
 import type { JsonValue } from '../format/json.ts';
@@ -38,7 +38,7 @@ export interface CopyTarget {
 
 export type DecodeResponse =
   | { id: number; ok: true; data?: NdArray['data']; shape?: number[]; stride?: number[]; missing?: boolean }
-  | { id: number; ok: false; code: string; message: string };
+  | { id: number; ok: false; code: ErrorCode; message: string; details: ErrorDetails };
 
 interface Pending {
   resolve: (a: NdArray & { missing?: boolean }) => void;
@@ -131,7 +131,7 @@ export class DecodePool {
     this.pending.delete(msg.id);
     if (--p.worker.inFlight === 0) p.worker.worker.unref();
     if (msg.ok) p.resolve({ data: msg.data ?? [], shape: msg.shape ?? [], stride: msg.stride ?? [], ...(msg.missing ? { missing: true } : {}) });
-    else p.reject(floeError(msg.code as never, msg.message));
+    else p.reject(floeError(msg.code, msg.message, { details: msg.details }));
   }
 
   private failAll(slot: WorkerSlot, err: unknown): void {

@@ -89,8 +89,9 @@ parentPort!.on('message', (req: DecodeRequest) => {
       transfer.push(data.buffer as ArrayBuffer);
     }
   } catch (err) {
-    const code = isFloeError(err) ? err.code : 'CORRUPT_OBJECT';
-    reply = { id: req.id, ok: false, code, message: err instanceof Error ? err.message : String(err) };
+    // Details are plain data (structured-clone safe), so a worker's error keeps them.
+    const { code, details } = isFloeError(err) ? err : { code: 'CORRUPT_OBJECT' as const, details: {} };
+    reply = { id: req.id, ok: false, code, message: err instanceof Error ? err.message : String(err), details };
   }
   parentPort!.postMessage(reply, transfer);
 });

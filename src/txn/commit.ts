@@ -66,7 +66,7 @@ export interface BranchMoved {
   branch: string;
   expected: SnapshotId;
   current: SnapshotId;
-  error: FloeError;
+  error: FloeError<'CONFLICT'>;
 }
 
 /** Returns true after moving the session onto `current` (rebase) to try again. */
@@ -113,8 +113,10 @@ export async function runCommit(
 }
 
 function branchMovedOf(err: unknown): BranchMoved | undefined {
-  if (!isFloeError(err, 'CONFLICT') || err.details.kind !== 'branch-moved') return undefined;
-  const d = err.details as { branch: string; expectedSnapshotId: string; currentSnapshotId: string };
+  if (!isFloeError(err, 'CONFLICT')) return undefined;
+  const d = err.details;
+  // A deleted branch (currentSnapshotId null) has no tip to rebase onto.
+  if (d.kind !== 'branch-moved' || d.currentSnapshotId === null) return undefined;
   return { branch: d.branch, expected: parseId(d.expectedSnapshotId), current: parseId(d.currentSnapshotId), error: err };
 }
 

@@ -1,7 +1,7 @@
 // Branches, tags and the snapshot list as pure changes of a RepoInfo. Each function checks its
 // preconditions against the object it is given (which the CAS loop re-reads on a lost race) and
 // returns the new object plus the ops-log entry, or throws a typed error that stops the loop.
-import { floeError } from '../errors.ts';
+import { floeError, type FloeError } from '../errors.ts';
 import { idsEqual, idToString, type SnapshotId } from '../format/icechunk/ids.ts';
 import type { RefEntry, RepoInfo, SnapshotInfo } from '../format/icechunk/repo-info.ts';
 import type { RepoChange } from './repo-info-store.ts';
@@ -29,12 +29,17 @@ export function requireFeature(info: RepoInfo, name: FeatureFlagName): void {
   }
 }
 
-/** The typed error a commit throws when its branch no longer points at the session's parent. */
-export function branchMovedError(branch: string, expected: SnapshotId, current: SnapshotId) {
+/**
+ * The CONFLICT 'branch-moved' a commit (or squash) throws when its branch no longer points at
+ * `expected`; `current` is undefined when the branch was deleted. The one place these details are
+ * built; `message` replaces the commit wording where the context differs (a squash).
+ */
+export function branchMovedError(branch: string, expected: SnapshotId, current: SnapshotId | undefined, message?: string): FloeError<'CONFLICT'> {
+  const moved = current ? `moved to ${idToString(current)}` : 'was deleted';
   return floeError(
     'CONFLICT',
-    `branch '${branch}' moved to ${idToString(current)} since this session started from ${idToString(expected)}; rebase the session onto the new tip or start a new session`,
-    { where: branch, details: { kind: 'branch-moved', branch, expectedSnapshotId: idToString(expected), currentSnapshotId: idToString(current) } },
+    message ?? `branch '${branch}' ${moved} since this session started from ${idToString(expected)}; rebase the session onto the new tip or start a new session`,
+    { where: branch, details: { kind: 'branch-moved', branch, expectedSnapshotId: idToString(expected), currentSnapshotId: current ? idToString(current) : null } },
   );
 }
 

@@ -140,7 +140,7 @@ export class RepoInfoStore {
     throw floeError('CONFLICT', `the repo info file kept changing; gave up after ${this.options.retries} attempts (raise repoUpdateRetries)`, {
       where: REPO_INFO_KEY,
       cause: lastError,
-      details: { reason: 'repo-update-retries-exhausted' },
+      details: { kind: 'repo-update-retries-exhausted' },
     });
   }
 }

@@ -11,7 +11,7 @@
 // refused: authorization covers the container's prefix, not wherever it points.
 import { open, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { floeError } from '../errors.ts';
+import { floeError, type ErrorDetails } from '../errors.ts';
 import type { VirtualChunkRef } from '../format/icechunk/manifest.ts';
 import type { VirtualChunkContainer } from './config.ts';
 
@@ -30,8 +30,10 @@ export interface VirtualChunkAccess {
   authorized: VirtualChunkAuthorization;
 }
 
-const refused = (message: string, location: string, reason: string) =>
-  floeError(reason === 'virtual-chunk-store-unsupported' ? 'UNSUPPORTED' : 'UNAUTHORIZED', message, { where: location, details: { reason } });
+const refused = (message: string, location: string, reason: ErrorDetails<'UNAUTHORIZED'>['reason'] | 'virtual-chunk-store-unsupported') =>
+  reason === 'virtual-chunk-store-unsupported'
+    ? floeError('UNSUPPORTED', message, { where: location, details: { reason } })
+    : floeError('UNAUTHORIZED', message, { where: location, details: { reason } });
 
 export function containerFor(containers: readonly VirtualChunkContainer[], location: string): VirtualChunkContainer | undefined {
   let best: VirtualChunkContainer | undefined;

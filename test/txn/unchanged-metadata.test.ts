@@ -16,7 +16,7 @@ describe('rewriting zarr.json unchanged', () => {
     await s.store.set('g/zarr.json', await zarrJson(s.store, 'g/zarr.json'));
     expect(s.hasUncommittedChanges).toBe(false);
     const err = await s.commit('nothing').catch((e: unknown) => e);
-    expect(isFloeError(err, 'INVALID_ARGUMENT') && (err.details as { reason?: string }).reason).toBe('no-changes');
+    expect(isFloeError(err, 'INVALID_ARGUMENT') && err.details.reason).toBe('no-changes');
   });
 
   it('is still a change when the bytes differ, even if only back to what the base has', async () => {

@@ -60,7 +60,7 @@ export function v1Compressor(meta: Pick<V1Metadata, 'compression' | 'compression
     // numcodecs' blosc typesize is the whole element (record) size.
     return factory(meta.compressionOpts, { itemSize: meta.dtype.itemSize });
   } catch (err) {
-    throw floeError(isFloeError(err) ? err.code : 'INVALID_METADATA', `"compression_opts" ${stringifyJson(meta.compressionOpts, 0)} is not valid for ${meta.compression}: ${(err as Error).message}`, { where, cause: err });
+    throw floeError(isFloeError(err) ? err.code : 'INVALID_METADATA', `"compression_opts" ${stringifyJson(meta.compressionOpts, 0)} is not valid for ${meta.compression}: ${(err as Error).message}`, { where, cause: err, details: isFloeError(err) ? err.details : {} });
   }
 }
 

@@ -36,7 +36,7 @@ export async function resolveArrays(store: ZarrStore, query: QueryNode): Promise
   const primary = opened[0]!;
   if (from.dtype !== undefined && from.dtype !== primary.dtype) {
     throw floeError('INVALID_ARGUMENT', `type mismatch: ${primary.path} holds ${primary.dtype}, the query expects ${from.dtype}`, {
-      where: primary.path, details: { expected: from.dtype, actual: primary.dtype },
+      where: primary.path, details: { path: primary.path, dtype: primary.dtype, expectedDtype: from.dtype },
     });
   }
   const lengths = new Map<string, { length: number; path: string }>();

@@ -100,7 +100,7 @@ class FloeRepositoryHandle implements RepositoryHandle {
   }
   classifyError(err: unknown): ErrorClass {
     if (isFloeError(err, 'CONFLICT')) return 'conflict';
-    if (isFloeError(err, 'INVALID_ARGUMENT') && (err.details as { reason?: string } | undefined)?.reason === 'no-changes') return 'no-changes';
+    if (isFloeError(err, 'INVALID_ARGUMENT') && err.details.reason === 'no-changes') return 'no-changes';
     if (isFloeError(err, 'ALREADY_EXISTS')) return 'already-exists';
     if (isFloeError(err, 'NOT_FOUND')) return 'not-found';
     return 'other';

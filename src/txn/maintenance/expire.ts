@@ -102,7 +102,7 @@ function checkRefsResolve(info: RepoInfo): void {
   const present = new Set(info.snapshots.map((s) => idToString(s.id)));
   for (const ref of [...info.branches, ...info.tags]) {
     if (!present.has(idToString(ref.snapshotId))) {
-      throw floeError('CONFLICT', `expiry would leave '${ref.name}' pointing at a released snapshot; nothing was written`, { where: ref.name });
+      throw floeError('CONFLICT', `expiry would leave '${ref.name}' pointing at a released snapshot; nothing was written`, { where: ref.name, details: { kind: 'dangling-ref', ref: ref.name } });
     }
   }
 }

@@ -151,7 +151,7 @@ export class GarbageCollection {
       return new GarbageCollection(deps, marked.live, cursor, maxConcurrentDeletes, markConcurrency, deleteBatchSize);
     }
     throw floeError('CONFLICT', `garbage collection could not mark a stable view of the repository in ${MARK_ATTEMPTS} attempts; retry later`, {
-      details: { reason: 'gc-mark-unstable' },
+      details: { kind: 'gc-mark-unstable' },
     });
   }
 
@@ -270,7 +270,7 @@ async function markOnce(deps: GcDeps, cutoffMs: number, concurrency: number, dry
     try {
       written = await deps.store.update((current) => ({ info: dropSnapshots(current, drop), update: { kind: 'gcRan' } }));
     } catch (err) {
-      if (isFloeError(err, 'CONFLICT') && err.details['reason'] === 'gc-mark-outdated') return undefined;
+      if (isFloeError(err, 'CONFLICT') && err.details.kind === 'gc-mark-outdated') return undefined;
       throw err;
     }
   }
@@ -287,7 +287,7 @@ async function markOnce(deps: GcDeps, cutoffMs: number, concurrency: number, dry
  * mark is outdated (a branch was reset or created onto an old snapshot meanwhile).
  */
 export function dropSnapshots(current: RepoInfo, drop: ReadonlySet<string>): RepoInfo {
-  const outdated = (why: string) => floeError('CONFLICT', `the repository changed during GC marking (${why})`, { details: { reason: 'gc-mark-outdated' } });
+  const outdated = (why: string) => floeError('CONFLICT', `the repository changed during GC marking (${why})`, { details: { kind: 'gc-mark-outdated' } });
   for (const ref of [...current.branches, ...current.tags]) {
     if (drop.has(idToString(ref.snapshotId))) throw outdated(`'${ref.name}' now points at a snapshot GC meant to drop`);
   }

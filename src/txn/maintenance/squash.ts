@@ -18,7 +18,7 @@ import type { TransactionLog } from '../../format/icechunk/transaction-log.ts';
 import { mergeTransactionLogs } from '../commit.ts';
 import { ancestors } from '../history.ts';
 import type { RepoObjects } from '../objects.ts';
-import { branchTip } from '../refs.ts';
+import { branchMovedError, branchTip } from '../refs.ts';
 import type { RepoInfoStore, RepoChange } from '../repo-info-store.ts';
 
 export interface SquashDeps {
@@ -104,13 +104,11 @@ export function applySquash(current: RepoInfo, branch: string, planned: SquashRa
 function rangeLeftBranch(current: RepoInfo, branch: string, planned: SquashRange, from: SnapshotId, to: SnapshotId) {
   const tip = current.branches.find((b) => b.name === branch)?.snapshotId;
   const where = tip ? `it now points at ${idToString(tip)}, whose history does not contain it` : 'it was deleted';
-  return floeError(
-    'CONFLICT',
+  return branchMovedError(
+    branch,
+    planned.tip,
+    tip,
     `branch '${branch}' was reset, amended or squashed while squashing ${idToString(from)}..${idToString(to)}: ${where}; nothing was changed. Read the branch's ancestry again and squash the range you want from it`,
-    {
-      where: branch,
-      details: { kind: 'branch-moved', branch, expectedSnapshotId: idToString(planned.tip), currentSnapshotId: tip ? idToString(tip) : null },
-    },
   );
 }
 
