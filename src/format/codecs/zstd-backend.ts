@@ -6,24 +6,12 @@ import { createRequire } from 'node:module';
 import { floeError, type FloeError } from '../../errors.ts';
 import { knownContentSize, ZstdDataError } from './zstd-frames.ts';
 import { napiBackend } from './zstd-napi.ts';
+import type { ZstdBackend } from './zstd-types.ts';
 import { wasmBackend } from './zstd-wasm.ts';
 
 export { ZstdDataError } from './zstd-frames.ts';
-
-export interface ZstdBackend {
-  readonly name: 'zstd-napi' | 'zstd-wasm';
-  /** The npm package's version. */
-  readonly version: string;
-  /** One frame stating its content size. `level` is already clamped; 0 is libzstd's default. */
-  compress(data: Uint8Array, level: number, checksum: boolean, dictionary?: Uint8Array): Uint8Array;
-  /** Decodes all frames into `out`, returning the bytes written; throws when they do not fit. */
-  decompressInto(data: Uint8Array, out: Uint8Array, dictionary?: Uint8Array): number;
-  /**
-   * Decodes frames whose headers may leave out the content size. Throws ZstdDataError 'too-large'
-   * once the output passes maxBytes and 'truncated' when the last frame does not end.
-   */
-  decompressUnsized(data: Uint8Array, maxBytes: number, dictionary?: Uint8Array): Uint8Array;
-}
+// The contract lives in zstd-types.ts (so the backends implement it without importing this module).
+export type { ZstdBackend } from './zstd-types.ts';
 
 export type ZstdBackendName = 'napi' | 'fallback';
 

@@ -2,7 +2,7 @@
 // function so that a missing or unbuilt module is an error the caller catches, not a failed
 // import. The types below are the slice of its binding.d.ts used here, so type-checking does not
 // need the package either.
-import type { ZstdBackend } from './zstd-backend.ts';
+import type { ZstdBackend } from './zstd-types.ts';
 import { ZstdDataError } from './zstd-frames.ts';
 
 interface NapiCCtx {

@@ -9,7 +9,7 @@
 // (descriptor bit 2 and XXH64's low 32 bits, as RFC 8878 §3.1.1 lays out).
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { ZstdBackend } from './zstd-backend.ts';
+import type { ZstdBackend } from './zstd-types.ts';
 import { ZstdDataError, xxh64 } from './zstd-frames.ts';
 
 // The project's lib settings (no DOM) leave WebAssembly undeclared; this is the part used here.

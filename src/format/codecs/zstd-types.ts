@@ -1,0 +1,17 @@
+// The contract of a zstd backend, apart from zstd-backend.ts (which picks one) so that the
+// backends (zstd-napi.ts, zstd-wasm.ts) implement it without importing the module that picks them.
+
+export interface ZstdBackend {
+  readonly name: 'zstd-napi' | 'zstd-wasm';
+  /** The npm package's version. */
+  readonly version: string;
+  /** One frame stating its content size. `level` is already clamped; 0 is libzstd's default. */
+  compress(data: Uint8Array, level: number, checksum: boolean, dictionary?: Uint8Array): Uint8Array;
+  /** Decodes all frames into `out`, returning the bytes written; throws when they do not fit. */
+  decompressInto(data: Uint8Array, out: Uint8Array, dictionary?: Uint8Array): number;
+  /**
+   * Decodes frames whose headers may leave out the content size. Throws ZstdDataError 'too-large'
+   * once the output passes maxBytes and 'truncated' when the last frame does not end.
+   */
+  decompressUnsized(data: Uint8Array, maxBytes: number, dictionary?: Uint8Array): Uint8Array;
+}
