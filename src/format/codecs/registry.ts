@@ -66,12 +66,14 @@ const NO_FILE_COMPRESSION: FileCompression = Object.freeze({
 const isZarrV3 = (e: CodecImplementation): e is ZarrV3Entry => e.zarrV3 !== undefined;
 const isZarrV1 = (e: CodecImplementation): e is ZarrV1Entry => e.kind === 'bytes_to_bytes' && e.zarrV1 !== undefined;
 
-/** A map from the keys `keysOf` gives each entry; two entries claiming one key is a bug, loudly. */
-function indexBy<K, V>(entries: readonly CodecImplementation[], keysOf: (e: CodecImplementation) => readonly [K, V][], what: string): ReadonlyMap<K, V> {
-  const map = new Map<K, V>();
-  for (const entry of entries) {
+/**
+ * A map from the keys `keysOf` gives each entry, after `seed`; two claims on one key are a bug in
+ * the list above, so they fail loudly at load (a plain Error: no user data can cause it).
+ */
+function indexBy<K, V>(keysOf: (e: CodecImplementation) => readonly (readonly [K, V])[], what: string, seed: readonly (readonly [K, V])[] = []): ReadonlyMap<K, V> {
+  const map = new Map<K, V>(seed);
+  for (const entry of IMPLEMENTATIONS) {
     for (const [key, value] of keysOf(entry)) {
-      // A plain Error: this is a bug in Floe's own list, not something a user's data can cause.
       if (map.has(key)) throw new Error(`codec registry: two entries claim ${what} ${String(key)}`);
       map.set(key, value);
     }
@@ -79,25 +81,26 @@ function indexBy<K, V>(entries: readonly CodecImplementation[], keysOf: (e: Code
   return map;
 }
 
-const byName = indexBy(IMPLEMENTATIONS, (e) => [[e.name, e]], 'the name');
-const byV3Name = indexBy(IMPLEMENTATIONS, (e) => (isZarrV3(e) ? [[e.name, e]] : []), 'the Zarr v3 name');
-const byV1Name = indexBy(IMPLEMENTATIONS, (e) => (isZarrV1(e) ? e.zarrV1.names.map((n) => [n, e] as [string, ZarrV1Entry]) : []), 'the Zarr v1 name');
-const fileCompressions = new Map<string, FileCompression>([
-  ['none', NO_FILE_COMPRESSION],
-  ...IMPLEMENTATIONS.flatMap((e) => (e.kind === 'bytes_to_bytes' && e.icechunk ? [[e.name, e.icechunk] as [string, FileCompression]] : [])),
-]);
-const fileCompressionByByte = indexBy(
-  IMPLEMENTATIONS,
-  (e) => (e.kind === 'bytes_to_bytes' && e.icechunk ? [[e.icechunk.byte, e.name]] : []),
-  'the Icechunk compression byte',
-);
+const fileCompressionOf = (e: CodecImplementation): FileCompression | undefined => (e.kind === 'bytes_to_bytes' ? e.icechunk : undefined);
+
+const byName = indexBy((e) => [[e.name, e]], 'the name');
+const byV3Name = indexBy((e) => (isZarrV3(e) ? [[e.name, e]] : []), 'the Zarr v3 name');
+const byV1Name = indexBy((e) => (isZarrV1(e) ? e.zarrV1.names.map((n) => [n, e] as const) : []), 'the Zarr v1 name');
+const fileCompressions = indexBy((e) => {
+  const compression = fileCompressionOf(e);
+  return compression ? [[e.name, compression]] : [];
+}, 'the Icechunk compression name', [['none', NO_FILE_COMPRESSION]]);
+const fileCompressionNames = indexBy((e) => {
+  const compression = fileCompressionOf(e);
+  return compression ? [[compression.byte, e.name]] : [];
+}, 'the Icechunk compression byte', [[NO_FILE_COMPRESSION.byte, 'none']]);
 
 /** Zarr v3 codec names Floe implements, in registry order. */
 export const ZARR_V3_CODEC_NAMES: readonly string[] = Object.freeze([...byV3Name.keys()]);
 /** Zarr v1 compressor names Floe implements (without "none"), in registry order. */
 export const ZARR_V1_COMPRESSOR_NAMES: readonly string[] = Object.freeze([...byV1Name.keys()]);
 /** Icechunk file compressions by header byte, "none" (0) first. */
-export const ICECHUNK_FILE_COMPRESSIONS: ReadonlyMap<number, string> = new Map([[0, 'none'], ...fileCompressionByByte]);
+export const ICECHUNK_FILE_COMPRESSIONS: ReadonlyMap<number, string> = fileCompressionNames;
 
 export function codecImplementation(name: string): CodecImplementation | undefined {
   return byName.get(name);
@@ -119,7 +122,7 @@ export function icechunkFileCompression(name: string): FileCompression | undefin
 
 /** The name of the file compression with header byte `byte`, or undefined when Floe has none. */
 export function icechunkFileCompressionName(byte: number): string | undefined {
-  return ICECHUNK_FILE_COMPRESSIONS.get(byte);
+  return fileCompressionNames.get(byte);
 }
 
 /** A Zarr v3 bytes -> bytes codec by name (tests, benches, tools); chains use pipeline.ts. */
