@@ -34,7 +34,10 @@ import { zstdEntry } from './zstd.ts';
 
 export type * from './codec-implementation.ts';
 
-/** Every codec Floe implements. Order is the order error messages list names in. */
+/**
+ * Every codec Floe implements. Order is the order error messages list names in (tests pin v3's
+ * "..., gzip, zstd, blosc, crc32c" and v1's "zlib, gzip, bz2, lzma, blosc").
+ */
 export const IMPLEMENTATIONS: readonly CodecImplementation[] = Object.freeze([
   transposeEntry,
   deltaEntry,
@@ -44,11 +47,11 @@ export const IMPLEMENTATIONS: readonly CodecImplementation[] = Object.freeze([
   shardingEntry,
   gzipEntry,
   zstdEntry,
-  bloscEntry,
-  crc32cEntry,
   zlibEntry,
   bz2Entry,
   lzmaEntry,
+  bloscEntry,
+  crc32cEntry,
 ]);
 
 /** An entry that Zarr v3 metadata can name. */
