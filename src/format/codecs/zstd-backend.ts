@@ -5,12 +5,12 @@
 import { createRequire } from 'node:module';
 import { floeError, type FloeError } from '../../errors.ts';
 import { knownContentSize, ZstdDataError } from './zstd-frames.ts';
-import { napiBackend } from './zstd-napi.ts';
 import type { ZstdBackend } from './zstd-types.ts';
+import { napiBackend } from './zstd-napi.ts';
 import { wasmBackend } from './zstd-wasm.ts';
 
 export { ZstdDataError } from './zstd-frames.ts';
-// The contract lives in zstd-types.ts (so the backends implement it without importing this module).
+
 export type { ZstdBackend } from './zstd-types.ts';
 
 export type ZstdBackendName = 'napi' | 'fallback';

@@ -1,5 +1,5 @@
-// The contract of a zstd backend, apart from zstd-backend.ts (which picks one) so that the
-// backends (zstd-napi.ts, zstd-wasm.ts) implement it without importing the module that picks them.
+// What a zstd implementation offers Floe; zstd-napi.ts and zstd-wasm.ts implement it and
+// zstd-backend.ts chooses one. Its own module so the implementations need not import the chooser.
 
 export interface ZstdBackend {
   readonly name: 'zstd-napi' | 'zstd-wasm';
