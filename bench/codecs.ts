@@ -1,6 +1,6 @@
 // Decode (and encode) throughput of each bytes->bytes codec on a 4 MiB float32 buffer of a
 // smooth signal plus noise. Run: npx tsx bench/codecs.ts
-import { BYTES_CODECS, V1_COMPRESSORS } from '../src/format/codecs/bytes-codecs.ts';
+import { createZarrV3BytesCodec, createZarrV1Compressor } from '../src/format/codecs/registry.ts';
 import type { BytesToBytesCodec } from '../src/format/codecs/types.ts';
 
 const values = new Float32Array(1 << 20);
@@ -13,20 +13,20 @@ const data = new Uint8Array(values.buffer);
 const ctx = { itemSize: 4 };
 
 const cases: [string, BytesToBytesCodec][] = [
-  ['gzip level 5', BYTES_CODECS.gzip!({ level: 5 }, ctx)],
-  ['zstd level 3', BYTES_CODECS.zstd!({ level: 3 }, ctx)],
-  ['crc32c', BYTES_CODECS.crc32c!(undefined, ctx)],
+  ['gzip level 5', createZarrV3BytesCodec('gzip', { level: 5 }, ctx)],
+  ['zstd level 3', createZarrV3BytesCodec('zstd', { level: 3 }, ctx)],
+  ['crc32c', createZarrV3BytesCodec('crc32c', undefined, ctx)],
   ...['blosclz', 'lz4', 'lz4hc', 'snappy', 'zlib', 'zstd'].flatMap((cname) =>
     (['shuffle', 'bitshuffle'] as const).map(
       (shuffle): [string, BytesToBytesCodec] => [
         `blosc ${cname} ${shuffle}`,
-        BYTES_CODECS.blosc!({ cname, clevel: 5, shuffle, typesize: 4, blocksize: 0 }, ctx),
+        createZarrV3BytesCodec('blosc', { cname, clevel: 5, shuffle, typesize: 4, blocksize: 0 }, ctx),
       ],
     ),
   ),
-  ['v1 zlib level 1', V1_COMPRESSORS.zlib!(1, ctx)],
-  ['v1 bz2 level 9', V1_COMPRESSORS.bz2!(9, ctx)],
-  ['v1 lzma xz', V1_COMPRESSORS.lzma!({ format: 1 }, ctx)],
+  ['v1 zlib level 1', createZarrV1Compressor('zlib', 1, ctx)],
+  ['v1 bz2 level 9', createZarrV1Compressor('bz2', 9, ctx)],
+  ['v1 lzma xz', createZarrV1Compressor('lzma', { format: 1 }, ctx)],
 ];
 
 function mbps(run: () => void, minMs = 400): number {

@@ -3,7 +3,7 @@
 // field with a little noise), half random-ish int32 (small-range counts). Levels 1 and 3; MB/s of
 // uncompressed bytes, median of RUNS passes over all chunks.
 // Run: npx tsx bench/zstd-backends.ts [MiB]   (FLOE_ZSTD does not matter: both are measured)
-import { BYTES_CODECS } from '../src/format/codecs/bytes-codecs.ts';
+import { createZarrV3BytesCodec } from '../src/format/codecs/registry.ts';
 import { napiAvailable, selectZstdBackend, type ZstdBackendName } from '../src/format/codecs/zstd-backend.ts';
 
 const MIB = Number(process.argv[2] ?? 64);
@@ -43,7 +43,7 @@ const rows: { backend: string; level: number; compress: number; decompress: numb
 for (const level of [1, 3]) {
   for (const which of backends) {
     const info = selectZstdBackend(which);
-    const codec = BYTES_CODECS.zstd!({ level, checksum: false }, { itemSize: 4 });
+    const codec = createZarrV3BytesCodec('zstd', { level, checksum: false }, { itemSize: 4 });
     let encoded: Uint8Array[] = chunks.map((c) => codec.encode(c)); // warm-up
     const c = median(() => {
       encoded = chunks.map((chunk) => codec.encode(chunk));

@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BYTES_CODECS, V1_COMPRESSORS } from '../../src/format/codecs/bytes-codecs.ts';
+import { createZarrV3BytesCodec, createZarrV1Compressor } from '../../src/format/codecs/registry.ts';
 import type { BytesToBytesCodec } from '../../src/format/codecs/types.ts';
 import { parseNpy } from '../support/npy.ts';
 import { fixturePath } from '../support/fixtures.ts';
@@ -11,13 +11,13 @@ type Config = Record<string, unknown>;
 const ctx = { itemSize: 1 };
 
 const CODECS: Record<string, (config: Config) => BytesToBytesCodec> = {
-  blosc: ({ id: _id, ...opts }) => V1_COMPRESSORS.blosc!(opts, ctx),
-  bz2: (c) => V1_COMPRESSORS.bz2!(c.level, ctx),
-  crc32c: () => BYTES_CODECS.crc32c!(undefined, ctx),
-  gzip: (c) => BYTES_CODECS.gzip!({ level: Math.max(0, c.level as number) }, ctx),
-  lzma: ({ id: _id, ...opts }) => V1_COMPRESSORS.lzma!(opts, ctx),
-  zlib: (c) => V1_COMPRESSORS.zlib!(c.level, ctx),
-  zstd: (c) => BYTES_CODECS.zstd!({ level: c.level, checksum: c.checksum ?? false }, ctx),
+  blosc: ({ id: _id, ...opts }) => createZarrV1Compressor('blosc', opts, ctx),
+  bz2: (c) => createZarrV1Compressor('bz2', c.level, ctx),
+  crc32c: () => createZarrV3BytesCodec('crc32c', undefined, ctx),
+  gzip: (c) => createZarrV3BytesCodec('gzip', { level: Math.max(0, c.level as number) }, ctx),
+  lzma: ({ id: _id, ...opts }) => createZarrV1Compressor('lzma', opts, ctx),
+  zlib: (c) => createZarrV1Compressor('zlib', c.level, ctx),
+  zstd: (c) => createZarrV3BytesCodec('zstd', { level: c.level, checksum: c.checksum ?? false }, ctx),
 };
 
 const root = fixturePath('zarr', 'numcodecs-streams', 'fixture');

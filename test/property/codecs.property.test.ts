@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isFloeError } from '../../src/errors.ts';
-import { BYTES_CODECS, V1_COMPRESSORS } from '../../src/format/codecs/bytes-codecs.ts';
+import { createZarrV3BytesCodec, createZarrV1Compressor } from '../../src/format/codecs/registry.ts';
 import type { BytesToBytesCodec } from '../../src/format/codecs/types.ts';
 import { zstdDecode, ZstdDataError, type ZstdBackend } from '../../src/format/codecs/zstd-backend.ts';
 import { concatBytes, describeEachZstdBackend, withoutContentSize, ZSTD_BACKENDS } from '../support/zstd.ts';
@@ -33,20 +33,20 @@ const codecs: Record<string, fc.Arbitrary<{ codec: BytesToBytesCodec; checked: b
       typesize: fc.integer({ min: 1, max: 20 }),
       blocksize: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 4096 })),
     })
-    .chain((config) => itemSize.map((n) => ({ codec: BYTES_CODECS.blosc!(config, { itemSize: n }), checked: false }))),
-  gzip: fc.integer({ min: 0, max: 9 }).map((level) => ({ codec: BYTES_CODECS.gzip!({ level }, { itemSize: 1 }), checked: false })),
+    .chain((config) => itemSize.map((n) => ({ codec: createZarrV3BytesCodec('blosc', config, { itemSize: n }), checked: false }))),
+  gzip: fc.integer({ min: 0, max: 9 }).map((level) => ({ codec: createZarrV3BytesCodec('gzip', { level }, { itemSize: 1 }), checked: false })),
   zstd: fc
     .record({ level: fc.integer({ min: -5, max: 19 }), checksum: fc.boolean() })
-    .map((config) => ({ codec: BYTES_CODECS.zstd!(config, { itemSize: 1 }), checked: false })),
-  crc32c: fc.constant(null).map(() => ({ codec: BYTES_CODECS.crc32c!(undefined, { itemSize: 1 }), checked: true })),
-  zlib: fc.integer({ min: -1, max: 9 }).map((level) => ({ codec: V1_COMPRESSORS.zlib!(level, { itemSize: 1 }), checked: false })),
-  bz2: fc.integer({ min: 1, max: 9 }).map((level) => ({ codec: V1_COMPRESSORS.bz2!(level, { itemSize: 1 }), checked: false })),
+    .map((config) => ({ codec: createZarrV3BytesCodec('zstd', config, { itemSize: 1 }), checked: false })),
+  crc32c: fc.constant(null).map(() => ({ codec: createZarrV3BytesCodec('crc32c', undefined, { itemSize: 1 }), checked: true })),
+  zlib: fc.integer({ min: -1, max: 9 }).map((level) => ({ codec: createZarrV1Compressor('zlib', level, { itemSize: 1 }), checked: false })),
+  bz2: fc.integer({ min: 1, max: 9 }).map((level) => ({ codec: createZarrV1Compressor('bz2', level, { itemSize: 1 }), checked: false })),
   lzma: fc
     .constantFrom<unknown>(null, { format: 1 }, { format: 2 }, { format: 0 }, { format: 3, filters: [{ id: 33, preset: 9 }] })
-    .map((opts) => ({ codec: V1_COMPRESSORS.lzma!(opts, { itemSize: 1 }), checked: false })),
+    .map((opts) => ({ codec: createZarrV1Compressor('lzma', opts, { itemSize: 1 }), checked: false })),
   'v1 blosc': fc
     .record({ cname: fc.constantFrom('blosclz', 'lz4', 'snappy'), clevel: fc.integer({ min: 0, max: 9 }), shuffle: fc.integer({ min: -1, max: 2 }) })
-    .chain((opts) => itemSize.map((n) => ({ codec: V1_COMPRESSORS.blosc!(opts, { itemSize: n }), checked: false }))),
+    .chain((opts) => itemSize.map((n) => ({ codec: createZarrV1Compressor('blosc', opts, { itemSize: n }), checked: false }))),
 };
 
 /** A damaged copy: truncated, or with 1-3 bytes overwritten. */

@@ -1,6 +1,7 @@
 // Zarr v3 `blosc` codec and the Zarr v1 `blosc` compressor: Blosc1 buffers, decoded and encoded
 // in TypeScript (blosclz, lz4 and snappy streams here; zlib via node:zlib, zstd via zstd-backend.ts).
 // Decoding reads any Blosc1 buffer whatever the configuration says: the header is authoritative.
+import type { BytesCodecImplementation } from './codec-implementation.ts';
 import type { BytesCodecContext, BytesCodecFactory, BytesToBytesCodec } from './types.ts';
 import { checkKeys, decodingGuard, invalidConfig, readChoice, readInt, shown } from './bytes-codec-support.ts';
 import { BLOSC_CNAMES, type BloscCname } from './blosc/block-codecs.ts';
@@ -49,6 +50,21 @@ export function bloscV1Compressor(compressionOpts: unknown, context: BytesCodecC
   const options: BloscOptions = { cname, clevel, shuffle, typesize, blocksize };
   return bloscCodec(options, () => ({ name: NAME, configuration: { cname, clevel, shuffle, blocksize } }));
 }
+
+/** One implementation, two configurations: v3's named shuffles and v1's numeric ones. */
+export const bloscEntry: BytesCodecImplementation = {
+  name: NAME,
+  kind: 'bytes_to_bytes',
+  capabilities: {
+    levels: { key: 'clevel', min: 0, max: 9, default: 5, outside: 'reject' },
+    decodeInto: false,
+    boundedDecode: false,
+    partialDecode: false,
+    fixedEncodedSize: false,
+  },
+  zarrV3: bloscV3Codec,
+  zarrV1: { names: [NAME], create: (opts, context) => bloscV1Compressor(opts, context) },
+};
 
 function defaultTypesize(context: BytesCodecContext | undefined): number {
   const size = context?.itemSize;

@@ -2,12 +2,14 @@
 // between Float32Array memory and 2-byte halves here.
 import { floeError } from '../../errors.ts';
 import { copyBytes } from '../bytes.ts';
-import type { DataType, TypedArray } from '../zarr/data-types.ts';
+import { isVariableLength, type DataType, type TypedArray } from '../zarr/data-types.ts';
 import { halfToNumber, numberToHalf } from '../zarr/float16.ts';
 import { cStrides, product } from '../zarr/ndarray.ts';
 import type { ArrayToBytesCodec, ChunkSpec } from './array-codecs.ts';
 import { toCContiguous } from './contiguous.ts';
+import type { ArrayCodecImplementation } from './codec-implementation.ts';
 import type { CodecMetadata } from './types.ts';
+import { vlenOffsetsCodec } from './vlen-offsets.ts';
 import { shown } from './bytes-codec-support.ts';
 
 type Endian = 'little' | 'big';
@@ -89,3 +91,12 @@ function decodeHalf(bytes: Uint8Array, swap: boolean): Float32Array {
   for (let i = 0; i < halves.length; i++) out[i] = halfToNumber(halves[i]!);
   return out;
 }
+
+export const bytesEntry: ArrayCodecImplementation = {
+  name: 'bytes',
+  kind: 'array_to_bytes',
+  capabilities: { decodeInto: false, boundedDecode: false, partialDecode: false, fixedEncodedSize: true },
+  // On string/binary data the ZEP's offsets layout is the data type's own byte form.
+  zarrV3: (configuration, { spec }) =>
+    isVariableLength(spec.dataType) ? vlenOffsetsCodec(configuration, spec.dataType) : bytesCodec(configuration, spec.dataType),
+};

@@ -2,6 +2,7 @@
 // null means 9). Decoding by seek-bzip (MIT, pure JS, checks block and stream CRCs); encoding
 // by our own bz2-encoder.ts, since the only JS encoders found are GPL-licensed.
 import { createRequire } from 'node:module';
+import type { BytesCodecImplementation } from './codec-implementation.ts';
 import type { BytesToBytesCodec } from './types.ts';
 import { corrupt, decodingGuard, invalidConfig, shown } from './bytes-codec-support.ts';
 import { bz2Compress } from './bz2-encoder.ts';
@@ -28,6 +29,19 @@ export function bz2Compressor(compressionOpts: unknown): BytesToBytesCodec {
     toJSON: () => ({ name: NAME, configuration: { level } }),
   };
 }
+
+export const bz2Entry: BytesCodecImplementation = {
+  name: NAME,
+  kind: 'bytes_to_bytes',
+  capabilities: {
+    levels: { key: 'level', min: 1, max: 9, default: 9, outside: 'reject' },
+    decodeInto: false,
+    boundedDecode: false,
+    partialDecode: false,
+    fixedEncodedSize: false,
+  },
+  zarrV1: { names: [NAME], create: (opts) => bz2Compressor(opts) },
+};
 
 function readLevel(opts: unknown): number {
   if (opts === undefined || opts === null) return 9;

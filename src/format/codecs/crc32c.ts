@@ -5,7 +5,8 @@ import { createRequire } from 'node:module';
 import type * as NodeRsCrc32 from '@node-rs/crc32';
 import { floeError } from '../../errors.ts';
 import { crc32cJs } from './crc32c-js.ts';
-import type { BytesCodecFactory, BytesToBytesCodec } from './types.ts';
+import type { BytesCodecImplementation } from './codec-implementation.ts';
+import type { BytesCodecFactory, BytesToBytesCodec, DecodeLimits } from './types.ts';
 import { checkKeys, corrupt } from './bytes-codec-support.ts';
 
 const NAME = 'crc32c';
@@ -32,9 +33,10 @@ export function crc32cEncode(data: Uint8Array): Uint8Array {
 }
 
 /** Returns a view of `data` without its checksum (no copy). */
-export function crc32cDecode(data: Uint8Array): Uint8Array {
+export function crc32cDecode(data: Uint8Array, limits?: DecodeLimits): Uint8Array {
   if (data.length < CHECKSUM_BYTES) throw corrupt(NAME, `${data.length} bytes is shorter than the 4-byte checksum`);
   const payload = data.subarray(0, data.length - CHECKSUM_BYTES);
+  if (limits && payload.length > limits.maxBytes) throw corrupt(NAME, `the ${payload.length}-byte payload is over the limit of ${limits.maxBytes}`);
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   const stored = view.getUint32(payload.length, true);
   const actual = crc32cOf(payload) >>> 0;
@@ -62,4 +64,11 @@ export const crc32cCodec: BytesCodecFactory = (configuration): BytesToBytesCodec
     computeEncodedSize: (n) => n + CHECKSUM_BYTES,
     toJSON: () => ({ name: NAME }),
   };
+};
+
+export const crc32cEntry: BytesCodecImplementation = {
+  name: NAME,
+  kind: 'bytes_to_bytes',
+  capabilities: { decodeInto: false, boundedDecode: true, partialDecode: false, fixedEncodedSize: true },
+  zarrV3: crc32cCodec,
 };

@@ -6,6 +6,7 @@ import { cStrides } from '../zarr/ndarray.ts';
 import type { ArrayToArrayCodec } from './array-codecs.ts';
 import { toCContiguous } from './contiguous.ts';
 import { shown } from './bytes-codec-support.ts';
+import { PLAIN_CAPABILITIES, type ArrayCodecImplementation } from './codec-implementation.ts';
 
 export function deltaCodec(configuration: Record<string, unknown> | undefined, dataTypeName: string): ArrayToArrayCodec {
   const dtype = configuration?.dtype;
@@ -44,3 +45,10 @@ const NUMPY_NAMES: Record<string, string[]> = {
 function matches(dtype: unknown, name: string): boolean {
   return dtype === name || (NUMPY_NAMES[name] ?? []).includes(dtype as string);
 }
+
+export const deltaEntry: ArrayCodecImplementation = {
+  name: 'numcodecs.delta',
+  kind: 'array_to_array',
+  capabilities: PLAIN_CAPABILITIES,
+  zarrV3: (configuration, { spec }) => deltaCodec(configuration, spec.dataType.name),
+};

@@ -1,6 +1,7 @@
 // Zarr v3 `gzip` codec (RFC 1952 gzip members), configuration {level: 0-9}. The streams come from
 // deflate-backend.ts: node:zlib where the runtime has it, fflate elsewhere; both write and read
 // the same standard gzip, so either can read what the other wrote.
+import type { BytesCodecImplementation } from './codec-implementation.ts';
 import type { BytesCodecFactory, BytesToBytesCodec } from './types.ts';
 import { checkKeys, decodingGuard, readInt } from './bytes-codec-support.ts';
 import { deflateBackend, type DeflateBackend } from './deflate-backend.ts';
@@ -23,3 +24,16 @@ export function gzipCodecOn(backend: DeflateBackend): BytesCodecFactory {
 }
 
 export const gzipCodec: BytesCodecFactory = gzipCodecOn(deflateBackend);
+
+export const gzipEntry: BytesCodecImplementation = {
+  name: NAME,
+  kind: 'bytes_to_bytes',
+  capabilities: {
+    levels: { key: 'level', min: 0, max: 9, default: undefined, outside: 'reject' },
+    decodeInto: false,
+    boundedDecode: false,
+    partialDecode: false,
+    fixedEncodedSize: false,
+  },
+  zarrV3: gzipCodec,
+};

@@ -6,6 +6,7 @@
 // changes the ratio, never what a reader needs, since xz and alone streams describe themselves.
 import { napiLzma } from './native-lzma.ts';
 import { floeError } from '../../errors.ts';
+import { PLAIN_CAPABILITIES, type BytesCodecImplementation } from './codec-implementation.ts';
 import type { BytesToBytesCodec } from './types.ts';
 import { checkKeys, decodingGuard, invalidConfig, shown } from './bytes-codec-support.ts';
 import { checkChain, decodeRaw, encodeRaw, FILTER_LZMA1, type FilterSpec } from './lzma-raw.ts';
@@ -30,6 +31,14 @@ export function lzmaCompressor(compressionOpts: unknown): BytesToBytesCodec {
     toJSON: () => ({ name: NAME, configuration: { ...opts.raw } }),
   };
 }
+
+/** No levels: the native encoder picks its own preset (see above). */
+export const lzmaEntry: BytesCodecImplementation = {
+  name: NAME,
+  kind: 'bytes_to_bytes',
+  capabilities: PLAIN_CAPABILITIES,
+  zarrV1: { names: [NAME], create: (opts) => lzmaCompressor(opts) },
+};
 
 function decode(format: number, filters: FilterSpec[] | null, data: Uint8Array): Uint8Array {
   if (format === FORMAT_RAW) return decodeRaw(filters!, data);

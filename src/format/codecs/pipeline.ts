@@ -3,22 +3,12 @@
 import { floeError, isFloeError } from '../../errors.ts';
 import { copyFromChunk } from '../zarr/projection.ts';
 import type { ArrayToArrayCodec, ArrayToBytesCodec, ChunkSpec } from './array-codecs.ts';
-import { bytesCodec } from './bytes.ts';
-import { BYTES_CODECS } from './bytes-codecs.ts';
-import { deltaCodec } from './delta.ts';
 import type { CodecChain, ScratchBuffer, ShardingCodec } from './codec-chain.ts';
-import { shardingCodec } from './sharding.ts';
-import { transposeCodec } from './transpose.ts';
+import { ZARR_V3_CODEC_NAMES, zarrV3Implementation } from './registry.ts';
 import type { BytesToBytesCodec, CodecMetadata } from './types.ts';
-import { vlenUtf8Codec } from './vlen-utf8.ts';
-import { vlenBytesCodec } from './vlen-bytes.ts';
-import { vlenOffsetsCodec } from './vlen-offsets.ts';
-import { isVariableLength } from '../zarr/data-types.ts';
 
 // The chain's contract lives in codec-chain.ts (sharding.ts needs it without this module).
 export { ScratchBuffer, type CodecChain } from './codec-chain.ts';
-
-export const ARRAY_CODEC_NAMES = ['transpose', 'numcodecs.delta', 'bytes', 'vlen-utf8', 'vlen-bytes', 'sharding_indexed'] as const;
 
 /**
  * `where` names the codec list in errors; callers that know the document pass its key, such as
@@ -98,38 +88,25 @@ function decodeFirst(codec: BytesToBytesCodec, bytes: Uint8Array, scratch: Scrat
 
 type AnyCodec = ArrayToArrayCodec | ArrayToBytesCodec | BytesToBytesCodec;
 
-/** `where` names the list holding `meta`, `nested` the place of any codec list inside it. */
+/**
+ * Builds one codec through the registry (once per chain, not per chunk). `where` names the list
+ * holding `meta`, `nested` the place of any codec list inside it.
+ */
 function makeCodec(meta: CodecMetadata, spec: ChunkSpec, where: string, nested: string): AnyCodec {
+  const entry = zarrV3Implementation(meta.name);
+  if (!entry) {
+    throw floeError('UNSUPPORTED', `codec "${meta.name}" is not supported; Floe implements ${ZARR_V3_CODEC_NAMES.join(', ')}`, { where });
+  }
   const config = meta.configuration;
   try {
-    switch (meta.name) {
-      case 'bytes':
-        // On string/binary data the ZEP's offsets layout is the data type's own byte form.
-        if (isVariableLength(spec.dataType)) return vlenOffsetsCodec(config, spec.dataType);
-        return bytesCodec(config, spec.dataType);
-      case 'transpose':
-        return transposeCodec(config, spec.shape.length);
-      case 'numcodecs.delta':
-        return deltaCodec(config, spec.dataType.name);
-      case 'vlen-utf8':
-        if (spec.dataType.kind !== 'string') throw floeError('INVALID_METADATA', `vlen-utf8 encodes strings, not ${spec.dataType.name}`);
-        return vlenUtf8Codec();
-      case 'vlen-bytes':
-        return vlenBytesCodec(spec.dataType);
-      case 'sharding_indexed':
-        return shardingCodec(config, spec, (inner, innerSpec) => buildCodecChain(inner, innerSpec, nested));
-    }
-    const factory = BYTES_CODECS[meta.name];
-    if (factory) return factory(config, { itemSize: Math.max(1, spec.dataType.itemSize) });
+    if (entry.kind === 'bytes_to_bytes') return entry.zarrV3(config, { itemSize: Math.max(1, spec.dataType.itemSize) });
+    return entry.zarrV3(config, { spec, buildChain: (inner, innerSpec) => buildCodecChain(inner, innerSpec, nested) });
   } catch (err) {
     if (isFloeError(err) && !err.where) {
       throw floeError(err.code, `codec "${meta.name}": ${err.message}`, { where, cause: err, details: err.details });
     }
     throw err;
   }
-  throw floeError('UNSUPPORTED', `codec "${meta.name}" is not supported; Floe implements ${[...ARRAY_CODEC_NAMES, ...Object.keys(BYTES_CODECS)].join(', ')}`, {
-    where,
-  });
 }
 
 function misplaced(meta: CodecMetadata, why: string, where: string): never {

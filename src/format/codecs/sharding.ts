@@ -10,6 +10,7 @@ import type { CodecChain, ShardIndex, ShardingCodec } from './codec-chain.ts';
 import { fillRegion, forEachProduct, projectDim, shiftView } from '../zarr/projection.ts';
 import type { CodecMetadata } from './types.ts';
 import { shown } from './bytes-codec-support.ts';
+import type { ArrayCodecImplementation } from './codec-implementation.ts';
 
 // The contracts live in codec-chain.ts, beside the chain they refer to.
 export type { ShardIndex, ShardingCodec } from './codec-chain.ts';
@@ -18,6 +19,13 @@ export type { ShardIndex, ShardingCodec } from './codec-chain.ts';
 const EMPTY = 2 ** 64;
 
 type ChainBuilder = (codecs: readonly CodecMetadata[], spec: ChunkSpec) => CodecChain;
+
+export const shardingEntry: ArrayCodecImplementation = {
+  name: 'sharding_indexed',
+  kind: 'array_to_bytes',
+  capabilities: { decodeInto: false, boundedDecode: false, partialDecode: true, fixedEncodedSize: false },
+  zarrV3: (configuration, { spec, buildChain }) => shardingCodec(configuration, spec, buildChain),
+};
 
 export function shardingCodec(config: Record<string, unknown> | undefined, shardSpec: ChunkSpec, build: ChainBuilder): ShardingCodec {
   const c = config ?? {};

@@ -3,6 +3,7 @@
 import { floeError } from '../../errors.ts';
 import type { ArrayToArrayCodec, ChunkSpec } from './array-codecs.ts';
 import { shown } from './bytes-codec-support.ts';
+import { PLAIN_CAPABILITIES, type ArrayCodecImplementation } from './codec-implementation.ts';
 
 export function transposeCodec(configuration: Record<string, unknown> | undefined, rank: number): ArrayToArrayCodec {
   const order = parseOrder(configuration?.order, rank);
@@ -32,3 +33,10 @@ function parseOrder(order: unknown, rank: number): number[] {
   }
   return order as number[];
 }
+
+export const transposeEntry: ArrayCodecImplementation = {
+  name: 'transpose',
+  kind: 'array_to_array',
+  capabilities: PLAIN_CAPABILITIES,
+  zarrV3: (configuration, { spec }) => transposeCodec(configuration, spec.shape.length),
+};

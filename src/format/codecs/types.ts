@@ -18,13 +18,22 @@ export interface BytesCodecContext {
   itemSize: number;
 }
 
+/** Bounds on what one decode may produce (see CodecCapabilities.boundedDecode). */
+export interface DecodeLimits {
+  readonly maxBytes: number;
+}
+
 export interface BytesToBytesCodec {
   readonly kind: 'bytes_to_bytes';
   readonly name: string;
   /** May return a view of a reused buffer only if documented; callers may keep the result. */
   encode(data: Uint8Array): Uint8Array;
-  /** Throws FloeError CORRUPT_OBJECT on malformed input, CHECKSUM_MISMATCH on a bad checksum. */
-  decode(data: Uint8Array): Uint8Array;
+  /**
+   * Throws FloeError CORRUPT_OBJECT on malformed input, CHECKSUM_MISMATCH on a bad checksum. A
+   * codec whose registry entry declares `boundedDecode` also refuses (CORRUPT_OBJECT) to produce
+   * more than `limits.maxBytes`; the others ignore `limits`.
+   */
+  decode(data: Uint8Array, limits?: DecodeLimits): Uint8Array;
   /**
    * Optional fast path: decode straight into `out` (a reused, already-touched buffer) and return
    * the byte count, or -1 when the output would not fit or its size is unknown up front (then the

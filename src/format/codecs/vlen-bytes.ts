@@ -5,11 +5,19 @@ import { cStrides, product } from '../zarr/ndarray.ts';
 import type { ArrayToBytesCodec } from './array-codecs.ts';
 import { checkVariableLength, elementBytes, elementFromBytes } from './vlen-elements.ts';
 import type { DataType } from '../zarr/data-types.ts';
+import { PLAIN_CAPABILITIES, type ArrayCodecImplementation } from './codec-implementation.ts';
 
 export function vlenBytesCodec(dataType: DataType): ArrayToBytesCodec {
   checkVariableLength(dataType, 'vlen-bytes');
   return framedCodec('vlen-bytes');
 }
+
+export const vlenBytesEntry: ArrayCodecImplementation = {
+  name: 'vlen-bytes',
+  kind: 'array_to_bytes',
+  capabilities: PLAIN_CAPABILITIES,
+  zarrV3: (_configuration, { spec }) => vlenBytesCodec(spec.dataType),
+};
 
 /** An array -> bytes codec with numcodecs' framed layout under `name`. */
 export function framedCodec(name: string): ArrayToBytesCodec {

@@ -3,6 +3,7 @@
 // zarr v1's default. Decoding also accepts a gzip header (the backend sniffs it), so chunks
 // written by a numcodecs GZip compressor under the alias still read. Streams come from
 // deflate-backend.ts (node:zlib, or fflate where the runtime lacks it).
+import type { BytesCodecImplementation } from './codec-implementation.ts';
 import type { BytesToBytesCodec } from './types.ts';
 import { decodingGuard, invalidConfig, shown } from './bytes-codec-support.ts';
 import { deflateBackend } from './deflate-backend.ts';
@@ -19,6 +20,20 @@ export function zlibCompressor(name: 'zlib' | 'gzip', compressionOpts: unknown):
     toJSON: () => ({ name, configuration: { level } }),
   };
 }
+
+/** v1 only: Zarr v3 has no zlib codec (v3 `gzip` is the RFC 1952 format, see gzip.ts). */
+export const zlibEntry: BytesCodecImplementation = {
+  name: 'zlib',
+  kind: 'bytes_to_bytes',
+  capabilities: {
+    levels: { key: 'level', min: -1, max: 9, default: ZLIB_DEFAULT_LEVEL, outside: 'reject' },
+    decodeInto: false,
+    boundedDecode: false,
+    partialDecode: false,
+    fixedEncodedSize: false,
+  },
+  zarrV1: { names: ['zlib', 'gzip'], create: (opts, _context, name) => zlibCompressor(name === 'gzip' ? 'gzip' : 'zlib', opts) },
+};
 
 function readLevel(name: string, opts: unknown): number {
   if (opts === undefined || opts === null) return ZLIB_DEFAULT_LEVEL;

@@ -1,15 +1,22 @@
-// Zarr v3 `zstd` codec, configuration {level, checksum}, on whichever zstd backend loaded
-// (zstd-backend.ts: native zstd-napi, else WASM). Decoding streams when a frame header carries
-// no content size, and insists every frame is complete: a truncated frame is corrupt, not a
+// Zarr v3 `zstd` codec, configuration {level, checksum}, and the zstd compression of Icechunk
+// metadata files, on whichever zstd backend loaded (zstd-backend.ts: native zstd-napi, else WASM).
+// Decoding streams when a frame header carries no content size (the Icechunk reference writes
+// frames without one), and insists every frame is complete: a truncated frame is corrupt, not a
 // shorter chunk.
-import type { BytesCodecFactory, BytesToBytesCodec } from './types.ts';
+import { floeError } from '../../errors.ts';
+import type { BytesCodecImplementation, FileDecompressOptions } from './codec-implementation.ts';
+import type { BytesCodecFactory, BytesToBytesCodec, DecodeLimits } from './types.ts';
 import { checkKeys, corrupt, decodingGuard, readBool, readInt } from './bytes-codec-support.ts';
-import { clampLevel, zstdBackend, zstdDecode, type ZstdBackend } from './zstd-backend.ts';
+import { clampLevel, MAX_LEVEL, MIN_LEVEL, zstdBackend, zstdDecode, ZstdDataError, type ZstdBackend } from './zstd-backend.ts';
 import { knownContentSize } from './zstd-frames.ts';
 
 const NAME = 'zstd';
 /** Output limit beyond zstdDecode's own (32768x the input): a typed array's maximum length. */
 const MAX_CHUNK_BYTES = 2 ** 32;
+/** Refuse to inflate a metadata file past this many bytes: a guard against zstd bombs. */
+export const MAX_DECOMPRESSED_BYTES = 2 ** 31 - 1;
+/** The level Icechunk metadata files are written at unless the caller says otherwise. */
+const FILE_DEFAULT_LEVEL = 3;
 
 export const zstdCodec: BytesCodecFactory = (configuration): BytesToBytesCodec => {
   checkKeys(NAME, configuration, ['level', 'checksum']);
@@ -42,6 +49,46 @@ export function zstdCompressor(level: number, checksum: boolean, backend?: ZstdB
 }
 
 /** A decompress function; throws CORRUPT_OBJECT on bad input (decodingGuard wraps ZstdDataError). */
-export function zstdDecompressor(codec = NAME, backend?: ZstdBackend): (data: Uint8Array) => Uint8Array {
-  return (data) => decodingGuard(codec, () => zstdDecode(data, { maxBytes: MAX_CHUNK_BYTES, backend }));
+export function zstdDecompressor(codec = NAME, backend?: ZstdBackend): (data: Uint8Array, limits?: DecodeLimits) => Uint8Array {
+  return (data, limits) =>
+    decodingGuard(codec, () => zstdDecode(data, { maxBytes: Math.min(limits?.maxBytes ?? MAX_CHUNK_BYTES, MAX_CHUNK_BYTES), backend }));
 }
+
+/** A whole metadata payload (or a dictionary-compressed virtual location), as one frame. */
+export function zstdCompress(data: Uint8Array, level = FILE_DEFAULT_LEVEL): Uint8Array {
+  return zstdBackend().compress(data, clampLevel(level), false);
+}
+
+/** The inverse of zstdCompress, for frames with or without a content size. */
+export function zstdDecompress(data: Uint8Array, options: FileDecompressOptions = {}): Uint8Array {
+  const maxBytes = options.maxBytes ?? MAX_DECOMPRESSED_BYTES;
+  const where = options.where;
+  try {
+    return zstdDecode(data, { maxBytes, dictionary: options.dictionary });
+  } catch (err) {
+    if (!(err instanceof ZstdDataError)) throw err;
+    switch (err.kind) {
+      case 'too-large':
+        throw floeError('CORRUPT_OBJECT', `zstd payload inflates past ${maxBytes} bytes; refusing to decompress it`, { where, cause: err });
+      case 'truncated':
+      case 'empty':
+        throw floeError('CORRUPT_OBJECT', 'zstd payload is truncated: the frame does not end', { where, cause: err });
+      case 'corrupt':
+        throw floeError('CORRUPT_OBJECT', `zstd payload does not decompress: ${err.message}`, { where, cause: err });
+    }
+  }
+}
+
+export const zstdEntry: BytesCodecImplementation = {
+  name: NAME,
+  kind: 'bytes_to_bytes',
+  capabilities: {
+    levels: { key: 'level', min: MIN_LEVEL, max: MAX_LEVEL, default: 0, outside: 'clamp' },
+    decodeInto: true,
+    boundedDecode: true,
+    partialDecode: false,
+    fixedEncodedSize: false,
+  },
+  zarrV3: zstdCodec,
+  icechunk: { byte: 1, compress: zstdCompress, decompress: zstdDecompress },
+};

@@ -1,6 +1,8 @@
 // A whole metadata file: header + (compressed) flatbuffers payload. Every file-type module goes
-// through these two functions, so the header and compression rules live in one place.
+// through these two functions, so the header and compression rules live in one place. The
+// compression named in the header is found in the codec registry (codecs/registry.ts).
 import { floeError } from '../../errors.ts';
+import { icechunkFileCompression, type FileCompression } from '../codecs/registry.ts';
 import {
   decodeHeader,
   encodeHeader,
@@ -11,7 +13,6 @@ import {
   type FileType,
   type SpecVersion,
 } from './header.ts';
-import { zstdCompress, zstdDecompress } from './zstd.ts';
 
 /** The flatbuffers file identifier at bytes 4..8 of every payload. */
 export const FILE_IDENTIFIER = 'Ichk';
@@ -20,6 +21,7 @@ export interface EncodeFileOptions {
   /** Defaults to Floe's own name; tests pass the reference's to compare bytes. */
   implementation?: string;
   compression?: Compression;
+  /** The compression level (named for zstd, the one compression Icechunk has); its default if unset. */
   zstdLevel?: number;
 }
 
@@ -36,7 +38,7 @@ export function encodeFile(
     fileType,
     compression,
   });
-  const body = compression === 'zstd' ? zstdCompress(payload, options.zstdLevel) : payload;
+  const body = fileCompression(compression).compress(payload, options.zstdLevel);
   const out = new Uint8Array(HEADER_SIZE + body.length);
   out.set(header, 0);
   out.set(body, HEADER_SIZE);
@@ -52,9 +54,16 @@ export interface DecodedFile {
 export function decodeFile(bytes: Uint8Array, expected: FileType, where?: string): DecodedFile {
   const header = decodeHeader(bytes, expected, where);
   const body = bytes.subarray(HEADER_SIZE);
-  const payload = header.compression === 'zstd' ? zstdDecompress(body, { where }) : body;
+  const payload = fileCompression(header.compression).decompress(body, { where });
   if (payload.length < 8 || String.fromCharCode(...payload.subarray(4, 8)) !== FILE_IDENTIFIER) {
     throw floeError('CORRUPT_OBJECT', `the ${expected} payload lacks the flatbuffers identifier '${FILE_IDENTIFIER}'`, { where });
   }
   return { header, payload };
+}
+
+/** The header codecs have already checked the name; a miss here is a bug, so it is not dressed up. */
+function fileCompression(name: string): FileCompression {
+  const compression = icechunkFileCompression(name);
+  if (!compression) throw new Error(`no Icechunk file compression '${name}' in the codec registry`);
+  return compression;
 }

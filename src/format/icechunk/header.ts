@@ -1,6 +1,7 @@
 // The 39-byte header every Icechunk metadata file starts with. The layout is one table; offsets,
 // the total size, encode and decode all derive from it.
 import { floeError } from '../../errors.ts';
+import { ICECHUNK_FILE_COMPRESSIONS, icechunkFileCompression, icechunkFileCompressionName } from '../codecs/registry.ts';
 
 export const HEADER_FIELDS = [
   { name: 'magic', size: 12 },
@@ -31,8 +32,11 @@ export const MAGIC = new TextEncoder().encode('ICE🧊CHUNK');
 export const FILE_TYPES = { snapshot: 1, manifest: 2, transactionLog: 4, repoInfo: 6 } as const;
 export type FileType = keyof typeof FILE_TYPES;
 
-export const COMPRESSIONS = { none: 0, zstd: 1 } as const;
-export type Compression = keyof typeof COMPRESSIONS;
+/**
+ * The payload compression: "none" or the name of a codec registry entry with an Icechunk binding
+ * ("zstd"). The registry holds the header bytes, so a new compression is added there alone.
+ */
+export type Compression = string;
 
 export const SPEC_VERSIONS = [1, 2] as const;
 export type SpecVersion = (typeof SPEC_VERSIONS)[number];
@@ -58,8 +62,16 @@ export function encodeHeader(header: FileHeader): Uint8Array {
   out.set(name, HEADER_OFFSETS.implementation);
   out[HEADER_OFFSETS.specVersion] = header.specVersion;
   out[HEADER_OFFSETS.fileType] = FILE_TYPES[header.fileType];
-  out[HEADER_OFFSETS.compression] = COMPRESSIONS[header.compression];
+  out[HEADER_OFFSETS.compression] = compressionByte(header.compression);
   return out;
+}
+
+function compressionByte(name: Compression): number {
+  const compression = icechunkFileCompression(name);
+  if (!compression) {
+    throw floeError('INVALID_ARGUMENT', `Icechunk compression '${name}' is not known; use one of ${[...ICECHUNK_FILE_COMPRESSIONS.values()].join(', ')}`);
+  }
+  return compression.byte;
 }
 
 function keyOf<T extends Record<string, number>>(table: T, value: number): keyof T | undefined {
@@ -90,9 +102,10 @@ export function decodeHeader(bytes: Uint8Array, expected: FileType, where?: stri
     throw floeError('CORRUPT_OBJECT', `expected an Icechunk ${expected} file, found file type ${fileType ?? typeByte}; the key points at the wrong object`, { where });
   }
   const compressionByte = bytes[HEADER_OFFSETS.compression]!;
-  const compression = keyOf(COMPRESSIONS, compressionByte);
+  const compression = icechunkFileCompressionName(compressionByte);
   if (compression === undefined) {
-    throw floeError('UNSUPPORTED', `Icechunk compression algorithm ${compressionByte} is not supported (0 = none, 1 = zstd)`, { where });
+    const known = [...ICECHUNK_FILE_COMPRESSIONS].map(([byte, name]) => `${byte} = ${name}`).join(', ');
+    throw floeError('UNSUPPORTED', `Icechunk compression algorithm ${compressionByte} is not supported (${known})`, { where });
   }
   const nameBytes = bytes.subarray(HEADER_OFFSETS.implementation, HEADER_OFFSETS.implementation + IMPLEMENTATION_SIZE);
   const implementation = new TextDecoder().decode(nameBytes).trimEnd();

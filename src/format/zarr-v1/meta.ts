@@ -1,7 +1,7 @@
 // The Zarr v1 `meta` document (and `attrs`): parse + validate into a typed model, and write it
 // back byte-for-byte the way zarr 1.x did (Python json, indent 4, sorted keys).
 import { floeError, isFloeError } from '../../errors.ts';
-import { V1_COMPRESSORS } from '../codecs/bytes-codecs.ts';
+import { ZARR_V1_COMPRESSOR_NAMES, zarrV1Implementation } from '../codecs/registry.ts';
 import type { BytesToBytesCodec } from '../codecs/types.ts';
 import { isJsonObject, stringifyJson, type JsonValue } from '../json.ts';
 import type { Attributes } from '../zarr/metadata.ts';
@@ -9,13 +9,13 @@ import { parseV1DataType, type V1DataType } from './dtype.ts';
 import { parseV1FillValue, v1FillJson, type V1FillValue } from './fill.ts';
 import { parsePythonJson, stringifyPythonJson, type PyJson } from './python-json.ts';
 
-export const V1_COMPRESSION_NAMES: readonly string[] = ['none', ...Object.keys(V1_COMPRESSORS)];
+export const V1_COMPRESSION_NAMES: readonly string[] = ['none', ...ZARR_V1_COMPRESSOR_NAMES];
 
 export interface V1Metadata {
   readonly shape: readonly number[];
   readonly chunks: readonly number[];
   readonly dtype: V1DataType;
-  /** 'none' or a key of V1_COMPRESSORS. */
+  /** 'none' or a Zarr v1 compressor name of the codec registry (codecs/registry.ts). */
   readonly compression: string;
   readonly compressionOpts: JsonValue;
   readonly fill: V1FillValue;
@@ -49,16 +49,16 @@ export function parseV1Metadata(input: Uint8Array | string, where = 'meta'): V1M
   return Object.freeze({ shape, chunks, dtype, compression, compressionOpts, fill, order: doc.order, extra });
 }
 
-/** The compressor of an array, or undefined for 'none'. */
+/** The compressor of an array, or undefined for 'none'. Built once per array, through the registry. */
 export function v1Compressor(meta: Pick<V1Metadata, 'compression' | 'compressionOpts' | 'dtype'>, where = 'meta'): BytesToBytesCodec | undefined {
   if (meta.compression === 'none') return undefined;
-  const factory = V1_COMPRESSORS[meta.compression];
-  if (!factory) {
+  const entry = zarrV1Implementation(meta.compression);
+  if (!entry) {
     throw floeError('UNSUPPORTED', `compression ${JSON.stringify(meta.compression)} is not supported; Floe reads ${V1_COMPRESSION_NAMES.join(', ')}`, { where });
   }
   try {
     // numcodecs' blosc typesize is the whole element (record) size.
-    return factory(meta.compressionOpts, { itemSize: meta.dtype.itemSize });
+    return entry.zarrV1.create(meta.compressionOpts, { itemSize: meta.dtype.itemSize }, meta.compression);
   } catch (err) {
     throw floeError(isFloeError(err) ? err.code : 'INVALID_METADATA', `"compression_opts" ${stringifyJson(meta.compressionOpts, 0)} is not valid for ${meta.compression}: ${(err as Error).message}`, { where, cause: err, details: isFloeError(err) ? err.details : {} });
   }

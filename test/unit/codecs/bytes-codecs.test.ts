@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isFloeError } from '../../../src/errors.ts';
-import { BYTES_CODECS, V1_COMPRESSORS } from '../../../src/format/codecs/bytes-codecs.ts';
+import { createZarrV1Compressor, createZarrV3BytesCodec, ZARR_V1_COMPRESSOR_NAMES, ZARR_V3_CODEC_NAMES, zarrV3Implementation } from '../../../src/format/codecs/registry.ts';
 import { zstdBackend } from '../../../src/format/codecs/zstd-backend.ts';
 import { concatBytes, describeEachZstdBackend, withoutContentSize } from '../../support/zstd.ts';
 
@@ -18,15 +18,16 @@ function codeOf(run: () => unknown): string | undefined {
 
 describe('bytes codec registry', () => {
   it('maps the v3 and v1 names', () => {
-    expect(Object.keys(BYTES_CODECS).sort()).toEqual(['blosc', 'crc32c', 'gzip', 'zstd']);
-    expect(Object.keys(V1_COMPRESSORS).sort()).toEqual(['blosc', 'bz2', 'gzip', 'lzma', 'zlib']);
+    const v3Bytes = ZARR_V3_CODEC_NAMES.filter((name) => zarrV3Implementation(name)?.kind === 'bytes_to_bytes');
+    expect(v3Bytes.sort()).toEqual(['blosc', 'crc32c', 'gzip', 'zstd']);
+    expect([...ZARR_V1_COMPRESSOR_NAMES].sort()).toEqual(['blosc', 'bz2', 'gzip', 'lzma', 'zlib']);
   });
 
   it('resolves defaults in toJSON', () => {
-    expect(BYTES_CODECS.zstd!({ level: 3 }, ctx).toJSON()).toEqual({ name: 'zstd', configuration: { level: 3, checksum: false } });
-    expect(BYTES_CODECS.gzip!({ level: 5 }, ctx).toJSON()).toEqual({ name: 'gzip', configuration: { level: 5 } });
-    expect(BYTES_CODECS.crc32c!(undefined, ctx).toJSON()).toEqual({ name: 'crc32c' });
-    expect(V1_COMPRESSORS.zlib!(null, ctx).toJSON()).toEqual({ name: 'zlib', configuration: { level: 1 } });
+    expect(createZarrV3BytesCodec('zstd', { level: 3 }, ctx).toJSON()).toEqual({ name: 'zstd', configuration: { level: 3, checksum: false } });
+    expect(createZarrV3BytesCodec('gzip', { level: 5 }, ctx).toJSON()).toEqual({ name: 'gzip', configuration: { level: 5 } });
+    expect(createZarrV3BytesCodec('crc32c', undefined, ctx).toJSON()).toEqual({ name: 'crc32c' });
+    expect(createZarrV1Compressor('zlib', null, ctx).toJSON()).toEqual({ name: 'zlib', configuration: { level: 1 } });
   });
 
   it.each([
@@ -36,7 +37,7 @@ describe('bytes codec registry', () => {
     ['zstd', { checksum: 'yes' }],
     ['crc32c', { seed: 1 }],
   ])('%s rejects %j', (name, config) => {
-    expect(codeOf(() => BYTES_CODECS[name]!(config, ctx))).toBe('INVALID_METADATA');
+    expect(codeOf(() => createZarrV3BytesCodec(name, config, ctx))).toBe('INVALID_METADATA');
   });
 
   // zarr.json is parsed with exact 64-bit integers: an out-of-range value arrives as a bigint.
@@ -45,15 +46,15 @@ describe('bytes codec registry', () => {
     ['zstd', { level: -99999999999999999999n }],
     ['blosc', { cname: 'lz4', clevel: 99999999999999999999n, shuffle: 'shuffle', typesize: 4, blocksize: 0 }],
   ])('%s refuses a bigint option with INVALID_METADATA, not a TypeError', (name, config) => {
-    expect(codeOf(() => BYTES_CODECS[name]!(config, ctx))).toBe('INVALID_METADATA');
+    expect(codeOf(() => createZarrV3BytesCodec(name, config, ctx))).toBe('INVALID_METADATA');
   });
 
   it.each([['zlib', 99999999999999999999n], ['bz2', 99999999999999999999n], ['blosc', 7n]])('v1 %s refuses compression_opts %s with INVALID_METADATA', (name, opts) => {
-    expect(codeOf(() => V1_COMPRESSORS[name as string]!(opts, ctx))).toBe('INVALID_METADATA');
+    expect(codeOf(() => createZarrV1Compressor(name as string, opts, ctx))).toBe('INVALID_METADATA');
   });
 
   it('crc32c appends a little-endian CRC32C and detects a flipped bit', () => {
-    const codec = BYTES_CODECS.crc32c!(undefined, ctx);
+    const codec = createZarrV3BytesCodec('crc32c', undefined, ctx);
     const encoded = codec.encode(new TextEncoder().encode('123456789'));
     expect(Array.from(encoded.subarray(9))).toEqual([0x83, 0x92, 0x06, 0xe3]); // 0xE3069283
     expect(codec.computeEncodedSize!(9)).toBe(13);
@@ -62,20 +63,20 @@ describe('bytes codec registry', () => {
   });
 
   it('zlib accepts numcodecs-style {level} and gzip is the same zlib stream', () => {
-    const zlib = V1_COMPRESSORS.zlib!({ level: 9 }, ctx);
-    const gzip = V1_COMPRESSORS.gzip!(9, ctx);
+    const zlib = createZarrV1Compressor('zlib', { level: 9 }, ctx);
+    const gzip = createZarrV1Compressor('gzip', 9, ctx);
     expect(Buffer.from(gzip.decode(zlib.encode(data))).equals(Buffer.from(data))).toBe(true);
     expect(zlib.encode(data)[0]).toBe(0x78); // zlib header, not gzip's 0x1f
   });
 
   it('lzma round-trips a raw LZMA2 stream and refuses BCJ filters (raw chains: lzma.test.ts)', () => {
-    const raw = V1_COMPRESSORS.lzma!({ format: 3, filters: [{ id: 33, preset: 1 }] }, ctx);
+    const raw = createZarrV1Compressor('lzma', { format: 3, filters: [{ id: 33, preset: 1 }] }, ctx);
     expect(Buffer.from(raw.decode(raw.encode(data))).equals(Buffer.from(data))).toBe(true);
-    expect(codeOf(() => V1_COMPRESSORS.lzma!({ format: 3, filters: [{ id: 4 }, { id: 33 }] }, ctx))).toBe('UNSUPPORTED');
+    expect(codeOf(() => createZarrV1Compressor('lzma', { format: 3, filters: [{ id: 4 }, { id: 33 }] }, ctx))).toBe('UNSUPPORTED');
   });
 
   it('bz2 round-trips empty, tiny and run-heavy inputs', () => {
-    const codec = V1_COMPRESSORS.bz2!(1, ctx);
+    const codec = createZarrV1Compressor('bz2', 1, ctx);
     for (const input of [new Uint8Array(0), new Uint8Array([42]), new Uint8Array(250_000).fill(7), data]) {
       expect(Buffer.from(codec.decode(codec.encode(input))).equals(Buffer.from(input))).toBe(true);
     }
@@ -85,7 +86,7 @@ describe('bytes codec registry', () => {
 describeEachZstdBackend('zstd codec', () => {
   it('decodes frames without a content size and several frames, and rejects truncated ones', () => {
     const framed = withoutContentSize(zstdBackend().compress(data, 3, false), data.length);
-    const codec = BYTES_CODECS.zstd!({ level: 3, checksum: false }, ctx);
+    const codec = createZarrV3BytesCodec('zstd', { level: 3, checksum: false }, ctx);
     expect(Buffer.from(codec.decode(framed)).equals(Buffer.from(data))).toBe(true);
     expect(Buffer.from(codec.decode(concatBytes(framed, codec.encode(data)))).equals(Buffer.concat([data, data]))).toBe(true);
     expect(codeOf(() => codec.decode(framed.subarray(0, framed.length - 10)))).toBe('CORRUPT_OBJECT');
@@ -94,7 +95,7 @@ describeEachZstdBackend('zstd codec', () => {
 
   it('round-trips through blosc with zstd blocks at every clevel', () => {
     for (let clevel = 1; clevel <= 9; clevel++) {
-      const blosc = BYTES_CODECS.blosc!({ cname: 'zstd', clevel, shuffle: 'bitshuffle', typesize: 4, blocksize: 0 }, ctx);
+      const blosc = createZarrV3BytesCodec('blosc', { cname: 'zstd', clevel, shuffle: 'bitshuffle', typesize: 4, blocksize: 0 }, ctx);
       expect(Buffer.from(blosc.decode(blosc.encode(data))).equals(Buffer.from(data))).toBe(true);
     }
   });

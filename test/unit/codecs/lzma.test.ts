@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { isFloeError } from '../../../src/errors.ts';
-import { V1_COMPRESSORS } from '../../../src/format/codecs/bytes-codecs.ts';
+import { createZarrV1Compressor } from '../../../src/format/codecs/registry.ts';
 import { parseV1Metadata, v1Compressor } from '../../../src/format/zarr-v1/meta.ts';
 
 const DELTA = 3;
@@ -13,7 +13,7 @@ const LZMA1 = 0x4000000000000001; // arrives as 2^62 after JSON, like any double
 const LZMA2 = 33;
 const ctx = { itemSize: 1 };
 type Filter = Readonly<Record<string, number | undefined>>;
-const raw = (...filters: Filter[]) => V1_COMPRESSORS.lzma!({ format: 3, filters }, ctx);
+const raw = (...filters: Filter[]) => createZarrV1Compressor('lzma', { format: 3, filters }, ctx);
 
 /** What Python compressed below: bytes((i*37 + (i>>3)) & 255 for i in range(200)). */
 const PATTERN = Uint8Array.from({ length: 200 }, (_, i) => (i * 37 + (i >> 3)) & 255);
@@ -105,10 +105,10 @@ describe('LZMA1 filter ids in meta', () => {
   });
 
   it('refuses 64-bit option values (bigints from the exact JSON parser) with INVALID_METADATA, not a TypeError', () => {
-    const opts = (filter: Record<string, unknown>) => () => V1_COMPRESSORS.lzma!({ format: 3, filters: [filter] }, ctx);
+    const opts = (filter: Record<string, unknown>) => () => createZarrV1Compressor('lzma', { format: 3, filters: [filter] }, ctx);
     expect(errorOf(opts({ id: LZMA2, dict_size: 99999999999999999999n }))).toMatchObject({ code: 'INVALID_METADATA', message: expect.stringMatching(/dict_size.*100000000000000000000/) });
     expect(errorOf(opts({ id: 0x4000000000000002n }))?.code).toBe('INVALID_METADATA');
-    expect(errorOf(() => V1_COMPRESSORS.lzma!({ format: 99999999999999999999n }, ctx))?.code).toBe('INVALID_METADATA');
+    expect(errorOf(() => createZarrV1Compressor('lzma', { format: 99999999999999999999n }, ctx))?.code).toBe('INVALID_METADATA');
   });
 });
 

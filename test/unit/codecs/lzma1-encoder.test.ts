@@ -14,12 +14,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isFloeError } from '../../../src/errors.ts';
-import { V1_COMPRESSORS } from '../../../src/format/codecs/bytes-codecs.ts';
+import { createZarrV1Compressor } from '../../../src/format/codecs/registry.ts';
 
 const DELTA = 3;
 const LZMA1 = 0x4000000000000001;
 type Filter = Readonly<Record<string, number | undefined>>;
-const raw = (...filters: Filter[]) => V1_COMPRESSORS.lzma!({ format: 3, filters }, { itemSize: 1 });
+const raw = (...filters: Filter[]) => createZarrV1Compressor('lzma', { format: 3, filters }, { itemSize: 1 });
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 const PATTERN = Uint8Array.from({ length: 200 }, (_, i) => (i * 37 + (i >> 3)) & 255);
 

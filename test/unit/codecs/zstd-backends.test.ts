@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { isFloeError, type ErrorCode } from '../../../src/errors.ts';
-import { BYTES_CODECS } from '../../../src/format/codecs/bytes-codecs.ts';
+import { createZarrV3BytesCodec } from '../../../src/format/codecs/registry.ts';
 import { knownContentSize, xxh64 } from '../../../src/format/codecs/zstd-frames.ts';
 import { clampLevel, selectZstdBackend, zstdBackend, zstdDecode, zstdImplementation, ZstdDataError, type ZstdBackend } from '../../../src/format/codecs/zstd-backend.ts';
 import { zstdDecompress } from '../../../src/format/icechunk/zstd.ts';
@@ -32,7 +32,7 @@ function arrayLike(n: number): Uint8Array {
 }
 
 const DATA = arrayLike(200_000); // 800 KB: several 128 KiB blocks
-const zstdCodec = (level: number, checksum: boolean) => BYTES_CODECS.zstd!({ level, checksum }, { itemSize: 4 });
+const zstdCodec = (level: number, checksum: boolean) => createZarrV3BytesCodec('zstd', { level, checksum }, { itemSize: 4 });
 
 describeEachZstdBackend('zstd backend', (backend) => {
   it('is the one Floe uses inside this block', () => {
@@ -94,7 +94,7 @@ describeEachZstdBackend('zstd backend', (backend) => {
     const corrupted = sized.slice();
     for (let i = 20; i < corrupted.length; i += 97) corrupted[i]! ^= 0x5a;
     expect(codeOf(() => codec.decode(corrupted))).toBe('CORRUPT_OBJECT');
-    const blosc = BYTES_CODECS.blosc!({ cname: 'zstd', clevel: 5, shuffle: 'shuffle', typesize: 4, blocksize: 0 }, { itemSize: 4 });
+    const blosc = createZarrV3BytesCodec('blosc', { cname: 'zstd', clevel: 5, shuffle: 'shuffle', typesize: 4, blocksize: 0 }, { itemSize: 4 });
     const packed = blosc.encode(DATA);
     expect(sameBytes(blosc.decode(packed), DATA)).toBe(true);
     expect(codeOf(() => blosc.decode(packed.subarray(0, packed.length - 7)))).toBe('CORRUPT_OBJECT');
