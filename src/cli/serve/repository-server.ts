@@ -10,7 +10,6 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { isFloeError } from '../../errors.ts';
 import { createQueryServer, type QueryServer } from '../../query/http.ts';
-import { sessionSource } from '../../query/session-source.ts';
 import type { Repository, Session } from '../../txn/index.ts';
 import { resolveVersion } from '../targets.ts';
 import { resolveRange } from './byte-range.ts';
@@ -129,7 +128,7 @@ export function createRepositoryServer(repo: Repository, options: RepositoryServ
  * one, and requests are handed to it with the `/<ref>` prefix taken off the URL.
  */
 function forwardToQuery(entry: OpenSnapshot, req: IncomingMessage, res: ServerResponse, route: string, search: string): void {
-  entry.query ??= createQueryServer(sessionSource(entry.session));
+  entry.query ??= createQueryServer(entry.session);
   for (const [k, v] of Object.entries(CORS)) res.setHeader(k, v);
   req.url = `/${route}${search}`;
   entry.query.server.emit('request', req, res);
