@@ -68,15 +68,21 @@ export async function summarizeNode(source: ReadSource, node: NodeInfo, withStor
   };
 }
 
-/** Every node at or below `root`, in node-path order (depth first, children in order). */
+/**
+ * Every node at or below `root`, in node-path order (depth first, children in order). `root`
+ * itself may be no node (a repository's root before anyone wrote its zarr.json).
+ */
 export async function nodesUnder(source: ReadSource, root: string): Promise<NodeInfo[]> {
-  const top = await source.node(root);
   const out: NodeInfo[] = [];
-  const visit = async (node: NodeInfo): Promise<void> => {
-    out.push(node);
-    if (node.kind === 'group') for (const child of await source.children(node.path)) await visit(child);
+  const below = async (path: string): Promise<void> => {
+    for (const child of await source.children(path)) {
+      out.push(child);
+      if (child.kind === 'group') await below(child.path);
+    }
   };
-  if (top) await visit(top);
+  const top = await source.node(root);
+  if (top) out.push(top);
+  if (top?.kind !== 'array') await below(root);
   return out;
 }
 

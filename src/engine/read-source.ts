@@ -93,7 +93,10 @@ export interface ReadSource {
   readonly store: ZarrStore;
   /** The node at `path`; undefined when there is none. */
   node(path: string): Promise<NodeInfo | undefined>;
-  /** The nodes directly under the group at `path`, in node-path order; [] for an array or no node. */
+  /**
+   * The nodes directly under `path`, in node-path order; [] under an array. `path` need not be a
+   * node itself: the root of a new repository has no zarr.json, yet its children are listed.
+   */
   children(path: string): Promise<readonly NodeInfo[]>;
   /** Where the chunk at grid coordinates `coords` of the array at `path` lies (`NOT_FOUND`: no array). */
   locateChunk(path: string, coords: readonly number[]): Promise<ChunkLocation>;

@@ -23,7 +23,8 @@ export class StoreReader implements ReadSource {
   }
 
   async children(path: string): Promise<readonly NodeInfo[]> {
-    if ((await this.node(path))?.kind !== 'group') return [];
+    // No listing under an array: its chunk prefixes ('c', or every index with the v2 encoding) are no nodes.
+    if ((await this.node(path))?.kind === 'array') return [];
     const { prefixes } = await this.store.listDir(keyPrefix(path));
     const paths = prefixes.filter(isNodeName).map((name) => joinPath(path, name));
     const nodes = await mapLimit(paths, LOOKUPS_IN_FLIGHT, (p) => this.node(p));

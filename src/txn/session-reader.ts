@@ -50,7 +50,7 @@ export class SessionReader {
 
   children(path: string): readonly NodeInfo[] {
     const view = this.ctx.view();
-    if (view.nodeAt(path)?.kind !== 'group') return [];
+    if (view.nodeAt(path)?.kind === 'array') return [];
     if (!this.ctx.changes.isEmpty) return childrenByParent(view).get(path) ?? [];
     if (this.childIndex?.view !== view) this.childIndex = { view, byParent: childrenByParent(view) };
     return this.childIndex.byParent.get(path) ?? [];
