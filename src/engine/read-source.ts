@@ -15,7 +15,7 @@ export interface NodeInfo {
   /** Absolute and normalised: '/' for the root, '/a/b' below it. */
   readonly path: string;
   readonly kind: 'array' | 'group';
-  /** The node's `zarr.json` bytes, verbatim (parse them with {@link nodeMetadata}). */
+  /** The node's `zarr.json` bytes, verbatim (Floe parses them once per buffer: `nodeMetadata`). */
   readonly document: Uint8Array;
 }
 
@@ -49,6 +49,7 @@ export interface ChunkBox {
   readonly to: readonly number[];
 }
 
+/** A manifest a query plan loads, as explain() reports it. */
 export interface ManifestUse {
   readonly id: string;
   /** The manifest's chunk extents, `to` exclusive. */
@@ -62,6 +63,7 @@ export interface ManifestUse {
   readonly bytes: number | undefined;
 }
 
+/** A source's manifest planning: sessions load the manifests a selection needs before its chunks. */
 export interface ManifestPlanner {
   /**
    * Loads (through the source's own cache) the manifests of array `path` whose extents intersect

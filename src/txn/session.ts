@@ -45,6 +45,7 @@ export type SessionMode = 'readonly' | 'writable';
  * imports this module to build sessions.)
  */
 export interface SnapshotOpener {
+  /** A read-only session on the snapshot with this id (base32). */
   readonlySession(options: { snapshotId: string }): Promise<Session>;
 }
 
