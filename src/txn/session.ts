@@ -127,7 +127,7 @@ export class Session implements StoreContext, ReadSource {
   async node(path: string): Promise<NodeInfo | undefined> {
     return this.reader.node(path);
   }
-  /** The nodes directly under the group at `path`, in node-path order. */
+  /** The nodes directly under `path` (a group, or the root before it has a zarr.json), in node-path order. */
   async children(path: string): Promise<readonly NodeInfo[]> {
     return this.reader.children(path);
   }
