@@ -46,6 +46,8 @@ export { createLimiter, type Limiter } from './engine/storage/limiter.ts';
 export { withFaults, randomFaults, type Fault, type FaultPlan } from './engine/storage/faults.ts';
 export { isTransientError } from './engine/storage/transient.ts';
 export type { ObjectStorage, ByteRange, ObjectInfo, PutOptions, GetResult, ListDirResult, ListOptions, VersionToken } from './engine/storage/types.ts';
+// The read seam: what a session (and a plain store through its reader) offers every reader.
+export type { ReadSource, NodeInfo, ChunkLocation, StoredChunk, ManifestPlanner, ManifestUse, ChunkBox, CacheUse } from './engine/read-source.ts';
 
 // Versioned repositories (Icechunk): the names mirror @earthmover/icechunk's JS API.
 export {
@@ -58,6 +60,7 @@ export type {
   SnapshotDescription, Conflict, ConflictType, ConflictSolver, ConflictCallback, BasicConflictSolverOptions,
   ForkJSON, RetryBackoff, ExpireOptions, ExpireResult, GcOptions, GcSummary, GcBudget, GcCursor, OpsLogItem,
 } from './txn/index.ts';
+export type { SnapshotOpener } from './txn/session.ts';
 export type { StorageLike } from './txn/storage.ts';
 export type { MetadataValue } from './format/icechunk/metadata-value.ts';
 export type { RepoStatus, RepoAvailability } from './format/icechunk/repo-updates.ts';

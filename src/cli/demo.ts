@@ -9,7 +9,6 @@ import { ZarrArray } from '../engine/array.ts';
 import { ZarrGroup } from '../engine/group.ts';
 import { slice } from '../engine/selection.ts';
 import { query } from '../query/builder.ts';
-import { sessionSource } from '../query/session-source.ts';
 import { ConflictDetector, Repository, Storage, type ConflictSolver, type Session } from '../txn/index.ts';
 import type { CommandContext, CommandSpec } from './command.ts';
 import { boxSize, DEMO_GRIDS, days, fillBox, latitudes, longitudes, TIME_UNITS, type Box, type DemoGrid } from './demo-dataset.ts';
@@ -189,7 +188,7 @@ async function correctOnBranch(repo: Repository, grid: DemoGrid): Promise<string
 
 async function runQuery(repo: Repository) {
   const session = await repo.readonlySession({ tag: 'v1.0' });
-  const q = query(sessionSource(session))
+  const q = query(session)
     .from(TEMPERATURE, 'float32')
     .where('time', 'between', [new Date('2024-07-01T00:00:00Z'), new Date('2024-07-07T00:00:00Z')])
     .where('lat', 'between', [35, 60])

@@ -1,11 +1,10 @@
-// What `ls` and `show` say about a node of a session: kind, shape, dtype, chunking (outer and
-// sharded inner), codecs, attributes, and how many chunks and bytes it stores in the repository.
+// What `ls` and `show` say about a node of a version (read through the ReadSource seam): kind,
+// shape, dtype, chunking (outer and sharded inner), codecs, attributes, and how many chunks and
+// bytes it stores.
+import { nodeMetadata, type NodeInfo, type ReadSource, type StoredChunk } from '../engine/read-source.ts';
 import type { CodecMetadata } from '../format/codecs/types.ts';
-import { parseNodeMetadata, type NodeMetadata } from '../format/zarr/metadata.ts';
-import type { ChunkRef } from '../format/icechunk/manifest.ts';
+import type { NodeMetadata } from '../format/zarr/metadata.ts';
 import type { JsonValue } from '../format/json.ts';
-import { currentChunkRefs, type ResolvedNode } from '../txn/node-view.ts';
-import type { Session } from '../txn/index.ts';
 
 export interface NodeSummary {
   readonly path: string;
@@ -37,12 +36,23 @@ function innerShape(meta: NodeMetadata): readonly number[] | undefined {
   return (sharding?.configuration as { chunk_shape?: number[] } | undefined)?.chunk_shape;
 }
 
-const refBytes = (ref: ChunkRef): number => (ref.kind === 'inline' ? ref.data.length : ref.length);
+const storedBytes = ({ location }: StoredChunk): number => (location.kind === 'inline' ? location.bytes.length : location.length);
 
-export async function summarizeNode(session: Session, node: ResolvedNode, withStorage = true): Promise<NodeSummary> {
-  const meta = parseNodeMetadata(node.userData, `${node.path} zarr.json`);
+/** How many chunks an array stores and their bytes (inline, native and virtual alike). */
+async function storage(source: ReadSource, path: string): Promise<{ chunksStored: number; storedBytes: number }> {
+  let chunksStored = 0;
+  let bytes = 0;
+  for await (const chunk of source.chunks(path)) {
+    chunksStored++;
+    bytes += storedBytes(chunk);
+  }
+  return { chunksStored, storedBytes: bytes };
+}
+
+export async function summarizeNode(source: ReadSource, node: NodeInfo, withStorage = true): Promise<NodeSummary> {
+  const meta = nodeMetadata(node);
   if (meta.nodeType === 'group') return { path: node.path, kind: 'group', attributes: meta.attributes };
-  const refs = withStorage ? await currentChunkRefs(session.objects, session.changes, node) : undefined;
+  const stored = withStorage ? await storage(source, node.path) : undefined;
   const inner = innerShape(meta);
   return {
     path: node.path,
@@ -53,15 +63,27 @@ export async function summarizeNode(session: Session, node: ResolvedNode, withSt
     ...(inner ? { innerChunkShape: inner } : {}),
     codecs: codecText(meta.codecs),
     ...(meta.dimensionNames ? { dimensionNames: meta.dimensionNames } : {}),
-    ...(refs ? { chunksStored: refs.length, storedBytes: refs.reduce((n, r) => n + refBytes(r), 0) } : {}),
+    ...stored,
     attributes: meta.attributes,
   };
 }
 
-/** Every node at or below `root`, sorted by path. */
-export function nodesUnder(session: Session, root: string): ResolvedNode[] {
-  const prefix = root === '/' ? '/' : root + '/';
-  return session.view().nodes().filter((n) => n.path === root || n.path.startsWith(prefix));
+/**
+ * Every node at or below `root`, in node-path order (depth first, children in order). `root`
+ * itself may be no node (a repository's root before anyone wrote its zarr.json).
+ */
+export async function nodesUnder(source: ReadSource, root: string): Promise<NodeInfo[]> {
+  const out: NodeInfo[] = [];
+  const below = async (path: string): Promise<void> => {
+    for (const child of await source.children(path)) {
+      out.push(child);
+      if (child.kind === 'group') await below(child.path);
+    }
+  };
+  const top = await source.node(root);
+  if (top) out.push(top);
+  if (top?.kind !== 'array') await below(root);
+  return out;
 }
 
 export function formatBytes(bytes: number): string {

@@ -4,24 +4,24 @@ import { floeError } from '../errors.ts';
 import { ZarrArray } from '../engine/array.ts';
 import { normalizeSelection, resultShape } from '../engine/selection.ts';
 import type { NdArray } from '../format/zarr/ndarray.ts';
-import type { Repository, Session } from '../txn/index.ts';
-import { openReadonly, type Target } from './targets.ts';
+import type { Repository } from '../txn/index.ts';
+import { openReadonly, type Target, type VersionReader } from './targets.ts';
 
 export interface OpenedTarget {
-  readonly session: Session;
+  readonly source: VersionReader;
   readonly array: ZarrArray;
   /** The shape the selection reads (integer indices drop their dimension). */
   readonly shape: number[];
 }
 
 export async function openTargetArray(repo: Repository, target: Target): Promise<OpenedTarget> {
-  const session = await openReadonly(repo, target.ref);
-  const node = session.view().nodeAt(target.path);
+  const source = await openReadonly(repo, target.ref);
+  const node = await source.node(target.path);
   if (!node) throw floeError('NOT_FOUND', `no array at ${target.path} in ${target.ref}; see \`floe ls ${target.ref}\``);
   if (node.kind !== 'array') throw floeError('NODE_TYPE_MISMATCH', `${target.path} is a group; name an array (see \`floe ls ${target.ref} ${target.path}\`)`);
-  const array = await ZarrArray.open(session.store, target.path);
+  const array = await ZarrArray.open(source.store, target.path);
   const shape = resultShape(normalizeSelection(target.selection, array.shape));
-  return { session, array, shape };
+  return { source, array, shape };
 }
 
 /** Reads the selection, refusing ones above `maxValues` so a typo cannot pull terabytes. */

@@ -2,8 +2,9 @@
 // second ancestor) and a target `ref:path[slice]` such as `v1:/temperature[0, 10:20, ::2]`.
 import { floeError } from '../errors.ts';
 import { normalizePath } from '../format/zarr/paths.ts';
+import type { ReadSource } from '../engine/read-source.ts';
 import { slice, type Selection, type SelectionItem } from '../engine/selection.ts';
-import type { Repository, Session, VersionOptions } from '../txn/index.ts';
+import type { Repository, VersionOptions } from '../txn/index.ts';
 import { UsageError } from './command.ts';
 
 export interface Target {
@@ -71,7 +72,13 @@ export async function resolveVersion(repo: Repository, ref: string): Promise<Ver
   throw floeError('NOT_FOUND', `no branch, tag or snapshot ${JSON.stringify(ref)}; branches: ${branches.join(', ') || 'none'}; tags: ${tags.join(', ') || 'none'}`);
 }
 
-export async function openReadonly(repo: Repository, ref: string): Promise<Session> {
+/**
+ * A version as read commands see it: the read seam (src/engine/read-source.ts) and the snapshot
+ * it reads. A read-only session is one; read commands need nothing else of it.
+ */
+export type VersionReader = ReadSource & { readonly snapshotId: string };
+
+export async function openReadonly(repo: Repository, ref: string): Promise<VersionReader> {
   return repo.readonlySession(await resolveVersion(repo, ref));
 }
 

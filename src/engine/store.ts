@@ -39,6 +39,8 @@ export interface ZarrStore {
    * when it is longer than `target`); `undefined` when absent. Lets readers reuse buffers.
    */
   getInto?(key: string, target: Uint8Array): Promise<number | undefined>;
+  /** Optional: a value's size in bytes without reading it; `undefined` when absent. */
+  size?(key: string): Promise<number | undefined>;
   /** Batched reads of whole values (range `undefined`) or ranges, in request order. */
   getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[]): Promise<(Uint8Array | undefined)[]>;
   /**
@@ -110,6 +112,10 @@ export class StorageStore implements ZarrStore {
     const bytes = await this.get(key);
     if (bytes && bytes.length <= target.length) target.set(bytes);
     return bytes?.length;
+  }
+
+  async size(key: string): Promise<number | undefined> {
+    return (await this.storage.head(this.full(key)))?.size;
   }
 
   async localFile(key: string): Promise<LocalFileSpan | undefined> {

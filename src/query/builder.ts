@@ -151,7 +151,7 @@ class QueryBuilderImpl<D extends string> implements QueryBuilder<D> {
   }
 }
 
-/** Starts a query over a plain Zarr store or a session (anything with a `store`). */
+/** Starts a query over a plain Zarr store or a ReadSource (a session, a StoreReader). */
 export function query(source: QuerySource, options: QueryOptions = {}): QueryBuilder<string> {
   return new QueryBuilderImpl({ source, options: Object.freeze({ ...options }), node: QueryNode.create() });
 }

@@ -1,58 +1,15 @@
-// What a query reads from: a plain Zarr store, an Icechunk Session, or anything exposing a store
-// as `store`. A source may also plan its own chunk lookups: a session answers chunk keys from
-// manifests, and with a ManifestPlanner the planner loads only the manifests whose extents meet
-// the selection, and shows them in explain(). This interface is the seam sessions implement.
-import type { ZarrStore } from '../engine/store.ts';
+// What a query reads from: a plain Zarr store, or any ReadSource (src/engine/read-source.ts), the
+// read seam that a session implements. The query layer knows nothing of sessions: it reads bytes
+// through the source's store, and takes its planning hints (a ManifestPlanner, the cache scope and
+// use, default caches) from the source as they are when the query starts.
+import { floeError } from '../errors.ts';
 import type { QueryCaches, ReadCaches } from '../cache/read-caches.ts';
-import { Session } from '../txn/session.ts';
-import { sessionSource } from './session-source.ts';
+import { isReadSource, type ManifestPlanner, type ReadSource } from '../engine/read-source.ts';
+import type { ZarrStore } from '../engine/store.ts';
 
-/** A box of chunk-grid coordinates, `to` exclusive, per dimension. */
-export interface ChunkBox {
-  readonly from: readonly number[];
-  readonly to: readonly number[];
-}
+export type { CacheUse, ChunkBox, ManifestPlanner, ManifestUse, ReadSource } from '../engine/read-source.ts';
 
-export interface ManifestUse {
-  readonly id: string;
-  /** The manifest's chunk extents, `to` exclusive. */
-  readonly extents: readonly { readonly from: number; readonly to: number }[];
-  /**
-   * Whether planning fetched it or found it cached (or already being fetched); `loaded` when the
-   * source's cache does not say which.
-   */
-  readonly status: 'fetched' | 'cached' | 'loaded';
-  /** Size of the manifest object, when the source knows it. */
-  readonly bytes: number | undefined;
-}
-
-export interface ManifestPlanner {
-  /**
-   * Loads (through the source's own cache) the manifests of array `path` whose extents intersect
-   * any of `boxes`, and describes them. Afterwards chunk reads of those boxes need no manifest fetch.
-   */
-  planManifests(path: string, boxes: readonly ChunkBox[]): Promise<readonly ManifestUse[]>;
-}
-
-/**
- * How a source may use caches: `read-write` for data that cannot change under its keys (a
- * snapshot); `read-only` reads entries others stored but stores none (its own reads might not be
- * the snapshot's); `none` for data that differs from what the keys name (uncommitted changes).
- */
-export type CacheUse = 'read-write' | 'read-only' | 'none';
-
-export interface QuerySourceObject {
-  readonly store: ZarrStore;
-  readonly manifests?: ManifestPlanner;
-  /** Distinguishes cache entries of different snapshots sharing one ReadCaches. */
-  readonly cacheScope?: string;
-  /** Default `read-write`. */
-  readonly cacheUse?: CacheUse;
-  /** Caches used when the query names none (a repository's own, for sessions). */
-  readonly caches?: ReadCaches;
-}
-
-export type QuerySource = ZarrStore | QuerySourceObject;
+export type QuerySource = ZarrStore | ReadSource;
 
 export interface ResolvedSource {
   readonly store: ZarrStore;
@@ -66,9 +23,9 @@ function isStore(source: QuerySource): source is ZarrStore {
 }
 
 /** The source as one query sees it; a session's cache use follows its state at this moment. */
-export function resolveSource(source: QuerySource | Session, caches: ReadCaches | undefined): ResolvedSource {
-  if (source instanceof Session) return resolveSource(sessionSource(source), caches);
+export function resolveSource(source: QuerySource, caches: ReadCaches | undefined): ResolvedSource {
   if (isStore(source)) return { store: source, manifests: undefined, scope: '', caches };
+  if (!isReadSource(source)) throw floeError('INVALID_ARGUMENT', 'a query reads from a Zarr store or a session (a ReadSource: store, node, children, locateChunk, chunks)');
   const chosen = caches ?? source.caches;
   const use = source.cacheUse ?? 'read-write';
   const usable = !chosen || use === 'none' ? undefined : use === 'read-only' ? chosen.readOnlyView() : chosen;

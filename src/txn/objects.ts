@@ -46,7 +46,7 @@ export interface ObjectWriteOptions {
 export class RepoObjects {
   private readonly snapshots: ByteLru<string, LoadedSnapshot>;
   private readonly manifests: ByteLru<string, CachedManifest>;
-  /** Shard indexes, chunks and coordinates for queries, keyed by snapshot (see src/query/session-source.ts). */
+  /** Shard indexes, chunks and coordinates for queries, keyed by snapshot (see session-reader.ts). */
   readonly readCaches: ReadCaches;
 
   constructor(

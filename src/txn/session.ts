@@ -1,7 +1,9 @@
 // A session: a view of one snapshot, read-only or writable on a branch. A writable session
 // collects changes in its ChangeSet (through `store` or its own methods) until commit, amend or
 // flush turns them into a new snapshot. Names and shapes follow the reference's JS Session.
+import type { ReadCaches } from '../cache/read-caches.ts';
 import { floeError } from '../errors.ts';
+import type { CacheUse, ChunkLocation, ManifestPlanner, NodeInfo, ReadSource, StoredChunk } from '../engine/read-source.ts';
 import type { ByteRange } from '../engine/storage/types.ts';
 import { idsEqual, idToString, type ChunkId, type NodeId, type SnapshotId } from '../format/icechunk/ids.ts';
 import type { MetadataValue } from '../format/icechunk/metadata-value.ts';
@@ -20,9 +22,9 @@ import type { LoadedSnapshot, RepoObjects } from './objects.ts';
 import { rebaseChanges } from './rebase.ts';
 import { requireFeature } from './refs.ts';
 import type { Clock, RepoInfoStore } from './repo-info-store.ts';
+import { SessionReader } from './session-reader.ts';
 import { SessionStore, type StoreContext } from './session-store.ts';
 import type { VirtualChunkAccess } from './virtual-chunks.ts';
-import type { Repository } from './repository.ts';
 
 export interface SessionDeps {
   objects: RepoObjects;
@@ -38,12 +40,22 @@ export interface SessionDeps {
 export type SessionMode = 'readonly' | 'writable';
 
 /**
+ * What reviving a fork needs of a repository: a read-only session on a snapshot. (The Repository
+ * satisfies it; naming only this keeps session.ts free of an import of repository.ts, which
+ * imports this module to build sessions.)
+ */
+export interface SnapshotOpener {
+  /** A read-only session on the snapshot with this id (base32). */
+  readonlySession(options: { snapshotId: string }): Promise<Session>;
+}
+
+/**
  * A view of one snapshot of a {@link Repository}, read-only or writable on a branch. A writable
  * session collects changes (through {@link Session.store}, a Zarr store, or its own methods) in its
  * {@link ChangeSet} until `commit`, `amend` or `flush` turns them into a new snapshot; if the branch
  * moved meanwhile, commit fails with `CONFLICT` unless it is asked to rebase.
  */
-export class Session implements StoreContext {
+export class Session implements StoreContext, ReadSource {
   readonly changes = new ChangeSet();
   readonly packer: ChunkPacker;
   private base: LoadedSnapshot;
@@ -51,6 +63,7 @@ export class Session implements StoreContext {
   private currentMode: SessionMode;
   private cachedView: NodeView | undefined;
   private readonly sessionStore: SessionStore;
+  private readonly reader: SessionReader;
   /** A fork writes but cannot commit: it is merged into a session on a branch. */
   private forked = false;
   /**
@@ -70,6 +83,7 @@ export class Session implements StoreContext {
     this.currentMode = mode;
     this.packer = new ChunkPacker(deps.objects, deps.packing);
     this.sessionStore = new SessionStore(this);
+    this.reader = new SessionReader(this);
   }
 
   get objects(): RepoObjects {
@@ -105,6 +119,41 @@ export class Session implements StoreContext {
   /** The snapshot this session reads (and commits on top of). */
   get baseSnapshot(): LoadedSnapshot {
     return this.base;
+  }
+
+  // ReadSource: the read seam (src/engine/read-source.ts), implemented in session-reader.ts.
+
+  /** The node at `path` as this session sees it; undefined when there is none. */
+  async node(path: string): Promise<NodeInfo | undefined> {
+    return this.reader.node(path);
+  }
+  /** The nodes directly under `path` (a group, or the root before it has a zarr.json), in node-path order. */
+  async children(path: string): Promise<readonly NodeInfo[]> {
+    return this.reader.children(path);
+  }
+  /** Where a chunk's bytes lie: inline, a native chunk object's byte range, or a virtual range. */
+  locateChunk(path: string, coords: readonly number[]): Promise<ChunkLocation> {
+    return this.reader.locateChunk(path, coords);
+  }
+  /** Every chunk the array at `path` stores, uncommitted ones included, in grid order. */
+  chunks(path: string): AsyncIterable<StoredChunk> {
+    return this.reader.chunks(path);
+  }
+  /** For queries: loads the manifests a selection needs before its chunks are read. */
+  get manifests(): ManifestPlanner {
+    return this.reader.manifests;
+  }
+  /** For queries: cache entries are keyed by this session's snapshot. */
+  get cacheScope(): string {
+    return this.reader.cacheScope;
+  }
+  /** For queries: how the repository's read caches may be used now (see session-reader.ts). */
+  get cacheUse(): CacheUse {
+    return this.reader.cacheUse;
+  }
+  /** The repository's read caches, which queries on this session use by default. */
+  get caches(): ReadCaches {
+    return this.reader.caches;
   }
 
   /** A native chunk's bytes: from this session's unwritten packs, else from storage. */
@@ -213,7 +262,7 @@ export class Session implements StoreContext {
   }
 
   /** Revives a fork serialised with `toJSON()` (a JSON string or the parsed value). */
-  static async fromFork(repo: Repository, json: unknown): Promise<Session> {
+  static async fromFork(repo: SnapshotOpener, json: unknown): Promise<Session> {
     const fork = parseForkJSON(json);
     const reader = await repo.readonlySession({ snapshotId: fork.snapshotId });
     const session = Session.forkOf(reader.deps, reader.base);

@@ -1,10 +1,9 @@
 // What a Zarr store key means inside a session: a node's `zarr.json`, or a chunk of an array
 // (found by trying the key's ancestors as array paths and parsing the rest with that array's
 // chunk key encoding). Keys may carry zarrita's leading '/'.
-import { floeError } from '../errors.ts';
 import { parseChunkKey, chunkKey as encodeChunkKey } from '../format/zarr/chunk-keys.ts';
 import { parseArrayMetadata, type ArrayMetadata } from '../format/zarr/metadata.ts';
-import { normalizeKey } from '../engine/store.ts';
+import { canonicalKeySegments, METADATA_NAME, segmentsPath } from '../engine/source-keys.ts';
 import type { NodeView, ResolvedNode } from './node-view.ts';
 
 export type StoreKey =
@@ -12,7 +11,6 @@ export type StoreKey =
   | { kind: 'chunk'; node: ResolvedNode; meta: ArrayMetadata; coords: number[] }
   | { kind: 'other'; key: string };
 
-const METADATA_NAME = 'zarr.json';
 const parsedMetadata = new WeakMap<Uint8Array, ArrayMetadata>();
 
 /** The parsed zarr.json of an array node (cached per byte buffer, which is never mutated). */
@@ -37,18 +35,15 @@ export function chunkKeyOf(node: ResolvedNode, coords: readonly number[]): strin
   return pathToKeyPrefix(node.path) + encodeChunkKey(arrayMetadataOf(node).chunkKeyEncoding, coords);
 }
 
+/** The key rules are engine's (source-keys.ts); this is their synchronous form over a session's view. */
 export function classifyKey(view: NodeView, rawKey: string): StoreKey {
-  const key = normalizeKey(rawKey);
-  if (key.split('/').some((s) => s === '' || s === '.' || s === '..')) {
-    throw floeError('INVALID_KEY', `store key ${JSON.stringify(rawKey)} is not canonical (empty, '.' or '..' segment)`, { where: rawKey });
-  }
-  const segments = key.split('/');
+  const segments = canonicalKeySegments(rawKey);
   if (segments[segments.length - 1] === METADATA_NAME) {
-    return { kind: 'metadata', path: '/' + segments.slice(0, -1).join('/') };
+    return { kind: 'metadata', path: segmentsPath(segments, segments.length - 1) };
   }
   // Deepest array first: an array's chunk keys never contain another node's path.
   for (let cut = segments.length - 1; cut >= 0; cut--) {
-    const node = view.nodeAt('/' + segments.slice(0, cut).join('/'));
+    const node = view.nodeAt(segmentsPath(segments, cut));
     if (!node) continue;
     if (node.kind !== 'array') break;
     const meta = arrayMetadataOf(node);
@@ -56,5 +51,5 @@ export function classifyKey(view: NodeView, rawKey: string): StoreKey {
     if (coords) return { kind: 'chunk', node, meta, coords };
     break;
   }
-  return { kind: 'other', key };
+  return { kind: 'other', key: segments.join('/') };
 }

@@ -19,16 +19,16 @@ export const exportCommand: CommandSpec = {
     const dir = ctx.resolvePath(ctx.positional(1, 'the output directory'));
     if (existsSync(dir) && readdirSync(dir).length > 0) throw floeError('ALREADY_EXISTS', `${dir} is not empty; export into a new directory`);
     const repo = await openRepository(ctx);
-    const session = await openReadonly(repo, target.ref);
-    if (!session.view().nodeAt(target.path)) throw floeError('NOT_FOUND', `no group or array at ${target.path} in ${target.ref}; see \`floe ls ${target.ref}\``);
+    const source = await openReadonly(repo, target.ref);
+    if (!(await source.node(target.path))) throw floeError('NOT_FOUND', `no group or array at ${target.path} in ${target.ref}; see \`floe ls ${target.ref}\``);
     const prefix = target.path === '/' ? '' : target.path.slice(1) + '/';
     const keys: string[] = [];
-    for await (const key of session.store.listPrefix(prefix)) keys.push(key);
+    for await (const key of source.store.listPrefix(prefix)) keys.push(key);
     const out = new FsStorage({ root: dir, durable: false });
     const progress = new Progress({ label: 'exporting', total: keys.length, unit: 'items', stream: ctx.io.stderr, now: () => ctx.now() });
     let bytes = 0;
     await mapLimit(keys, 8, async (key) => {
-      const value = await session.store.get(key);
+      const value = await source.store.get(key);
       if (value) {
         await out.put(key.slice(prefix.length), value);
         bytes += value.length;
@@ -36,7 +36,7 @@ export const exportCommand: CommandSpec = {
       progress.add(1);
     });
     progress.finish();
-    const result = { ref: target.ref, snapshotId: session.snapshotId, path: target.path, directory: dir, keys: keys.length, bytes };
+    const result = { ref: target.ref, snapshotId: source.snapshotId, path: target.path, directory: dir, keys: keys.length, bytes };
     if (ctx.json) return ctx.printJson(result);
     ctx.print(`exported ${target.ref}:${target.path} (${keys.length} keys, ${bytes} bytes) to ${dir}`);
   },

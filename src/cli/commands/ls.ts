@@ -18,12 +18,12 @@ export const lsCommand: CommandSpec = {
     const [ref, path] = second !== undefined ? [first!, second] : first?.startsWith('/') ? ['main', first] : [first ?? 'main', '/'];
     const root = normalizePath(path);
     const repo = await openRepository(ctx);
-    const session = await openReadonly(repo, ref);
-    const nodes = nodesUnder(session, root);
+    const source = await openReadonly(repo, ref);
+    const nodes = await nodesUnder(source, root);
     if (nodes.length === 0 && root !== '/') throw floeError('NOT_FOUND', `no group or array at ${root} in ${ref}; try \`floe ls ${ref}\``);
-    const summaries = await Promise.all(nodes.map((n) => summarizeNode(session, n)));
-    if (ctx.json) return ctx.printJson({ ref, snapshotId: session.snapshotId, nodes: summaries });
-    ctx.print(`${ref} @ ${session.snapshotId}`);
+    const summaries = await Promise.all(nodes.map((n) => summarizeNode(source, n)));
+    if (ctx.json) return ctx.printJson({ ref, snapshotId: source.snapshotId, nodes: summaries });
+    ctx.print(`${ref} @ ${source.snapshotId}`);
     for (const s of summaries) ctx.print(treeLine(s, root));
     const arrays = summaries.filter((s) => s.kind === 'array');
     const total = arrays.reduce((n, s) => n + (s.storedBytes ?? 0), 0);

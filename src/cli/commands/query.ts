@@ -3,7 +3,6 @@
 import { parseDataType } from '../../format/zarr/data-types.ts';
 import { applyJsonQuery } from '../../query/json-query.ts';
 import { query, type QueryBuilder } from '../../query/builder.ts';
-import { sessionSource } from '../../query/session-source.ts';
 import type { CommandContext, CommandSpec } from '../command.ts';
 import { formatArray } from '../format-array.ts';
 import { formatBytes } from '../node-summary.ts';
@@ -24,8 +23,7 @@ async function prepare(ctx: CommandContext): Promise<QueryBuilder> {
   ctx.atMost(1);
   const json = parseQueryText(ctx.positional(0, 'the query'));
   const repo = await openRepository(ctx);
-  const session = await openReadonly(repo, ctx.string('ref') ?? 'main');
-  return applyJsonQuery(query(sessionSource(session)), json);
+  return applyJsonQuery(query(await openReadonly(repo, ctx.string('ref') ?? 'main')), json);
 }
 
 export const explainCommand: CommandSpec = {

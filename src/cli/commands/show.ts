@@ -13,13 +13,13 @@ export const showCommand: CommandSpec = {
     ctx.atMost(1);
     const target = parseTarget(ctx.positional(0, 'the node (ref:path)'));
     const repo = await openRepository(ctx);
-    const session = await openReadonly(repo, target.ref);
-    const node = session.view().nodeAt(target.path);
+    const source = await openReadonly(repo, target.ref);
+    const node = await source.node(target.path);
     if (!node) throw floeError('NOT_FOUND', `no group or array at ${target.path} in ${target.ref}; see \`floe ls ${target.ref}\``);
-    const summary = await summarizeNode(session, node);
-    const metadata = parseJson(new TextDecoder().decode(node.userData));
-    if (ctx.json) return ctx.printJson({ ref: target.ref, snapshotId: session.snapshotId, ...summary, metadata });
-    ctx.print(`${summary.kind} ${summary.path} in ${target.ref} @ ${session.snapshotId}`);
+    const summary = await summarizeNode(source, node);
+    const metadata = parseJson(new TextDecoder().decode(node.document));
+    if (ctx.json) return ctx.printJson({ ref: target.ref, snapshotId: source.snapshotId, ...summary, metadata });
+    ctx.print(`${summary.kind} ${summary.path} in ${target.ref} @ ${source.snapshotId}`);
     if (summary.kind === 'array') {
       ctx.print(`  shape       [${summary.shape!.join(', ')}]${summary.dimensionNames ? `  (${summary.dimensionNames.join(', ')})` : ''}`);
       ctx.print(`  dtype       ${summary.dtype}`);

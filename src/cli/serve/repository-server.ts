@@ -8,10 +8,10 @@
 // so a commit shows up at once; snapshot URLs never change and are served as immutable.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ReadSource } from '../../engine/read-source.ts';
 import { isFloeError } from '../../errors.ts';
 import { createQueryServer, type QueryServer } from '../../query/http.ts';
-import { sessionSource } from '../../query/session-source.ts';
-import type { Repository, Session } from '../../txn/index.ts';
+import type { Repository } from '../../txn/index.ts';
 import { resolveVersion } from '../targets.ts';
 import { resolveRange } from './byte-range.ts';
 import { statKey } from './stored-object.ts';
@@ -38,7 +38,8 @@ const CORS = {
 } as const;
 
 interface OpenSnapshot {
-  readonly session: Session;
+  /** A read-only session, seen only through the read seam. */
+  readonly source: ReadSource;
   query?: QueryServer;
 }
 
@@ -51,7 +52,7 @@ export function createRepositoryServer(repo: Repository, options: RepositoryServ
     const id = 'snapshotId' in version ? version.snapshotId : 'branch' in version ? await repo.lookupBranch(version.branch) : await repo.lookupTag(version.tag);
     let entry = open.get(id);
     if (entry) open.delete(id);
-    else entry = { session: await repo.readonlySession({ snapshotId: id }) };
+    else entry = { source: await repo.readonlySession({ snapshotId: id }) };
     open.set(id, entry);
     if (open.size > limit) {
       const [oldest, old] = open.entries().next().value!;
@@ -76,7 +77,7 @@ export function createRepositoryServer(repo: Repository, options: RepositoryServ
     const { entry, immutable } = await snapshot(ref);
     if (key === 'query' || key === 'explain') return forwardToQuery(entry, req, res, key, url.search);
     if (method !== 'GET' && method !== 'HEAD') return notAllowed(res, 'GET, HEAD, OPTIONS');
-    const object = key === '' ? undefined : await statKey(entry.session, key);
+    const object = key === '' ? undefined : await statKey(entry.source, key);
     if (!object) return sendJson(res, 404, { error: { code: 'NOT_FOUND', message: `no key ${JSON.stringify(key)} in ${ref}` } }, method === 'HEAD');
     const headers: Record<string, string> = {
       etag: object.etag,
@@ -92,7 +93,7 @@ export function createRepositoryServer(repo: Repository, options: RepositoryServ
     headers['content-length'] = String(length);
     const status = range.kind === 'partial' ? 206 : 200;
     if (method === 'HEAD') return end(res, status, headers);
-    const bytes = length === 0 ? new Uint8Array(0) : await entry.session.store.getRange(key, { offset, length });
+    const bytes = length === 0 ? new Uint8Array(0) : await entry.source.store.getRange(key, { offset, length });
     if (!bytes) return sendJson(res, 404, { error: { code: 'NOT_FOUND', message: `no key ${JSON.stringify(key)} in ${ref}` } }, false);
     res.writeHead(status, { ...CORS, ...headers });
     res.end(bytes);
@@ -129,7 +130,7 @@ export function createRepositoryServer(repo: Repository, options: RepositoryServ
  * one, and requests are handed to it with the `/<ref>` prefix taken off the URL.
  */
 function forwardToQuery(entry: OpenSnapshot, req: IncomingMessage, res: ServerResponse, route: string, search: string): void {
-  entry.query ??= createQueryServer(sessionSource(entry.session));
+  entry.query ??= createQueryServer(entry.source);
   for (const [k, v] of Object.entries(CORS)) res.setHeader(k, v);
   req.url = `/${route}${search}`;
   entry.query.server.emit('request', req, res);

@@ -4,11 +4,8 @@
 // on every branch and tag; metadata ETags hash the zarr.json bytes.
 import { createHash } from 'node:crypto';
 import { isFloeError } from '../../errors.ts';
-import { idToString } from '../../format/icechunk/ids.ts';
-import type { ChunkRef } from '../../format/icechunk/manifest.ts';
-import type { Session } from '../../txn/index.ts';
-import { chunkRefAt } from '../../txn/node-view.ts';
-import { classifyKey } from '../../txn/store-keys.ts';
+import type { ChunkLocation, ReadSource } from '../../engine/read-source.ts';
+import { resolveKey, type SourceKey } from '../../engine/source-keys.ts';
 
 export interface StoredObject {
   readonly size: number;
@@ -17,32 +14,30 @@ export interface StoredObject {
 
 const hash = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('base64url').slice(0, 27);
 
-function chunkTag(ref: ChunkRef): string {
-  switch (ref.kind) {
+/** A native location's object is a chunk object id in a repository, so its tag names the bytes. */
+function chunkTag(location: Exclude<ChunkLocation, { kind: 'missing' }>): string {
+  switch (location.kind) {
     case 'inline':
-      return `i-${hash(ref.data)}`;
+      return `i-${hash(location.bytes)}`;
     case 'native':
-      return `c-${idToString(ref.chunkId)}-${ref.offset}-${ref.length}`;
+      return `c-${location.object}-${location.offset}-${location.length}`;
     case 'virtual':
-      return `v-${hash(new TextEncoder().encode(`${ref.location}\n${ref.offset}\n${ref.length}\n${JSON.stringify(ref.checksum)}`))}`;
+      return `v-${hash(new TextEncoder().encode(`${location.location}\n${location.offset}\n${location.length}\n${JSON.stringify(location.checksum)}`))}`;
   }
 }
 
 /** Undefined when the snapshot has nothing at `key` (including keys that are not canonical). */
-export async function statKey(session: Session, key: string): Promise<StoredObject | undefined> {
-  let parsed;
+export async function statKey(source: ReadSource, key: string): Promise<StoredObject | undefined> {
+  let parsed: SourceKey | undefined;
   try {
-    parsed = classifyKey(session.view(), key);
+    parsed = await resolveKey(source, key);
   } catch (err) {
     if (isFloeError(err, 'INVALID_KEY')) return undefined;
     throw err;
   }
-  if (parsed.kind === 'metadata') {
-    const node = session.view().nodeAt(parsed.path);
-    return node && { size: node.userData.length, etag: `"m-${hash(node.userData)}"` };
-  }
-  if (parsed.kind !== 'chunk') return undefined;
-  const ref = await chunkRefAt(session.objects, session.changes, parsed.node, parsed.coords);
-  if (!ref) return undefined;
-  return { size: ref.kind === 'inline' ? ref.data.length : ref.length, etag: `"${chunkTag(ref)}"` };
+  if (!parsed) return undefined;
+  if (parsed.kind === 'metadata') return { size: parsed.node.document.length, etag: `"m-${hash(parsed.node.document)}"` };
+  const location = await source.locateChunk(parsed.node.path, parsed.coords);
+  if (location.kind === 'missing') return undefined;
+  return { size: location.kind === 'inline' ? location.bytes.length : location.length, etag: `"${chunkTag(location)}"` };
 }

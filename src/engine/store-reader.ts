@@ -1,0 +1,80 @@
+// A plain Zarr store as a ReadSource: nodes are the explicit `zarr.json` documents, every chunk
+// is `native`, its own object named by its store key. Nothing is cached between calls: a plain
+// store is untracked and may change under the same keys. Implicit groups (a prefix with nodes
+// under it but no zarr.json, which Zarr v3 no longer has) are not nodes here, as in a session.
+import { floeError } from '../errors.ts';
+import { compareNodePaths } from '../format/icechunk/node-path.ts';
+import { chunkKey, parseChunkKey } from '../format/zarr/chunk-keys.ts';
+import type { ArrayMetadata } from '../format/zarr/metadata.ts';
+import { joinPath, keyPrefix, metadataKey } from '../format/zarr/paths.ts';
+import { mapLimit } from './concurrency.ts';
+import { nodeFromDocument, nodeMetadata, type ChunkLocation, type NodeInfo, type ReadSource, type StoredChunk } from './read-source.ts';
+import { normalizeKey, type ZarrStore } from './store.ts';
+
+/** Metadata and size lookups in flight at once while listing. */
+const LOOKUPS_IN_FLIGHT = 16;
+
+export class StoreReader implements ReadSource {
+  constructor(readonly store: ZarrStore) {}
+
+  async node(path: string): Promise<NodeInfo | undefined> {
+    const document = await this.store.get(metadataKey(path));
+    return document && nodeFromDocument(path, document);
+  }
+
+  async children(path: string): Promise<readonly NodeInfo[]> {
+    // No listing under an array: its chunk prefixes ('c', or every index with the v2 encoding) are no nodes.
+    if ((await this.node(path))?.kind === 'array') return [];
+    const { prefixes } = await this.store.listDir(keyPrefix(path));
+    const paths = prefixes.filter(isNodeName).map((name) => joinPath(path, name));
+    const nodes = await mapLimit(paths, LOOKUPS_IN_FLIGHT, (p) => this.node(p));
+    return nodes.filter((n): n is NodeInfo => n !== undefined).sort((a, b) => compareNodePaths(a.path, b.path));
+  }
+
+  async locateChunk(path: string, coords: readonly number[]): Promise<ChunkLocation> {
+    const meta = await this.arrayAt(path);
+    const key = keyPrefix(path) + chunkKey(meta.chunkKeyEncoding, coords);
+    const length = await this.sizeOf(key);
+    return length === undefined ? { kind: 'missing' } : { kind: 'native', object: key, offset: 0, length };
+  }
+
+  async *chunks(path: string): AsyncIterable<StoredChunk> {
+    const meta = await this.arrayAt(path);
+    const prefix = keyPrefix(path);
+    const found: { coords: number[]; key: string }[] = [];
+    for await (const raw of this.store.listPrefix(prefix)) {
+      const key = normalizeKey(raw);
+      const coords = parseChunkKey(meta.chunkKeyEncoding, key.slice(prefix.length), meta.shape.length);
+      if (coords) found.push({ coords, key });
+    }
+    found.sort((a, b) => compareCoords(a.coords, b.coords));
+    const lengths = await mapLimit(found, LOOKUPS_IN_FLIGHT, ({ key }) => this.sizeOf(key));
+    for (let i = 0; i < found.length; i++) {
+      const length = lengths[i];
+      // A chunk erased between the listing and its size lookup is simply no longer stored.
+      if (length !== undefined) yield { coords: found[i]!.coords, location: { kind: 'native', object: found[i]!.key, offset: 0, length } };
+    }
+  }
+
+  private async arrayAt(path: string): Promise<ArrayMetadata> {
+    const node = await this.node(path);
+    if (!node) throw floeError('NOT_FOUND', `no array at ${path}`, { where: metadataKey(path) });
+    const meta = nodeMetadata(node);
+    if (meta.nodeType !== 'array') throw floeError('NODE_TYPE_MISMATCH', `${path} is a group, not an array`, { where: metadataKey(path) });
+    return meta;
+  }
+
+  /** Stores that know sizes (StorageStore: a HEAD) answer without reading the value. */
+  private async sizeOf(key: string): Promise<number | undefined> {
+    return this.store.size ? this.store.size(key) : (await this.store.get(key))?.length;
+  }
+}
+
+function isNodeName(name: string): boolean {
+  return name !== '' && !/^\.+$/.test(name) && !name.startsWith('__');
+}
+
+function compareCoords(a: readonly number[], b: readonly number[]): number {
+  for (let d = 0; d < a.length; d++) if (a[d] !== b[d]) return a[d]! - b[d]!;
+  return 0;
+}
