@@ -1,6 +1,8 @@
 // One timed task on Floe loaded from ENTRY (dist/index.js under plain node, or src/index.ts under
 // tsx): `read DIR` reads the whole array DIR/field (written by `write`), `commit DIR N` writes N
-// small chunks into a new repository at DIR and times the commit. Prints {"ms": ...}.
+// small chunks into a new repository at DIR and times the commit; `repo DIR` writes a repository
+// with a 2-D field and 1-D coordinates that `session-read DIR` reads whole through a readonly
+// session and `query DIR` queries by label (20 queries, total). Prints {"ms": ...}.
 const [entry, task, dir, count] = process.argv.slice(2);
 const floe = await import(entry);
 
@@ -35,6 +37,47 @@ async function commit() {
   return performance.now() - t0;
 }
 
-const ms = await { write, read, commit }[task]();
+const ROWS = 2048;
+const COLS = 4096;
+
+async function repo() {
+  const repository = await floe.Repository.create(floe.Storage.newLocalFilesystem(dir));
+  const session = await repository.writableSession('main');
+  const zstd = [{ name: 'bytes', configuration: { endian: 'little' } }, { name: 'zstd', configuration: { level: 3, checksum: false } }];
+  const field = await floe.ZarrArray.create(session.store, '/field', { shape: [ROWS, COLS], chunkShape: [256, 512], dataType: 'float32', fillValue: 0, codecs: zstd, dimensionNames: ['y', 'x'] });
+  await field.set([null, null], Float32Array.from({ length: ROWS * COLS }, (_, i) => 20 * Math.sin(i / 700) + ((i * 7919) % 89) / 100));
+  const y = await floe.ZarrArray.create(session.store, '/y', { shape: [ROWS], chunkShape: [ROWS], dataType: 'float64', fillValue: 0, dimensionNames: ['y'] });
+  await y.set([null], Float64Array.from({ length: ROWS }, (_, i) => i * 0.5));
+  const x = await floe.ZarrArray.create(session.store, '/x', { shape: [COLS], chunkShape: [COLS], dataType: 'float64', fillValue: 0, dimensionNames: ['x'] });
+  await x.set([null], Float64Array.from({ length: COLS }, (_, i) => i * 0.25));
+  await session.commit('bench data');
+  return 0;
+}
+
+async function sessionRead() {
+  const repository = await floe.Repository.open(floe.Storage.newLocalFilesystem(dir));
+  const session = await repository.readonlySession({ branch: 'main' });
+  const t0 = performance.now();
+  const got = await (await floe.ZarrArray.open(session.store, '/field')).get([null, null]);
+  const ms = performance.now() - t0;
+  if (got.data.length !== ROWS * COLS) throw new Error('short read');
+  return ms;
+}
+
+async function queries() {
+  const repository = await floe.Repository.open(floe.Storage.newLocalFilesystem(dir));
+  const session = await repository.readonlySession({ branch: 'main' });
+  const t0 = performance.now();
+  let values = 0;
+  for (let q = 0; q < 20; q++) {
+    const result = await floe.query(session).from('/field').where('y', 'between', [q * 40, q * 40 + 60]).where('x', '>', q * 40).execute();
+    values += result.data.length;
+  }
+  const ms = performance.now() - t0;
+  if (values === 0) throw new Error('empty queries');
+  return ms;
+}
+
+const ms = await { write, read, commit, repo, 'session-read': sessionRead, query: queries }[task]();
 console.log(JSON.stringify({ ms }));
 process.exit(0);

@@ -1,0 +1,66 @@
+// A/B of two checkouts of Floe on the benchmarked paths — full read (plain store), session read,
+// commit, query — as interleaved pairs of fresh processes, each side running its own built
+// dist/. Run: npx tsx bench/ab.ts --a DIR --b DIR [--pairs 9] [--chunks 20000]
+// (each DIR a checkout with `npm run build` done, e.g. `git worktree add DIR <commit>`, node_modules
+// linked in). Prints per-workload medians and the median of per-pair ratios b/a (< 1: b faster).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const probe = path.join(here, 'support/package-probe.mjs');
+const { values } = parseArgs({ options: { a: { type: 'string' }, b: { type: 'string' }, pairs: { type: 'string', default: '9' }, chunks: { type: 'string', default: '20000' } } });
+if (!values.a || !values.b) throw new Error('usage: bench/ab.ts --a DIR --b DIR [--pairs 9]');
+const PAIRS = Math.max(9, Number(values.pairs));
+const sides = { a: path.resolve(values.a, 'dist/index.js'), b: path.resolve(values.b, 'dist/index.js') };
+
+function probeMs(entry: string, task: string, dir: string, extra: string[] = []): number {
+  const out = execFileSync(process.execPath, ['--no-warnings', probe, entry, task, dir, ...extra], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  return (JSON.parse(out.trim().split('\n').at(-1)!) as { ms: number }).ms;
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((x, y) => x - y);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+
+const work = mkdtempSync(path.join(tmpdir(), 'floe-bench-ab-'));
+try {
+  // Data written once by side a (both read the same bytes: the formats are the same).
+  const plain = path.join(work, 'plain.zarr');
+  const repo = path.join(work, 'repo.icechunk');
+  probeMs(sides.a, 'write', plain);
+  probeMs(sides.a, 'repo', repo);
+  const workloads: { name: string; task: string; dir: (side: string, pair: number) => string; extra: string[]; fresh: boolean }[] = [
+    { name: 'full read, 256 MiB zstd, plain store', task: 'read', dir: () => plain, extra: [], fresh: false },
+    { name: 'session read, 32 MiB zstd', task: 'session-read', dir: () => repo, extra: [], fresh: false },
+    { name: `commit of ${values.chunks} chunks`, task: 'commit', dir: (s, p) => path.join(work, `commit-${s}-${p}`), extra: [values.chunks!], fresh: true },
+    { name: '20 label queries on a session', task: 'query', dir: () => repo, extra: [], fresh: false },
+  ];
+  const load = loadavg()[0]!;
+  console.log('| workload | a ms | b ms | median ratio b/a | pairs |');
+  console.log('|---|---:|---:|---:|---|');
+  for (const w of workloads) {
+    const times = { a: [] as number[], b: [] as number[] };
+    const ratios: number[] = [];
+    for (let pair = 0; pair < PAIRS; pair++) {
+      const got: Record<string, number> = {};
+      for (const side of pair % 2 ? (['b', 'a'] as const) : (['a', 'b'] as const)) {
+        const dir = w.dir(side, pair);
+        got[side] = probeMs(sides[side], w.task, dir, w.extra);
+        if (w.fresh) rmSync(dir, { recursive: true, force: true });
+      }
+      times.a.push(got.a!);
+      times.b.push(got.b!);
+      ratios.push(got.b! / got.a!);
+    }
+    console.log(`| ${w.name} | ${median(times.a).toFixed(0)} | ${median(times.b).toFixed(0)} | ${median(ratios).toFixed(3)} | ${ratios.map((r) => r.toFixed(2)).join(' ')} |`);
+  }
+  console.log(`(${PAIRS} interleaved pairs; load average ${load.toFixed(2)} -> ${loadavg()[0]!.toFixed(2)})`);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
