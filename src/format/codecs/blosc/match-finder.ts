@@ -44,9 +44,11 @@ export function findMatches(src: Uint8Array, start: number, limits: MatchLimits,
   while (ip < lastMatchStart) {
     const seq = view.getInt32(ip, true);
     const h = slot(seq);
-    const ref = table[h]!; // h = slot(...) < table.length
+    const ref = table[h];
     table[h] = ip;
-    if (ref < start || ip - ref > maxDistance || view.getInt32(ref, true) !== seq) {
+    // ref is never undefined (h = slot(...) < table.length); the test costs nothing measurable:
+    // the optimizer knows an in-range Int32Array load is a number.
+    if (ref === undefined || ref < start || ip - ref > maxDistance || view.getInt32(ref, true) !== seq) {
       ip += skipShift === 0 ? 1 : 1 + ((ip - anchor) >> skipShift);
       continue;
     }
