@@ -4,7 +4,7 @@
 // the state machine never leaves state 0 (no matched literals). The stream ends with the
 // end-of-stream marker, as liblzma writes raw LZMA1 whose size it does not know.
 
-import { argumentAt } from './checked-index.ts';
+import { floeError } from '../../errors.ts';
 
 const PROB_BITS = 11;
 const PROB_INIT = 1 << (PROB_BITS - 1);
@@ -36,7 +36,9 @@ class RangeEncoder {
   }
 
   bit(probs: Uint16Array, index: number, bit: number): void {
-    const prob = argumentAt(probs, index, 'lzma1: probability slot'); // lc/lp/pb out of their ranges would miss
+    const prob = probs[index];
+    // Inline, not argumentAt: this runs 9 times per byte and must stay monomorphic.
+    if (prob === undefined) throw floeError('INVALID_ARGUMENT', `lzma1: probability slot ${index} of ${probs.length}; lc/lp/pb out of range`);
     const bound = (this.range >>> PROB_BITS) * prob;
     if (bit === 0) {
       this.range = bound;
