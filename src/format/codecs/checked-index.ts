@@ -2,8 +2,9 @@
 // from the bytes being decoded, out of range means the stored chunk is damaged (CORRUPT_OBJECT);
 // where it comes from a codec's configuration or the array spec, the caller passed shapes that
 // do not fit (INVALID_ARGUMENT). Never a default value: a silent 0 would hide either.
-// Hot byte loops do not call these (one call per byte would make their element loads
-// polymorphic); they read `src[i]` and compare with undefined inline, or check a range once.
+// Hot byte loops do not call these (shared by every element type, their loads are polymorphic):
+// they compare `src[i]` with undefined inline, read through a DataView (which checks its own
+// range), or, in the few loops where neither measured free, keep a documented `]!`.
 import { floeError } from '../../errors.ts';
 import { corrupt } from './bytes-codec-support.ts';
 
@@ -19,9 +20,4 @@ export function argumentAt<T>(xs: ArrayLike<T>, i: number, what: string): T {
   const x = xs[i];
   if (x === undefined) throw floeError('INVALID_ARGUMENT', `${what}: index ${i} is outside 0..${xs.length - 1}`);
   return x;
-}
-
-/** The last element of a list the caller's logic keeps non-empty; INVALID_ARGUMENT names `what` if it is empty. */
-export function lastOf<T>(xs: readonly T[], what: string): T {
-  return argumentAt(xs, xs.length - 1, what);
 }
