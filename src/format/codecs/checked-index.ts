@@ -4,7 +4,7 @@
 // do not fit (INVALID_ARGUMENT). Never a default value: a silent 0 would hide either.
 // Hot byte loops do not call these (shared by every element type, their loads are polymorphic):
 // they compare `src[i]` with undefined inline, read through a DataView (which checks its own
-// range), or, in the few loops where neither measured free, keep a documented `]!`.
+// range), or, in the few loops where neither measured free, keep a documented non-null assertion.
 import { floeError } from '../../errors.ts';
 import { corrupt } from './bytes-codec-support.ts';
 
