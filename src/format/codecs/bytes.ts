@@ -76,8 +76,7 @@ function swapInPlace(bytes: Uint8Array, width: number): void {
 }
 
 function encodeHalf(values: Float32Array, swap: boolean): Uint8Array {
-  const out = new Uint16Array(values.length);
-  for (let i = 0; i < values.length; i++) out[i] = numberToHalf(values[i]!);
+  const out = Uint16Array.from(values, (v) => numberToHalf(v));
   const bytes = new Uint8Array(out.buffer);
   if (swap) swapInPlace(bytes, 2);
   return bytes;
@@ -87,9 +86,7 @@ function decodeHalf(bytes: Uint8Array, swap: boolean): Float32Array {
   const copy = copyBytes(bytes);
   if (swap) swapInPlace(copy, 2);
   const halves = new Uint16Array(copy.buffer, 0, copy.length / 2);
-  const out = new Float32Array(halves.length);
-  for (let i = 0; i < halves.length; i++) out[i] = halfToNumber(halves[i]!);
-  return out;
+  return Float32Array.from(halves, (h) => halfToNumber(h));
 }
 
 export const bytesEntry: ArrayCodecImplementation = {

@@ -3,6 +3,8 @@
 // twice: the format needs at least two) for the whole block. Simpler than bzip2's multi-table
 // refinement, so files come out a few percent larger; speed matters more for chunks.
 
+import { floeError } from '../../errors.ts';
+
 const BLOCK_MAGIC_HI = 0x314159;
 const BLOCK_MAGIC_LO = 0x265359;
 const END_MAGIC_HI = 0x177245;
@@ -33,7 +35,7 @@ function rle1(input: Uint8Array, start: number, max: number): { rle: Uint8Array;
   let o = 0;
   let i = start;
   while (i < input.length && o + 5 <= max) {
-    const b = input[i]!;
+    const b = u8(input, i); // start <= i < input.length
     let run = 1;
     while (run < 255 && i + run < input.length && input[i + run] === b) run++;
     if (run >= 4) {
@@ -51,7 +53,7 @@ function rle1(input: Uint8Array, start: number, max: number): { rle: Uint8Array;
 function writeBlock(out: BitWriter, block: Uint8Array, crc: number): void {
   const { last, origPtr } = bwt(block);
   const inUse = new Uint8Array(256);
-  for (let i = 0; i < block.length; i++) inUse[block[i]!] = 1;
+  for (let i = 0; i < block.length; i++) inUse[u8(block, i)] = 1;
   const { symbols, count, alphaSize } = mtfAndRuns(last, inUse);
   const lengths = codeLengths(symbols, count, alphaSize);
   const codes = canonicalCodes(lengths, alphaSize);
@@ -70,15 +72,19 @@ function writeBlock(out: BitWriter, block: Uint8Array, crc: number): void {
   out.bits(3, 2).bits(15, nSelectors);
   for (let s = 0; s < nSelectors; s++) out.bits(1, 0); // every group uses table 0
   for (let table = 0; table < 2; table++) {
-    let current = lengths[0]!;
+    let current = u8(lengths, 0);
     out.bits(5, current);
     for (let s = 0; s < alphaSize; s++) {
-      while (current < lengths[s]!) { out.bits(2, 2); current++; }
-      while (current > lengths[s]!) { out.bits(2, 3); current--; }
+      const length = u8(lengths, s);
+      while (current < length) { out.bits(2, 2); current++; }
+      while (current > length) { out.bits(2, 3); current--; }
       out.bits(1, 0);
     }
   }
-  for (let i = 0; i < count; i++) out.bits(lengths[symbols[i]!]!, codes[symbols[i]!]!);
+  for (let i = 0; i < count; i++) {
+    const symbol = u16(symbols, i);
+    out.bits(u8(lengths, symbol), u32(codes, symbol));
+  }
 }
 
 /** Sorts the cyclic rotations of `s` (prefix doubling with counting sorts). */
@@ -89,22 +95,27 @@ function bwt(s: Uint8Array): { last: Uint8Array; origPtr: number } {
   let rank = new Int32Array(n);
   let next = new Int32Array(n);
   const counts = new Int32Array(Math.max(n, 256) + 1);
-  for (let i = 0; i < n; i++) counts[s[i]! + 1]!++;
-  for (let i = 1; i <= 256; i++) counts[i]! += counts[i - 1]!;
-  for (let i = 0; i < n; i++) sa[counts[s[i]!]!++] = i;
-  for (let i = 0; i < n; i++) rank[i] = s[i]!;
+  // Every index below is a byte (< 256 < counts.length), a rank (< classes <= counts.length - 1),
+  // a position (< n) or a count (< n); i32/u8 check anyway, for free once optimized.
+  for (let i = 0; i < n; i++) increment(counts, u8(s, i) + 1);
+  for (let i = 1; i <= 256; i++) counts[i] = i32(counts, i) + i32(counts, i - 1);
+  for (let i = 0; i < n; i++) sa[increment(counts, u8(s, i))] = i;
+  rank.set(s);
   let classes = 256;
   for (let k = 1; k < n; k *= 2) {
-    for (let j = 0; j < n; j++) tmp[j] = (sa[j]! - k + n) % n; // sorted by rank[i + k]
+    for (let j = 0; j < n; j++) tmp[j] = (i32(sa, j) - k + n) % n; // sorted by rank[i + k]
     counts.fill(0, 0, classes + 1);
-    for (let j = 0; j < n; j++) counts[rank[tmp[j]!]! + 1]!++;
-    for (let c = 1; c <= classes; c++) counts[c]! += counts[c - 1]!;
-    for (let j = 0; j < n; j++) sa[counts[rank[tmp[j]!]!]!++] = tmp[j]!;
-    next[sa[0]!] = 0;
+    for (let j = 0; j < n; j++) increment(counts, i32(rank, i32(tmp, j)) + 1);
+    for (let c = 1; c <= classes; c++) counts[c] = i32(counts, c) + i32(counts, c - 1);
+    for (let j = 0; j < n; j++) {
+      const t = i32(tmp, j);
+      sa[increment(counts, i32(rank, t))] = t;
+    }
+    next[i32(sa, 0)] = 0;
     let r = 0;
     for (let j = 1; j < n; j++) {
-      const a = sa[j - 1]!;
-      const b = sa[j]!;
+      const a = i32(sa, j - 1);
+      const b = i32(sa, j);
       if (rank[a] !== rank[b] || rank[(a + k) % n] !== rank[(b + k) % n]) r++;
       next[b] = r;
     }
@@ -115,9 +126,9 @@ function bwt(s: Uint8Array): { last: Uint8Array; origPtr: number } {
   const last = new Uint8Array(n);
   let origPtr = 0;
   for (let j = 0; j < n; j++) {
-    const i = sa[j]!;
+    const i = i32(sa, j);
     if (i === 0) origPtr = j;
-    last[j] = s[(i + n - 1) % n]!;
+    last[j] = u8(s, (i + n - 1) % n);
   }
   return { last, origPtr };
 }
@@ -138,12 +149,12 @@ function mtfAndRuns(last: Uint8Array, inUse: Uint8Array): { symbols: Uint16Array
     }
   };
   for (let i = 0; i < last.length; i++) {
-    const v = seqOf[last[i]!]!;
+    const v = u8(seqOf, u8(last, i));
     let pos = 0;
     while (order[pos] !== v) pos++;
     if (pos === 0) { zeros++; continue; }
     flushZeros();
-    for (let k = pos; k > 0; k--) order[k] = order[k - 1]!;
+    order.copyWithin(1, 0, pos); // shift order[0, pos) up by one
     order[0] = v;
     symbols[count++] = pos + 1;
   }
@@ -155,11 +166,16 @@ function mtfAndRuns(last: Uint8Array, inUse: Uint8Array): { symbols: Uint16Array
 /** Huffman code lengths, frequencies flattened until no code exceeds 17 bits. */
 function codeLengths(symbols: Uint16Array, count: number, alphaSize: number): Uint8Array {
   const freq = new Float64Array(alphaSize);
-  for (let i = 0; i < count; i++) freq[symbols[i]!]!++;
+  for (let i = 0; i < count; i++) {
+    const symbol = u16(symbols, i);
+    const f = freq[symbol];
+    if (f === undefined) throw outOfRange('symbol', symbol, alphaSize);
+    freq[symbol] = f + 1;
+  }
   for (;;) {
     const lengths = huffmanLengths(freq);
     if (lengths.every((l) => l <= MAX_CODE_LENGTH)) return lengths;
-    for (let s = 0; s < alphaSize; s++) freq[s] = 1 + Math.floor(freq[s]! / 2);
+    freq.forEach((f, s) => (freq[s] = 1 + Math.floor(f / 2)));
   }
 }
 
@@ -169,12 +185,24 @@ function huffmanLengths(freq: Float64Array): Uint8Array {
   const weight: number[] = Array.from(freq, (f) => Math.max(f, 1));
   const parent: number[] = new Array(n).fill(-1);
   const live = Array.from({ length: n }, (_, i) => i);
+  // Node ids come from `live` and `parent`, which only hold ids of nodes already created.
+  const nodeWeight = (node: number): number => {
+    const w = weight[node];
+    if (w === undefined) throw outOfRange('node', node, weight.length);
+    return w;
+  };
+  const parentOf = (node: number): number => {
+    const p = parent[node];
+    if (p === undefined) throw outOfRange('node', node, parent.length);
+    return p;
+  };
   while (live.length > 1) {
-    live.sort((a, b) => weight[b]! - weight[a]!);
-    const a = live.pop()!;
-    const b = live.pop()!;
+    live.sort((a, b) => nodeWeight(b) - nodeWeight(a));
+    const a = live.pop();
+    const b = live.pop();
+    if (a === undefined || b === undefined) break; // not taken: live.length > 1
     const node = weight.length;
-    weight.push(weight[a]! + weight[b]!);
+    weight.push(nodeWeight(a) + nodeWeight(b));
     parent.push(-1);
     parent[a] = node;
     parent[b] = node;
@@ -183,7 +211,7 @@ function huffmanLengths(freq: Float64Array): Uint8Array {
   const lengths = new Uint8Array(n);
   for (let s = 0; s < n; s++) {
     let depth = 0;
-    for (let p = s; parent[p] !== -1; p = parent[p]!) depth++;
+    for (let p = parentOf(s); p !== -1; p = parentOf(p)) depth++;
     lengths[s] = Math.max(depth, 1);
   }
   return lengths;
@@ -209,8 +237,46 @@ for (let i = 0; i < 256; i++) {
 /** bzip2's CRC-32 (MSB-first, polynomial 0x04C11DB7) of the block's original bytes. */
 function blockCrc(data: Uint8Array): number {
   let crc = 0xffffffff;
-  for (let i = 0; i < data.length; i++) crc = ((crc << 8) ^ CRC_TABLE[((crc >>> 24) ^ data[i]!) & 255]!) >>> 0;
+  for (let i = 0; i < data.length; i++) crc = ((crc << 8) ^ u32(CRC_TABLE, ((crc >>> 24) ^ u8(data, i)) & 255)) >>> 0;
   return ~crc >>> 0;
+}
+
+// Checked reads for the arrays above, one per element type so each stays monomorphic (and
+// inlines, the undefined test then folding away). Their indices are in range by construction
+// (see each caller); a miss would be an encoder bug, reported rather than read as 0.
+function u8(a: Uint8Array, i: number): number {
+  const v = a[i];
+  if (v === undefined) throw outOfRange('byte', i, a.length);
+  return v;
+}
+
+function u16(a: Uint16Array, i: number): number {
+  const v = a[i];
+  if (v === undefined) throw outOfRange('uint16', i, a.length);
+  return v;
+}
+
+function i32(a: Int32Array, i: number): number {
+  const v = a[i];
+  if (v === undefined) throw outOfRange('int32', i, a.length);
+  return v;
+}
+
+function u32(a: Uint32Array, i: number): number {
+  const v = a[i];
+  if (v === undefined) throw outOfRange('uint32', i, a.length);
+  return v;
+}
+
+/** a[i]++, returning the value before the increment. */
+function increment(a: Int32Array, i: number): number {
+  const v = i32(a, i);
+  a[i] = v + 1;
+  return v;
+}
+
+function outOfRange(what: string, i: number, length: number): Error {
+  return floeError('INVALID_ARGUMENT', `bz2 encoder: ${what} index ${i} outside 0..${length - 1}`);
 }
 
 class BitWriter {

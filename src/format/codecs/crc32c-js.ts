@@ -2,38 +2,50 @@
 // crc32c codec's fallback where @node-rs/crc32's native binary is not installed.
 
 const POLYNOMIAL = 0x82f63b78;
-const TABLES = buildTables();
 
-function buildTables(): Int32Array[] {
-  const tables = Array.from({ length: 8 }, () => new Int32Array(256));
-  const [first] = tables as [Int32Array];
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ POLYNOMIAL : c >>> 1;
-    first[n] = c;
-  }
-  for (let t = 1; t < 8; t++) {
-    const previous = tables[t - 1] as Int32Array;
-    const table = tables[t] as Int32Array;
-    for (let n = 0; n < 256; n++) {
-      const c = previous[n]!; // n < 256, the table's length
-      table[n] = (c >>> 8) ^ first[c & 0xff]!;
-    }
-  }
-  return tables;
+/** A 256-entry table indexed by a byte; only `byteTable` makes one. */
+type ByteTable = Int32Array & { readonly __entries: 256 };
+
+function byteTable(entry: (byte: number) => number): ByteTable {
+  return Int32Array.from({ length: 256 }, (_, b) => entry(b)) as ByteTable;
 }
 
+// Local, not shared: a hot loop's lookups stay monomorphic and inline.
+function byteEntry(table: ByteTable, byte: number): number {
+  return table[byte & 255]!; // 0 <= byte & 255 < 256 = table.length (byteTable)
+}
+
+// T0 is the bytewise table; Tk advances a byte's CRC through k more zero bytes.
+const T0 = byteTable((n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ POLYNOMIAL : c >>> 1;
+  return c;
+});
+const advance = (previous: ByteTable): ByteTable =>
+  byteTable((n) => {
+    const c = byteEntry(previous, n);
+    return (c >>> 8) ^ byteEntry(T0, c);
+  });
+const T1 = advance(T0);
+const T2 = advance(T1);
+const T3 = advance(T2);
+const T4 = advance(T3);
+const T5 = advance(T4);
+const T6 = advance(T5);
+const T7 = advance(T6);
+
 export function crc32cJs(data: Uint8Array): number {
-  const [t0, t1, t2, t3, t4, t5, t6, t7] = TABLES as [Int32Array, Int32Array, Int32Array, Int32Array, Int32Array, Int32Array, Int32Array, Int32Array];
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   let crc = ~0;
   let i = 0;
   for (const end = data.length & ~7; i < end; i += 8) {
-    // Each lookup is a byte (0..255) into a 256-entry table, so every index is in range.
-    const low = crc ^ (data[i]! | (data[i + 1]! << 8) | (data[i + 2]! << 16) | (data[i + 3]! << 24));
+    // Two little-endian words (i + 8 <= end <= data.length); byteEntry keeps the low byte of each shift.
+    const low = crc ^ view.getInt32(i, true);
+    const high = view.getInt32(i + 4, true);
     crc =
-      t7[low & 0xff]! ^ t6[(low >>> 8) & 0xff]! ^ t5[(low >>> 16) & 0xff]! ^ t4[low >>> 24]! ^
-      t3[data[i + 4]!]! ^ t2[data[i + 5]!]! ^ t1[data[i + 6]!]! ^ t0[data[i + 7]!]!;
+      byteEntry(T7, low) ^ byteEntry(T6, low >>> 8) ^ byteEntry(T5, low >>> 16) ^ byteEntry(T4, low >>> 24) ^
+      byteEntry(T3, high) ^ byteEntry(T2, high >>> 8) ^ byteEntry(T1, high >>> 16) ^ byteEntry(T0, high >>> 24);
   }
-  for (; i < data.length; i++) crc = t0[(crc ^ data[i]!) & 0xff]! ^ (crc >>> 8);
+  for (const b of data.subarray(i)) crc = byteEntry(T0, crc ^ b) ^ (crc >>> 8);
   return ~crc >>> 0;
 }

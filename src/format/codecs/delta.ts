@@ -23,17 +23,32 @@ export function deltaCodec(configuration: Record<string, unknown> | undefined, d
     toJSON: () => ({ name: 'numcodecs.delta', configuration: { ...(configuration ?? {}) } }),
     resolveSpec: (spec) => spec,
     encode(array, spec) {
-      const src = toCContiguous(array, spec.dataType).data as TypedArray;
-      const out = src.slice() as TypedArray;
-      for (let i = out.length - 1; i > 0; i--) (out as Int32Array)[i] = (src as Int32Array)[i]! - (src as Int32Array)[i - 1]!;
+      // Typed as Int32Array for the arithmetic; bigint arrays run the same code with bigints.
+      const src = toCContiguous(array, spec.dataType).data as TypedArray as Int32Array;
+      const out = src.slice();
+      differences(src, out);
       return { data: out, shape: [...array.shape], stride: cStrides(array.shape) };
     },
     decode(array, spec) {
       const out = (toCContiguous(array, spec.dataType).data as TypedArray).slice() as Int32Array;
+      // Running sums as stored (wrapped to the element type). 1 <= i < out.length:
       for (let i = 1; i < out.length; i++) out[i] = out[i]! + out[i - 1]!;
       return { data: out, shape: [...array.shape], stride: cStrides(array.shape) };
     },
   };
+}
+
+/** out[i] = src[i] - src[i - 1] for i >= 1 (out[0] stays src[0]); `out` is a copy of `src`. */
+function differences(src: Int32Array, out: Int32Array): void {
+  // Indexed, not for-of: for-of over typed arrays is several times slower on Node 20. The value
+  // carried in `prev` saves a second read per element.
+  let prev = src[0];
+  if (prev === undefined) return;
+  for (let i = 1; i < src.length; i++) {
+    const x = src[i]!; // 1 <= i < src.length
+    out[i] = x - prev;
+    prev = x;
+  }
 }
 
 const NUMPY_NAMES: Record<string, string[]> = {

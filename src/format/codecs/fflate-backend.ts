@@ -56,7 +56,7 @@ function unzlib(data: Uint8Array): Uint8Array {
 }
 
 function concat(parts: readonly Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
+  if (parts.length === 1 && parts[0] !== undefined) return parts[0];
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const p of parts) {
@@ -66,27 +66,36 @@ function concat(parts: readonly Uint8Array[]): Uint8Array {
   return out;
 }
 
-const CRC_TABLE = Uint32Array.from({ length: 256 }, (_, n) => {
+// Entry b (4 bytes, little-endian) at byte 4 * b. Read through a DataView, which checks its
+// range itself: an index is a byte, so 4 * b + 4 <= 1024 always.
+const CRC_ENTRIES = new DataView(new ArrayBuffer(4 * 256));
+for (let n = 0; n < 256; n++) {
   let c = n;
   for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
+  CRC_ENTRIES.setUint32(4 * n, c >>> 0, true);
+}
+
+function bytesView(data: Uint8Array): DataView {
+  return new DataView(data.buffer, data.byteOffset, data.byteLength);
+}
 
 /** CRC-32 (IEEE, as gzip uses); pure JS because this backend runs where native modules may not. */
 export function crc32(data: Uint8Array): number {
+  const bytes = bytesView(data);
   let c = 0xffffffff;
-  for (let i = 0; i < data.length; i++) c = CRC_TABLE[(c ^ data[i]!) & 255]! ^ (c >>> 8);
+  for (let i = 0; i < data.length; i++) c = CRC_ENTRIES.getUint32(((c ^ bytes.getUint8(i)) & 255) << 2, true) ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;
 }
 
 function adler32(data: Uint8Array): number {
+  const bytes = bytesView(data);
   let a = 1;
   let b = 0;
   // 5552 bytes is the longest run before b can overflow 2^32 (zlib's NMAX).
   for (let i = 0; i < data.length; i += 5552) {
     const end = Math.min(i + 5552, data.length);
     for (let j = i; j < end; j++) {
-      a += data[j]!;
+      a += bytes.getUint8(j);
       b += a;
     }
     a %= 65521;

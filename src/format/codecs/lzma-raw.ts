@@ -9,6 +9,7 @@
 import { napiLzma } from './native-lzma.ts';
 import { floeError } from '../../errors.ts';
 import { invalidConfig, shown } from './bytes-codec-support.ts';
+import { argumentAt } from './checked-index.ts';
 import { encodeLzma1Literals } from './lzma1-encoder.ts';
 import { applyFilters, FILTER_DELTA, FILTER_LZMA2, lzma2End } from './lzma-xz.ts';
 
@@ -30,8 +31,7 @@ export interface FilterSpec {
 
 /** Refuses chains Python's lzma would refuse: delta filters, then one LZMA1/LZMA2 filter last. */
 export function checkChain(chain: readonly FilterSpec[]): void {
-  const last = chain[chain.length - 1];
-  if (!last) throw invalidConfig(NAME, '"filters" is empty; a chain ends with an LZMA1 or LZMA2 filter');
+  const last = finalFilter(chain);
   if (last.id !== FILTER_LZMA1 && last.id !== FILTER_LZMA2) throw invalidConfig(NAME, `a filter chain must end with LZMA1 or LZMA2, got id ${last.id}`);
   for (const f of chain.slice(0, -1)) {
     if (f.id !== FILTER_DELTA) throw invalidConfig(NAME, `only delta filters may precede the last filter, got id ${f.id}`);
@@ -41,8 +41,15 @@ export function checkChain(chain: readonly FilterSpec[]): void {
   dictSize(last);
 }
 
+/** The chain's last filter (the LZMA1 or LZMA2 one, once checkChain passed). */
+function finalFilter(chain: readonly FilterSpec[]): FilterSpec {
+  const last = chain[chain.length - 1];
+  if (!last) throw invalidConfig(NAME, '"filters" is empty; a chain ends with an LZMA1 or LZMA2 filter');
+  return last;
+}
+
 export function decodeRaw(chain: readonly FilterSpec[], data: Uint8Array): Uint8Array {
-  const last = chain[chain.length - 1]!;
+  const last = finalFilter(chain);
   let decoded: Uint8Array;
   if (last.id === FILTER_LZMA2) {
     decoded = napiLzma().lzma2.decompressSync(data.subarray(0, lzma2End(data, 0)));
@@ -59,7 +66,7 @@ export function decodeRaw(chain: readonly FilterSpec[], data: Uint8Array): Uint8
 }
 
 export function encodeRaw(chain: readonly FilterSpec[], data: Uint8Array): Uint8Array {
-  const last = chain[chain.length - 1]!;
+  const last = finalFilter(chain);
   let payload = data;
   for (const f of chain.slice(0, -1)) payload = deltaEncode(payload, deltaDistance(f));
   return last.id === FILTER_LZMA2 ? encodeLzma2(last, payload) : encodeLzma1(last, payload);
@@ -76,7 +83,11 @@ function encodeLzma1(filter: FilterSpec, payload: Uint8Array): Uint8Array {
   const { lc, lp, pb } = lzma1Props(filter);
   if (lc !== ENCODER_PROPS.lc || lp !== ENCODER_PROPS.lp || pb !== ENCODER_PROPS.pb) return encodeLzma1Literals(payload, { lc, lp, pb });
   const alone = napiLzma().lzma.compressSync(payload);
-  if (alone[0] !== ENCODER_PROPS_BYTE) throw floeError('UNSUPPORTED', `lzma: the native LZMA1 encoder wrote properties byte 0x${alone[0]!.toString(16)}, not 0x5d; use format 1 (xz)`);
+  const propsByte = alone[0];
+  if (propsByte !== ENCODER_PROPS_BYTE) {
+    const wrote = propsByte === undefined ? 'no properties byte' : `properties byte 0x${propsByte.toString(16)}`;
+    throw floeError('UNSUPPORTED', `lzma: the native LZMA1 encoder wrote ${wrote}, not 0x5d; use format 1 (xz)`);
+  }
   // The "alone" header (props, dictionary, size) dropped: a raw stream ends with its end marker.
   return alone.subarray(ALONE_HEADER);
 }
@@ -84,17 +95,22 @@ function encodeLzma1(filter: FilterSpec, payload: Uint8Array): Uint8Array {
 /** True when every LZMA2 chunk is stored uncompressed (control byte 1 or 2), so nothing refers back. */
 function storedChunksOnly(stream: Uint8Array): boolean {
   for (let p = 0; p < stream.length;) {
-    const control = stream[p]!;
+    const control = stream[p];
     if (control === 0) return true;
     if (control !== 1 && control !== 2) return false;
-    p += 3 + ((stream[p + 1]! << 8) | stream[p + 2]!) + 1;
+    const high = stream[p + 1];
+    const low = stream[p + 2];
+    if (high === undefined || low === undefined) return false; // a truncated chunk header: not provably safe
+    p += 3 + ((high << 8) | low) + 1;
   }
   return false;
 }
 
 function deltaEncode(data: Uint8Array, distance: number): Uint8Array {
   const out = data.slice();
-  for (let i = out.length - 1; i >= distance; i--) out[i] = (data[i]! - data[i - distance]!) & 255;
+  // Reads go through a DataView, which checks its own range; distance <= i < data.length.
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  for (let i = out.length - 1; i >= distance; i--) out[i] = (view.getUint8(i) - view.getUint8(i - distance)) & 255;
   return out;
 }
 
@@ -118,7 +134,7 @@ export function dictSize(filter: FilterSpec): number {
     return size;
   }
   const preset = optionInt(filter, 'preset', 6) & 0x1f; // strip the "extreme" flag
-  return PRESET_DICT[Math.min(preset, 9)]!;
+  return argumentAt(PRESET_DICT, Math.min(preset, 9), 'lzma preset'); // 0..9, the table's indices
 }
 
 /** A filter option: an integer in [0, 2^32 - 1] (liblzma's uint32 fields), or `fallback` when absent. */

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { crc32, napiLzma } from './native-lzma.ts';
 import { floeError } from '../../errors.ts';
 import { corrupt } from './bytes-codec-support.ts';
+import { decodedAt } from './checked-index.ts';
 
 const NAME = 'lzma';
 const MAGIC = [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00];
@@ -24,7 +25,7 @@ export function decodeXz(data: Uint8Array): Uint8Array {
     p = decodeStream(data, p, parts);
     while (p < data.length && data[p] === 0) p++; // stream padding
   }
-  return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+  return parts.length === 1 && parts[0] !== undefined ? parts[0] : Buffer.concat(parts);
 }
 
 function decodeStream(data: Uint8Array, start: number, parts: Uint8Array[]): number {
@@ -32,13 +33,14 @@ function decodeStream(data: Uint8Array, start: number, parts: Uint8Array[]): num
   if (data[start + 6] !== 0 || crc32(data.subarray(start + 6, start + 8)) >>> 0 !== u32(data, start + 8)) {
     throw corrupt(NAME, 'xz stream header flags are damaged');
   }
-  const checkType = data[start + 7]! & 15;
+  const checkType = decodedAt(data, start + 7, NAME, 'xz stream header is truncated') & 15; // start + 12 <= length
   const checkSize = checkType === 0 ? 0 : 4 << Math.floor((checkType - 1) / 3);
   let p = start + 12;
   for (;;) {
-    if (p >= data.length) throw corrupt(NAME, 'xz stream ends before its index');
-    if (data[p] === 0) return skipIndexAndFooter(data, p);
-    const headerSize = (data[p]! + 1) * 4;
+    const sizeCode = data[p];
+    if (sizeCode === undefined) throw corrupt(NAME, 'xz stream ends before its index');
+    if (sizeCode === 0) return skipIndexAndFooter(data, p);
+    const headerSize = (sizeCode + 1) * 4;
     if (p + headerSize > data.length) throw corrupt(NAME, 'xz block header is truncated');
     const header = data.subarray(p, p + headerSize);
     if (crc32(header.subarray(0, headerSize - 4)) >>> 0 !== u32(header, headerSize - 4)) throw corrupt(NAME, 'xz block header CRC32 mismatch');
@@ -58,7 +60,7 @@ function decodeStream(data: Uint8Array, start: number, parts: Uint8Array[]): num
 interface Filter { id: number; props: Uint8Array }
 
 function readFilters(header: Uint8Array): Filter[] {
-  const flags = header[1]!;
+  const flags = decodedAt(header, 1, NAME, 'xz block header is truncated'); // headers are >= 4 bytes
   let p = 2;
   const read = (): number => {
     const [value, next] = readVarint(header, p);
@@ -82,33 +84,33 @@ function readFilters(header: Uint8Array): Filter[] {
 export function applyFilters(decoded: Uint8Array, filters: readonly Filter[]): Uint8Array {
   const last = filters[filters.length - 1];
   if (!last || last.id !== FILTER_LZMA2) throw corrupt(NAME, 'the xz filter chain does not end with LZMA2');
-  for (let i = filters.length - 2; i >= 0; i--) {
-    const f = filters[i]!;
+  for (const f of filters.slice(0, -1).reverse()) {
     if (f.id !== FILTER_DELTA) {
       throw floeError('UNSUPPORTED', `lzma: filter id ${f.id} (BCJ/branch filters) is not supported; recompress the data without it`);
     }
-    undoDelta(decoded, (f.props[0] ?? 0) + 1);
+    undoDelta(decoded, decodedAt(f.props, 0, NAME, 'the xz delta filter has no distance property') + 1);
   }
   return decoded;
 }
 
 export function undoDelta(data: Uint8Array, distance: number): void {
-  for (let i = distance; i < data.length; i++) data[i] = (data[i]! + data[i - distance]!) & 255;
+  // Reads go through a DataView, which checks its own range; distance <= i < data.length.
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  for (let i = distance; i < data.length; i++) data[i] = (view.getUint8(i) + view.getUint8(i - distance)) & 255;
 }
 
 /** Walks LZMA2 chunk headers from `p` to the byte after the end marker. */
 export function lzma2End(data: Uint8Array, p: number): number {
   for (;;) {
-    if (p >= data.length) throw corrupt(NAME, 'LZMA2 data has no end marker');
-    const control = data[p]!;
+    const control = data[p];
+    if (control === undefined) throw corrupt(NAME, 'LZMA2 data has no end marker');
     if (control === 0) return p + 1;
     if (control === 1 || control === 2) {
-      if (p + 3 > data.length) throw corrupt(NAME, 'LZMA2 chunk header is truncated');
-      p += 3 + ((data[p + 1]! << 8) | data[p + 2]!) + 1;
+      p += 3 + u16be(data, p + 1) + 1;
     } else if (control >= 0x80) {
       const headerBytes = control >= 0xc0 ? 6 : 5;
       if (p + headerBytes > data.length) throw corrupt(NAME, 'LZMA2 chunk header is truncated');
-      p += headerBytes + ((data[p + 3]! << 8) | data[p + 4]!) + 1;
+      p += headerBytes + u16be(data, p + 3) + 1;
     } else {
       throw corrupt(NAME, `invalid LZMA2 control byte 0x${control.toString(16)}`);
     }
@@ -139,8 +141,9 @@ function verifyCheck(type: number, decoded: Uint8Array, stored: Uint8Array): voi
   }
 }
 
-const CRC64_LO = new Uint32Array(256);
-const CRC64_HI = new Uint32Array(256);
+// Entry n: low half at byte 8n, high half at 8n + 4 (little-endian). Read through a DataView,
+// which checks its own range: an index is a byte, so 8n + 8 <= 2048 always.
+const CRC64 = new DataView(new ArrayBuffer(8 * 256));
 {
   // CRC-64/XZ (ECMA-182 reflected, poly 0xC96C5795D7870F42) as two 32-bit halves.
   for (let n = 0; n < 256; n++) {
@@ -155,18 +158,19 @@ const CRC64_HI = new Uint32Array(256);
         hi = (hi ^ 0xc96c5795) >>> 0;
       }
     }
-    CRC64_LO[n] = lo;
-    CRC64_HI[n] = hi;
+    CRC64.setUint32(8 * n, lo, true);
+    CRC64.setUint32(8 * n + 4, hi, true);
   }
 }
 
 function crc64(data: Uint8Array): Uint8Array {
   let lo = 0xffffffff;
   let hi = 0xffffffff;
+  const bytes = new DataView(data.buffer, data.byteOffset, data.byteLength);
   for (let i = 0; i < data.length; i++) {
-    const idx = (lo ^ data[i]!) & 255;
-    lo = (((lo >>> 8) | (hi << 24)) ^ CRC64_LO[idx]!) >>> 0;
-    hi = ((hi >>> 8) ^ CRC64_HI[idx]!) >>> 0;
+    const at = ((lo ^ bytes.getUint8(i)) & 255) << 3;
+    lo = (((lo >>> 8) | (hi << 24)) ^ CRC64.getUint32(at, true)) >>> 0;
+    hi = ((hi >>> 8) ^ CRC64.getUint32(at + 4, true)) >>> 0;
   }
   const out = new Uint8Array(8);
   const view = new DataView(out.buffer);
@@ -178,14 +182,22 @@ function crc64(data: Uint8Array): Uint8Array {
 function readVarint(data: Uint8Array, p: number): [number, number] {
   let value = 0;
   for (let shift = 0; shift < 63; shift += 7) {
-    if (p >= data.length) throw corrupt(NAME, 'xz header integer is truncated');
-    const b = data[p++]!;
+    const b = data[p++];
+    if (b === undefined) throw corrupt(NAME, 'xz header integer is truncated');
     value += (b & 127) * 2 ** shift;
     if (b < 128) return [value, p];
   }
   throw corrupt(NAME, 'xz header integer is too long');
 }
 
+/** The u32le at p; CORRUPT_OBJECT when it runs past the end. */
 function u32(data: Uint8Array, p: number): number {
-  return (data[p]! | (data[p + 1]! << 8) | (data[p + 2]! << 16) | (data[p + 3]! << 24)) >>> 0;
+  if (p < 0 || p + 4 > data.length) throw corrupt(NAME, 'an xz header field is truncated');
+  return new DataView(data.buffer, data.byteOffset, data.byteLength).getUint32(p, true);
+}
+
+/** The u16be at p (an LZMA2 chunk size); CORRUPT_OBJECT when it runs past the end. */
+function u16be(data: Uint8Array, p: number): number {
+  if (p < 0 || p + 2 > data.length) throw corrupt(NAME, 'LZMA2 chunk header is truncated');
+  return new DataView(data.buffer, data.byteOffset, data.byteLength).getUint16(p, false);
 }

@@ -4,6 +4,8 @@
 // the state machine never leaves state 0 (no matched literals). The stream ends with the
 // end-of-stream marker, as liblzma writes raw LZMA1 whose size it does not know.
 
+import { floeError } from '../../errors.ts';
+
 const PROB_BITS = 11;
 const PROB_INIT = 1 << (PROB_BITS - 1);
 const MOVE_BITS = 5;
@@ -34,7 +36,9 @@ class RangeEncoder {
   }
 
   bit(probs: Uint16Array, index: number, bit: number): void {
-    const prob = probs[index]!;
+    const prob = probs[index];
+    // Inline, not argumentAt: this runs 9 times per byte and must stay monomorphic.
+    if (prob === undefined) throw floeError('INVALID_ARGUMENT', `lzma1: probability slot ${index} of ${probs.length}; lc/lp/pb out of range`);
     const bound = (this.range >>> PROB_BITS) * prob;
     if (bit === 0) {
       this.range = bound;
@@ -100,8 +104,7 @@ export function encodeLzma1Literals(data: Uint8Array, { lc, lp, pb }: Lzma1Props
   const pbMask = (1 << pb) - 1;
   const lpMask = (1 << lp) - 1;
   let prev = 0;
-  for (let pos = 0; pos < data.length; pos++) {
-    const byte = data[pos]!;
+  for (const [pos, byte] of data.entries()) {
     rc.bit(isMatch, pos & pbMask, 0);
     const base = LITERAL_CODER_SIZE * (((pos & lpMask) << lc) + (prev >>> (8 - lc)));
     for (let i = 7, symbol = 1; i >= 0; i--) {

@@ -16,16 +16,18 @@ export { ScratchBuffer, type CodecChain } from './codec-chain.ts';
  */
 export function buildCodecChain(codecs: readonly CodecMetadata[], spec: ChunkSpec, where = 'codecs'): CodecChain {
   const arrayCodecs: ArrayToArrayCodec[] = [];
-  const specs: ChunkSpec[] = [spec];
+  // Each array -> array codec with the spec of its input (its decode's output).
+  const arraySteps: { codec: ArrayToArrayCodec; input: ChunkSpec }[] = [];
+  let current = spec;
   let arrayToBytes: ArrayToBytesCodec | undefined;
   const bytesCodecs: BytesToBytesCodec[] = [];
   for (const [i, meta] of codecs.entries()) {
-    const current = specs[specs.length - 1]!;
     const codec = makeCodec(meta, current, where, `${where}[${i}].configuration`);
     if (codec.kind === 'array_to_array') {
       if (arrayToBytes) misplaced(meta, 'an array -> array codec must come before the array -> bytes codec', where);
       arrayCodecs.push(codec);
-      specs.push(codec.resolveSpec(current));
+      arraySteps.push({ codec, input: current });
+      current = codec.resolveSpec(current);
     } else if (codec.kind === 'array_to_bytes') {
       if (arrayToBytes) misplaced(meta, 'there must be exactly one array -> bytes codec', where);
       arrayToBytes = codec;
@@ -38,7 +40,11 @@ export function buildCodecChain(codecs: readonly CodecMetadata[], spec: ChunkSpe
     throw floeError('INVALID_METADATA', 'codecs must include an array -> bytes codec such as "bytes"', { where });
   }
   const a2b = arrayToBytes;
-  const innerSpec = specs[specs.length - 1]!;
+  const innerSpec = current;
+  // Decoding runs the chains backwards; the first bytes codec may decode into the scratch buffer.
+  const [firstBytesCodec, ...laterBytesCodecs] = bytesCodecs;
+  const laterBytesBackwards = laterBytesCodecs.reverse();
+  const arrayStepsBackwards = [...arraySteps].reverse();
   const sharding = arrayCodecs.length === 0 && bytesCodecs.length === 0 && a2b.name === 'sharding_indexed' ? (a2b as ShardingCodec) : undefined;
 
   return {
@@ -49,10 +55,10 @@ export function buildCodecChain(codecs: readonly CodecMetadata[], spec: ChunkSpe
     sharding,
     decode(bytes, scratch) {
       let b = bytes;
-      for (let i = bytesCodecs.length - 1; i >= 1; i--) b = bytesCodecs[i]!.decode(b);
-      if (bytesCodecs.length > 0) b = decodeFirst(bytesCodecs[0]!, b, scratch, a2b.computeEncodedSize?.(innerSpec));
+      for (const c of laterBytesBackwards) b = c.decode(b);
+      if (firstBytesCodec) b = decodeFirst(firstBytesCodec, b, scratch, a2b.computeEncodedSize?.(innerSpec));
       let array = a2b.decode(b, innerSpec);
-      for (let i = arrayCodecs.length - 1; i >= 0; i--) array = arrayCodecs[i]!.decode(array, specs[i]!);
+      for (const { codec, input } of arrayStepsBackwards) array = codec.decode(array, input);
       return array;
     },
     decodeRegion(bytes, projections, dst, scratch) {
@@ -61,7 +67,7 @@ export function buildCodecChain(codecs: readonly CodecMetadata[], spec: ChunkSpe
     },
     encode(array) {
       let a = array;
-      arrayCodecs.forEach((c, i) => (a = c.encode(a, specs[i]!)));
+      for (const { codec, input } of arraySteps) a = codec.encode(a, input);
       let b = a2b.encode(a, innerSpec);
       for (const c of bytesCodecs) b = c.encode(b);
       return b;

@@ -10,6 +10,7 @@ import type { CodecChain, ShardIndex, ShardingCodec } from './codec-chain.ts';
 import { fillRegion, forEachProduct, projectDim, shiftView } from '../zarr/projection.ts';
 import type { CodecMetadata } from './types.ts';
 import { shown } from './bytes-codec-support.ts';
+import { argumentAt } from './checked-index.ts';
 import type { ArrayCodecImplementation } from './codec-implementation.ts';
 
 // The contracts live in codec-chain.ts, beside the chain they refer to.
@@ -34,7 +35,7 @@ export function shardingCodec(config: Record<string, unknown> | undefined, shard
   if (indexLocation !== 'start' && indexLocation !== 'end') {
     throw floeError('INVALID_METADATA', `index_location must be "start" or "end", got ${shown(indexLocation)}`);
   }
-  const chunksPerShard = shardSpec.shape.map((s, i) => s / innerChunkShape[i]!);
+  const chunksPerShard = shardSpec.shape.map((s, i) => s / argumentAt(innerChunkShape, i, 'sharding chunk_shape'));
   const nChunks = product(chunksPerShard);
   const innerChain = build(codecList(c.codecs, 'codecs'), { ...shardSpec, shape: innerChunkShape });
   const indexSpec: ChunkSpec = {
@@ -59,8 +60,13 @@ export function shardingCodec(config: Record<string, unknown> | undefined, shard
     const offsets = new Float64Array(nChunks);
     const lengths = new Float64Array(nChunks);
     for (let i = 0; i < nChunks; i++) {
-      const off = Number(words[i * 2]!);
-      const len = Number(words[i * 2 + 1]!);
+      const offWord = words[i * 2];
+      const lenWord = words[i * 2 + 1];
+      if (offWord === undefined || lenWord === undefined) {
+        throw floeError('CORRUPT_OBJECT', `shard index decodes to ${words.length} words, expected ${2 * nChunks}`);
+      }
+      const off = Number(offWord);
+      const len = Number(lenWord);
       if (off === EMPTY && len === EMPTY) {
         offsets[i] = -1;
         lengths[i] = 0;
@@ -83,19 +89,23 @@ export function shardingCodec(config: Record<string, unknown> | undefined, shard
     return decodeIndex(indexBytes, bytes.length);
   };
 
-  const innerIndex = (coords: readonly number[]): number => coords.reduce((acc, x, d) => acc + x * innerStrides[d]!, 0);
+  const innerIndex = (coords: readonly number[]): number =>
+    coords.reduce((acc, x, d) => acc + x * argumentAt(innerStrides, d, 'sharding: inner chunk coordinates'), 0);
 
   const decodeRegion: ShardingCodec['decodeRegion'] = (bytes, projections, dst, scratch) => {
     const index = indexOf(bytes);
-    const inner = projections.map((p, d) => projectDim({ start: p.start, step: p.step, count: p.count, drop: false }, innerChunkShape[d]!));
+    const inner = projections.map((p, d) =>
+      projectDim({ start: p.start, step: p.step, count: p.count, drop: false }, argumentAt(innerChunkShape, d, 'sharding: region dimensions')),
+    );
     forEachProduct(inner, (q) => {
       const view = shiftView(dst, q);
       const i = innerIndex(q.map((p) => p.chunk));
-      if (index.offsets[i]! < 0) {
+      const offset = argumentAt(index.offsets, i, 'sharding: inner chunk');
+      if (offset < 0) {
         fillRegion(view, q.map((p) => p.count), shardSpec.fillValue.memory, lanes);
         return;
       }
-      const part = bytes.subarray(index.offsets[i]!, index.offsets[i]! + index.lengths[i]!);
+      const part = bytes.subarray(offset, offset + argumentAt(index.lengths, i, 'sharding: inner chunk'));
       withInnerIndex(i, () => innerChain.decodeRegion(part, q, view, scratch));
     });
   };
@@ -135,7 +145,10 @@ export function shardingCodec(config: Record<string, unknown> | undefined, shard
       let offset = indexLocation === 'start' ? indexByteLength : 0;
       const scratch: NdArray = { data: spec.dataType.allocate(product(innerChunkShape)), shape: [...innerChunkShape], stride: cStrides(innerChunkShape) };
       forEachInner(chunksPerShard, (coords, i) => {
-        const origin = coords.reduce((acc, x, d) => acc + x * innerChunkShape[d]! * array.stride[d]!, 0);
+        const origin = coords.reduce(
+          (acc, x, d) => acc + x * argumentAt(innerChunkShape, d, 'sharding: chunk rank') * argumentAt(array.stride, d, 'sharding: array rank'),
+          0,
+        );
         copyStrided({ data: array.data, offset: origin, stride: array.stride }, { data: scratch.data, offset: 0, stride: scratch.stride }, innerChunkShape, lanes);
         if (allEqual(scratch.data, spec.fillValue.memory)) return; // empty inner chunks are not stored
         const encoded = innerChain.encode(scratch);
@@ -166,8 +179,13 @@ export function forEachInner(grid: readonly number[], visit: (coords: number[], 
   const coords = new Array<number>(grid.length).fill(0);
   for (let flat = 0; flat < n; flat++) {
     visit(coords, flat);
+    // Odometer step: d < grid.length = coords.length.
     for (let d = grid.length - 1; d >= 0; d--) {
-      if (++coords[d]! < grid[d]!) break;
+      const next = argumentAt(coords, d, 'forEachInner') + 1;
+      if (next < argumentAt(grid, d, 'forEachInner')) {
+        coords[d] = next;
+        break;
+      }
       coords[d] = 0;
     }
   }
@@ -187,7 +205,10 @@ function parseInnerShape(value: unknown, shardShape: readonly number[]): number[
   const ok =
     Array.isArray(value) &&
     value.length === shardShape.length &&
-    value.every((n, i) => Number.isSafeInteger(n) && n > 0 && shardShape[i]! % n === 0);
+    value.every((n, i) => {
+      const whole = shardShape[i];
+      return whole !== undefined && Number.isSafeInteger(n) && n > 0 && whole % n === 0;
+    });
   if (!ok) {
     throw floeError('INVALID_METADATA', `sharding chunk_shape ${shown(value)} must have ${shardShape.length} positive entries that divide the shard shape [${shardShape.join(', ')}]`);
   }

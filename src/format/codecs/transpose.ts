@@ -3,6 +3,7 @@
 import { floeError } from '../../errors.ts';
 import type { ArrayToArrayCodec, ChunkSpec } from './array-codecs.ts';
 import { shown } from './bytes-codec-support.ts';
+import { argumentAt } from './checked-index.ts';
 import { PLAIN_CAPABILITIES, type ArrayCodecImplementation } from './codec-implementation.ts';
 
 export function transposeCodec(configuration: Record<string, unknown> | undefined, rank: number): ArrayToArrayCodec {
@@ -13,10 +14,15 @@ export function transposeCodec(configuration: Record<string, unknown> | undefine
     kind: 'array_to_array',
     name: 'transpose',
     toJSON: () => ({ name: 'transpose', configuration: { order: [...order] } }),
-    resolveSpec: (spec: ChunkSpec) => ({ ...spec, shape: order.map((o) => spec.shape[o]!) }),
-    encode: (a) => ({ data: a.data, shape: order.map((o) => a.shape[o]!), stride: order.map((o) => a.stride[o]!) }),
-    decode: (a) => ({ data: a.data, shape: inverse.map((o) => a.shape[o]!), stride: inverse.map((o) => a.stride[o]!) }),
+    resolveSpec: (spec: ChunkSpec) => ({ ...spec, shape: permute(spec.shape, order) }),
+    encode: (a) => ({ data: a.data, shape: permute(a.shape, order), stride: permute(a.stride, order) }),
+    decode: (a) => ({ data: a.data, shape: permute(a.shape, inverse), stride: permute(a.stride, inverse) }),
   };
+}
+
+/** `xs` reordered by `order`; an array whose rank is not the codec's is an INVALID_ARGUMENT. */
+function permute(xs: readonly number[], order: readonly number[]): number[] {
+  return order.map((o) => argumentAt(xs, o, `transpose: a rank-${xs.length} array through a rank-${order.length} order`));
 }
 
 function parseOrder(order: unknown, rank: number): number[] {

@@ -118,8 +118,10 @@ export function zstdImplementation(): ZstdImplementation {
 export interface ZstdDecodeOptions {
   /** Refuse output past this many bytes (a bomb guard); also bounds a claimed content size. */
   maxBytes: number;
-  dictionary?: Uint8Array;
-  backend?: ZstdBackend;
+  /** Undefined like absent: no dictionary (callers pass their own optional value through). */
+  dictionary?: Uint8Array | undefined;
+  /** Undefined like absent: the process-wide backend. */
+  backend?: ZstdBackend | undefined;
 }
 
 // No zstd block expands more than this (a 4-byte RLE block yields at most 128 KiB): a larger

@@ -31,7 +31,11 @@ function truncated(): ZstdDataError {
 
 function readLE(data: Uint8Array, at: number, bytes: number): number {
   let value = 0;
-  for (let i = bytes - 1; i >= 0; i--) value = value * 256 + data[at + i]!;
+  for (let i = bytes - 1; i >= 0; i--) {
+    const b = data[at + i];
+    if (b === undefined) throw truncated(); // callers check first; a header field past the end
+    value = value * 256 + b;
+  }
   return value;
 }
 
@@ -46,13 +50,13 @@ export function readFrame(data: Uint8Array): FrameInfo {
     return { contentSize: 0, compressedSize: size };
   }
   if (magic !== FRAME_MAGIC) throw new ZstdDataError('corrupt', 'unknown zstd frame magic number');
-  if (data.length < 5) throw truncated();
-  const descriptor = data[4]!;
+  const descriptor = data[4];
+  if (descriptor === undefined) throw truncated();
   if (descriptor & 0x08) throw new ZstdDataError('corrupt', 'a zstd frame header sets a reserved bit');
   const fcsFlag = descriptor >> 6;
   const singleSegment = (descriptor >> 5) & 1;
   const hasChecksum = (descriptor >> 2) & 1;
-  const dictIdBytes = [0, 1, 2, 4][descriptor & 3]!;
+  const dictIdBytes = (descriptor & 3) === 3 ? 4 : descriptor & 3; // field codes 0-3: 0, 1, 2, 4 bytes
   const fcsBytes = fcsFlag === 0 ? singleSegment : 1 << fcsFlag;
   let at = 5 + (singleSegment ? 0 : 1) + dictIdBytes;
   if (at + fcsBytes > data.length) throw truncated();
@@ -125,7 +129,7 @@ export function xxh64(data: Uint8Array): bigint {
     h = ((rotl(h ^ ((BigInt(view.getUint32(at, true)) * P1) & M64), 23n) * P2) + P3) & M64;
     at += 4;
   }
-  for (; at < n; at++) h = (rotl(h ^ ((BigInt(data[at]!) * P5) & M64), 11n) * P1) & M64;
+  for (; at < n; at++) h = (rotl(h ^ ((BigInt(view.getUint8(at)) * P5) & M64), 11n) * P1) & M64;
   h ^= h >> 33n;
   h = (h * P2) & M64;
   h ^= h >> 29n;

@@ -55,7 +55,7 @@ export function napiBackend(require: NodeJS.Require): ZstdBackend {
       pending = hint;
       chunkSize = Math.min(chunkSize * 2, 64 << 20, maxBytes + 1 - total);
     }
-    return chunks.length === 1 ? chunks[0]! : concat(chunks, total);
+    return chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : concat(chunks, total);
   };
 
   return {

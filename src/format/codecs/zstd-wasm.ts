@@ -122,8 +122,9 @@ export function wasmBackend(require: NodeJS.Require): ZstdBackend {
             if (!checksum) return m.HEAPU8.slice(dst, dst + written);
             const frame = new Uint8Array(written + 4);
             frame.set(m.HEAPU8.subarray(dst, dst + written));
-            frame[4]! |= 0x04; // Content_Checksum_Flag in the frame header descriptor
-            new DataView(frame.buffer).setUint32(written, Number(xxh64(data) & 0xffffffffn), true);
+            const view = new DataView(frame.buffer);
+            view.setUint8(4, view.getUint8(4) | 0x04); // Content_Checksum_Flag in the frame header descriptor
+            view.setUint32(written, Number(xxh64(data) & 0xffffffffn), true);
             return frame;
           } finally {
             m._free(dst);

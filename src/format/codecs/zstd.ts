@@ -62,19 +62,20 @@ export function zstdCompress(data: Uint8Array, level = FILE_DEFAULT_LEVEL): Uint
 /** The inverse of zstdCompress, for frames with or without a content size. */
 export function zstdDecompress(data: Uint8Array, options: FileDecompressOptions = {}): Uint8Array {
   const maxBytes = options.maxBytes ?? MAX_DECOMPRESSED_BYTES;
-  const where = options.where;
+  // FloeErrorOptions.where is absent, not undefined, when the caller named no place.
+  const where = options.where === undefined ? {} : { where: options.where };
   try {
     return zstdDecode(data, { maxBytes, dictionary: options.dictionary });
   } catch (err) {
     if (!(err instanceof ZstdDataError)) throw err;
     switch (err.kind) {
       case 'too-large':
-        throw floeError('CORRUPT_OBJECT', `zstd payload inflates past ${maxBytes} bytes; refusing to decompress it`, { where, cause: err });
+        throw floeError('CORRUPT_OBJECT', `zstd payload inflates past ${maxBytes} bytes; refusing to decompress it`, { ...where, cause: err });
       case 'truncated':
       case 'empty':
-        throw floeError('CORRUPT_OBJECT', 'zstd payload is truncated: the frame does not end', { where, cause: err });
+        throw floeError('CORRUPT_OBJECT', 'zstd payload is truncated: the frame does not end', { ...where, cause: err });
       case 'corrupt':
-        throw floeError('CORRUPT_OBJECT', `zstd payload does not decompress: ${err.message}`, { where, cause: err });
+        throw floeError('CORRUPT_OBJECT', `zstd payload does not decompress: ${err.message}`, { ...where, cause: err });
     }
   }
 }

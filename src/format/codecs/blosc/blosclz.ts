@@ -15,46 +15,52 @@ const MAX_LITERAL_RUN = 32;
 export function blosclzDecompress(src: Uint8Array, dst: Uint8Array): number {
   const inEnd = src.length;
   const outEnd = dst.length;
-  if (inEnd === 0) return -1;
+  const first = src[0];
+  if (first === undefined) return -1;
   let ip = 1;
   let op = 0;
-  let ctrl = src[0]! & 31;
+  let ctrl = first & 31;
   for (;;) {
     if (ctrl < 32) {
       const run = ctrl + 1;
       if (ip + run > inEnd || op + run > outEnd) return -1;
-      for (let k = 0; k < run; k++) dst[op + k] = src[ip + k]!;
+      for (let k = 0; k < run; k++) dst[op + k] = src[ip + k]!; // ip + run <= inEnd, checked above
       ip += run;
       op += run;
     } else {
       let length = (ctrl >>> 5) + 2;
       if (length === 9) {
-        let b: number;
+        let b: number | undefined;
         do {
-          if (ip >= inEnd) return -1;
-          b = src[ip++]!;
+          b = src[ip++];
+          if (b === undefined) return -1;
           length += b;
         } while (b === 255);
       }
-      if (ip >= inEnd) return -1;
-      const code = src[ip++]!;
+      const code = src[ip++];
+      if (code === undefined) return -1;
       let distance = ((ctrl & 31) << 8) + code + 1;
       if (code === 255 && (ctrl & 31) === 31) {
-        if (ip + 2 > inEnd) return -1;
-        distance = ((src[ip]! << 8) | src[ip + 1]!) + MAX_NEAR + 1;
+        const high = src[ip];
+        const low = src[ip + 1];
+        if (high === undefined || low === undefined) return -1;
+        distance = ((high << 8) | low) + MAX_NEAR + 1;
         ip += 2;
       }
       if (distance > op || op + length > outEnd) return -1;
       copyMatch(dst, op, distance, length);
       op += length;
     }
-    if (ip >= inEnd) return op;
-    ctrl = src[ip++]!;
+    if (ip >= inEnd) return op; // test first: a read past the end would slow every read here
+    const next = src[ip++];
+    if (next === undefined) return -1; // not taken: ip < inEnd
+    ctrl = next;
   }
 }
 
 /** Encodes `src` into `dst`; returns bytes written, or 0 when it would not fit. */
 export function blosclzCompress(src: Uint8Array, dst: Uint8Array): number {
+  const view = new DataView(src.buffer, src.byteOffset, src.byteLength);
   let op = 0;
   const sink: MatchSink = {
     sequence(literalStart, matchStart, length, distance) {
@@ -63,7 +69,7 @@ export function blosclzCompress(src: Uint8Array, dst: Uint8Array): number {
         matchStart++;
         length--;
       }
-      op = writeLiterals(dst, op, src, literalStart, matchStart);
+      op = writeLiterals(dst, op, view, literalStart, matchStart);
       if (op < 0) return false;
       op = writeMatch(dst, op, length, distance);
       return op >= 0;
@@ -76,17 +82,18 @@ export function blosclzCompress(src: Uint8Array, dst: Uint8Array): number {
     anchor = findMatches(src, 0, limits, sink);
     if (anchor < 0) return 0;
   }
-  op = writeLiterals(dst, op, src, anchor, src.length);
+  op = writeLiterals(dst, op, view, anchor, src.length);
   return op < 0 ? 0 : op;
 }
 
-function writeLiterals(dst: Uint8Array, op: number, src: Uint8Array, from: number, to: number): number {
+/** Writes `src[from, to)` as literal runs; `view` reads `src` (a DataView checks its own range). */
+function writeLiterals(dst: Uint8Array, op: number, view: DataView, from: number, to: number): number {
   const n = to - from;
   if (op + n + Math.ceil(n / MAX_LITERAL_RUN) > dst.length) return -1;
   while (from < to) {
     const run = Math.min(MAX_LITERAL_RUN, to - from);
     dst[op++] = run - 1;
-    for (let k = 0; k < run; k++) dst[op + k] = src[from + k]!;
+    for (let k = 0; k < run; k++) dst[op + k] = view.getUint8(from + k);
     op += run;
     from += run;
   }

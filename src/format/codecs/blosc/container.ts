@@ -32,9 +32,9 @@ export function readHeader(data: Uint8Array): BloscHeader {
   if (data.length < HEADER_BYTES) throw corrupt(NAME, `${data.length} bytes is shorter than the 16-byte header`);
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   const header = {
-    version: data[0]!,
-    flags: data[2]!,
-    typesize: data[3]!,
+    version: view.getUint8(0),
+    flags: view.getUint8(2),
+    typesize: view.getUint8(3),
     nbytes: view.getUint32(4, true),
     blocksize: view.getUint32(8, true),
     cbytes: view.getUint32(12, true),

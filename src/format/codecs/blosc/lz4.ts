@@ -16,36 +16,34 @@ export function lz4Decompress(src: Uint8Array, dst: Uint8Array): number {
   const inEnd = src.length;
   const outEnd = dst.length;
   for (;;) {
-    if (ip >= inEnd) return -1;
-    const token = src[ip++]!;
+    const token = src[ip++];
+    if (token === undefined) return -1;
     let literals = token >>> 4;
     if (literals === 15) {
-      let b: number;
+      let b: number | undefined;
       do {
-        if (ip >= inEnd) return -1;
-        b = src[ip++]!;
+        b = src[ip++];
+        if (b === undefined) return -1;
         literals += b;
       } while (b === 255);
     }
     if (ip + literals > inEnd || op + literals > outEnd) return -1;
-    if (literals < 32) {
-      for (let k = 0; k < literals; k++) dst[op + k] = src[ip + k]!;
-    } else {
-      dst.set(src.subarray(ip, ip + literals), op);
-    }
+    copyLiterals(dst, op, src, ip, literals);
     ip += literals;
     op += literals;
     if (ip === inEnd) return op;
-    if (ip + 2 > inEnd) return -1;
-    const offset = src[ip]! | (src[ip + 1]! << 8);
+    const low = src[ip];
+    const high = src[ip + 1];
+    if (low === undefined || high === undefined) return -1;
+    const offset = low | (high << 8);
     ip += 2;
     if (offset === 0 || offset > op) return -1;
     let length = token & 15;
     if (length === 15) {
-      let b: number;
+      let b: number | undefined;
       do {
-        if (ip >= inEnd) return -1;
-        b = src[ip++]!;
+        b = src[ip++];
+        if (b === undefined) return -1;
         length += b;
       } while (b === 255);
     }
@@ -56,7 +54,17 @@ export function lz4Decompress(src: Uint8Array, dst: Uint8Array): number {
   }
 }
 
-/** Copies an LZ77 match that may overlap its own output. */
+/** Copies `src[ip, ip + n)` to `dst[op, ...)`; the caller has checked both ranges. */
+export function copyLiterals(dst: Uint8Array, op: number, src: Uint8Array, ip: number, n: number): void {
+  if (n <= 32) {
+    // Short runs dominate; a loop beats subarray + set for them. ip + n <= src.length (caller).
+    for (let k = 0; k < n; k++) dst[op + k] = src[ip + k]!;
+  } else {
+    dst.set(src.subarray(ip, ip + n), op);
+  }
+}
+
+/** Copies an LZ77 match that may overlap its own output; the caller has checked distance <= op and op + length <= dst.length. */
 export function copyMatch(dst: Uint8Array, op: number, distance: number, length: number): void {
   let from = op - distance;
   if (distance >= length && length > 32) {
@@ -64,7 +72,7 @@ export function copyMatch(dst: Uint8Array, op: number, distance: number, length:
     return;
   }
   const end = op + length;
-  while (op < end) dst[op++] = dst[from++]!;
+  while (op < end) dst[op++] = dst[from++]!; // 0 <= from < op < end <= dst.length (caller's checks)
 }
 
 /**

@@ -24,6 +24,11 @@ export interface MatchLimits {
 const HASH_LOG = 14;
 const table = new Int32Array(1 << HASH_LOG);
 
+/** The table slot of a 4-byte sequence: the top HASH_LOG bits of its multiplicative hash. */
+function slot(seq: number): number {
+  return Math.imul(seq, 2654435761) >>> (32 - HASH_LOG); // < 2 ** HASH_LOG = table.length
+}
+
 /**
  * Finds matches in `src[start, end)` and feeds them to `sink`. Returns the offset where the
  * trailing literals begin, or -1 when the sink reported a full output.
@@ -33,12 +38,17 @@ export function findMatches(src: Uint8Array, start: number, limits: MatchLimits,
   let anchor = start;
   let ip = start;
   const { maxDistance, lastMatchStart, lastMatchEnd, skipShift } = limits;
+  // Sequences are read through a DataView: ip < lastMatchStart <= src.length - 4, and the view
+  // would throw rather than return undefined if that ever broke.
+  const view = new DataView(src.buffer, src.byteOffset, src.byteLength);
   while (ip < lastMatchStart) {
-    const seq = read32(src, ip);
-    const h = Math.imul(seq, 2654435761) >>> (32 - HASH_LOG);
-    const ref = table[h]!;
+    const seq = view.getInt32(ip, true);
+    const h = slot(seq);
+    const ref = table[h];
     table[h] = ip;
-    if (ref < start || ip - ref > maxDistance || read32(src, ref) !== seq) {
+    // ref is never undefined (h = slot(...) < table.length); the test costs nothing measurable:
+    // the optimizer knows an in-range Int32Array load is a number.
+    if (ref === undefined || ref < start || ip - ref > maxDistance || view.getInt32(ref, true) !== seq) {
       ip += skipShift === 0 ? 1 : 1 + ((ip - anchor) >> skipShift);
       continue;
     }
@@ -58,12 +68,8 @@ export function findMatches(src: Uint8Array, start: number, limits: MatchLimits,
     ip = end;
     anchor = end;
     if (ip - 2 >= start && ip < lastMatchStart) {
-      table[Math.imul(read32(src, ip - 2), 2654435761) >>> (32 - HASH_LOG)] = ip - 2;
+      table[slot(view.getInt32(ip - 2, true))] = ip - 2;
     }
   }
   return anchor;
-}
-
-function read32(src: Uint8Array, i: number): number {
-  return src[i]! | (src[i + 1]! << 8) | (src[i + 2]! << 16) | (src[i + 3]! << 24);
 }

@@ -4,21 +4,29 @@
 // - bit shuffle: only when n is a multiple of 8 (else the block is left as is); output row
 //   (8 * j + b) holds bit b of byte j of every element, element e at bit e % 8 of byte e / 8.
 //   Trailing bytes of a partial element stay in place.
+// Strided reads go through a DataView, which checks its own range (a RangeError, never an
+// undefined byte); every index below is < n * typesize <= src.length anyway.
+
+function viewOf(bytes: Uint8Array): DataView {
+  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
 
 export function byteShuffle(src: Uint8Array, dst: Uint8Array, typesize: number): void {
   const n = Math.floor(src.length / typesize);
+  const from = viewOf(src);
   for (let j = 0; j < typesize; j++) {
     const row = j * n;
-    for (let i = 0, k = j; i < n; i++, k += typesize) dst[row + i] = src[k]!;
+    for (let i = 0, k = j; i < n; i++, k += typesize) dst[row + i] = from.getUint8(k);
   }
   copyTail(src, dst, n * typesize);
 }
 
 export function byteUnshuffle(src: Uint8Array, dst: Uint8Array, typesize: number): void {
   const n = Math.floor(src.length / typesize);
+  const from = viewOf(src);
   for (let j = 0; j < typesize; j++) {
     const row = j * n;
-    for (let i = 0, k = j; i < n; i++, k += typesize) dst[k] = src[row + i]!;
+    for (let i = 0, k = j; i < n; i++, k += typesize) dst[k] = from.getUint8(row + i);
   }
   copyTail(src, dst, n * typesize);
 }
@@ -30,14 +38,12 @@ export function bitShuffle(src: Uint8Array, dst: Uint8Array, typesize: number): 
     return;
   }
   const rowBytes = n / 8;
+  const from = viewOf(src);
   for (let r = 0; r < rowBytes; r++) {
     const base = r * 8 * typesize;
     for (let j = 0; j < typesize; j++) {
       // Gather byte j of elements 8r..8r+7, transpose the 8x8 bit matrix, scatter into 8 rows.
-      const p = base + j;
-      let lo = src[p]! | (src[p + typesize]! << 8) | (src[p + 2 * typesize]! << 16) | (src[p + 3 * typesize]! << 24);
-      let hi =
-        src[p + 4 * typesize]! | (src[p + 5 * typesize]! << 8) | (src[p + 6 * typesize]! << 16) | (src[p + 7 * typesize]! << 24);
+      let [lo, hi] = gather8(from, base + j, typesize);
       [lo, hi] = transpose8x8(lo, hi);
       const out = j * 8 * rowBytes + r;
       dst[out] = lo & 255;
@@ -60,13 +66,11 @@ export function bitUnshuffle(src: Uint8Array, dst: Uint8Array, typesize: number)
     return;
   }
   const rowBytes = n / 8;
+  const from = viewOf(src);
   for (let j = 0; j < typesize; j++) {
     const rows = j * 8 * rowBytes;
     for (let r = 0; r < rowBytes; r++) {
-      const q = rows + r;
-      let lo = src[q]! | (src[q + rowBytes]! << 8) | (src[q + 2 * rowBytes]! << 16) | (src[q + 3 * rowBytes]! << 24);
-      let hi =
-        src[q + 4 * rowBytes]! | (src[q + 5 * rowBytes]! << 8) | (src[q + 6 * rowBytes]! << 16) | (src[q + 7 * rowBytes]! << 24);
+      let [lo, hi] = gather8(from, rows + r, rowBytes);
       [lo, hi] = transpose8x8(lo, hi);
       const p = r * 8 * typesize + j;
       dst[p] = lo & 255;
@@ -80,6 +84,18 @@ export function bitUnshuffle(src: Uint8Array, dst: Uint8Array, typesize: number)
     }
   }
   copyTail(src, dst, n * typesize);
+}
+
+/** Bytes p, p + stride, ..., p + 7 * stride: the first four in `lo`, the rest in `hi` (little-endian). */
+function gather8(view: DataView, p: number, stride: number): [number, number] {
+  const lo =
+    view.getUint8(p) | (view.getUint8(p + stride) << 8) | (view.getUint8(p + 2 * stride) << 16) | (view.getUint8(p + 3 * stride) << 24);
+  const hi =
+    view.getUint8(p + 4 * stride) |
+    (view.getUint8(p + 5 * stride) << 8) |
+    (view.getUint8(p + 6 * stride) << 16) |
+    (view.getUint8(p + 7 * stride) << 24);
+  return [lo, hi];
 }
 
 /**
@@ -102,5 +118,5 @@ function transpose8x8(lo: number, hi: number): [number, number] {
 }
 
 function copyTail(src: Uint8Array, dst: Uint8Array, from: number): void {
-  for (let i = from; i < src.length; i++) dst[i] = src[i]!;
+  dst.set(src.subarray(from), from);
 }

@@ -11,15 +11,16 @@ export function snappyDecompress(src: Uint8Array, dst: Uint8Array): number {
   let ip = 0;
   let stated = 0;
   for (let shift = 0; ; shift += 7) {
-    if (ip >= inEnd || shift > 28) return -1;
-    const b = src[ip++]!;
+    const b = src[ip++];
+    if (b === undefined || shift > 28) return -1;
     stated += (b & 127) * 2 ** shift;
     if (b < 128) break;
   }
   if (stated !== dst.length) return -1;
   let op = 0;
   while (ip < inEnd) {
-    const tag = src[ip++]!;
+    const tag = src[ip++];
+    if (tag === undefined) return -1; // not taken: ip < inEnd
     const kind = tag & 3;
     if (kind === 0) {
       let length = (tag >>> 2) + 1;
@@ -27,7 +28,7 @@ export function snappyDecompress(src: Uint8Array, dst: Uint8Array): number {
         const extra = length - 60;
         if (ip + extra > inEnd) return -1;
         length = 0;
-        for (let k = 0; k < extra; k++) length += src[ip + k]! * 2 ** (8 * k);
+        for (const [k, b] of src.subarray(ip, ip + extra).entries()) length += b * 2 ** (8 * k);
         length += 1;
         ip += extra;
       }
@@ -40,18 +41,25 @@ export function snappyDecompress(src: Uint8Array, dst: Uint8Array): number {
     let length: number;
     let offset: number;
     if (kind === 1) {
-      if (ip >= inEnd) return -1;
+      const low = src[ip++];
+      if (low === undefined) return -1;
       length = ((tag >>> 2) & 7) + 4;
-      offset = ((tag >>> 5) << 8) | src[ip++]!;
+      offset = ((tag >>> 5) << 8) | low;
     } else if (kind === 2) {
-      if (ip + 2 > inEnd) return -1;
+      const b0 = src[ip];
+      const b1 = src[ip + 1];
+      if (b0 === undefined || b1 === undefined) return -1;
       length = (tag >>> 2) + 1;
-      offset = src[ip]! | (src[ip + 1]! << 8);
+      offset = b0 | (b1 << 8);
       ip += 2;
     } else {
-      if (ip + 4 > inEnd) return -1;
+      const b0 = src[ip];
+      const b1 = src[ip + 1];
+      const b2 = src[ip + 2];
+      const b3 = src[ip + 3];
+      if (b0 === undefined || b1 === undefined || b2 === undefined || b3 === undefined) return -1;
       length = (tag >>> 2) + 1;
-      offset = (src[ip]! | (src[ip + 1]! << 8) | (src[ip + 2]! << 16) | (src[ip + 3]! << 24)) >>> 0;
+      offset = (b0 | (b1 << 8) | (b2 << 16) | (b3 << 24)) >>> 0;
       ip += 4;
     }
     if (offset === 0 || offset > op || op + length > stated) return -1;
