@@ -274,14 +274,14 @@ export class S3Storage implements ObjectStorage {
     for (let i = 0; i < keys.length; i += 1000) batches.push(keys.slice(i, i + 1000));
     const { sdk, client } = await this.sdk();
     await mapLimited(batches, 4, async (batch) => {
-      let failed: { Key?: string; Code?: string; Message?: string }[];
+      let failed: { Key?: string | undefined; Code?: string | undefined; Message?: string | undefined }[];
       try {
         const r = await client.send(
           new sdk.DeleteObjectsCommand({
             Bucket: this.bucket,
             Delete: { Objects: batch.map((k) => ({ Key: this.root + k })), Quiet: true },
           }), this.call());
-        failed = (r.Errors ?? []).filter((e: { Code?: string }) => e.Code !== 'NoSuchKey');
+        failed = (r.Errors ?? []).filter((e: { Code?: string | undefined }) => e.Code !== 'NoSuchKey');
       } catch (err) {
         throw storageFailure('DeleteObjects', batch[0] ?? '', err);
       }
@@ -403,7 +403,8 @@ export class S3Storage implements ObjectStorage {
     });
   }
 
-  private infoOf(o: { Key?: string; Size?: number; LastModified?: Date; ETag?: string }): ObjectInfo {
+  // The SDK's listing entries: every field may be present and undefined.
+  private infoOf(o: { Key?: string | undefined; Size?: number | undefined; LastModified?: Date | undefined; ETag?: string | undefined }): ObjectInfo {
     return { key: (o.Key ?? '').slice(this.root.length), size: o.Size ?? 0, lastModified: o.LastModified ?? new Date(0), version: unquote(o.ETag) };
   }
 }
