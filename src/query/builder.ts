@@ -2,6 +2,7 @@
 // builder around a new frozen QueryNode; a builder never changes, so one base query can branch
 // into many. The dtype given to from() flows to execute()'s result type.
 import type { ReadCaches } from '../cache/read-caches.ts';
+import { floeError } from '../errors.ts';
 import type { DecodePool } from '../engine/decode-pool.ts';
 import { executePrepared } from './execute/executor.ts';
 import { formatPlan } from './explain.ts';
@@ -132,7 +133,9 @@ class QueryBuilderImpl<D extends string> implements QueryBuilder<D> {
   async execute(): Promise<QueryResult<D>> {
     const prepared = await this.prepare();
     const { arrays, report } = await executePrepared(prepared, this.props.options);
-    const first = arrays[0]!;
+    // The primary array (from()) is always the first result; a plan without it is a planner bug.
+    const [first] = arrays;
+    if (first === undefined) throw floeError('INVALID_ARGUMENT', 'the query planned no array to read');
     // The from() overloads tie D to the array's dtype, which planning has checked.
     return { ...first, data: first.data as QueryResult<D>['data'], arrays: Object.fromEntries(arrays.map((a) => [a.path, a])), plan: prepared.plan, report };
   }
