@@ -28,17 +28,17 @@ export interface QueryOptions {
    * Caches shared between queries (see src/cache/read-caches.ts). Default: a session uses its
    * repository's, keyed by snapshot; a plain store uses none.
    */
-  caches?: ReadCaches;
+  caches?: ReadCaches | undefined;
   /** Requests in flight at once. Default 8. */
-  concurrency?: number;
+  concurrency?: number | undefined;
   /** When near byte ranges of one object merge into one request. */
-  coalesce?: CoalesceOptions;
+  coalesce?: CoalesceOptions | undefined;
   /** Worker pool for big compressed chunks; default false (decode inline). */
-  decodePool?: DecodePool | false;
+  decodePool?: DecodePool | false | undefined;
   /** Clock for the report's elapsed time, in ms; injectable for tests. Default `performance.now`. */
-  now?: () => number;
+  now?: (() => number) | undefined;
   /** Stops the query: no request starts after it fires, and the query rejects with its reason. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** What {@link QueryBuilder.explain} returns: the plan, and its printout ({@link formatPlan}). */

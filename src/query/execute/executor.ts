@@ -25,9 +25,9 @@ import { PlannedStore } from './planned-store.ts';
 
 export interface ExecuteOptions {
   /** Worker pool for decompressing big chunks; default false (decode inline). */
-  decodePool?: DecodePool | false;
+  decodePool?: DecodePool | false | undefined;
   /** Clock for the report's elapsed time; injectable for tests. Default performance.now. */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 export async function executePrepared(prep: PreparedQuery, options: ExecuteOptions = {}): Promise<{ arrays: ArrayResult[]; report: ExecutionReport }> {
