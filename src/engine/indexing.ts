@@ -1,7 +1,8 @@
 // Checked indexing (issue 16, noUncheckedIndexedAccess). Per-dimension lists of one array (shape,
 // chunk shape, strides, projections, chunk coordinates) all have its rank as length; code that
-// walks two of them together goes through zipMap / dot, which pair elements by iteration and throw
-// when the ranks differ, instead of a non-null assertion on `b[d]` at each use.
+// walks two of them together goes through zipMap / zipEvery / dot, which check the lengths and
+// each element read instead of a non-null assertion on `b[d]` at each use. They run per chunk on
+// read paths, so they index `b` directly (no iterator object per call).
 import { floeError, type ErrorCode, type FloeError } from '../errors.ts';
 
 function rankMismatch(a: number, b: number): FloeError<'INVALID_ARGUMENT'> {
@@ -12,32 +13,38 @@ function rankMismatch(a: number, b: number): FloeError<'INVALID_ARGUMENT'> {
 export function zipMap<A, B, R>(a: readonly A[], b: readonly B[], f: (x: A, y: B, i: number) => R): R[] {
   if (a.length !== b.length) throw rankMismatch(a.length, b.length);
   const out: R[] = [];
-  const ys = b.values();
   for (const x of a) {
-    const y = ys.next();
-    if (y.done === true) throw rankMismatch(a.length, b.length);
-    out.push(f(x, y.value, out.length));
+    const i = out.length;
+    out.push(f(x, pairedAt(b, i, a.length), i));
   }
   return out;
+}
+
+/** `b[i]` for an i below the checked common length; a hole or a shrunk `b` is a rank mismatch. */
+function pairedAt<B>(b: readonly B[], i: number, length: number): B {
+  const y = b[i];
+  // `undefined` is a valid element when B allows it: only a missing index is an error.
+  if (y === undefined && !(i in b)) throw rankMismatch(length, b.length);
+  return y as B;
 }
 
 /** Whether `f(a[d], b[d], d)` holds for every d; INVALID_ARGUMENT when the lengths differ. */
 export function zipEvery<A, B>(a: readonly A[], b: readonly B[], f: (x: A, y: B, i: number) => boolean): boolean {
   if (a.length !== b.length) throw rankMismatch(a.length, b.length);
   let i = 0;
-  const ys = b.values();
   for (const x of a) {
-    const y = ys.next();
-    if (y.done === true) throw rankMismatch(a.length, b.length);
-    if (!f(x, y.value, i++)) return false;
+    if (!f(x, pairedAt(b, i, a.length), i)) return false;
+    i++;
   }
   return true;
 }
 
 /** `Σ a[d] * b[d]` (a flat offset from coordinates and strides); INVALID_ARGUMENT when the lengths differ. */
 export function dot(a: readonly number[], b: readonly number[]): number {
+  if (a.length !== b.length) throw rankMismatch(a.length, b.length);
   let sum = 0;
-  zipEvery(a, b, (x, y) => ((sum += x * y), true));
+  let i = 0;
+  for (const x of a) sum += x * pairedAt(b, i++, a.length);
   return sum;
 }
 
