@@ -167,7 +167,7 @@ interface LayoutInfo {
   layout: Layout;
   storedBytes: number;
   objects: number;
-  writeMBps?: number;
+  writeMBps?: number | undefined;
 }
 interface MemInfo {
   layout: string;

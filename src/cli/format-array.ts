@@ -3,6 +3,7 @@
 // float32), and with more than `threshold` values only `edgeItems` at each end of every
 // dimension around a `...`.
 import type { ArrayData, DataType } from '../format/zarr/data-types.ts';
+import { checkedAt } from '../engine/indexing.ts';
 
 export interface FormatOptions {
   /** Above this many values, elide the middle of every dimension. Default 1000 (NumPy's). */
@@ -19,8 +20,11 @@ export function formatArray(data: ArrayData, shape: readonly number[], dataType:
   const lineWidth = options.lineWidth ?? 75;
   const total = shape.reduce((a, b) => a * b, 1);
   const elide = total > threshold;
-  const shown = shape.map((n) => (elide && n > 2 * edge ? [...range(0, edge), null, ...range(n - edge, n)] : range(0, n)));
-  const strides = shape.map((_, d) => shape.slice(d + 1).reduce((a, b) => a * b, 1));
+  // Per dimension: the indices shown (null where elided) and the dimension's C-order stride.
+  const levels = shape.map((n, d) => ({
+    shown: elide && n > 2 * edge ? [...range(0, edge), null, ...range(n - edge, n)] : range(0, n),
+    stride: shape.slice(d + 1).reduce((a, b) => a * b, 1),
+  }));
 
   const indices: number[] = [];
   collect(0, 0);
@@ -30,19 +34,22 @@ export function formatArray(data: ArrayData, shape: readonly number[], dataType:
   return render(0, 0);
 
   function collect(dim: number, offset: number): void {
-    if (dim === shape.length) return void indices.push(offset);
-    for (const i of shown[dim]!) if (i !== null) collect(dim + 1, offset + i * strides[dim]!);
+    const level = levels[dim];
+    if (level === undefined) return void indices.push(offset); // past the last dimension: an element
+    for (const i of level.shown) if (i !== null) collect(dim + 1, offset + i * level.stride);
   }
 
   function render(dim: number, offset: number): string {
+    const level = levels[dim];
+    if (level === undefined) return text(offset); // past the last dimension: an element
     const indent = ' '.repeat(dim + 1);
     if (dim === shape.length - 1) {
-      const items = shown[dim]!.map((i: Cell) => (i === null ? '...' : text(offset + i * strides[dim]!).padStart(width)));
+      const items = level.shown.map((i: Cell) => (i === null ? '...' : text(offset + i * level.stride).padStart(width)));
       return '[' + wrap(items, lineWidth - dim - 2, indent) + ']';
     }
     // Blocks of a 3-d (or higher) array are separated by blank lines, one fewer per level in.
     const separator = '\n'.repeat(shape.length - dim - 1) + indent;
-    const rows = shown[dim]!.map((i: Cell) => (i === null ? '...' : render(dim + 1, offset + i * strides[dim]!)));
+    const rows = level.shown.map((i: Cell) => (i === null ? '...' : render(dim + 1, offset + i * level.stride)));
     return '[' + rows.join(separator) + ']';
   }
 }
@@ -73,7 +80,7 @@ function elementFormatter(data: ArrayData, dataType: DataType, shownIndices: rea
     case 'string':
       return (i) => `'${String((data as string[])[i]).replace(/'/g, "\\'")}'`;
     case 'binary':
-      return (i) => `b'${Buffer.from((data as Uint8Array[])[i]!).toString('hex')}'`;
+      return (i) => `b'${Buffer.from(elementAt(data as Uint8Array[], i)).toString('hex')}'`;
     case 'raw':
       return (i) => '0x' + Buffer.from((data as Uint8Array).subarray(i * lanes, (i + 1) * lanes)).toString('hex');
     case 'int':
@@ -85,10 +92,10 @@ function elementFormatter(data: ArrayData, dataType: DataType, shownIndices: rea
       const single = values instanceof Float32Array;
       const sample = shownIndices.flatMap((i) => Array.from(values.subarray(i * lanes, (i + 1) * lanes)));
       const num = floatFormatter(sample, single);
-      if (dataType.kind === 'float') return (i) => num(values[i]!);
+      if (dataType.kind === 'float') return (i) => num(elementAt(values, i));
       return (i) => {
-        const im = values[2 * i + 1]!;
-        return `${num(values[2 * i]!)}${im < 0 || Object.is(im, -0) ? '-' : '+'}${num(Math.abs(im))}j`;
+        const im = elementAt(values, 2 * i + 1);
+        return `${num(elementAt(values, 2 * i))}${im < 0 || Object.is(im, -0) ? '-' : '+'}${num(Math.abs(im))}j`;
       };
     }
   }
@@ -114,4 +121,9 @@ export function floatFormatter(sample: readonly number[], single: boolean): (v: 
 function fewest(text: (d: number) => string, v: number, same: (a: number, b: number) => boolean, max: number): number {
   for (let d = 0; d < max; d++) if (same(Number(text(d)), v)) return d;
   return max;
+}
+
+/** The element a shown index names; the indices come from the array's own shape. */
+function elementAt<T>(data: ArrayLike<T>, i: number): T {
+  return checkedAt(data, i, 'INVALID_ARGUMENT', 'element index outside the array data');
 }

@@ -124,7 +124,8 @@ class ChainParser {
   }
 
   private string(): string {
-    const quote = this.src[this.at++]!;
+    const quote = this.src[this.at++];
+    if (quote === undefined) this.fail('expected a string');
     let out = '';
     while (this.at < this.src.length && this.src[this.at] !== quote) {
       if (this.src[this.at] === '\\') this.at++;

@@ -37,11 +37,12 @@ export async function storageAt(ctx: CommandContext, location: string, kind: Sto
       return Storage.newSqlite(location);
     case 's3': {
       const match = /^s3:\/\/([^/]+)\/?(.*)$/.exec(location);
-      if (!match) throw new UsageError(`an S3 repository is s3://bucket[/prefix], got ${JSON.stringify(location)}`);
+      const [, bucket, prefix] = match ?? [];
+      if (bucket === undefined) throw new UsageError(`an S3 repository is s3://bucket[/prefix], got ${JSON.stringify(location)}`);
       const endpoint = ctx.string('endpoint') ?? ctx.io.env.FLOE_S3_ENDPOINT ?? ctx.io.env.AWS_ENDPOINT_URL;
       const region = ctx.string('region') ?? ctx.io.env.AWS_REGION ?? 'us-east-1';
       const unquotedIfMatch = envFlag(ctx, 'FLOE_S3_UNQUOTED_IF_MATCH');
-      return Storage.newS3(match[1]!, match[2] || null, { type: 'FromEnv' }, { region, forcePathStyle: true, unquotedIfMatch, ...(endpoint ? { endpointUrl: endpoint } : {}) });
+      return Storage.newS3(bucket, prefix || null, { type: 'FromEnv' }, { region, forcePathStyle: true, unquotedIfMatch, ...(endpoint ? { endpointUrl: endpoint } : {}) });
     }
   }
 }

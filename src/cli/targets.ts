@@ -57,13 +57,13 @@ function integer(item: string, whole: string): number {
 
 /** Branch, then tag, then snapshot id; `~N` walks N parents back. */
 export async function resolveVersion(repo: Repository, ref: string): Promise<VersionOptions> {
-  const tilde = /^(.*)~(\d+)$/.exec(ref);
-  if (tilde) {
-    let n = Number(tilde[2]);
-    for await (const s of repo.ancestry(await resolveVersion(repo, tilde[1]!))) {
+  const [, base, back] = /^(.*)~(\d+)$/.exec(ref) ?? [];
+  if (base !== undefined && back !== undefined) {
+    let n = Number(back);
+    for await (const s of repo.ancestry(await resolveVersion(repo, base))) {
       if (n-- === 0) return { snapshotId: s.id };
     }
-    throw floeError('NOT_FOUND', `${tilde[1]} has fewer than ${tilde[2]} ancestors; see \`floe log ${tilde[1]}\``);
+    throw floeError('NOT_FOUND', `${base} has fewer than ${back} ancestors; see \`floe log ${base}\``);
   }
   const [branches, tags] = await Promise.all([repo.listBranches(), repo.listTags()]);
   if (branches.includes(ref)) return { branch: ref };

@@ -17,6 +17,7 @@ import { mapLimit } from './concurrency.ts';
 import { forEachProduct, normalizeSelection, projectDim, resultShape, type DimSelection, type Selection } from './selection.ts';
 import type { ZarrStore } from './store.ts';
 import { writeSource, type WriteValue } from './write-value.ts';
+import { zipEvery, zipMap } from './indexing.ts';
 
 export type { WriteValue } from './write-value.ts';
 
@@ -156,8 +157,11 @@ export class ZarrArray {
     }
     const next = withArrayChanges(this.metadata, { shape });
     const stale: string[] = [];
-    forEachProduct(this.shape.map((n, d) => [...Array(Math.ceil(n / this.chunkShape[d]!)).keys()]), (coords) => {
-      if (coords.some((c, d) => c * this.chunkShape[d]! >= shape[d]!)) stale.push(this.chunkKey(coords));
+    // A chunk is stale when it starts at or past the new extent in some dimension: c * size >= n,
+    // i.e. c >= ceil(n / size), the new grid's chunk count.
+    const keptChunks = zipMap(shape, this.chunkShape, (n, size) => Math.ceil(n / size));
+    forEachProduct(zipMap(this.shape, this.chunkShape, (n, size) => [...Array(Math.ceil(n / size)).keys()]), (coords) => {
+      if (!zipEvery(coords, keptChunks, (c, kept) => c < kept)) stale.push(this.chunkKey(coords));
     });
     await this.store.eraseValues(stale);
     await this.store.set(metadataKey(this.path), encodeNodeMetadata(next));
@@ -183,7 +187,7 @@ export class ZarrArray {
 
   private jobs(dims: readonly DimSelection[]): ChunkJob[] {
     const jobs: ChunkJob[] = [];
-    forEachProduct(dims.map((d, i) => projectDim(d, this.chunkShape[i]!)), (ps) => {
+    forEachProduct(zipMap(dims, this.chunkShape, projectDim), (ps) => {
       jobs.push({ coords: ps.map((p) => p.chunk), projections: ps });
     });
     return jobs;
@@ -191,7 +195,8 @@ export class ZarrArray {
 
   /** In-bounds extent of a chunk: edge chunks are cut by the array's shape. */
   private edgeExtent(coords: readonly number[]): number[] {
-    return coords.map((c, d) => Math.min(this.chunkShape[d]!, this.shape[d]! - c * this.chunkShape[d]!));
+    const extents = zipMap(this.shape, this.chunkShape, (n, size) => ({ n, size }));
+    return zipMap(coords, extents, (c, { n, size }) => Math.min(size, n - c * size));
   }
 }
 

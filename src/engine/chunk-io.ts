@@ -9,6 +9,7 @@ import type { ShardingCodec } from '../format/codecs/sharding.ts';
 import { allEqual, cStrides, copyStrided, fillElements, product, type NdArray, type StridedView } from '../format/zarr/ndarray.ts';
 import { mapLimit } from './concurrency.ts';
 import { MIN_OFFLOAD_BYTES, type DecodePool } from './decode-pool.ts';
+import { checkedAt, dot, zipEvery, zipMap } from './indexing.ts';
 import { forEachProduct, projectDim, type ChunkProjection } from './selection.ts';
 import type { ZarrStore } from './store.ts';
 
@@ -87,10 +88,11 @@ async function readPlainSpan(io: ChunkReader, key: string, chain: CodecChain, ps
   const stride = cStrides(shape);
   let first = 0;
   let last = 0;
-  ps.forEach((p, d) => {
+  zipEvery(ps, stride, (p, s) => {
     const end = p.start + (p.count - 1) * p.step;
-    first += Math.min(p.start, end) * stride[d]!;
-    last += Math.max(p.start, end) * stride[d]!;
+    first += Math.min(p.start, end) * s;
+    last += Math.max(p.start, end) * s;
+    return true;
   });
   const item = dataType.itemSize;
   const length = (last - first + 1) * item;
@@ -106,8 +108,8 @@ async function readPlainSpan(io: ChunkReader, key: string, chain: CodecChain, ps
   const data = new Ctor(aligned.buffer, aligned.byteOffset, length / dataType.laneBytes);
   const src: View = {
     data,
-    offset: ps.reduce((acc, p, d) => acc + p.start * stride[d]!, 0) - first,
-    stride: ps.map((p, d) => stride[d]! * p.step),
+    offset: dot(ps.map((p) => p.start), stride) - first,
+    stride: zipMap(ps, stride, (p, s) => s * p.step),
   };
   copyStrided(src, dst, ps.map((p) => p.count), dataType.lanes);
   return true;
@@ -145,8 +147,12 @@ export class ReadBuffers {
   private readonly free: Uint8Array[] = [];
 
   take(n: number): Uint8Array {
-    const i = this.free.findIndex((b) => b.length >= n);
-    return i >= 0 ? this.free.splice(i, 1)[0]! : new Uint8Array(n);
+    for (const [i, buffer] of this.free.entries()) {
+      if (buffer.length < n) continue;
+      this.free.splice(i, 1);
+      return buffer;
+    }
+    return new Uint8Array(n);
   }
 
   give(buffer: Uint8Array): void {
@@ -160,11 +166,11 @@ function isShared(data: View['data']): boolean {
 
 /** Whether a selection needs every inner chunk of a shard: then one whole-object GET is cheaper. */
 function coversAllInner(codec: ShardingCodec, ps: readonly ChunkProjection[]): boolean {
-  return ps.every((p, d) => {
-    const inner = codec.innerChunkShape[d]!;
+  const grid = zipMap(codec.innerChunkShape, codec.chunksPerShard, (inner, perShard) => ({ inner, perShard }));
+  return zipEvery(ps, grid, (p, { inner, perShard }) => {
     const lo = Math.min(p.start, p.start + (p.count - 1) * p.step);
     const hi = Math.max(p.start, p.start + (p.count - 1) * p.step);
-    return Math.floor(lo / inner) === 0 && Math.floor(hi / inner) === codec.chunksPerShard[d]! - 1 && Math.abs(p.step) <= inner;
+    return Math.floor(lo / inner) === 0 && Math.floor(hi / inner) === perShard - 1 && Math.abs(p.step) <= inner;
   });
 }
 
@@ -176,15 +182,17 @@ async function readShardRegion(io: ChunkReader, key: string, codec: ShardingCode
   if (!indexBytes) return fillRegion(dst, ps.map((p) => p.count), fillValue.memory, dataType.lanes);
   const index = withKey(key, () => codec.decodeIndex(indexBytes));
   // Project the shard-local selection onto the inner chunk grid.
-  const inner = ps.map((p, d) => projectDim({ start: p.start, step: p.step, count: p.count, drop: false }, codec.innerChunkShape[d]!));
+  const inner = zipMap(ps, codec.innerChunkShape, (p, size) => projectDim({ start: p.start, step: p.step, count: p.count, drop: false }, size));
   const jobs: ChunkProjection[][] = [];
   forEachProduct(inner, (q) => jobs.push(q));
   await mapLimit(jobs, SHARD_CONCURRENCY, async (q) => {
     const view = shiftView(dst, q);
     const i = codec.innerIndex(q.map((p) => p.chunk));
-    if (index.offsets[i]! < 0) return fillRegion(view, q.map((p) => p.count), fillValue.memory, dataType.lanes);
-    const bytes = await store.getRange(key, { offset: index.offsets[i]!, length: index.lengths[i]! });
-    if (!bytes || bytes.length !== index.lengths[i]) {
+    const offset = checkedAt(index.offsets, i, 'CORRUPT_OBJECT', 'inner chunk outside the shard index', key);
+    const length = checkedAt(index.lengths, i, 'CORRUPT_OBJECT', 'inner chunk outside the shard index', key);
+    if (offset < 0) return fillRegion(view, q.map((p) => p.count), fillValue.memory, dataType.lanes);
+    const bytes = await store.getRange(key, { offset, length });
+    if (!bytes || bytes.length !== length) {
       throw floeError('CORRUPT_OBJECT', `shard index entry ${i} points past the end of the shard`, { where: key });
     }
     await decodeAndCopy(io, codec.innerChain, bytes, key, q, view);
@@ -262,8 +270,8 @@ async function prepareChunk(store: ZarrStore, chain: CodecChain, w: ChunkWrite):
   }
   const target: View = {
     data: chunk.data,
-    offset: w.job.projections.reduce((acc, p, d) => acc + p.start * chunk.stride[d]!, 0),
-    stride: w.job.projections.map((p, d) => chunk.stride[d]! * p.step),
+    offset: dot(w.job.projections.map((p) => p.start), chunk.stride),
+    stride: zipMap(w.job.projections, chunk.stride, (p, s) => s * p.step),
   };
   copyStrided(w.src, target, w.job.projections.map((p) => p.count), lanes);
   if (allEqual(chunk.data, fillValue.memory)) return { key: w.key, bytes: undefined };

@@ -3,13 +3,16 @@
 /** Runs `fn` over `items` with at most `limit` calls in flight; rejects on the first failure. */
 export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
-  let next = 0;
+  // The workers share one iterator: each takes the next item synchronously, so none is run twice.
+  const queue = items.entries();
   let failed = false;
   const worker = async (): Promise<void> => {
-    while (!failed && next < items.length) {
-      const i = next++;
+    while (!failed) {
+      const next = queue.next();
+      if (next.done === true) return;
+      const [i, item] = next.value;
       try {
-        results[i] = await fn(items[i]!, i);
+        results[i] = await fn(item, i);
       } catch (err) {
         failed = true;
         throw err;

@@ -5,6 +5,7 @@ import { planV3Conversion } from '../format/zarr-v1/to-v3.ts';
 import { atKey } from '../format/zarr-v1/chunk-codec.ts';
 import { ZarrArray } from './array.ts';
 import { mapLimit } from './concurrency.ts';
+import { zipEvery, zipMap } from './indexing.ts';
 import type { ZarrStore } from './store.ts';
 import { V1Array } from './v1-array.ts';
 
@@ -31,7 +32,7 @@ export async function convertV1ToV3(src: ZarrStore, dst: ZarrStore, path = '/', 
   const v1 = await V1Array.open(src);
   const plan = planV3Conversion(v1.metadata, v1.attributes, v1.chunkCodec);
   const array = await ZarrArray.create(dst, path, { ...plan.metadata, overwrite: options.overwrite ?? false });
-  const grid = v1.shape.map((n, d) => Math.ceil(n / v1.chunks[d]!));
+  const grid = zipMap(v1.shape, v1.chunks, (n, size) => Math.ceil(n / size));
   const keys: { key: string; coords: number[] }[] = [];
   for await (const key of src.list()) {
     const coords = chunkCoords(key, grid);
@@ -55,5 +56,5 @@ function chunkCoords(key: string, grid: readonly number[]): number[] | undefined
   const parts = key.split('.');
   if (parts.length !== grid.length || !parts.every((p) => /^(0|[1-9]\d*)$/.test(p))) return undefined;
   const coords = parts.map(Number);
-  return coords.every((c, d) => c < grid[d]!) ? coords : undefined;
+  return zipEvery(coords, grid, (c, n) => c < n) ? coords : undefined;
 }

@@ -31,6 +31,11 @@ export function slice(startOrStop: number | null = null, stop?: number | null, s
 // Projection onto chunk grids is pure and shared with the codecs (sharding reads inner chunks).
 export { forEachProduct, projectDim, type ChunkProjection, type DimSelection } from '../format/zarr/projection.ts';
 
+// exactOptionalPropertyTypes: `where` is left out, not set to undefined, when unknown.
+function whereOption(where: string | undefined): { where?: string } {
+  return where === undefined ? {} : { where };
+}
+
 /** `where` (the array's path) goes into every error, so a message says which array refused. */
 export function normalizeSelection(selection: Selection | undefined, shape: readonly number[], where?: string): DimSelection[] {
   const items = expandEllipsis(selection ?? [], shape.length, where);
@@ -40,11 +45,11 @@ export function normalizeSelection(selection: Selection | undefined, shape: read
 function expandEllipsis(selection: Selection, rank: number, where: string | undefined): SelectionItem[] {
   const at = selection.indexOf('...');
   if (at !== selection.lastIndexOf('...')) {
-    throw floeError('INVALID_SELECTION', 'a selection may contain at most one "..."', { where });
+    throw floeError('INVALID_SELECTION', 'a selection may contain at most one "..."', whereOption(where));
   }
   const explicit = selection.length - (at >= 0 ? 1 : 0);
   if (explicit > rank) {
-    throw floeError('INVALID_SELECTION', `selection has ${explicit} items but the array has ${rank} dimensions`, { where });
+    throw floeError('INVALID_SELECTION', `selection has ${explicit} items but the array has ${rank} dimensions`, whereOption(where));
   }
   if (at < 0) return [...selection];
   return [...selection.slice(0, at), ...new Array<null>(rank - explicit).fill(null), ...selection.slice(at + 1)];
@@ -55,12 +60,12 @@ function normalizeItem(item: SelectionItem, n: number, d: number, where: string 
   if (typeof item === 'number') {
     if (!Number.isInteger(item) || item < -n || item >= n) {
       const valid = n === 0 ? 'it is empty, so no index is valid' : `valid indices are ${-n}..${n - 1}`;
-      throw floeError('INVALID_SELECTION', `index ${item} is out of bounds for dimension ${d} of length ${n}; ${valid}`, { where });
+      throw floeError('INVALID_SELECTION', `index ${item} is out of bounds for dimension ${d} of length ${n}; ${valid}`, whereOption(where));
     }
     return { start: item < 0 ? item + n : item, step: 1, count: 1, drop: true };
   }
   if (typeof item !== 'object' || item.kind !== 'slice') {
-    throw floeError('INVALID_SELECTION', `dimension ${d}: expected an integer, slice(), null or "...", got ${JSON.stringify(item)}`, { where });
+    throw floeError('INVALID_SELECTION', `dimension ${d}: expected an integer, slice(), null or "...", got ${JSON.stringify(item)}`, whereOption(where));
   }
   return { ...sliceIndices(item, n, d, where), drop: false };
 }
@@ -69,9 +74,9 @@ function normalizeItem(item: SelectionItem, n: number, d: number, where: string 
 function sliceIndices(s: Slice, n: number, d: number, where: string | undefined): { start: number; step: number; count: number } {
   const step = s.step ?? 1;
   for (const [name, v] of [['start', s.start], ['stop', s.stop], ['step', s.step]] as const) {
-    if (v !== null && !Number.isInteger(v)) throw floeError('INVALID_SELECTION', `dimension ${d}: slice ${name} must be an integer, got ${v}`, { where });
+    if (v !== null && !Number.isInteger(v)) throw floeError('INVALID_SELECTION', `dimension ${d}: slice ${name} must be an integer, got ${v}`, whereOption(where));
   }
-  if (step === 0) throw floeError('INVALID_SELECTION', `dimension ${d}: slice step cannot be zero`, { where });
+  if (step === 0) throw floeError('INVALID_SELECTION', `dimension ${d}: slice step cannot be zero`, whereOption(where));
   const clamp = (v: number | null, dflt: number, lo: number, hi: number): number => {
     if (v === null) return dflt;
     const x = v < 0 ? v + n : v;

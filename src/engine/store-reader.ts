@@ -8,6 +8,7 @@ import { chunkKey, parseChunkKey } from '../format/zarr/chunk-keys.ts';
 import type { ArrayMetadata } from '../format/zarr/metadata.ts';
 import { joinPath, keyPrefix, metadataKey } from '../format/zarr/paths.ts';
 import { mapLimit } from './concurrency.ts';
+import { zipEvery } from './indexing.ts';
 import { nodeFromDocument, nodeMetadata, type ChunkLocation, type NodeInfo, type ReadSource, type StoredChunk } from './read-source.ts';
 import { normalizeKey, type ZarrStore } from './store.ts';
 
@@ -49,10 +50,10 @@ export class StoreReader implements ReadSource {
     }
     found.sort((a, b) => compareCoords(a.coords, b.coords));
     const lengths = await mapLimit(found, LOOKUPS_IN_FLIGHT, ({ key }) => this.sizeOf(key));
-    for (let i = 0; i < found.length; i++) {
+    for (const [i, { coords, key }] of found.entries()) {
       const length = lengths[i];
       // A chunk erased between the listing and its size lookup is simply no longer stored.
-      if (length !== undefined) yield { coords: found[i]!.coords, location: { kind: 'native', object: found[i]!.key, offset: 0, length } };
+      if (length !== undefined) yield { coords, location: { kind: 'native', object: key, offset: 0, length } };
     }
   }
 
@@ -75,6 +76,8 @@ function isNodeName(name: string): boolean {
 }
 
 function compareCoords(a: readonly number[], b: readonly number[]): number {
-  for (let d = 0; d < a.length; d++) if (a[d] !== b[d]) return a[d]! - b[d]!;
-  return 0;
+  if (a.length !== b.length) return a.length - b.length;
+  let order = 0;
+  zipEvery(a, b, (x, y) => (order = x - y) === 0);
+  return order;
 }

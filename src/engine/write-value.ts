@@ -6,6 +6,7 @@ import { floeError, isFloeError } from '../errors.ts';
 import type { ArrayData, DataType } from '../format/zarr/data-types.ts';
 import { parseFillValue, type FillValueInput } from '../format/zarr/fill-value.ts';
 import { cStrides, product, type NdArray, type StridedView } from '../format/zarr/ndarray.ts';
+import { zipEvery, zipMap } from './indexing.ts';
 import { resultShape, type DimSelection } from './selection.ts';
 
 /** A value to write: an NdArray or flat C-order data of the selection's shape, or one scalar. */
@@ -26,8 +27,15 @@ export function writeSource(target: WriteTarget, dims: readonly DimSelection[], 
   checkDataKind(target, nd.data);
   checkReach(target, nd);
   checkElements(target, nd.data, nd.shape, nd.stride);
-  let k = 0;
-  return { data: nd.data, offset: 0, stride: dims.map((d) => (d.drop ? 0 : nd.stride[k++]!)) };
+  // checkShape matched nd.shape to the kept dimensions, so nd.stride has one entry per kept one.
+  const kept = nd.stride.values();
+  const stride = dims.map((d) => {
+    if (d.drop) return 0;
+    const s = kept.next();
+    if (s.done === true) throw floeError('INVALID_ARGUMENT', `value has ${nd.stride.length} dimensions, fewer than the selection keeps`, { where: target.path });
+    return s.value;
+  });
+  return { data: nd.data, offset: 0, stride };
 }
 
 function scalarSource(target: WriteTarget, dims: readonly DimSelection[], value: number | bigint | boolean | string): StridedView {
@@ -73,10 +81,11 @@ function checkReach(target: WriteTarget, nd: NdArray): void {
   if (product(nd.shape) === 0) return;
   let low = 0;
   let high = 0;
-  nd.shape.forEach((n, d) => {
-    const span = (n - 1) * nd.stride[d]!;
+  zipEvery(nd.shape, nd.stride, (n, s) => {
+    const span = (n - 1) * s;
     if (span < 0) low += span;
     else high += span;
+    return true;
   });
   const elements = nd.data.length / target.dataType.lanes;
   if (low < 0 || high >= elements) {
@@ -111,11 +120,13 @@ function elementProblem(item: unknown, kind: 'string' | 'binary'): string | unde
 /** Visits every element of a strided block: its offset in the data and its index. */
 function forEachOffset(shape: readonly number[], stride: readonly number[], visit: (offset: number, index: number[]) => void): void {
   const index = new Array<number>(shape.length).fill(0);
+  const dims = zipMap(shape, stride, (n, s) => ({ n, s }));
   const walk = (d: number, offset: number): void => {
-    if (d === shape.length) return visit(offset, index);
-    for (let i = 0; i < shape[d]!; i++) {
+    const dim = dims[d];
+    if (dim === undefined) return visit(offset, index); // past the last dimension
+    for (let i = 0; i < dim.n; i++) {
       index[d] = i;
-      walk(d + 1, offset + i * stride[d]!);
+      walk(d + 1, offset + i * dim.s);
     }
   };
   walk(0, 0);

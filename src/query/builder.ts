@@ -2,6 +2,7 @@
 // builder around a new frozen QueryNode; a builder never changes, so one base query can branch
 // into many. The dtype given to from() flows to execute()'s result type.
 import type { ReadCaches } from '../cache/read-caches.ts';
+import { floeError } from '../errors.ts';
 import type { DecodePool } from '../engine/decode-pool.ts';
 import { executePrepared } from './execute/executor.ts';
 import { formatPlan } from './explain.ts';
@@ -27,17 +28,17 @@ export interface QueryOptions {
    * Caches shared between queries (see src/cache/read-caches.ts). Default: a session uses its
    * repository's, keyed by snapshot; a plain store uses none.
    */
-  caches?: ReadCaches;
+  caches?: ReadCaches | undefined;
   /** Requests in flight at once. Default 8. */
-  concurrency?: number;
+  concurrency?: number | undefined;
   /** When near byte ranges of one object merge into one request. */
-  coalesce?: CoalesceOptions;
+  coalesce?: CoalesceOptions | undefined;
   /** Worker pool for big compressed chunks; default false (decode inline). */
-  decodePool?: DecodePool | false;
+  decodePool?: DecodePool | false | undefined;
   /** Clock for the report's elapsed time, in ms; injectable for tests. Default `performance.now`. */
-  now?: () => number;
+  now?: (() => number) | undefined;
   /** Stops the query: no request starts after it fires, and the query rejects with its reason. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** What {@link QueryBuilder.explain} returns: the plan, and its printout ({@link formatPlan}). */
@@ -132,7 +133,9 @@ class QueryBuilderImpl<D extends string> implements QueryBuilder<D> {
   async execute(): Promise<QueryResult<D>> {
     const prepared = await this.prepare();
     const { arrays, report } = await executePrepared(prepared, this.props.options);
-    const first = arrays[0]!;
+    // The primary array (from()) is always the first result; a plan without it is a planner bug.
+    const [first] = arrays;
+    if (first === undefined) throw floeError('INVALID_ARGUMENT', 'the query planned no array to read');
     // The from() overloads tie D to the array's dtype, which planning has checked.
     return { ...first, data: first.data as QueryResult<D>['data'], arrays: Object.fromEntries(arrays.map((a) => [a.path, a])), plan: prepared.plan, report };
   }

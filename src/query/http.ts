@@ -19,13 +19,13 @@ import { resolveSource, type QuerySource } from './source.ts';
 
 export interface QueryServerOptions extends QueryOptions {
   /** Largest result (bytes in memory, all arrays) a query may return. Default 256 MiB. */
-  maxResultBytes?: number;
+  maxResultBytes?: number | undefined;
   /** Time allowed per request. Default 30 s. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Results up to this size go as JSON unless binary is asked for. Default 64 KiB. */
-  jsonMaxBytes?: number;
+  jsonMaxBytes?: number | undefined;
   /** Told of every failure answered 500 (the client only sees a generic message). Default console.error. */
-  onServerError?: (err: unknown) => void;
+  onServerError?: ((err: unknown) => void) | undefined;
 }
 
 /** The HTTP query service {@link createQueryServer} returns. */

@@ -4,6 +4,7 @@
 // The header lists every array's path, dtype, dims, shape, byteOffset (from the end of the
 // header) and byteLength, plus the fetch report, so a client can view each array in place.
 import type { ArrayData } from '../format/zarr/data-types.ts';
+import { zipEvery } from '../engine/indexing.ts';
 import type { ArrayResult, ExecutionReport } from './result-types.ts';
 
 export const BINARY_CONTENT_TYPE = 'application/vnd.floe.query-result';
@@ -38,9 +39,10 @@ export function encodeBinary(arrays: readonly ArrayResult[], report: ExecutionRe
   out.writeUInt32LE(headerLength, 0);
   out.fill(0x20, 4, 4 + headerLength);
   rawHeader.copy(out, 4);
-  arrays.forEach((a, i) => {
+  zipEvery(arrays, entries, (a, entry) => {
     const v = a.data as Exclude<ArrayData, unknown[]>;
-    Buffer.from(v.buffer, v.byteOffset, v.byteLength).copy(out, 4 + headerLength + entries[i]!.byteOffset);
+    Buffer.from(v.buffer, v.byteOffset, v.byteLength).copy(out, 4 + headerLength + entry.byteOffset);
+    return true;
   });
   return out;
 }

@@ -58,7 +58,7 @@ class Replay {
       await this.perform(a);
       return { ok: true };
     } catch (err) {
-      return { error: this.repo.classifyError(err), message: err instanceof Error ? err.message.split('\n')[0]! : String(err) };
+      return { error: this.repo.classifyError(err), message: err instanceof Error ? firstLine(err.message) : String(err) };
     }
   }
 
@@ -112,4 +112,9 @@ export async function checkHistory(adapters: readonly RepositoryAdapter[], histo
 /** A history as numbered lines, for reports. */
 export function describeHistory(history: readonly HistoryOp[]): string {
   return history.map((op, i) => `${String(i).padStart(3)}  ${describeHistoryOp(op)}`).join('\n');
+}
+
+function firstLine(text: string): string {
+  const end = text.indexOf('\n');
+  return end < 0 ? text : text.slice(0, end);
 }

@@ -5,6 +5,7 @@
 // The first array rule that matches wins; within it, each dimension takes the first matching
 // dimension rule. Dimensions no rule matches are not split.
 import type { ChunkRef } from '../format/icechunk/manifest.ts';
+import { zipMap } from '../engine/indexing.ts';
 import type { ChunkIndexRange } from '../format/icechunk/snapshot.ts';
 import type { MetadataValue } from '../format/icechunk/metadata-value.ts';
 
@@ -42,8 +43,10 @@ export function splitSizesFor(manifestConfig: MetadataValue, target: SplitTarget
   const splitting = isObject(manifestConfig) ? manifestConfig.splitting : undefined;
   const rules = isObject(splitting) && Array.isArray(splitting.split_sizes) ? splitting.split_sizes : [];
   for (const rule of rules) {
-    if (!Array.isArray(rule) || rule.length !== 2 || !arrayMatches(rule[0]!, target)) continue;
-    const dims = Array.isArray(rule[1]) ? rule[1] : [];
+    if (!Array.isArray(rule)) continue;
+    const [condition, dimRules, ...extra] = rule;
+    if (condition === undefined || dimRules === undefined || extra.length > 0 || !arrayMatches(condition, target)) continue;
+    const dims = Array.isArray(dimRules) ? dimRules : [];
     for (let axis = 0; axis < target.rank; axis++) {
       const name = target.dimensionNames?.[axis] ?? null;
       const hit = dims.find((d) => isObject(d) && dimensionMatches(d.condition, axis, name));
@@ -65,28 +68,28 @@ export interface ManifestGroup {
  * ones get the split region `[k*n, (k+1)*n)`, so extents never overlap.
  */
 export function groupRefs(refs: readonly ChunkRef[], sizes: readonly (number | undefined)[]): ManifestGroup[] {
-  const groups = new Map<string, ChunkRef[]>();
+  // Per group: its refs and the least and greatest index along each dimension.
+  const groups = new Map<string, { refs: ChunkRef[]; lo: number[]; hi: number[] }>();
   for (const ref of refs) {
-    const key = ref.index.map((c, d) => (sizes[d] ? Math.floor(c / sizes[d]!) : 0)).join(',');
-    let list = groups.get(key);
-    if (!list) groups.set(key, (list = []));
-    list.push(ref);
+    const key = zipMap(ref.index, sizes, (c, n) => (n ? Math.floor(c / n) : 0)).join(',');
+    const group = groups.get(key);
+    if (!group) {
+      groups.set(key, { refs: [ref], lo: [...ref.index], hi: [...ref.index] });
+      continue;
+    }
+    group.refs.push(ref);
+    group.lo = zipMap(group.lo, ref.index, (a, b) => Math.min(a, b));
+    group.hi = zipMap(group.hi, ref.index, (a, b) => Math.max(a, b));
   }
-  return [...groups.values()].map((list) => ({
+  return [...groups.values()].map(({ refs: list, lo, hi }) => ({
     refs: list,
-    extents: list[0]!.index.map((_, d) => {
-      const n = sizes[d];
+    extents: zipMap(zipMap(lo, hi, (from, last) => ({ from, last })), sizes, ({ from, last }, n) => {
+      // A split dimension: every ref of the group lies in the same region [k*n, (k+1)*n).
       if (n) {
-        const from = Math.floor(list[0]!.index[d]! / n) * n;
-        return { from, to: from + n };
+        const start = Math.floor(from / n) * n;
+        return { from: start, to: start + n };
       }
-      let lo = Infinity;
-      let hi = -Infinity;
-      for (const r of list) {
-        lo = Math.min(lo, r.index[d]!);
-        hi = Math.max(hi, r.index[d]!);
-      }
-      return { from: lo, to: hi + 1 };
+      return { from, to: last + 1 };
     }),
   }));
 }

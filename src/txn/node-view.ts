@@ -2,6 +2,7 @@
 // chunk lookups used by the session store, status and commit all go through here, so the rules
 // for "which node is at this path" live in one place.
 import { floeError } from '../errors.ts';
+import { zipEvery, zipMap } from '../engine/indexing.ts';
 import { idToString, type NodeId } from '../format/icechunk/ids.ts';
 import { compareChunkIndices, findArrayManifest, findChunkRef, type ChunkRef } from '../format/icechunk/manifest.ts';
 import { compareNodePaths } from '../format/icechunk/node-path.ts';
@@ -22,8 +23,7 @@ export interface ResolvedNode {
 
 export function arrayInfoOf(meta: ArrayMetadata): ArrayShapeInfo {
   return {
-    shape: meta.shape.map((length, d) => {
-      const chunk = meta.chunkShape[d]!;
+    shape: zipMap(meta.shape, meta.chunkShape, (length, chunk) => {
       return { arrayLength: length, numChunks: chunk === 0 ? 0 : Math.ceil(length / chunk) };
     }),
     dimensionNames: meta.dimensionNames ? [...meta.dimensionNames] : null,
@@ -87,7 +87,7 @@ export class NodeView {
 
 /** Whether `coords` lies inside a manifest ref's extents. */
 export function extentsContain(ref: ManifestRef, coords: readonly number[]): boolean {
-  return ref.extents.length === coords.length && ref.extents.every((e, d) => coords[d]! >= e.from && coords[d]! < e.to);
+  return ref.extents.length === coords.length && zipEvery(ref.extents, coords, (e, c) => c >= e.from && c < e.to);
 }
 
 /** The chunk reference at `coords`, or undefined when the chunk is absent (fill value). */

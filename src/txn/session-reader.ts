@@ -16,6 +16,7 @@
 // uses no cache at all.
 import type { ReadCaches } from '../cache/read-caches.ts';
 import { mapLimit } from '../engine/concurrency.ts';
+import { zipEvery, zipMap } from '../engine/indexing.ts';
 import type { CacheUse, ChunkBox, ChunkLocation, ManifestPlanner, ManifestUse, NodeInfo, StoredChunk } from '../engine/read-source.ts';
 import { idToString } from '../format/icechunk/ids.ts';
 import type { ChunkRef } from '../format/icechunk/manifest.ts';
@@ -120,5 +121,7 @@ function locationOf(ref: ChunkRef): Exclude<ChunkLocation, { kind: 'missing' }> 
 }
 
 function intersects(extents: readonly ChunkIndexRange[], box: ChunkBox): boolean {
-  return extents.length === box.from.length && extents.every((e, d) => e.from < box.to[d]! && box.from[d]! < e.to);
+  if (extents.length !== box.from.length || box.to.length !== box.from.length) return false;
+  const ranges = zipMap(box.from, box.to, (from, to) => ({ from, to }));
+  return zipEvery(extents, ranges, (e, r) => e.from < r.to && r.from < e.to);
 }

@@ -3,6 +3,7 @@
 // (inline, native chunk objects, virtual); any other key does not exist in an Icechunk repository.
 import { floeError, isFloeError } from '../errors.ts';
 import { mapLimit } from '../engine/concurrency.ts';
+import { zipEvery, zipMap } from '../engine/indexing.ts';
 import type { ListDir, LocalFileSpan, ZarrStore } from '../engine/store.ts';
 import { normalizeKey } from '../engine/store.ts';
 import type { ByteRange } from '../engine/storage/types.ts';
@@ -44,7 +45,9 @@ export interface VirtualChunkSpec {
 
 function withinGrid(node: ResolvedNode, index: readonly number[]): boolean {
   const { shape, chunkShape } = arrayMetadataOf(node);
-  return index.length === shape.length && index.every((c, d) => Number.isInteger(c) && c >= 0 && c * chunkShape[d]! < Math.max(shape[d]!, 1));
+  if (index.length !== shape.length) return false;
+  const grid = zipMap(shape, chunkShape, (n, size) => ({ n, size }));
+  return zipEvery(index, grid, (c, { n, size }) => Number.isInteger(c) && c >= 0 && c * size < Math.max(n, 1));
 }
 
 export class SessionStore implements ZarrStore {
@@ -253,7 +256,11 @@ export class SessionStore implements ZarrStore {
     for (const node of view.nodes()) {
       const nodePrefix = pathToKeyPrefix(node.path);
       if (node.path === dirPath) keys.add('zarr.json');
-      else if (nodePrefix.startsWith(p)) prefixes.add(nodePrefix.slice(p.length).split('/')[0]!);
+      else if (nodePrefix.startsWith(p)) {
+        const rest = nodePrefix.slice(p.length);
+        const slash = rest.indexOf('/');
+        prefixes.add(slash < 0 ? rest : rest.slice(0, slash));
+      }
     }
     // Inside an array: one level of its chunk keys.
     const owner = [...view.nodes()].reverse().find((n) => n.kind === 'array' && p.startsWith(pathToKeyPrefix(n.path)));

@@ -63,7 +63,10 @@ type Damage = { kind: 'truncate'; at: number } | { kind: 'flip'; edits: [number,
 function applyDamage(encoded: Uint8Array, d: Damage): Uint8Array {
   if (d.kind === 'truncate') return encoded.slice(0, Math.floor(d.at * encoded.length));
   const copy = encoded.slice();
-  for (const [where, xor] of d.edits) if (copy.length > 0) copy[Math.floor(where * copy.length)] ^= xor;
+  for (const [where, xor] of d.edits) {
+    const i = Math.floor(where * copy.length);
+    if (i < copy.length) copy[i] = copy[i]! ^ xor; // where is in [0, 1): i < length unless the copy is empty
+  }
   return copy;
 }
 

@@ -140,7 +140,7 @@ export async function writeCase(store: ZarrStore, dims: readonly Dim[], layout: 
     const c = await ZarrArray.create(store, `/${names[i]}`, { shape: [d.length], chunkShape: [d.length], dataType: 'float64', dimensionNames: [names[i]!] });
     await c.set(undefined, Float64Array.from(labelsOf(d)));
   }
-  const arr = await ZarrArray.create(store, '/v', { shape, chunkShape: chunkShapeOf(dims, sharded), dataType: 'int32', dimensionNames: names, codecs, fillValue: 0 });
+  const arr = await ZarrArray.create(store, '/v', { shape, chunkShape: chunkShapeOf(dims, sharded), dataType: 'int32', dimensionNames: names, ...(codecs ? { codecs } : {}), fillValue: 0 });
   let s = layout.seed;
   // About a third zeros, so some chunks and inner chunks stay absent (fill value).
   const data = Int32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, () => ((s = (s * 1103515245 + 12345) % 2 ** 31), s % 3 === 0 ? 0 : s % 1000));

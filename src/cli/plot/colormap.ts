@@ -1,5 +1,7 @@
 // Viridis (matplotlib's default map: perceptually uniform, readable in greyscale and by most
 // colour-blind readers), as nine anchor colours with linear interpolation between them.
+import { checkedAt } from '../../engine/indexing.ts';
+
 export type Rgb = readonly [number, number, number];
 
 const VIRIDIS: readonly Rgb[] = [
@@ -15,6 +17,8 @@ export function viridis(t: number): Rgb {
   const x = Math.min(1, Math.max(0, t)) * (VIRIDIS.length - 1);
   const i = Math.min(VIRIDIS.length - 2, Math.floor(x));
   const f = x - i;
-  const [a, b] = [VIRIDIS[i]!, VIRIDIS[i + 1]!];
+  // i is clamped to [0, VIRIDIS.length - 2], so both stops exist.
+  const a = checkedAt(VIRIDIS, i, 'INVALID_ARGUMENT', 'colormap stop');
+  const b = checkedAt(VIRIDIS, i + 1, 'INVALID_ARGUMENT', 'colormap stop');
   return [Math.round(a[0] + (b[0] - a[0]) * f), Math.round(a[1] + (b[1] - a[1]) * f), Math.round(a[2] + (b[2] - a[2]) * f)];
 }

@@ -1,5 +1,7 @@
 // A 5 x 7 pixel font for the colour bar's labels: digits, sign, point and exponent are all a
 // number needs, so no font file or text renderer is required.
+const BLANK: readonly string[] = ['00000', '00000', '00000', '00000', '00000', '00000', '00000'];
+
 const GLYPHS: Readonly<Record<string, readonly string[]>> = {
   '0': ['01110', '10001', '10011', '10101', '11001', '10001', '01110'],
   '1': ['00100', '01100', '00100', '00100', '00100', '00100', '01110'],
@@ -15,7 +17,7 @@ const GLYPHS: Readonly<Record<string, readonly string[]>> = {
   '+': ['00000', '00100', '00100', '11111', '00100', '00100', '00000'],
   '.': ['00000', '00000', '00000', '00000', '00000', '01100', '01100'],
   e: ['00000', '00000', '01110', '10001', '11111', '10000', '01110'],
-  ' ': ['00000', '00000', '00000', '00000', '00000', '00000', '00000'],
+  ' ': BLANK,
 };
 
 export const GLYPH_WIDTH = 5;
@@ -24,7 +26,7 @@ export const GLYPH_HEIGHT = 7;
 /** Calls `dot(x, y)` for every set pixel of `text` drawn at `scale`; unknown characters are blank. */
 export function drawText(text: string, scale: number, dot: (x: number, y: number) => void): void {
   [...text].forEach((ch, i) => {
-    const rows = GLYPHS[ch] ?? GLYPHS[' ']!;
+    const rows = GLYPHS[ch] ?? BLANK;
     rows.forEach((row, gy) => {
       for (let gx = 0; gx < GLYPH_WIDTH; gx++) {
         if (row[gx] !== '1') continue;

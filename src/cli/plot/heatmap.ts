@@ -3,6 +3,8 @@
 // the top like NumPy/matplotlib's imshow; on the right a vertical bar from the maximum (top) to
 // the minimum (bottom) with three labels.
 import { drawText, GLYPH_HEIGHT, textWidth } from './digits-font.ts';
+import { floeError } from '../../errors.ts';
+import { checkedAt, zipEvery } from '../../engine/indexing.ts';
 import { MISSING, viridis, type Rgb } from './colormap.ts';
 
 export interface HeatmapLayout {
@@ -51,9 +53,11 @@ export function barLabel(v: number): string {
 }
 
 export function renderHeatmap(values: ArrayLike<number>, rows: number, cols: number, range?: { min?: number; max?: number }): Heatmap {
+  if (values.length < rows * cols) throw floeError('INVALID_ARGUMENT', `a ${rows}x${cols} heatmap needs ${rows * cols} values, got ${values.length}`);
+  const value = (i: number): number => checkedAt(values, i, 'INVALID_ARGUMENT', 'heatmap value index out of range');
   let [min, max] = [Infinity, -Infinity];
   for (let i = 0; i < rows * cols; i++) {
-    const v = values[i]!;
+    const v = value(i);
     if (Number.isFinite(v)) [min, max] = [Math.min(min, v), Math.max(max, v)];
   }
   if (range?.min !== undefined) min = range.min;
@@ -70,7 +74,7 @@ export function renderHeatmap(values: ArrayLike<number>, rows: number, cols: num
     const r = Math.min(rows - 1, Math.floor((py * rows) / field.height));
     for (let px = 0; px < field.width; px++) {
       const c = Math.min(cols - 1, Math.floor((px * cols) / field.width));
-      const v = values[r * cols + c]!;
+      const v = value(r * cols + c);
       put(field.x + px, field.y + py, Number.isNaN(v) ? MISSING : viridis((v - min) / span));
     }
   }
@@ -81,6 +85,6 @@ export function renderHeatmap(values: ArrayLike<number>, rows: number, cols: num
   const textH = GLYPH_HEIGHT * FONT_SCALE;
   const labelX = bar.x + bar.width + 8;
   const at = [bar.y, bar.y + Math.round((bar.height - textH) / 2), bar.y + bar.height - textH];
-  labels.forEach((text, i) => drawText(text, FONT_SCALE, (x, y) => put(labelX + x, at[i]! + y, [0, 0, 0])));
+  zipEvery(labels, at, (text, top) => (drawText(text, FONT_SCALE, (x, y) => put(labelX + x, top + y, [0, 0, 0])), true));
   return { layout, pixels, min, max };
 }

@@ -5,8 +5,9 @@ export type RangeAnswer = { kind: 'whole' } | { kind: 'partial'; offset: number;
 
 export function resolveRange(header: string | undefined, size: number): RangeAnswer {
   const match = header ? /^bytes=(\d*)-(\d*)$/.exec(header.trim()) : null;
-  if (!match || (match[1] === '' && match[2] === '')) return { kind: 'whole' };
-  const [first, last] = [match[1]!, match[2]!];
+  // Both groups always take part in a match (each may be empty).
+  const [, first, last] = match ?? [];
+  if (first === undefined || last === undefined || (first === '' && last === '')) return { kind: 'whole' };
   if (first === '') {
     const suffix = Number(last);
     if (suffix === 0) return { kind: 'unsatisfiable' };

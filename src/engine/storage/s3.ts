@@ -24,18 +24,18 @@ import type { ByteRange, GetResult, ListDirResult, ListOptions, ObjectInfo, Obje
 export interface S3StorageOptions {
   bucket: string;
   /** Root of the storage inside the bucket ('repos/a'), no leading or trailing '/'. */
-  prefix?: string;
-  endpoint?: string;
+  prefix?: string | undefined;
+  endpoint?: string | undefined;
   /** Default 'us-east-1'. */
-  region?: string;
+  region?: string | undefined;
   /** Without credentials (and not anonymous) the SDK's default chain applies: environment, profile files, … */
-  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | undefined;
   /** Send unsigned requests (public buckets). Cannot be combined with `credentials`. Default false. */
-  anonymous?: boolean;
+  anonymous?: boolean | undefined;
   /** Path-style URLs (`endpoint/bucket/key`): needed by Ceph, MinIO and most self-hosted stores. */
-  forcePathStyle?: boolean;
+  forcePathStyle?: boolean | undefined;
   /** Send If-Match ETags without quotes. Ceph RGW refuses a correct quoted ETag. Default false. */
-  unquotedIfMatch?: boolean;
+  unquotedIfMatch?: boolean | undefined;
   /**
    * How `copy(..., {ifMatch})` guards its source. Default 'client': the source is read with
    * If-Match (one GET that returns exactly that version or 412) and its bytes are put under the
@@ -45,20 +45,20 @@ export interface S3StorageOptions {
    * sees the wrong ETag and deletes the destination before reporting PRECONDITION_FAILED, which
    * can race with another writer of the same destination key (see docs/storage.md).
    */
-  copyConditions?: 'server' | 'client';
+  copyConditions?: 'server' | 'client' | undefined;
   /** Reads larger than this are split into parallel ranged GETs. Default 8 MiB. */
-  partSize?: number;
+  partSize?: number | undefined;
   /** Ranged GETs in flight for one large read. Default 8. */
-  readConcurrency?: number;
+  readConcurrency?: number | undefined;
   /** Abort one HTTP request after this long (TIMEOUT). Default 30 000 ms. */
-  requestTimeoutMs?: number;
+  requestTimeoutMs?: number | undefined;
   /** Keys per ListObjectsV2 page. Default 1000. */
-  listPageSize?: number;
+  listPageSize?: number | undefined;
   /**
    * A client to use instead of building one from the connection options above (not closed by
    * close()): an `S3Client` of @aws-sdk/client-s3.
    */
-  client?: S3ClientLike;
+  client?: S3ClientLike | undefined;
 }
 
 /**
@@ -274,14 +274,14 @@ export class S3Storage implements ObjectStorage {
     for (let i = 0; i < keys.length; i += 1000) batches.push(keys.slice(i, i + 1000));
     const { sdk, client } = await this.sdk();
     await mapLimited(batches, 4, async (batch) => {
-      let failed: { Key?: string; Code?: string; Message?: string }[];
+      let failed: { Key?: string | undefined; Code?: string | undefined; Message?: string | undefined }[];
       try {
         const r = await client.send(
           new sdk.DeleteObjectsCommand({
             Bucket: this.bucket,
             Delete: { Objects: batch.map((k) => ({ Key: this.root + k })), Quiet: true },
           }), this.call());
-        failed = (r.Errors ?? []).filter((e: { Code?: string }) => e.Code !== 'NoSuchKey');
+        failed = (r.Errors ?? []).filter((e: { Code?: string | undefined }) => e.Code !== 'NoSuchKey');
       } catch (err) {
         throw storageFailure('DeleteObjects', batch[0] ?? '', err);
       }
@@ -403,7 +403,8 @@ export class S3Storage implements ObjectStorage {
     });
   }
 
-  private infoOf(o: { Key?: string; Size?: number; LastModified?: Date; ETag?: string }): ObjectInfo {
+  // The SDK's listing entries: every field may be present and undefined.
+  private infoOf(o: { Key?: string | undefined; Size?: number | undefined; LastModified?: Date | undefined; ETag?: string | undefined }): ObjectInfo {
     return { key: (o.Key ?? '').slice(this.root.length), size: o.Size ?? 0, lastModified: o.LastModified ?? new Date(0), version: unquote(o.ETag) };
   }
 }

@@ -155,12 +155,13 @@ export class SqliteStorage implements ObjectStorage {
         : this.statements.page.all(prefix, this.pageSize),
     );
     while (rows.length > 0) {
+      let last = '';
       for (const row of rows) {
         if (!row.key.startsWith(prefix)) return;
         yield infoOf(row);
+        last = row.key;
       }
       if (rows.length < this.pageSize) return;
-      const last = rows[rows.length - 1]!.key;
       rows = this.run(prefix, () => this.statements.pageAfter.all(last, this.pageSize));
     }
   }

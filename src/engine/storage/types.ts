@@ -18,11 +18,11 @@ export interface GetResult {
 /** Options of {@link ObjectStorage.put}: preconditions (compare-and-swap) and object metadata. */
 export interface PutOptions {
   /** Write only if the current version equals this token (conditional update). */
-  ifMatch?: VersionToken;
+  ifMatch?: VersionToken | undefined;
   /** `'*'`: write only if the key does not exist (conditional create). */
-  ifNoneMatch?: '*';
-  contentType?: string;
-  metadata?: Readonly<Record<string, string>>;
+  ifNoneMatch?: '*' | undefined;
+  contentType?: string | undefined;
+  metadata?: Readonly<Record<string, string>> | undefined;
 }
 
 /** What a listing or {@link ObjectStorage.head} knows about an object, without its bytes. */

@@ -10,6 +10,7 @@ import { rangeCacheKey } from '../../cache/read-caches.ts';
 import { ZarrArray } from '../../engine/array.ts';
 import { mapLimit } from '../../engine/concurrency.ts';
 import type { DecodePool } from '../../engine/decode-pool.ts';
+import { dot, zipMap } from '../../engine/indexing.ts';
 import { forEachProduct, projectDim, slice, type ChunkProjection } from '../../engine/selection.ts';
 import type { ZarrStore } from '../../engine/store.ts';
 import type { ArrayData } from '../../format/zarr/data-types.ts';
@@ -24,9 +25,9 @@ import { PlannedStore } from './planned-store.ts';
 
 export interface ExecuteOptions {
   /** Worker pool for decompressing big chunks; default false (decode inline). */
-  decodePool?: DecodePool | false;
+  decodePool?: DecodePool | false | undefined;
   /** Clock for the report's elapsed time; injectable for tests. Default performance.now. */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 export async function executePrepared(prep: PreparedQuery, options: ExecuteOptions = {}): Promise<{ arrays: ArrayResult[]; report: ExecutionReport }> {
@@ -79,7 +80,7 @@ async function readByBoxes(array: ZarrArray, a: PreparedArray): Promise<ArrayDat
     const counts = box.runs.map((r) => r.count);
     const part = dt.allocate(product(counts));
     await array.get(selection, { out: part });
-    const offset = box.outStart.reduce((acc, o, d) => acc + o * stride[d]!, 0);
+    const offset = dot(box.outStart, stride);
     copyStrided({ data: part, offset: 0, stride: cStrides(counts) }, { data: out, offset, stride }, counts, dt.lanes);
   }
   return out;
@@ -96,8 +97,8 @@ async function readByUnits(prep: PreparedQuery, array: ZarrArray, a: PreparedArr
   const stride = cStrides(a.resultShape);
   const units = new Map<string, UnitUse>();
   for (const box of a.boxes) {
-    const boxView = { data: out, offset: box.outStart.reduce((acc, o, d) => acc + o * stride[d]!, 0), stride };
-    const perDim = box.runs.map((r, d) => projectDim({ start: r.start, step: r.step, count: r.count, drop: false }, grid.shape[d]!));
+    const boxView = { data: out, offset: dot(box.outStart, stride), stride };
+    const perDim = zipMap(box.runs, grid.shape, (r, size) => projectDim({ start: r.start, step: r.step, count: r.count, drop: false }, size));
     forEachProduct(perDim, (ps) => {
       const coords = ps.map((p) => p.chunk);
       const key = grid.key(coords);

@@ -26,13 +26,14 @@ const GREGORIAN = new Set(['standard', 'gregorian', 'proleptic_gregorian']);
 export function parseCfTime(units: unknown, calendar: unknown, where: string): CfTime | undefined {
   if (typeof units !== 'string') return undefined;
   const m = /^\s*([A-Za-z]+)\s+since\s+(.+?)\s*$/.exec(units);
-  if (!m) return undefined;
-  const unitMs = UNIT_MS[m[1]!.toLowerCase()];
+  const [, unit, reference] = m ?? [];
+  if (unit === undefined || reference === undefined) return undefined;
+  const unitMs = UNIT_MS[unit.toLowerCase()];
   if (unitMs === undefined) return undefined;
   if (calendar !== undefined && !(typeof calendar === 'string' && GREGORIAN.has(calendar.toLowerCase()))) {
     throw floeError('UNSUPPORTED', `calendar ${JSON.stringify(calendar)} cannot be compared with JS Dates (only standard/gregorian)`, { where });
   }
-  const epochMs = parseReference(m[2]!);
+  const epochMs = parseReference(reference);
   if (epochMs === undefined) return undefined;
   return Object.freeze({ units, unitMs, epochMs });
 }

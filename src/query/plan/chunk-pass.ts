@@ -3,6 +3,7 @@
 // for a sharded array onto the inner-chunk grid of every touched shard. A shard whose inner
 // chunks are all needed is read whole, by the same rule the engine's shard reader applies.
 import type { ZarrArray } from '../../engine/array.ts';
+import { zipEvery, zipMap } from '../../engine/indexing.ts';
 import { forEachProduct, projectDim, type ChunkProjection } from '../../engine/selection.ts';
 import type { ShardingCodec } from '../../format/codecs/sharding.ts';
 import type { ChunkBox } from '../source.ts';
@@ -51,8 +52,9 @@ export function planChunks(array: ZarrArray, sets: readonly DimSet[]): ChunkPass
   const chunkBoxes: ChunkBox[] = [];
   const sharding = array.chain.sharding;
   for (const box of boxes) {
-    const perDim = box.runs.map((r, d) => projectDim({ start: r.start, step: r.step, count: r.count, drop: false }, array.chunkShape[d]!));
-    chunkBoxes.push({ from: perDim.map((ps) => ps[0]!.chunk), to: perDim.map((ps) => ps[ps.length - 1]!.chunk + 1) });
+    const perDim = zipMap(box.runs, array.chunkShape, (r, size) => projectDim({ start: r.start, step: r.step, count: r.count, drop: false }, size));
+    const ranges = perDim.map(chunkRange);
+    chunkBoxes.push({ from: ranges.map((r) => r.from), to: ranges.map((r) => r.to) });
     forEachProduct(perDim, (ps) => {
       const coords = ps.map((p) => p.chunk);
       const key = array.chunkKey(coords);
@@ -71,16 +73,23 @@ export function planChunks(array: ZarrArray, sets: readonly DimSet[]): ChunkPass
  * the executor makes no request the plan did not predict, so a drift here fails them.
  */
 function readsWholeShard(codec: ShardingCodec, ps: readonly ChunkProjection[]): boolean {
-  return ps.every((p, d) => {
-    const inner = codec.innerChunkShape[d]!;
+  const grid = zipMap(codec.innerChunkShape, codec.chunksPerShard, (inner, perShard) => ({ inner, perShard }));
+  return zipEvery(ps, grid, (p, { inner, perShard }) => {
     const lo = Math.min(p.start, p.start + (p.count - 1) * p.step);
     const hi = Math.max(p.start, p.start + (p.count - 1) * p.step);
-    return Math.floor(lo / inner) === 0 && Math.floor(hi / inner) === codec.chunksPerShard[d]! - 1 && Math.abs(p.step) <= inner;
+    return Math.floor(lo / inner) === 0 && Math.floor(hi / inner) === perShard - 1 && Math.abs(p.step) <= inner;
   });
 }
 
+/** The chunks a run's projection touches, first to last (an empty run touches none). */
+function chunkRange(ps: readonly ChunkProjection[]): { from: number; to: number } {
+  const first = ps[0];
+  const last = ps[ps.length - 1];
+  return first && last ? { from: first.chunk, to: last.chunk + 1 } : { from: 0, to: 0 };
+}
+
 function innerChunksOf(codec: ShardingCodec, ps: readonly ChunkProjection[]): number[] {
-  const inner = ps.map((p, d) => projectDim({ start: p.start, step: p.step, count: p.count, drop: false }, codec.innerChunkShape[d]!));
+  const inner = zipMap(ps, codec.innerChunkShape, (p, size) => projectDim({ start: p.start, step: p.step, count: p.count, drop: false }, size));
   const out: number[] = [];
   forEachProduct(inner, (q) => out.push(codec.innerIndex(q.map((p) => p.chunk))));
   return out;

@@ -63,13 +63,16 @@ export function checkCoordinateLength(c: Coordinate, length: number): Coordinate
 function detectOrder(values: Float64Array | readonly string[]): CoordinateOrder {
   let asc = true;
   let desc = true;
-  for (let i = 1; i < values.length && (asc || desc); i++) {
-    const a = values[i - 1]!;
-    const b = values[i]!;
-    if (typeof a === 'number' && (Number.isNaN(a) || Number.isNaN(b as number))) return 'unsorted';
-    if (a > b) asc = false;
-    if (a < b) desc = false;
+  let prev: number | string | undefined;
+  for (const v of values) {
+    // A NaN label compares false both ways: no binary search can find it.
+    if (typeof v === 'number' && Number.isNaN(v)) return 'unsorted';
+    if (prev !== undefined) {
+      if (prev > v) asc = false;
+      if (prev < v) desc = false;
+      if (!asc && !desc) return 'unsorted';
+    }
+    prev = v;
   }
-  if (values.length > 0 && typeof values[0] === 'number' && Number.isNaN(values[0])) return 'unsorted';
   return asc ? 'ascending' : desc ? 'descending' : 'unsorted';
 }

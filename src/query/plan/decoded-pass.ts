@@ -7,6 +7,7 @@
 // their encoded bytes cached. A cold array keeps the box-by-box read, which costs less.
 import type { QueryCaches } from '../../cache/read-caches.ts';
 import type { ZarrArray } from '../../engine/array.ts';
+import { zipMap } from '../../engine/indexing.ts';
 import { forEachProduct, slice, type Selection } from '../../engine/selection.ts';
 import type { ShardingCodec } from '../../format/codecs/sharding.ts';
 import { product, type NdArray } from '../../format/zarr/ndarray.ts';
@@ -24,12 +25,13 @@ export interface UnitGrid {
 export function unitGrid(array: ZarrArray): UnitGrid {
   const sharding = array.chain.sharding;
   const shape = sharding ? sharding.innerChunkShape : array.chunkShape;
-  const region = (coords: readonly number[]) => coords.map((c, d) => slice(c * shape[d]!, Math.min((c + 1) * shape[d]!, array.shape[d]!)));
+  const dims = zipMap(shape, array.shape, (size, length) => ({ size, length }));
+  const region = (coords: readonly number[]) => zipMap(coords, dims, (c, { size, length }) => slice(c * size, Math.min((c + 1) * size, length)));
   if (!sharding) return { shape, key: (coords) => array.chunkKey(coords), region };
   const perShard = sharding.chunksPerShard;
   return {
     shape,
-    key: (coords) => `${array.chunkKey(coords.map((c, d) => Math.floor(c / perShard[d]!)))}#${sharding.innerIndex(coords.map((c, d) => c % perShard[d]!))}`,
+    key: (coords) => `${array.chunkKey(zipMap(coords, perShard, (c, n) => Math.floor(c / n)))}#${sharding.innerIndex(zipMap(coords, perShard, (c, n) => c % n))}`,
     region,
   };
 }
@@ -78,9 +80,9 @@ export function pinDecodedUnits(array: ZarrArray, chunks: Map<string, ChunkUse>,
 
 /** Inner-chunk numbers of a shard that hold array elements (edge shards overhang the array). */
 function innerInBounds(array: ZarrArray, codec: ShardingCodec, shard: readonly number[]): number[] {
-  const perDim = codec.chunksPerShard.map((n, d) => {
-    const first = shard[d]! * n;
-    const limit = Math.ceil(array.shape[d]! / codec.innerChunkShape[d]!);
+  const limits = zipMap(array.shape, codec.innerChunkShape, (length, size) => Math.ceil(length / size));
+  const firsts = zipMap(shard, codec.chunksPerShard, (s, n) => s * n);
+  const perDim = zipMap(codec.chunksPerShard, zipMap(firsts, limits, (first, limit) => ({ first, limit })), (n, { first, limit }) => {
     return Array.from({ length: Math.max(0, Math.min(n, limit - first)) }, (_, i) => i);
   });
   const out: number[] = [];

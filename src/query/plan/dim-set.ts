@@ -1,6 +1,7 @@
 // The indices selected along one dimension, as sorted disjoint arithmetic runs. Runs keep the
 // common cases (a range, a strided range) O(1) in size however long the dimension is; only a
 // stepped whereIndex over an already-fragmented set is walked index by index.
+import { checkedAt } from '../../engine/indexing.ts';
 
 /** Indices start, start+step, ..., count of them; step >= 1. */
 export interface IndexRun {
@@ -41,7 +42,7 @@ function contains(set: DimSet, index: number): boolean {
   let hi = set.length - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    const r = set[mid]!;
+    const r = checkedAt(set, mid, 'INVALID_SELECTION', 'index run out of range'); // lo <= mid <= hi < set.length
     if (index < r.start) hi = mid - 1;
     else if (index > last(r)) lo = mid + 1;
     else return (index - r.start) % r.step === 0;
@@ -103,20 +104,20 @@ export function limitSet(set: DimSet, n: number): DimSet {
 
 /** Sorted unique indices as the fewest greedy arithmetic runs. */
 export function compressIndices(sorted: readonly number[]): DimSet {
+  // Greedy: a run takes the next index as its second (which fixes its step), then every index
+  // that continues the step; the first index that does not starts the next run.
   const out: IndexRun[] = [];
-  let i = 0;
-  while (i < sorted.length) {
-    const start = sorted[i]!;
-    if (i + 1 === sorted.length) {
-      out.push({ start, step: 1, count: 1 });
-      break;
+  let run: IndexRun | undefined;
+  for (const x of sorted) {
+    if (run === undefined) run = { start: x, step: 1, count: 1 };
+    else if (run.count === 1) run = { start: run.start, step: x - run.start, count: 2 };
+    else if (x - last(run) === run.step) run = { ...run, count: run.count + 1 };
+    else {
+      out.push(run);
+      run = { start: x, step: 1, count: 1 };
     }
-    const step = sorted[i + 1]! - start;
-    let j = i + 1;
-    while (j + 1 < sorted.length && sorted[j + 1]! - sorted[j]! === step) j++;
-    out.push({ start, step, count: j - i + 1 });
-    i = j + 1;
   }
+  if (run !== undefined) out.push(run);
   return out;
 }
 
@@ -147,7 +148,15 @@ export function setIndices(set: DimSet): number[] {
 
 /** Indices in both sets; materialises the smaller one (never more than a dimension's length). */
 export function intersectSets(a: DimSet, b: DimSet): DimSet {
-  if (b.length === 1 && b[0]!.step === 1) return clipSet(a, b[0]!.start, b[0]!.start + b[0]!.count);
-  if (a.length === 1 && a[0]!.step === 1) return clipSet(b, a[0]!.start, a[0]!.start + a[0]!.count);
+  const rb = singleRun(b);
+  if (rb && rb.step === 1) return clipSet(a, rb.start, rb.start + rb.count);
+  const ra = singleRun(a);
+  if (ra && ra.step === 1) return clipSet(b, ra.start, ra.start + ra.count);
   return setCount(b) <= setCount(a) ? keepIndices(a, setIndices(b)) : keepIndices(b, setIndices(a));
+}
+
+/** The set's only run, or undefined when it has none or several. */
+function singleRun(set: DimSet): IndexRun | undefined {
+  const [only, ...rest] = set;
+  return rest.length === 0 ? only : undefined;
 }

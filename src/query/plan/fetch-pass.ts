@@ -4,6 +4,7 @@
 // chunk cache are not requested at all.
 import { rangeCacheKey, type QueryCaches } from '../../cache/read-caches.ts';
 import { mapLimit } from '../../engine/concurrency.ts';
+import { checkedAt } from '../../engine/indexing.ts';
 import type { ZarrStore } from '../../engine/store.ts';
 import type { ByteRange } from '../../engine/storage/types.ts';
 import type { ShardingCodec } from '../../format/codecs/sharding.ts';
@@ -69,12 +70,12 @@ export async function planFetches(input: FetchPassInput, ctx: FetchPassContext, 
     const index = codec.decodeIndex(raw);
     const wants: ByteRangeWant[] = [];
     for (const i of use.inner) {
-      const offset = index.offsets[i]!;
+      const offset = checkedAt(index.offsets, i, 'CORRUPT_OBJECT', 'inner chunk outside the shard index', use.key);
       if (offset < 0) {
         out.emptyPieces++;
         continue;
       }
-      const want = { offset, length: index.lengths[i]! };
+      const want = { offset, length: checkedAt(index.lengths, i, 'CORRUPT_OBJECT', 'inner chunk outside the shard index', use.key) };
       const hit = ctx.caches?.chunks.get(ctx.scope + rangeCacheKey(use.key, want.offset, want.length));
       if (hit) {
         out.cachedPieces++;

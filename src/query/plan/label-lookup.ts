@@ -3,6 +3,7 @@
 // (one pass for a whole `in` list), and the matches may be scattered. Each lookup reports its
 // method and comparisons so explain() can show the cost.
 import { floeError } from '../../errors.ts';
+import { checkedAt } from '../../engine/indexing.ts';
 import { describeLabel, type LabelValue } from '../nodes/label.ts';
 import type { NearestNode } from '../nodes/nearest-node.ts';
 import type { WhereNode } from '../nodes/where-node.ts';
@@ -85,7 +86,11 @@ function lookupInterval(coord: Coordinate, iv: Interval): Lookup {
   const n = values.length;
   if (order === 'unsorted') {
     const hits: number[] = [];
-    for (let i = 0; i < n; i++) if (inside(values[i]!, iv)) hits.push(i);
+    let i = 0;
+    for (const v of values) {
+      if (inside(v, iv)) hits.push(i);
+      i++;
+    }
     return { set: compressIndices(hits), method: 'scan', comparisons: n };
   }
   let comparisons = 0;
@@ -95,7 +100,7 @@ function lookupInterval(coord: Coordinate, iv: Interval): Lookup {
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       comparisons++;
-      if (pred(values[mid]!)) hi = mid;
+      if (pred(labelAt(coord, mid))) hi = mid;
       else lo = mid + 1;
     }
     return lo;
@@ -114,42 +119,47 @@ function lookupInterval(coord: Coordinate, iv: Interval): Lookup {
 }
 
 function lookupIn(coord: Coordinate, labels: readonly LabelValue[]): Lookup {
-  const wanted = labels.map((l) => toCoordinateValue(coord, l, true));
+  const wanted = labels.map((label) => ({ label, v: toCoordinateValue(coord, label, true) }));
   const hits: number[] = [];
   let comparisons = 0;
   let method: Lookup['method'] = 'binary-search';
   if (coord.order === 'unsorted') {
     // One pass for the whole list: a Set answers "is this label wanted" in O(1).
-    const want = new Set<number | string>(wanted);
+    const want = new Set<number | string>(wanted.map((w) => w.v));
     const seen = new Set<number | string>();
     coord.values.forEach((v, i) => {
       if (want.has(v)) (hits.push(i), seen.add(v));
     });
     comparisons = coord.values.length;
     method = 'scan';
-    wanted.forEach((v, k) => {
-      if (!seen.has(v)) throw labelNotFound(coord, labels[k]!, v);
-    });
+    for (const { label, v } of wanted) if (!seen.has(v)) throw labelNotFound(coord, label, v);
   } else {
-    wanted.forEach((v, k) => {
+    for (const { label, v } of wanted) {
       const one = lookupInterval(coord, { lo: { value: v, inclusive: true }, hi: { value: v, inclusive: true } });
       comparisons += one.comparisons;
-      if (one.set.length === 0) throw labelNotFound(coord, labels[k]!, v);
-      const r = one.set[0]!;
+      const [r] = one.set; // one contiguous run of equal labels, or none
+      if (r === undefined) throw labelNotFound(coord, label, v);
       for (let i = 0; i < r.count; i++) hits.push(r.start + i);
-    });
+    }
   }
   return { set: compressIndices([...new Set(hits)].sort((x, y) => x - y)), method, comparisons };
 }
 
-/** The index of the label closest to `v` (lower index on ties), or -1 for an empty coordinate. */
-function nearestIndex(coord: Coordinate, v: number): { index: number; comparisons: number } {
+/**
+ * The index of the label closest to `v` (lower index on ties) and that label, or index -1 for an
+ * empty coordinate.
+ */
+function nearestIndex(coord: Coordinate, v: number): { index: number; label: number; comparisons: number } {
   const values = coord.values as Float64Array;
   const n = values.length;
+  let index = -1;
+  let label = NaN;
+  const consider = (i: number, x: number): void => {
+    if (!Number.isNaN(x) && (index < 0 || Math.abs(x - v) < Math.abs(label - v))) (index = i), (label = x);
+  };
   if (coord.order === 'unsorted') {
-    let best = -1;
-    for (let i = 0; i < n; i++) if (!Number.isNaN(values[i]!) && (best < 0 || Math.abs(values[i]! - v) < Math.abs(values[best]! - v))) best = i;
-    return { index: best, comparisons: n };
+    for (const [i, x] of values.entries()) consider(i, x);
+    return { index, label, comparisons: n };
   }
   const asc = coord.order === 'ascending';
   let lo = 0;
@@ -158,38 +168,46 @@ function nearestIndex(coord: Coordinate, v: number): { index: number; comparison
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     comparisons++;
-    if (asc ? values[mid]! >= v : values[mid]! <= v) hi = mid;
+    const x = checkedAt(values, mid, 'INVALID_ARGUMENT', `label index out of range in ${coord.path}`);
+    if (asc ? x >= v : x <= v) hi = mid;
     else lo = mid + 1;
   }
-  const candidates = [lo - 1, lo].filter((i) => i >= 0 && i < n);
-  const index = candidates.reduce((best, i) => (best < 0 || Math.abs(values[i]! - v) < Math.abs(values[best]! - v) ? i : best), -1);
-  return { index, comparisons };
+  // The nearest label is at lo - 1 or lo; either may be past an end (then undefined).
+  for (const i of [lo - 1, lo]) {
+    const x = values[i];
+    if (x !== undefined) consider(i, x);
+  }
+  return { index, label, comparisons };
 }
 
 export function lookupNearest(coord: Coordinate, node: NearestNode): Lookup {
   const v = toCoordinateValue(coord, node.value);
   if (typeof v === 'string') throw floeError('INVALID_ARGUMENT', `nearest on dimension "${coord.dim}" needs numeric labels`, { where: coord.path });
-  const { index, comparisons } = nearestIndex(coord, v);
+  const { index, label, comparisons } = nearestIndex(coord, v);
   const method = coord.order === 'unsorted' ? 'scan' : 'binary-search';
   if (index < 0) throw labelNotFound(coord, node.value, v);
-  const distance = Math.abs((coord.values as Float64Array)[index]! - v);
+  const distance = Math.abs(label - v);
   if (node.tolerance !== undefined && distance > node.tolerance) {
-    throw floeError('NOT_FOUND', `no label of dimension "${coord.dim}" within ${node.tolerance} of ${describeLabel(node.value)}; the nearest is ${showLabel(coord, index)} at index ${index}`, {
+    throw floeError('NOT_FOUND', `no label of dimension "${coord.dim}" within ${node.tolerance} of ${describeLabel(node.value)}; the nearest is ${showLabel(coord, label)} at index ${index}`, {
       where: coord.path, details: { dim: coord.dim, value: describeLabel(node.value), nearestIndex: index },
     });
   }
   return { set: [{ start: index, step: 1, count: 1 }], method, comparisons };
 }
 
-function showLabel(coord: Coordinate, index: number): string {
-  const v = coord.values[index]!;
+/** A label by index; binary searches keep their probe inside [0, n), so this never throws. */
+function labelAt(coord: Coordinate, i: number): number | string {
+  return checkedAt<number | string>(coord.values, i, 'INVALID_ARGUMENT', `label index out of range in ${coord.path}`);
+}
+
+function showLabel(coord: Coordinate, v: number | string): string {
   if (typeof v === 'number' && coord.time) return `${v} (${cfToDate(coord.time, v).toISOString()})`;
   return describeLabel(v);
 }
 
 function labelNotFound(coord: Coordinate, label: LabelValue, v: number | string): Error {
-  const near = typeof v === 'number' ? nearestIndex(coord, v).index : -1;
-  const hint = near >= 0 ? `; the nearest is ${showLabel(coord, near)} at index ${near} (use nearest() to accept it)` : '';
+  const near = typeof v === 'number' ? nearestIndex(coord, v) : undefined;
+  const hint = near && near.index >= 0 ? `; the nearest is ${showLabel(coord, near.label)} at index ${near.index} (use nearest() to accept it)` : '';
   return floeError('NOT_FOUND', `label ${describeLabel(label)} not found in dimension "${coord.dim}"${hint}`, {
     where: coord.path, details: { dim: coord.dim, value: describeLabel(label) },
   });

@@ -25,10 +25,10 @@ import { NEEDS_LABELS, resolveDims } from './resolve-dims.ts';
 
 export interface PlanOptions {
   /** Requests in flight at once (shard indexes while planning, data while executing). Default 8. */
-  concurrency?: number;
-  coalesce?: CoalesceOptions;
+  concurrency?: number | undefined;
+  coalesce?: CoalesceOptions | undefined;
   /** Stops the query: no request starts after it fires, and the query rejects with its reason. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 export interface PreparedArray {

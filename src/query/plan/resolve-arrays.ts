@@ -3,6 +3,7 @@
 // on its length.
 import { floeError } from '../../errors.ts';
 import { ZarrArray } from '../../engine/array.ts';
+import { zipEvery } from '../../engine/indexing.ts';
 import type { ZarrStore } from '../../engine/store.ts';
 import { joinPath, normalizePath, parentPath } from '../../format/zarr/paths.ts';
 import type { QueryNode } from '../nodes/query-node.ts';
@@ -32,8 +33,8 @@ export async function resolveArrays(store: ZarrStore, query: QueryNode): Promise
   const primaryPath = normalizePath(from.path);
   const others = (query.select?.paths ?? []).map((p) => (p.startsWith('/') ? normalizePath(p) : joinPath(parentPath(primaryPath), p)));
   const paths = [primaryPath, ...others.filter((p) => p !== primaryPath)];
-  const opened = await Promise.all(paths.map((p) => ZarrArray.open(store, p)));
-  const primary = opened[0]!;
+  const [primary, rest] = await Promise.all([ZarrArray.open(store, primaryPath), Promise.all(paths.slice(1).map((p) => ZarrArray.open(store, p)))]);
+  const opened = [primary, ...rest];
   if (from.dtype !== undefined && from.dtype !== primary.dtype) {
     throw floeError('INVALID_ARGUMENT', `type mismatch: ${primary.path} holds ${primary.dtype}, the query expects ${from.dtype}`, {
       where: primary.path, details: { path: primary.path, dtype: primary.dtype, expectedDtype: from.dtype },
@@ -43,15 +44,16 @@ export async function resolveArrays(store: ZarrStore, query: QueryNode): Promise
   const dims: DimInfo[] = [];
   const arrays = opened.map((array) => {
     const names = dimNames(array);
-    names.forEach((name, i) => {
+    zipEvery(names, array.shape, (name, length) => {
       const seen = lengths.get(name);
-      if (seen && seen.length !== array.shape[i]) {
-        throw floeError('INVALID_ARGUMENT', `dimension "${name}" has length ${seen.length} in ${seen.path} but ${array.shape[i]} in ${array.path}`, { details: { dim: name } });
+      if (seen && seen.length !== length) {
+        throw floeError('INVALID_ARGUMENT', `dimension "${name}" has length ${seen.length} in ${seen.path} but ${length} in ${array.path}`, { details: { dim: name } });
       }
       if (!seen) {
-        lengths.set(name, { length: array.shape[i]!, path: array.path });
-        dims.push({ name, length: array.shape[i]! });
+        lengths.set(name, { length, path: array.path });
+        dims.push({ name, length });
       }
+      return true;
     });
     return { array, dims: names };
   });

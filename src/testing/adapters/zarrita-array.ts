@@ -3,6 +3,7 @@
 // works without it. Its write limits (no sharding, gzip, crc32c or vlen-utf8 encoding, no bigint or
 // named fill values in JSON) make `canWrite` false: Floe writes those arrays and zarrita only reads.
 import type { ZarrStore } from '../../engine/store.ts';
+import { checkedAt, zipMap } from '../../engine/indexing.ts';
 import type { ArrayCase } from '../arbitraries/array-metadata.ts';
 import { dataTypeNamed, type ElementValues, type TestDataType } from '../arbitraries/data-types.ts';
 import { importOptional } from '../../optional-dependency.ts';
@@ -26,12 +27,16 @@ function elementBytes(data: unknown): Uint8Array {
 function cOrderOffsets(shape: readonly number[], stride: readonly number[]): number[] {
   const n = shape.reduce((a, b) => a * b, 1);
   const offsets = new Array<number>(n);
-  const idx = new Array<number>(shape.length).fill(0);
+  // An odometer: each axis's current index, the last axis turning fastest.
+  const axes = zipMap(shape, stride, (length, step) => ({ length, step, at: 0 }));
+  const innerFirst = [...axes].reverse();
   for (let k = 0; k < n; k++) {
-    offsets[k] = idx.reduce((acc, x, i) => acc + x * stride[i]!, 0);
-    for (let i = shape.length - 1; i >= 0; i--) {
-      if (++idx[i]! < shape[i]!) break;
-      idx[i] = 0;
+    let offset = 0;
+    for (const a of axes) offset += a.at * a.step;
+    offsets[k] = offset;
+    for (const a of innerFirst) {
+      if (++a.at < a.length) break;
+      a.at = 0;
     }
   }
   return offsets;
@@ -49,7 +54,7 @@ interface Strided {
  */
 function cOrderValues(d: TestDataType, strided: Strided): ElementValues {
   const offsets = cOrderOffsets(strided.shape, strided.stride);
-  if (d.kind === 'string') return offsets.map((e) => (strided.data as readonly string[])[e]!);
+  if (d.kind === 'string') return offsets.map((e) => checkedAt(strided.data as readonly string[], e, 'INVALID_SELECTION', 'zarrita result shorter than its shape'));
   const src = elementBytes(strided.data);
   const out = new Uint8Array(offsets.length * d.memBytes);
   offsets.forEach((e, k) => out.set(src.subarray(e * d.memBytes, (e + 1) * d.memBytes), k * d.memBytes));
@@ -68,7 +73,10 @@ async function handle(z: Zarrita, store: ZarrStore, path: string): Promise<Array
     const expanded = items.flatMap((x): ModelItem[] => (x.kind === 'ellipsis' ? Array(array.shape.length - explicit.length).fill({ kind: 'all' }) : [x]));
     return resolveSelection(items, array.shape).map((dim, i) => {
       const it = expanded[i];
-      if (dim.drop) return z.slice(dim.indices[0]!, dim.indices[0]! + 1);
+      if (dim.drop) {
+        const at = checkedAt(dim.indices, 0, 'INVALID_SELECTION', 'integer index');
+        return z.slice(at, at + 1);
+      }
       return it?.kind === 'slice' ? z.slice(it.start, it.stop, it.step) : null;
     });
   };
@@ -79,7 +87,7 @@ async function handle(z: Zarrita, store: ZarrStore, path: string): Promise<Array
       // A 0-d array has no dimension to keep: its one chunk is its value, as typed data.
       if (array.shape.length === 0) {
         const { data } = (await array.getChunk([])) as { data: unknown };
-        return { shape, values: d.kind === 'string' ? [(data as readonly string[])[0]!] : elementBytes(data) };
+        return { shape, values: d.kind === 'string' ? [checkedAt(data as readonly string[], 0, 'INVALID_SELECTION', '0-d string value')] : elementBytes(data) };
       }
       return { shape, values: cOrderValues(d, (await z.get(array, toZarrita(selection))) as Strided) };
     },

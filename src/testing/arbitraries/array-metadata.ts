@@ -1,6 +1,7 @@
 // A whole Zarr v3 array: data type, shape (0-d to 5-d, ragged edges, zero-length dimensions),
 // regular chunk grid, codec chain and fill value. `ArrayCase` keeps the model's view (memory bytes
 // of the fill) beside the metadata input; `arrayMetadataInput` is what an implementation creates.
+import { zipMap } from '../../engine/indexing.ts';
 import fc from '../fast-check.ts';
 import type { Arbitrary } from 'fast-check';
 import type { CodecMetadata } from '../../format/codecs/types.ts';
@@ -39,8 +40,8 @@ export interface ArrayCaseOptions extends CodecOptions, FillOptions {
 function capProduct(xs: number[], max: number, min: number): number[] {
   const out = [...xs];
   while (out.reduce((a, b) => a * Math.max(b, 1), 1) > max) {
-    const i = out.indexOf(Math.max(...out));
-    out[i] = Math.max(min, Math.floor(out[i]! / 2));
+    const largest = Math.max(...out);
+    out[out.indexOf(largest)] = Math.max(min, Math.floor(largest / 2));
   }
   return out;
 }
@@ -62,9 +63,9 @@ export function arrayCaseArb(options: ArrayCaseOptions = {}): Arbitrary<ArrayCas
     .chain(({ dtype, dims }) => {
       const chunkShape = capProduct(dims.map((x) => x.chunk), options.maxChunkElements ?? 216, 1);
       const least = options.nonEmpty ? 1 : 0;
-      const extent = (x: { over: number; empty: boolean }, i: number): number =>
-        Math.max(least, x.empty && i === 0 && dims.length > 1 ? 0 : Math.round((chunkShape[i]! * x.over) / 10));
-      const shape = capProduct(dims.map(extent), options.maxElements ?? 240, least);
+      const extent = (x: { over: number; empty: boolean }, chunk: number, i: number): number =>
+        Math.max(least, x.empty && i === 0 && dims.length > 1 ? 0 : Math.round((chunk * x.over) / 10));
+      const shape = capProduct(zipMap(dims, chunkShape, extent), options.maxElements ?? 240, least);
       return fc.record({
         dtype: fc.constant(dtype),
         shape: fc.constant(shape),

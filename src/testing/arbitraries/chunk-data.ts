@@ -3,8 +3,9 @@
 import fc from '../fast-check.ts';
 import type { Arbitrary } from 'fast-check';
 import type { WriteValue } from '../../engine/array.ts';
+import { checkedAt } from '../../engine/indexing.ts';
 import { floatFromBits, halfBitsToFloatBits, quietHalf } from '../model/float-bits.ts';
-import { INT_BOUNDS, intMemory, type ElementValues, type TestDataType } from './data-types.ts';
+import { intBounds, intMemory, type ElementValues, type TestDataType } from './data-types.ts';
 import { pick, rng, u32 } from './seeded-random.ts';
 
 export const STRINGS: readonly string[] = ['', 'a', 'zarr', 'é', '日本語', '🧊 ice', 'x'.repeat(40)];
@@ -36,7 +37,8 @@ function floatLane(d: TestDataType, r: () => number, out: DataView, at: number):
 /** `n` elements from `seed`: raw memory bytes (or strings); about a third equal the fill value. */
 export function randomElements(d: TestDataType, fill: Uint8Array | readonly string[], n: number, seed: number): ElementValues {
   const r = rng(seed);
-  if (d.kind === 'string') return Array.from({ length: n }, () => (r() < 0.3 ? (fill as readonly string[])[0]! : pick(r, STRINGS)));
+  const fillString = d.kind === 'string' ? checkedAt(fill as readonly string[], 0, 'INVALID_ARGUMENT', 'string fill value') : '';
+  if (d.kind === 'string') return Array.from({ length: n }, () => (r() < 0.3 ? fillString : pick(r, STRINGS)));
   const out = new Uint8Array(n * d.memBytes);
   const view = new DataView(out.buffer);
   for (let i = 0; i < n; i++) {
@@ -70,7 +72,7 @@ export function randomScalar(d: TestDataType, seed: number): { value: WriteValue
     }
     case 'int':
     case 'uint': {
-      const [min, max] = INT_BOUNDS[d.name]!;
+      const [min, max] = intBounds(d.name);
       const v = min + (((BigInt(u32(r)) << 32n) | BigInt(u32(r))) % (max - min + 1n));
       return { value: d.memBytes === 8 ? v : Number(v), memory: intMemory(d.name, v) };
     }

@@ -4,6 +4,7 @@
 import fc from '../fast-check.ts';
 import type { Arbitrary } from 'fast-check';
 import type { CodecMetadata } from '../../format/codecs/types.ts';
+import { checkedAt } from '../../engine/indexing.ts';
 import type { TestDataType } from './data-types.ts';
 
 /** The bytes-to-bytes codecs the arbitraries draw from. */
@@ -74,7 +75,7 @@ function chainArb(d: TestDataType, shape: readonly number[], depth: number, opti
     : fc.constant(null);
   const after = bytesToBytesArb(options);
   return transpose.chain((order) => {
-    const inner = order ? order.map((o) => shape[o]!) : shape;
+    const inner = order ? order.map((o) => checkedAt(shape, o, 'INVALID_ARGUMENT', 'transpose order')) : shape;
     const sharding = fc
       .tuple(fc.tuple(...inner.map((n) => fc.constantFrom(...divisors(n)))), fc.constantFrom(...(options.indexLocations ?? ['start', 'end'] as const)), fc.constantFrom(...(options.indexEndians ?? ['little', 'big'] as const)), fc.boolean())
       .chain(([innerShape, indexLocation, endian, crc]) =>

@@ -2,6 +2,7 @@
 // model needs it: how many memory bytes an element takes, its lanes, and its typed-array class.
 // Elements travel as raw memory bytes so comparisons are bit-exact (NaN payloads included).
 import type { ArrayData } from '../../format/zarr/data-types.ts';
+import { floeError } from '../../errors.ts';
 
 export type DataTypeKind = 'bool' | 'int' | 'uint' | 'float' | 'complex' | 'raw' | 'string';
 type Ctor = new (buffer: ArrayBuffer) => Exclude<ArrayData, string[]>;
@@ -57,6 +58,13 @@ export const INT_BOUNDS: Readonly<Record<string, readonly [bigint, bigint]>> = {
   int8: [-128n, 127n], int16: [-32768n, 32767n], int32: [-(2n ** 31n), 2n ** 31n - 1n], int64: [-(2n ** 63n), 2n ** 63n - 1n],
   uint8: [0n, 255n], uint16: [0n, 65535n], uint32: [0n, 2n ** 32n - 1n], uint64: [0n, 2n ** 64n - 1n],
 };
+
+/** The [min, max] of an integer data type by name; INVALID_ARGUMENT for any other name. */
+export function intBounds(name: string): readonly [bigint, bigint] {
+  const bounds = INT_BOUNDS[name];
+  if (!bounds) throw floeError('INVALID_ARGUMENT', `${name} is not an integer data type`);
+  return bounds;
+}
 
 /** An integer's memory bytes (little-endian, as JS typed arrays hold them on every platform Node runs on). */
 export function intMemory(name: string, v: bigint): Uint8Array {

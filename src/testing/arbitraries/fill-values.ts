@@ -6,7 +6,7 @@ import type { Arbitrary } from 'fast-check';
 import type { FillValueInput } from '../../format/zarr/fill-value.ts';
 import { floatFromBits, halfBitsToFloatBits, quietHalf } from '../model/float-bits.ts';
 import { F32_SPECIAL, F64_SPECIAL, STRINGS } from './chunk-data.ts';
-import { INT_BOUNDS, intMemory, type TestDataType } from './data-types.ts';
+import { intBounds, intMemory, type TestDataType } from './data-types.ts';
 
 /** A generated fill value: as written in zarr.json, and one element's memory bytes. */
 export interface Fill {
@@ -69,7 +69,7 @@ export function fillValueArb(d: TestDataType, options: FillOptions = {}): Arbitr
       return fc.boolean().map((b) => ({ json: b, memory: Uint8Array.of(b ? 1 : 0) }));
     case 'int':
     case 'uint': {
-      const [lo, hi] = INT_BOUNDS[d.name]!;
+      const [lo, hi] = intBounds(d.name);
       const safe = BigInt(Number.MAX_SAFE_INTEGER);
       const [min, max] = options.safeIntegers ? [lo < -safe ? -safe : lo, hi > safe ? safe : hi] : [lo, hi];
       return fc.oneof(fc.bigInt({ min, max }), fc.constantFrom(min, max, 0n)).map((v) => ({

@@ -1,5 +1,6 @@
 // Element values follow from one integer seed: a generated case stays short and readable (the seed,
 // not thousands of numbers), and shrinking the seed towards 0 still gives a deterministic case.
+import { checkedAt } from '../../engine/indexing.ts';
 
 /** A small deterministic PRNG (mulberry32). */
 export function rng(seed: number): () => number {
@@ -14,4 +15,4 @@ export function rng(seed: number): () => number {
 }
 
 export const u32 = (r: () => number): number => Math.floor(r() * 2 ** 32) >>> 0;
-export const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+export const pick = <T>(r: () => number, xs: readonly T[]): T => checkedAt(xs, Math.floor(r() * xs.length), 'INVALID_ARGUMENT', 'pick from an empty list');

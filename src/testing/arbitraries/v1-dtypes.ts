@@ -6,7 +6,7 @@ import fc from '../fast-check.ts';
 import type { Arbitrary } from 'fast-check';
 import type { JsonValue } from '../../format/json.ts';
 import { halfBitsToFloatBits } from '../model/float-bits.ts';
-import { dataTypeNamed, INT_BOUNDS, intMemory, type TestDataType } from './data-types.ts';
+import { dataTypeNamed, intBounds, intMemory, type TestDataType } from './data-types.ts';
 
 export interface V1Dtype {
   /** The `dtype` of `meta`: a typestr or a structured descr. */
@@ -53,7 +53,7 @@ function numericFill(code: string, name: string): Arbitrary<[JsonValue, Uint8Arr
   const d = dataTypeNamed(name);
   if (name === 'bool') return fc.boolean().map((b) => [b, Uint8Array.of(b ? 1 : 0)]);
   if (d.kind === 'int' || d.kind === 'uint') {
-    const [lo, hi] = INT_BOUNDS[name]!;
+    const [lo, hi] = intBounds(name);
     const safe = (v: bigint) => Number(v < -(2n ** 53n) + 1n ? -(2n ** 53n) + 1n : v > 2n ** 53n - 1n ? 2n ** 53n - 1n : v);
     return fc.oneof(fc.integer({ min: -100, max: 100 }).map((v) => Math.min(Math.max(v, safe(lo)), safe(hi))), fc.constantFrom(safe(lo), safe(hi)))
       .map((v) => [v, intMemory(name, BigInt(v))]);
@@ -101,7 +101,7 @@ const scalar = (big: boolean, unicode: boolean): Arbitrary<V1Dtype> => {
 const structured = (big: boolean): Arbitrary<V1Dtype> =>
   fc.array(scalar(big, true), { minLength: 1, maxLength: 3 }).map((fields): V1Dtype => {
     const size = fields.reduce((n, f) => n + f.itemSize, 0);
-    const descr = fields.map((f, i) => ['abc'[i]!, f.json as string] as const);
+    const descr = fields.map((f, i) => [String.fromCharCode(0x61 + i), f.json as string] as const);
     return { json: descr, dtype: rawDataType(size), itemSize: size, chars: 0, fill: null, fillMemory: new Uint8Array(size) };
   });
 

@@ -7,6 +7,7 @@
 import fc from '../fast-check.ts';
 import type { Arbitrary } from 'fast-check';
 import type { V1ArrayInput } from '../../engine/v1-array.ts';
+import { checkedAt } from '../../engine/indexing.ts';
 import type { JsonValue } from '../../format/json.ts';
 import { randomElements } from './chunk-data.ts';
 import type { ElementValues, TestDataType } from './data-types.ts';
@@ -87,7 +88,7 @@ export function v1ArrayInputArb(options: V1CaseOptions = {}): Arbitrary<V1Case> 
     .map(({ dt, dims, compression: c, layout }): V1Case => ({
       dtype: dt.dtype,
       fill: dt.fillMemory,
-      values: (n, seed) => (dt.chars > 0 ? unicodeValues(dt.chars, (dt.fillMemory as readonly string[])[0]!, n, seed) : randomElements(dt.dtype, dt.fillMemory, n, seed)),
+      values: (n, seed) => (dt.chars > 0 ? unicodeValues(dt.chars, checkedAt(dt.fillMemory as readonly string[], 0, 'INVALID_ARGUMENT', 'string fill value'), n, seed) : randomElements(dt.dtype, dt.fillMemory, n, seed)),
       input: {
         shape: dims.map((d) => d.chunk + d.extra), chunks: dims.map((d) => d.chunk), dtype: dt.json,
         compression: c.compression, compressionOpts: c.compressionOpts, order: layout, fillValue: dt.fill,

@@ -2,6 +2,7 @@
 // included, indexed the obvious way. It shares no code with the engine (src/engine): its
 // selection semantics are written out from Python's `slice.indices` and NumPy basic indexing, and
 // elements are kept as raw memory bytes so every comparison is bit-exact (NaN payloads too).
+import { checkedAt, zipMap } from '../../engine/indexing.ts';
 
 /** A selection item in a form both the model and the engine adapter understand. */
 export type ModelItem =
@@ -50,8 +51,7 @@ export function resolveSelection(items: readonly ModelItem[], shape: readonly nu
     else expanded.push(it);
   }
   while (expanded.length < shape.length) expanded.push({ kind: 'all' });
-  return shape.map((n, d) => {
-    const it = expanded[d]!;
+  return zipMap(shape, expanded, (n, it) => {
     if (it.kind === 'all') return { indices: pythonRange(0, n, 1), drop: false };
     if (it.kind === 'index') {
       if (it.i < -n || it.i >= n) throw new RangeError(`index ${it.i} out of bounds for length ${n}`);
@@ -70,21 +70,23 @@ export function resultShapeOf(dims: readonly ModelDim[]): number[] {
 /** Visits every selected element in C order of the result: its flat index in the full array. */
 function forEachSelected(dims: readonly ModelDim[], shape: readonly number[], visit: (flat: number, k: number) => void): void {
   if (dims.some((d) => d.indices.length === 0)) return;
-  const strides: number[] = [];
-  let s = 1;
-  for (let d = shape.length - 1; d >= 0; d--) {
-    strides[d] = s;
-    s *= shape[d]!;
-  }
-  const pos = new Array<number>(dims.length).fill(0);
+  const strides = shape.map((_, d) => shape.slice(d + 1).reduce((a, b) => a * b, 1));
+  // An odometer over the selected indices: each axis's position in its index list.
+  const axes = zipMap(dims, strides, (dim, stride) => ({ indices: dim.indices, stride, pos: 0 }));
+  const innerFirst = [...axes].reverse();
   for (let k = 0; ; k++) {
-    visit(dims.reduce((acc, dim, d) => acc + dim.indices[pos[d]!]! * strides[d]!, 0), k);
-    let d = dims.length - 1;
-    for (; d >= 0; d--) {
-      if (++pos[d]! < dims[d]!.indices.length) break;
-      pos[d] = 0;
+    let flat = 0;
+    for (const a of axes) flat += checkedAt(a.indices, a.pos, 'INVALID_SELECTION', 'odometer position') * a.stride;
+    visit(flat, k);
+    let wrapped = true;
+    for (const a of innerFirst) {
+      if (++a.pos < a.indices.length) {
+        wrapped = false;
+        break;
+      }
+      a.pos = 0;
     }
-    if (d < 0) return;
+    if (wrapped) return;
   }
 }
 
@@ -106,7 +108,7 @@ export class ModelArray {
   ) {
     this.size = shape.reduce((a, b) => a * b, 1);
     if (elementBytes === 0) {
-      this.strings = new Array<string>(this.size).fill((fill as readonly string[])[0]!);
+      this.strings = new Array<string>(this.size).fill(checkedAt(fill as readonly string[], 0, 'INVALID_ARGUMENT', 'string fill value'));
     } else {
       this.bytes = new Uint8Array(this.size * elementBytes);
       for (let i = 0; i < this.size; i++) this.bytes.set(fill as Uint8Array, i * elementBytes);
@@ -119,9 +121,10 @@ export class ModelArray {
    */
   write(dims: readonly ModelDim[], values: Uint8Array | readonly string[], broadcast: boolean): void {
     const w = this.elementBytes;
+    const strings = this.strings;
     forEachSelected(dims, this.shape, (flat, k) => {
       const src = broadcast ? 0 : k;
-      if (this.strings) this.strings[flat] = (values as readonly string[])[src]!;
+      if (strings) strings[flat] = checkedAt(values as readonly string[], src, 'INVALID_ARGUMENT', 'value shorter than the selection');
       else this.bytes!.set((values as Uint8Array).subarray(src * w, (src + 1) * w), flat * w);
     });
   }
@@ -130,9 +133,10 @@ export class ModelArray {
   read(dims: readonly ModelDim[]): Uint8Array | string[] {
     const n = dims.reduce((a, d) => a * d.indices.length, 1);
     const w = this.elementBytes;
-    if (this.strings) {
+    const strings = this.strings;
+    if (strings) {
       const out = new Array<string>(n);
-      forEachSelected(dims, this.shape, (flat, k) => (out[k] = this.strings![flat]!));
+      forEachSelected(dims, this.shape, (flat, k) => (out[k] = checkedAt(strings, flat, 'INVALID_SELECTION', 'element outside the model array')));
       return out;
     }
     const out = new Uint8Array(n * w);

@@ -21,7 +21,9 @@ export function halfBitsToFloatBits(h: number): number {
 }
 
 export function floatFromBits(bits: number): number {
-  return new Float32Array(new Uint32Array([bits]).buffer)[0]!;
+  const view = new DataView(new ArrayBuffer(4));
+  view.setUint32(0, bits);
+  return view.getFloat32(0);
 }
 
 /** Half bit patterns as the engine can hold them: a float32 lane keeps quiet NaNs only. */

@@ -12,6 +12,7 @@
 // the answer depends on an implementation's bookkeeping (a change undone in the same session), the
 // op that would depend on it is skipped rather than guessed.
 import { type HistoryOp, type HistoryPath } from '../arbitraries/repository-history.ts';
+import { checkedAt } from '../../engine/indexing.ts';
 import { changesBetween, conflictsWith, fitTo, replay, type ModelConflict } from './repository-conflicts.ts';
 import { byId, cloneTree, listTree, parentOf, sameTree, within, type ModelNode, type Tree, type TreeListing } from './repository-tree.ts';
 
@@ -104,7 +105,17 @@ export class RepositoryModel {
 
   private branchAt(i: number): string {
     const names = [...this.branches.keys()];
-    return names[i % names.length]!;
+    return checkedAt(names, i % names.length, 'INVALID_ARGUMENT', 'branch pick');
+  }
+
+  /** A snapshot by model index (indices come from the model's own refs and sessions). */
+  private snapshot(i: number): ModelSnapshot {
+    return checkedAt(this.snapshots, i, 'INVALID_ARGUMENT', 'no such model snapshot');
+  }
+
+  /** A session slot; the generated ops pick slots below the count the model was made with. */
+  private session(slot: number): ModelSession {
+    return checkedAt(this.sessions, slot, 'INVALID_ARGUMENT', 'no such session slot');
   }
 
   /** The expectation for one history op, applied to the model; undefined when the op is skipped. */
@@ -113,12 +124,12 @@ export class RepositoryModel {
       case 'open': {
         const branch = this.branchAt(op.branch);
         const base = this.branches.get(branch)!;
-        this.sessions[op.slot] = { branch, base, tree: cloneTree(this.snapshots[base]!.tree), touched: false, chunksTouched: new Set() };
-        return { action: { do: 'open', slot: op.slot, branch }, reads: [{ source: { slot: op.slot }, tree: listTree(this.snapshots[base]!.tree) }] };
+        this.sessions[op.slot] = { branch, base, tree: cloneTree(this.snapshot(base).tree), touched: false, chunksTouched: new Set() };
+        return { action: { do: 'open', slot: op.slot, branch }, reads: [{ source: { slot: op.slot }, tree: listTree(this.snapshot(base).tree) }] };
       }
       case 'createGroup':
       case 'createArray': {
-        const s = this.sessions[op.slot]!;
+        const s = this.session(op.slot);
         const parent = parentOf(op.path);
         if (s.tree.has(op.path) || (parent !== '/' && s.tree.get(parent)?.kind !== 'group')) return undefined;
         const id = this.nextId++;
@@ -127,7 +138,7 @@ export class RepositoryModel {
         return { action: { do: op.op, slot: op.slot, path: op.path }, reads: [] };
       }
       case 'deleteNode': {
-        const s = this.sessions[op.slot]!;
+        const s = this.session(op.slot);
         const path = nth(s.tree, op.node, () => true);
         if (!path) return undefined;
         for (const p of [...s.tree.keys()]) if (within(p, path)) s.tree.delete(p);
@@ -135,7 +146,7 @@ export class RepositoryModel {
         return { action: { do: 'deleteNode', slot: op.slot, path }, reads: [] };
       }
       case 'setAttr': {
-        const s = this.sessions[op.slot]!;
+        const s = this.session(op.slot);
         const path = nth(s.tree, op.node, () => true);
         if (!path) return undefined;
         const node = s.tree.get(path)!;
@@ -148,7 +159,7 @@ export class RepositoryModel {
       }
       case 'writeChunk':
       case 'eraseChunk': {
-        const s = this.sessions[op.slot]!;
+        const s = this.session(op.slot);
         const path = nth(s.tree, op.node, (n) => n.kind === 'array');
         if (!path) return undefined;
         const node = s.tree.get(path)!;
@@ -173,25 +184,25 @@ export class RepositoryModel {
         const name = `${op.op === 'branch' ? 'b' : 't'}${refs.size}`;
         refs.set(name, this.branches.get(at)!);
         const source = op.op === 'branch' ? { branch: name } : { tag: name };
-        return { action: { do: op.op === 'branch' ? 'createBranch' : 'createTag', name, at }, reads: [{ source, tree: listTree(this.snapshots[refs.get(name)!]!.tree) }] };
+        return { action: { do: op.op === 'branch' ? 'createBranch' : 'createTag', name, at }, reads: [{ source, tree: listTree(this.snapshot(refs.get(name)!).tree) }] };
       }
       case 'retag': {
         if (this.tags.size === 0) return undefined;
-        const name = [...this.tags.keys()][op.tag % this.tags.size]!;
+        const name = checkedAt([...this.tags.keys()], op.tag % this.tags.size, 'INVALID_ARGUMENT', 'tag pick');
         return { action: { do: 'createTag', name, at: 'main' }, error: 'already-exists', reads: [] };
       }
       case 'reset': {
         const branch = this.branchAt(op.branch);
         const to = Math.max(0, this.snapshots.length - 1 - op.back);
         this.branches.set(branch, to);
-        return { action: { do: 'reset', branch, to }, reads: [{ source: { branch }, tree: listTree(this.snapshots[to]!.tree) }] };
+        return { action: { do: 'reset', branch, to }, reads: [{ source: { branch }, tree: listTree(this.snapshot(to).tree) }] };
       }
     }
   }
 
   /** A chunk the session wrote or erased is back as its base had it (e.g. written, then erased). */
   private undoneChunks(s: ModelSession): boolean {
-    const base = byId(this.snapshots[s.base]!.tree);
+    const base = byId(this.snapshot(s.base).tree);
     const now = byId(s.tree);
     return [...s.chunksTouched].some((key) => {
       const [id, chunk] = key.split('/').map(Number) as [number, number];
@@ -202,8 +213,8 @@ export class RepositoryModel {
   }
 
   private commit(slot: number): Expectation | undefined {
-    const s = this.sessions[slot]!;
-    const base = this.snapshots[s.base]!.tree;
+    const s = this.session(slot);
+    const base = this.snapshot(s.base).tree;
     if (s.touched && sameTree(s.tree, base)) return undefined; // undone changes: implementation-defined
     const snapshot = this.snapshots.length;
     const action: Action = { do: 'commit', slot, snapshot };
@@ -222,7 +233,7 @@ export class RepositoryModel {
   /** Snapshots from `base` (exclusive) to `tip`, oldest first; undefined when `base` is not an ancestor. */
   private commitsSince(base: number, tip: number): number[] | undefined {
     const out: number[] = [];
-    for (let at: number | null = tip; at !== base; at = this.snapshots[at]!.parent) {
+    for (let at: number | null = tip; at !== base; at = this.snapshot(at).parent) {
       if (at === null) return undefined;
       out.push(at);
     }
@@ -230,21 +241,21 @@ export class RepositoryModel {
   }
 
   private rebase(slot: number): Expectation | undefined {
-    const s = this.sessions[slot]!;
+    const s = this.session(slot);
     const commits = this.commitsSince(s.base, this.branches.get(s.branch)!);
     // The session's base is not an ancestor of the tip (a reset): Floe refuses, the reference
     // replays the tip's whole ancestry (docs/CONFORMANCE.md). Neither is specified: skipped.
     if (!commits) return undefined;
-    if (commits.length > 0 && (this.undoneChunks(s) || commits.some((i) => this.snapshots[i]!.undone))) return undefined;
+    if (commits.length > 0 && (this.undoneChunks(s) || commits.some((i) => this.snapshot(i).undone))) return undefined;
     const rules = this.options.disputed ?? 'skip';
-    if (rules === 'skip' && commits.some((i) => this.snapshots[i]!.move)) return undefined;
+    if (rules === 'skip' && commits.some((i) => this.snapshot(i).move)) return undefined;
     const action: Action = { do: 'rebase', slot };
-    let ours = changesBetween(this.snapshots[s.base]!.tree, s.tree);
+    let ours = changesBetween(this.snapshot(s.base).tree, s.tree);
     for (const i of commits) {
-      const { parent, tree, move } = this.snapshots[i]!;
+      const { parent, tree, move } = this.snapshot(i);
       const found: ModelConflict[] = move && rules === 'reference'
         ? [{ kind: 'MoveOperationCannotBeRebased', path: move[0] }]
-        : conflictsWith(ours, this.snapshots[parent!]!.tree, tree);
+        : conflictsWith(ours, this.snapshot(parent!).tree, tree);
       const conflicts = rules === 'reference' ? found.filter((c) => c.disputed !== 'replaced-parent') : found;
       // Only conflicts the rules leave open (all disputed ones when skipping; the reference's orphans).
       const open = (c: ModelConflict) => (rules === 'skip' ? c.disputed !== undefined : rules === 'reference' && c.disputed === 'orphan');
@@ -254,7 +265,7 @@ export class RepositoryModel {
     }
     const tip = commits.at(-1);
     if (tip !== undefined) {
-      s.tree = replay(ours, s.tree, this.snapshots[tip]!.tree);
+      s.tree = replay(ours, s.tree, this.snapshot(tip).tree);
       s.base = tip;
     }
     return { action, reads: [{ source: { slot }, tree: listTree(s.tree) }] };
@@ -262,7 +273,7 @@ export class RepositoryModel {
 
   private move(branch: string, node: number, to: HistoryPath): Expectation | undefined {
     const tip = this.branches.get(branch)!;
-    const tree = this.snapshots[tip]!.tree;
+    const tree = this.snapshot(tip).tree;
     const from = nth(tree, node, () => true);
     const parent = parentOf(to);
     if (!from || tree.has(to) || within(to, from) || (parent !== '/' && tree.get(parent)?.kind !== 'group')) return undefined;
@@ -276,7 +287,7 @@ export class RepositoryModel {
 
   /** Reads to check at the end: every branch and tag. */
   finalReads(): { source: ReadSource; tree: TreeListing }[] {
-    const tip = (i: number) => listTree(this.snapshots[i]!.tree);
+    const tip = (i: number) => listTree(this.snapshot(i).tree);
     return [
       ...[...this.branches].map(([branch, i]) => ({ source: { branch }, tree: tip(i) })),
       ...[...this.tags].map(([tag, i]) => ({ source: { tag }, tree: tip(i) })),

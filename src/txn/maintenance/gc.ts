@@ -239,7 +239,8 @@ export class GarbageCollection {
   private advancePhase(): void {
     const phase = this.cursor.phase;
     const next = phase === 'done' ? -1 : GC_KINDS.indexOf(phase) + 1;
-    this.cursor.phase = next <= 0 || next >= GC_KINDS.length ? 'done' : GC_KINDS[next]!;
+    // An unknown phase (indexOf -1, so next 0) ends the run; past the last kind, GC_KINDS[next] is undefined: done.
+    this.cursor.phase = next <= 0 ? 'done' : (GC_KINDS[next] ?? 'done');
     this.cursor.startAfter = null;
   }
 
@@ -332,9 +333,10 @@ class BatchDeleter {
     const keys = await this.confirm(candidates);
     if (this.dryRun || keys.length === 0) return;
     if (this.inFlight.length >= this.limit) await this.inFlight.shift();
-    this.inFlight.push(this.objects.storage.delete(keys));
+    const deleting = this.objects.storage.delete(keys);
+    this.inFlight.push(deleting);
     // Rejections surface at the next await above or in flush(); mark them handled meanwhile.
-    this.inFlight[this.inFlight.length - 1]!.catch(() => {});
+    deleting.catch(() => {});
   }
 }
 

@@ -12,6 +12,7 @@
 // The squashed snapshot keeps `toSnapshot`'s time, so times stay ordered along the ancestry.
 // Replaced snapshots stay listed until garbage collection finds them unreachable.
 import { floeError, isFloeError } from '../../errors.ts';
+import { zipEvery } from '../../engine/indexing.ts';
 import { idsEqual, idToString, newSnapshotId, parseSnapshotId, type SnapshotId } from '../../format/icechunk/ids.ts';
 import type { RepoInfo, SnapshotInfo } from '../../format/icechunk/repo-info.ts';
 import type { TransactionLog } from '../../format/icechunk/transaction-log.ts';
@@ -30,6 +31,9 @@ export interface SquashDeps {
 interface SquashRange {
   tip: SnapshotId;
   range: SnapshotInfo[];
+  /** The first of `range` (`toSnapshot`) and its last (`fromSnapshot`). */
+  newest: SnapshotInfo;
+  oldest: SnapshotInfo;
   /** The branch snapshot whose parent is `toSnapshot`; undefined when the range ends at the tip. */
   child: SnapshotInfo | undefined;
   parent: SnapshotId;
@@ -40,16 +44,18 @@ export function findSquashRange(info: RepoInfo, branch: string, from: SnapshotId
   const chain = [...ancestors(info, tip)];
   const toIndex = chain.findIndex((s) => idsEqual(s.id, to));
   const fromIndex = chain.findIndex((s) => idsEqual(s.id, from));
-  if (toIndex < 0 || fromIndex < 0) {
-    const missing = toIndex < 0 ? to : from;
+  const newest = chain[toIndex];
+  const oldest = chain[fromIndex];
+  if (newest === undefined || oldest === undefined) {
+    const missing = newest === undefined ? to : from;
     throw floeError('NOT_FOUND', `snapshot ${idToString(missing)} is not in the history of branch '${branch}'`, { where: idToString(missing) });
   }
   if (fromIndex < toIndex) {
     throw floeError('INVALID_ARGUMENT', `fromSnapshot ${idToString(from)} is newer than toSnapshot ${idToString(to)}; pass the oldest snapshot of the range first`);
   }
-  const parent = chain[fromIndex]!.parentId;
+  const parent = oldest.parentId;
   if (parent === null) throw floeError('INVALID_ARGUMENT', `snapshot ${idToString(from)} is the root of the history; the root cannot be squashed`);
-  return { tip, range: chain.slice(toIndex, fromIndex + 1), child: toIndex > 0 ? chain[toIndex - 1] : undefined, parent };
+  return { tip, range: chain.slice(toIndex, fromIndex + 1), newest, oldest, child: toIndex > 0 ? chain[toIndex - 1] : undefined, parent };
 }
 
 export async function squash(deps: SquashDeps, branch: string, fromSnapshot: string, toSnapshot: string, message: string): Promise<string> {
@@ -58,7 +64,7 @@ export async function squash(deps: SquashDeps, branch: string, fromSnapshot: str
   const to = parseSnapshotId(toSnapshot);
   const { info } = await deps.store.read();
   const planned = findSquashRange(info, branch, from, to);
-  const newest = planned.range[0]!;
+  const { newest } = planned;
   const id = newSnapshotId();
   const { snapshot } = await deps.objects.loadSnapshot(to);
   // The transaction log first: like a commit, nothing points at these objects until the swap.
@@ -74,8 +80,8 @@ export async function squash(deps: SquashDeps, branch: string, fromSnapshot: str
  * added above it since the plan are kept and the one just above the range is re-parented.
  */
 export function applySquash(current: RepoInfo, branch: string, planned: SquashRange, squashed: SnapshotInfo): RepoChange {
-  const from = planned.range[planned.range.length - 1]!.id;
-  const to = planned.range[0]!.id;
+  const from = planned.oldest.id;
+  const to = planned.newest.id;
   let now: SquashRange;
   try {
     now = findSquashRange(current, branch, from, to);
@@ -83,7 +89,7 @@ export function applySquash(current: RepoInfo, branch: string, planned: SquashRa
     if (!isFloeError(err, 'NOT_FOUND')) throw err;
     throw rangeLeftBranch(current, branch, planned, from, to);
   }
-  const same = now.range.length === planned.range.length && now.range.every((s, i) => idsEqual(s.id, planned.range[i]!.id));
+  const same = now.range.length === planned.range.length && zipEvery(now.range, planned.range, (s, p) => idsEqual(s.id, p.id));
   if (!same || !idsEqual(now.parent, planned.parent)) {
     throw floeError(
       'CONFLICT',

@@ -58,7 +58,7 @@ describe('bytes codec registry', () => {
     const encoded = codec.encode(new TextEncoder().encode('123456789'));
     expect(Array.from(encoded.subarray(9))).toEqual([0x83, 0x92, 0x06, 0xe3]); // 0xE3069283
     expect(codec.computeEncodedSize!(9)).toBe(13);
-    encoded[0] ^= 1;
+    encoded[0] = encoded[0]! ^ 1;
     expect(codeOf(() => codec.decode(encoded))).toBe('CHECKSUM_MISMATCH');
   });
 
