@@ -191,8 +191,11 @@ export type ErrorDetails<C extends ErrorCode = ErrorCode> = ErrorDetailsByCode[C
 export interface FloeErrorOptions<C extends ErrorCode = ErrorCode> {
   /** The error this one wraps. */
   cause?: unknown;
-  /** Where it happened: a store key, node path, snapshot id, file. */
-  where?: string;
+  /**
+   * Where it happened: a store key, node path, snapshot id, file. `undefined` is allowed, not
+   * just absence, because throw sites forward an optional `where` they were given unchanged.
+   */
+  where?: string | undefined;
   /** The code's typed facts for programmatic handling ({@link ErrorDetailsByCode}). */
   details?: ErrorDetails<C>;
 }

@@ -13,7 +13,7 @@ export function newBuilder(initialSize = 1024): Builder {
 /** Writes an inline struct of raw bytes (ObjectId12/ObjectId8) into the current table. */
 export function addIdField(b: Builder, slot: number, bytes: Uint8Array): void {
   b.prep(1, bytes.length);
-  for (let i = bytes.length - 1; i >= 0; i--) b.writeInt8(bytes[i]!);
+  pushBytes(b, bytes);
   b.addFieldStruct(slot, b.offset(), 0);
 }
 
@@ -32,19 +32,21 @@ export function addU64Field(b: Builder, slot: number, value: number): void {
 
 export function createOffsetVector(b: Builder, offsets: readonly Offset[]): Offset {
   b.startVector(4, offsets.length, 4);
+  // In range: i runs from length - 1 down to 0. (Per ref in a manifest: no check per element.)
   for (let i = offsets.length - 1; i >= 0; i--) b.addOffset(offsets[i]!);
   return b.endVector();
 }
 
 export function createU32Vector(b: Builder, values: ArrayLike<number>): Offset {
   b.startVector(4, values.length, 4);
+  // In range: i runs from length - 1 down to 0. (Each ref's index: no check per element.)
   for (let i = values.length - 1; i >= 0; i--) b.addInt32(values[i]! | 0);
   return b.endVector();
 }
 
 export function createU16Vector(b: Builder, values: readonly number[]): Offset {
   b.startVector(2, values.length, 2);
-  for (let i = values.length - 1; i >= 0; i--) b.addInt16(values[i]!);
+  for (const value of values.toReversed()) b.addInt16(value);
   return b.endVector();
 }
 
@@ -57,12 +59,13 @@ export function createStructVector<T>(
   write: (b: Builder, item: T) => void,
 ): Offset {
   b.startVector(size, items.length, alignment);
-  for (let i = items.length - 1; i >= 0; i--) write(b, items[i]!);
+  for (const item of items.toReversed()) write(b, item);
   return b.endVector();
 }
 
 /** Pushes raw bytes (already inside a struct being built) back to front. */
 export function pushBytes(b: Builder, bytes: Uint8Array): void {
+  // In range: i runs from length - 1 down to 0. (Every id of every ref: no check per byte.)
   for (let i = bytes.length - 1; i >= 0; i--) b.writeInt8(bytes[i]!);
 }
 

@@ -32,6 +32,13 @@ class FlexReader {
     this.budget = bytes.length * 16 + (1 << 20);
   }
 
+  /** The byte at `at`, which the bytes may not have. */
+  private byte(at: number, what: string): number {
+    const b = this.bytes[at];
+    if (b === undefined) this.corrupt(`${what} at ${at} lies outside the ${this.bytes.length}-byte buffer`);
+    return b;
+  }
+
   private corrupt(what: string): never {
     throw floeError('CORRUPT_OBJECT', `malformed FlexBuffers value: ${what}; the object is damaged, restore it from a backup or re-create it`, {
       where: this.where,
@@ -50,11 +57,11 @@ class FlexReader {
   root(): FlexValue {
     const n = this.bytes.length;
     if (n < 3) this.corrupt(`${n} bytes is too short`);
-    const width = this.bytes[n - 1]!;
+    const width = this.byte(n - 1, 'root width');
     if (width !== 1 && width !== 2 && width !== 4 && width !== 8) this.corrupt(`root width ${width}`);
     const at = n - 2 - width;
     this.check(at, width, 'root value');
-    return this.value({ at, parentWidth: width, packed: this.bytes[n - 2]! }, 0);
+    return this.value({ at, parentWidth: width, packed: this.byte(n - 2, 'root type') }, 0);
   }
 
   private uint(at: number, width: number): number | bigint {
@@ -180,7 +187,7 @@ class FlexReader {
     this.checkElements(target, width, length, true);
     const types = target + length * width;
     const out = new Array<FlexValue>(length);
-    for (let i = 0; i < length; i++) out[i] = this.value({ at: target + i * width, parentWidth: width, packed: this.bytes[types + i]! }, depth + 1);
+    for (let i = 0; i < length; i++) out[i] = this.value({ at: target + i * width, parentWidth: width, packed: this.byte(types + i, 'a vector element type') }, depth + 1);
     return out;
   }
 
@@ -205,7 +212,7 @@ class FlexReader {
     const entries: { anchor: number; key: string; slot: Slot }[] = [];
     for (let i = 0; i < length; i++) {
       const keyAt = this.target(keysAt + i * keyWidth, keyWidth);
-      const slot = { at: target + i * width, parentWidth: width, packed: this.bytes[types + i]! };
+      const slot = { at: target + i * width, parentWidth: width, packed: this.byte(types + i, 'a map value type') };
       // Entries come out in the order the writer pushed them, which the bytes reveal: a writer
       // puts a new key, then its value's data, before the next entry. Re-encoding in this order
       // reproduces the original bytes (the reference pushes struct fields in declaration order).

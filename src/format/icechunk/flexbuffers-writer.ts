@@ -7,6 +7,7 @@
 //   Float; a vector whose elements share a numeric, bool or key type is a typed vector (fixed
 //   typed for 2-4 numbers); every slot takes the smallest width that fits.
 import { floeError } from '../../errors.ts';
+import { compareSequences } from '../indexing.ts';
 import { floatWidth, FlexType, intWidth, uintWidth, type FlexValue, type WidthCode } from './flexbuffers-types.ts';
 
 export interface FlexEncodeOptions {
@@ -86,11 +87,11 @@ class FlexWriter {
       this.stack.push(this.storeVector(this.stack.splice(mark)));
     } else {
       const mark = this.stack.length;
-      const keys = Object.keys(value);
-      if (this.sortKeys) keys.sort(compareKeyBytes);
-      for (const key of keys) {
+      const entries = Object.entries(value);
+      if (this.sortKeys) entries.sort(([a], [b]) => compareKeyBytes(a, b));
+      for (const [key, item] of entries) {
         this.pushKey(key);
-        this.push(value[key]!, depth + 1);
+        this.push(item, depth + 1);
       }
       this.stack.push(this.storeMap(this.stack.splice(mark)));
     }
@@ -121,8 +122,17 @@ class FlexWriter {
   }
 
   private storeMap(entries: Pending[]): Ref {
+    // The stack holds key, value, key, value, ... (push puts a key before each value).
     const pairs: [Pending, Pending][] = [];
-    for (let i = 0; i < entries.length; i += 2) pairs.push([entries[i]!, entries[i + 1]!]);
+    let key: Pending | undefined;
+    for (const entry of entries) {
+      if (key === undefined) key = entry;
+      else {
+        pairs.push([key, entry]);
+        key = undefined;
+      }
+    }
+    if (key !== undefined) throw floeError('INVALID_ARGUMENT', 'a FlexBuffers map was left with a key and no value');
     pairs.sort((a, b) => compareBytes(keyBytesOf(a[0]), keyBytesOf(b[0])));
     const keys = this.storeVector(pairs.map((p) => p[0]));
     return this.storeElements(pairs.map((p) => p[1]), FlexType.Map, keys);
@@ -139,7 +149,7 @@ class FlexWriter {
     let width: WidthCode = 0;
     if (keys) width = maxWidth(width, widthInVector(keys, this.len, 0));
     if (!fixed) width = maxWidth(width, uintWidth(items.length));
-    for (let i = 0; i < items.length; i++) width = maxWidth(width, widthInVector(items[i]!, this.len, i + prefix));
+    for (const [i, item] of items.entries()) width = maxWidth(width, widthInVector(item, this.len, i + prefix));
     this.align(width);
     if (keys) {
       this.writeSlot(keys, width);
@@ -243,9 +253,7 @@ function keyBytesOf(p: Pending): Uint8Array {
 }
 
 function compareBytes(x: Uint8Array, y: Uint8Array): number {
-  const n = Math.min(x.length, y.length);
-  for (let i = 0; i < n; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
-  return x.length - y.length;
+  return compareSequences(x, y);
 }
 
 function compareKeyBytes(a: string, b: string): number {

@@ -54,7 +54,8 @@ export interface DecodedFile {
 export function decodeFile(bytes: Uint8Array, expected: FileType, where?: string): DecodedFile {
   const header = decodeHeader(bytes, expected, where);
   const body = bytes.subarray(HEADER_SIZE);
-  const payload = fileCompression(header.compression).decompress(body, { where });
+  // `where` only when known: the codec options take no explicit undefined.
+  const payload = fileCompression(header.compression).decompress(body, where === undefined ? {} : { where });
   if (payload.length < 8 || String.fromCharCode(...payload.subarray(4, 8)) !== FILE_IDENTIFIER) {
     throw floeError('CORRUPT_OBJECT', `the ${expected} payload lacks the flatbuffers identifier '${FILE_IDENTIFIER}'`, { where });
   }

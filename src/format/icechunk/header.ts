@@ -1,6 +1,7 @@
 // The 39-byte header every Icechunk metadata file starts with. The layout is one table; offsets,
 // the total size, encode and decode all derive from it.
 import { floeError } from '../../errors.ts';
+import { checkedAt } from '../indexing.ts';
 import { ICECHUNK_FILE_COMPRESSIONS, icechunkFileCompression, icechunkFileCompressionName } from '../codecs/registry.ts';
 
 export const HEADER_FIELDS = [
@@ -91,17 +92,18 @@ export function decodeHeader(bytes: Uint8Array, expected: FileType, where?: stri
       throw floeError('CORRUPT_OBJECT', `not an Icechunk file: the magic bytes 'ICE🧊CHUNK' are missing`, { where });
     }
   }
-  const specByte = bytes[HEADER_OFFSETS.specVersion]!;
+  // The header bytes are in range: the length was checked against HEADER_SIZE above.
+  const specByte = checkedAt(bytes, HEADER_OFFSETS.specVersion, 'CORRUPT_OBJECT', 'the header', where);
   const specVersion = SPEC_VERSIONS.find((v) => v === specByte);
   if (specVersion === undefined) {
     throw floeError('UNSUPPORTED', `Icechunk spec version ${specByte} is not supported (Floe reads 1 and 2); upgrade Floe`, { where });
   }
-  const typeByte = bytes[HEADER_OFFSETS.fileType]!;
+  const typeByte = checkedAt(bytes, HEADER_OFFSETS.fileType, 'CORRUPT_OBJECT', 'the header', where);
   const fileType = keyOf(FILE_TYPES, typeByte);
   if (fileType !== expected) {
     throw floeError('CORRUPT_OBJECT', `expected an Icechunk ${expected} file, found file type ${fileType ?? typeByte}; the key points at the wrong object`, { where });
   }
-  const compressionByte = bytes[HEADER_OFFSETS.compression]!;
+  const compressionByte = checkedAt(bytes, HEADER_OFFSETS.compression, 'CORRUPT_OBJECT', 'the header', where);
   const compression = icechunkFileCompressionName(compressionByte);
   if (compression === undefined) {
     const known = [...ICECHUNK_FILE_COMPRESSIONS].map(([byte, name]) => `${byte} = ${name}`).join(', ');

@@ -3,6 +3,7 @@
 // where a SnapshotId is expected, even though both are 12 raw bytes underneath.
 import { randomFillSync } from 'node:crypto';
 import { floeError } from '../../errors.ts';
+import { compareSequences } from '../indexing.ts';
 
 declare const idKind: unique symbol;
 type Branded<Kind extends string> = Uint8Array & { readonly [idKind]: Kind };
@@ -97,8 +98,9 @@ export function decodeBase32(text: string, byteLength: number): Uint8Array | und
   let index = 0;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
-    const value = code < 128 ? DECODE_TABLE[code]! : -1;
-    if (value < 0) return undefined;
+    // A character outside the table (code >= 128) is as invalid as one marked -1 in it.
+    const value = DECODE_TABLE[code];
+    if (value === undefined || value < 0) return undefined;
     buffer = ((buffer << 5) | value) & 0xffff;
     bits += 5;
     if (bits >= 8) {
@@ -131,12 +133,7 @@ export function idToString(id: AnyId): string {
 
 /** Raw byte order: the order the spec asks for every sorted list of ids. */
 export function compareIds(a: Uint8Array, b: Uint8Array): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const d = a[i]! - b[i]!;
-    if (d !== 0) return d;
-  }
-  return a.length - b.length;
+  return compareSequences(a, b);
 }
 
 export function idsEqual(a: Uint8Array, b: Uint8Array): boolean {

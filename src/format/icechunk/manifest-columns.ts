@@ -4,6 +4,7 @@
 // as objects by position. `refs` objects are built only when a caller asks for the whole list;
 // a lookup by index is a binary search over the columns that builds one ref.
 import type { ChunkRef, NativeChunkRef } from './chunk-ref.ts';
+import { floeError } from '../../errors.ts';
 import type { ChunkId } from './ids.ts';
 
 export interface RefColumns {
@@ -64,13 +65,19 @@ export class RefColumnsBuilder {
 export function refAt(c: RefColumns, i: number): ChunkRef {
   const other = c.other.get(i);
   if (other) return other;
+  const start = c.coordStart[i];
+  const end = c.coordStart[i + 1];
+  const offset = c.offsets[i];
+  const length = c.lengths[i];
+  // Callers pass i < count; every column covers count refs (coordStart one more).
+  if (start === undefined || end === undefined || offset === undefined || length === undefined) throw missingEntry(c, i);
   const ref: NativeChunkRef = {
     kind: 'native',
-    index: Array.from(c.coords.subarray(c.coordStart[i]!, c.coordStart[i + 1]!)),
+    index: Array.from(c.coords.subarray(start, end)),
     // A view into the shared id column: one allocation instead of a copy per ref.
     chunkId: c.chunkIds.subarray(i * 12, i * 12 + 12) as ChunkId,
-    offset: c.offsets[i]!,
-    length: c.lengths[i]!,
+    offset,
+    length,
   };
   return ref;
 }
@@ -95,13 +102,26 @@ export function searchColumns(c: RefColumns, index: readonly number[]): number {
   return -1;
 }
 
+/** compareSequences(ref i's index, index), without building the ref's index array. */
 function compareAt(c: RefColumns, i: number, index: readonly number[]): number {
-  const start = c.coordStart[i]!;
-  const n = c.coordStart[i + 1]! - start;
+  const start = c.coordStart[i];
+  const end = c.coordStart[i + 1];
+  // Searches pass i < count, and coordStart holds count + 1 entries.
+  if (start === undefined || end === undefined) throw missingEntry(c, i);
+  const n = end - start;
   const m = Math.min(n, index.length);
   for (let k = 0; k < m; k++) {
-    const d = c.coords[start + k]! - index[k]!;
+    const a = c.coords[start + k];
+    const b = index[k];
+    // Ref i's coordinates end at coordStart[i + 1] <= coords.length, and k < index.length.
+    if (a === undefined || b === undefined) throw missingEntry(c, i);
+    const d = a - b;
     if (d !== 0) return d;
   }
   return n - index.length;
+}
+
+// Kept out of compareAt so that it stays small enough to inline into the search.
+function missingEntry(c: RefColumns, i: number): Error {
+  return floeError('INVALID_ARGUMENT', `chunk ref ${i} of ${c.count}: its columns have no entry for it`);
 }

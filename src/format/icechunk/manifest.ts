@@ -4,6 +4,7 @@
 // read; Floe writes plain locations (compression_algorithm = 0), which the spec allows.
 import type { Builder, Offset } from 'flatbuffers';
 import { floeError } from '../../errors.ts';
+import { binarySearch, compareSequences } from '../indexing.ts';
 import type { ChunkRef, Extra, VirtualChecksum } from './chunk-ref.ts';
 import { decodeGuarded, FlatbufferReader } from './flatbuffer-reader.ts';
 import { addIdField, addU64Field, createOffsetVector, createU32Vector, finishPayload, newBuilder } from './flatbuffer-writer.ts';
@@ -74,6 +75,8 @@ function readRefColumns(r: FlatbufferReader, vec: { start: number; length: numbe
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const out = new RefColumnsBuilder(vec.length);
   const { chunkIds, offsets, lengths } = out;
+  // Chunk ids are copied as three words: DataView accesses are bounds-checked by the engine.
+  const ids = new DataView(chunkIds.buffer, chunkIds.byteOffset, chunkIds.byteLength);
   for (let i = 0; i < vec.length; i++) {
     const slot = vec.start + i * 4;
     const t = slot + dv.getUint32(slot, true);
@@ -101,7 +104,9 @@ function readRefColumns(r: FlatbufferReader, vec: { start: number; length: numbe
     const coords = out.coordinates;
     for (let k = 0; k < dims; k++) coords[at + k] = dv.getUint32(header + 4 + k * 4, true);
     if (idAt + 12 > n) r.corrupt(`the chunk id of chunk ref ${i} lies outside the buffer`);
-    for (let k = 0; k < 12; k++) chunkIds[i * 12 + k] = bytes[idAt + k]!;
+    ids.setUint32(i * 12, dv.getUint32(idAt));
+    ids.setUint32(i * 12 + 4, dv.getUint32(idAt + 4));
+    ids.setUint32(i * 12 + 8, dv.getUint32(idAt + 8));
     offsets[i] = readU64(r, dv, fieldAt(dv, t, vt, vtSize, R.offset));
     lengths[i] = readU64(r, dv, fieldAt(dv, t, vt, vtSize, R.length));
   }
@@ -179,7 +184,8 @@ function decompressLocation(r: FlatbufferReader, bytes: Uint8Array, algorithm: n
   if (algorithm === COMPRESSION_NONE) raw = bytes;
   else if (algorithm === COMPRESSION_ZSTD_DICTIONARY) {
     if (!dictionary) r.corrupt('compressed virtual locations but no location_dictionary');
-    raw = zstdDecompress(bytes, { where: r.where, dictionary, maxBytes: 1 << 20 });
+    // `where` only when known: the codec options take no explicit undefined.
+    raw = zstdDecompress(bytes, { ...(r.where === undefined ? {} : { where: r.where }), dictionary, maxBytes: 1 << 20 });
   } else {
     throw floeError('UNSUPPORTED', `manifest location compression algorithm ${algorithm} is unknown`, { where: r.where });
   }
@@ -192,12 +198,7 @@ function decompressLocation(r: FlatbufferReader, bytes: Uint8Array, algorithm: n
 
 /** Lexicographic order of chunk indices (shorter first on a common prefix). */
 export function compareChunkIndices(a: readonly number[], b: readonly number[]): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const d = a[i]! - b[i]!;
-    if (d !== 0) return d;
-  }
-  return a.length - b.length;
+  return compareSequences(a, b);
 }
 
 /** Binary search over an array manifest's sorted refs (over the columns if not yet built). */
@@ -207,12 +208,16 @@ export function findChunkRef(array: ArrayManifest, index: readonly number[]): Ch
     const at = searchColumns(state.columns, index);
     return at < 0 ? undefined : refAt(state.columns, at);
   }
+  // The search of binarySearch, written out: this lookup runs once per chunk read.
   let lo = 0;
   let hi = array.refs.length - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;
-    const d = compareChunkIndices(array.refs[mid]!.index, index);
-    if (d === 0) return array.refs[mid];
+    const ref = array.refs[mid];
+    // 0 <= lo <= mid <= hi < length; only a sparse array can have no element there.
+    if (ref === undefined) throw floeError('INVALID_ARGUMENT', `chunk ref ${mid} of ${array.refs.length} is missing`);
+    const d = compareSequences(ref.index, index);
+    if (d === 0) return ref;
     if (d < 0) lo = mid + 1;
     else hi = mid - 1;
   }
@@ -221,16 +226,7 @@ export function findChunkRef(array: ArrayManifest, index: readonly number[]): Ch
 
 /** Binary search for an array's refs by node id. */
 export function findArrayManifest(manifest: Manifest, nodeId: NodeId): ArrayManifest | undefined {
-  let lo = 0;
-  let hi = manifest.arrays.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const d = compareIds(manifest.arrays[mid]!.nodeId, nodeId);
-    if (d === 0) return manifest.arrays[mid];
-    if (d < 0) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return undefined;
+  return binarySearch(manifest.arrays, (array) => compareIds(array.nodeId, nodeId));
 }
 
 /**
@@ -273,7 +269,11 @@ export function encodeManifestPayload(manifest: Manifest): Uint8Array {
 }
 
 function isSorted(refs: readonly ChunkRef[]): boolean {
-  for (let i = 1; i < refs.length; i++) if (compareChunkIndices(refs[i - 1]!.index, refs[i]!.index) > 0) return false;
+  let previous: ChunkRef | undefined;
+  for (const ref of refs) {
+    if (previous !== undefined && compareSequences(previous.index, ref.index) > 0) return false;
+    previous = ref;
+  }
   return true;
 }
 

@@ -2,6 +2,7 @@
 // FlexBuffers in spec-2 files, MessagePack in spec-1 files. The model holds the decoded value so
 // code above this layer never sees the encoding; the spec byte of each file picks the codec.
 import { floeError } from '../../errors.ts';
+import { compareSequences } from '../indexing.ts';
 import { decodeFlexValue } from './flexbuffers-reader.ts';
 import type { FlexValue } from './flexbuffers-types.ts';
 import { encodeFlexValue } from './flexbuffers-writer.ts';
@@ -51,7 +52,5 @@ export function compareUtf8(a: string, b: string): number {
   if (a === b) return 0;
   const x = encoder.encode(a);
   const y = encoder.encode(b);
-  const n = Math.min(x.length, y.length);
-  for (let i = 0; i < n; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
-  return x.length - y.length;
+  return compareSequences(x, y);
 }

@@ -57,7 +57,7 @@ export function decodeMsgpack(bytes: Uint8Array, where?: string): MetadataValue 
   const value = (depth: number): MetadataValue => {
     if (depth > MAX_DEPTH) fail(`nested deeper than ${MAX_DEPTH}`);
     need(1);
-    const b = bytes[at++]!;
+    const b = view.getUint8(at++);
     if (b <= 0x7f) return b;
     if (b >= 0xe0) return b - 0x100;
     if ((b & 0xf0) === 0x80) return map(b & 0x0f, depth);

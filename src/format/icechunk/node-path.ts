@@ -28,9 +28,11 @@ export function compareNodePaths(a: string, b: string): number {
   if (a === b) return 0;
   const x = pathSegments(a);
   const y = pathSegments(b);
-  const n = Math.min(x.length, y.length);
-  for (let i = 0; i < n; i++) {
-    const d = compareUtf8(x[i]!, y[i]!);
+  // Segment by segment; on a common prefix the path with fewer segments comes first.
+  for (const [i, segment] of x.entries()) {
+    const other = y[i];
+    if (other === undefined) return 1;
+    const d = compareUtf8(segment, other);
     if (d !== 0) return d;
   }
   return x.length - y.length;

@@ -33,7 +33,7 @@ export function decodeV1Config(bytes: Uint8Array, where?: string): MetadataValue
 function wrapTagged(doc: Document, node: Scalar | YAMLMap | YAMLSeq): YAMLMap | undefined {
   const tag = node.tag;
   if (tag === undefined || tag.startsWith(YAML_TAG_PREFIX)) return undefined;
-  node.tag = undefined;
+  delete node.tag;
   // An unknown tag made the yaml package read a plain scalar as a string: resolve it again as
   // an untagged scalar would be (`!count 12` is 12, `!flag true` is true).
   if (isScalar(node) && node.type === 'PLAIN' && typeof node.value === 'string') {
@@ -48,7 +48,7 @@ function wrapTagged(doc: Document, node: Scalar | YAMLMap | YAMLSeq): YAMLMap | 
   const wrapper = new YAMLMap(doc.schema);
   wrapper.items.push(new Pair(new Scalar(tag.startsWith('!') ? tag.slice(1) : tag), node));
   // Aliases name the anchor: it moves to the wrapper, so `*x` repeats the tagged value.
-  wrapper.anchor = node.anchor;
-  node.anchor = undefined;
+  if (node.anchor !== undefined) wrapper.anchor = node.anchor;
+  delete node.anchor;
   return wrapper;
 }

@@ -3,6 +3,7 @@
 // chunk, so other v1 readers see exactly what was written.
 import { floeError } from '../../errors.ts';
 import type { JsonValue } from '../json.ts';
+import { checkedAt } from '../indexing.ts';
 import { defaultFillValue, parseFillValue, type FillValue, type FillValueInput } from '../zarr/fill-value.ts';
 import type { V1DataType } from './dtype.ts';
 import { PyFloat, type PyJson } from './python-json.ts';
@@ -47,7 +48,9 @@ function fixedBytes(json: JsonValue, size: number, bad: (why: string) => never):
 export function v1FillJson(dtype: V1DataType, fill: V1FillValue): PyJson {
   if (fill.isNull || dtype.kind !== 'numeric') return fill.json;
   const lanes = fill.value.memory as Float32Array | Float64Array;
-  if (dtype.dataType.kind === 'float') return new PyFloat(lanes[0]!);
-  if (dtype.dataType.kind === 'complex') return [new PyFloat(lanes[0]!), new PyFloat(lanes[1]!)];
+  // A float fill holds one lane, a complex fill two (real, imaginary).
+  const lane = (i: number) => new PyFloat(checkedAt(lanes, i, 'INVALID_METADATA', 'the fill value'));
+  if (dtype.dataType.kind === 'float') return lane(0);
+  if (dtype.dataType.kind === 'complex') return [lane(0), lane(1)];
   return fill.json;
 }

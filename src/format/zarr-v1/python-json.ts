@@ -2,6 +2,7 @@
 // no trailing newline, floats in Python's repr, NaN/Infinity as bare tokens). Reading accepts
 // those bare tokens too, which strict JSON parsers refuse.
 import { parseJson, type JsonValue } from '../json.ts';
+import { compareSequences } from '../indexing.ts';
 
 /** A number Python would write as a float: `0.0`, not `0`. */
 export class PyFloat {
@@ -18,7 +19,7 @@ export function parsePythonJson(text: string, where: string): JsonValue {
   let out = '';
   let inString = false;
   for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
+    const c = text.charAt(i);
     if (inString) {
       out += c;
       if (c === '\\') out += text[++i] ?? '';
@@ -50,9 +51,9 @@ function write(value: PyJson, indent: number, pad: string): string {
   const inner = pad + ' '.repeat(indent);
   const items = Array.isArray(value)
     ? value.map((v) => inner + write(v, indent, inner))
-    : Object.keys(value)
-        .sort(byCodePoint)
-        .map((k) => inner + asciiString(k) + ': ' + write(value[k]!, indent, inner));
+    : Object.entries(value)
+        .sort(([a], [b]) => byCodePoint(a, b))
+        .map(([k, v]) => inner + asciiString(k) + ': ' + write(v, indent, inner));
   const [open, close] = Array.isArray(value) ? ['[', ']'] : ['{', '}'];
   if (items.length === 0) return open + close;
   return open + '\n' + items.join(',\n') + '\n' + pad + close;
@@ -82,6 +83,5 @@ function asciiString(s: string): string {
 function byCodePoint(a: string, b: string): number {
   const x = [...a].map((c) => c.codePointAt(0)!);
   const y = [...b].map((c) => c.codePointAt(0)!);
-  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
-  return x.length - y.length;
+  return compareSequences(x, y);
 }

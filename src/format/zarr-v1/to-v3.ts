@@ -9,6 +9,7 @@
 //                                           other readers share
 import type { BytesToBytesCodec, CodecMetadata } from '../codecs/types.ts';
 import type { JsonValue } from '../json.ts';
+import { checkedAt } from '../indexing.ts';
 import type { ArrayMetadataInput, Attributes } from '../zarr/metadata.ts';
 import type { V1ChunkCodec } from './chunk-codec.ts';
 import type { V1Metadata } from './meta.ts';
@@ -49,7 +50,7 @@ function v3Compression(meta: V1Metadata, compressor: BytesToBytesCodec | undefin
         codecs: [{
           name: 'blosc',
           configuration: {
-            cname: config.cname!, clevel: config.clevel!, shuffle: SHUFFLE_NAMES[config.shuffle as number]!,
+            cname: config.cname!, clevel: config.clevel!, shuffle: checkedAt(SHUFFLE_NAMES, config.shuffle as number, 'INVALID_METADATA', 'blosc shuffle modes'),
             typesize: meta.dtype.itemSize, blocksize: config.blocksize ?? 0,
           },
         }],

@@ -115,7 +115,8 @@ export function parseDataType(value: unknown, where?: string): DataType {
   if (core) return core;
   const alias = ALIASES[name];
   // Keep the alias as the name so metadata written back says what it said.
-  if (alias) return Object.freeze({ ...CORE[alias]!, name });
+  const aliased = alias === undefined ? undefined : CORE[alias];
+  if (aliased) return Object.freeze({ ...aliased, name });
   const raw = /^r([1-9]\d*)$/.exec(name);
   if (raw) {
     const bits = Number(raw[1]);

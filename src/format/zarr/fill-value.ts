@@ -3,6 +3,7 @@
 // (`json`): NaN with the standard payload is written "NaN", other NaNs as "0x..." hex, so a
 // payload such as 0x7fc00001 survives a read/write round trip.
 import { floeError } from '../../errors.ts';
+import { checkedAt } from '../indexing.ts';
 import type { JsonValue } from '../json.ts';
 import type { ArrayData, DataType } from './data-types.ts';
 import { halfToNumber, numberToHalf } from './float16.ts';
@@ -60,7 +61,10 @@ export function parseFillValue(dt: DataType, value: FillValueInput | undefined, 
     case 'int':
     case 'uint': {
       const n = typeof value === 'bigint' ? value : typeof value === 'number' && Number.isInteger(value) ? BigInt(value) : bad('expected an integer');
-      const [lo, hi] = INT_RANGES[dt.name]!;
+      const range = INT_RANGES[dt.name];
+      // Every core integer type has a range; a type without one is a bug in this table.
+      if (range === undefined) throw floeError('UNSUPPORTED', `no value range known for integer type ${dt.name}`, { where });
+      const [lo, hi] = range;
       if (n < lo || n > hi) bad(`out of range [${lo}, ${hi}]`);
       if (dt.itemSize === 8) (memory as BigInt64Array | BigUint64Array)[0] = n;
       else (memory as Int32Array)[0] = Number(n);
@@ -137,7 +141,7 @@ function writeBits(view: Float32Array | Float64Array, lane: number, bits: number
 
 /** Number, "NaN"/"Infinity"/"-Infinity", or hex for NaNs with a non-standard payload. */
 function canonicalFloatJson(view: Float32Array | Float64Array, lane: number, bits: number): JsonValue {
-  const v = view[lane]!;
+  const v = floatLane(view, lane);
   if (v === Infinity) return 'Infinity';
   if (v === -Infinity) return '-Infinity';
   if (!Number.isNaN(v)) return v;
@@ -147,9 +151,18 @@ function canonicalFloatJson(view: Float32Array | Float64Array, lane: number, bit
 }
 
 function readBits(view: Float32Array | Float64Array, lane: number, bits: number): bigint {
-  if (bits === 16) return BigInt(numberToHalf(view[lane]!));
-  if (bits === 32) return BigInt(new Uint32Array(view.buffer, view.byteOffset + lane * 4, 1)[0]!);
-  return new BigUint64Array(view.buffer, view.byteOffset + lane * 8, 1)[0]!;
+  if (bits === 16) return BigInt(numberToHalf(floatLane(view, lane)));
+  const bytes = new DataView(view.buffer, view.byteOffset, view.byteLength);
+  // The platform's byte order, as the typed array that holds the lane uses.
+  if (bits === 32) return BigInt(bytes.getUint32(lane * 4, LITTLE_ENDIAN));
+  return bytes.getBigUint64(lane * 8, LITTLE_ENDIAN);
+}
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** Lane `lane` (0, or 1 for a complex imaginary part) of a one-element fill's memory. */
+function floatLane(view: Float32Array | Float64Array, lane: number): number {
+  return checkedAt(view, lane, 'INVALID_ARGUMENT', 'fill value lanes');
 }
 
 function freeze(json: JsonValue, memory: ArrayData): FillValue {

@@ -1,8 +1,8 @@
 // IEEE 754 binary16 <-> number. Node 20 has no Float16Array, so float16 arrays live in
 // Float32Array memory; every half value is exactly representable there.
 
-const f32 = new Float32Array(1);
-const u32 = new Uint32Array(f32.buffer);
+// One 4-byte scratch word, read and written as float32 or uint32 (same byte order for both).
+const scratch = new DataView(new ArrayBuffer(4));
 
 /** Half-precision bits -> number (exact). */
 export function halfToNumber(h: number): number {
@@ -13,16 +13,16 @@ export function halfToNumber(h: number): number {
   if (exp === 0x1f) {
     if (frac === 0) return sign * Infinity;
     // Keep the payload: rebuild a float32 NaN with the half's mantissa in its top bits.
-    u32[0] = ((h & 0x8000) << 16) | 0x7f800000 | (frac << 13);
-    return f32[0]!;
+    scratch.setUint32(0, ((h & 0x8000) << 16) | 0x7f800000 | (frac << 13));
+    return scratch.getFloat32(0);
   }
   return sign * (1 + frac / 1024) * 2 ** (exp - 15);
 }
 
 /** number -> half-precision bits, rounding to nearest even; NaN payload top bits are kept. */
 export function numberToHalf(value: number): number {
-  f32[0] = value;
-  const x = u32[0]!;
+  scratch.setFloat32(0, value);
+  const x = scratch.getUint32(0);
   const sign = (x >>> 16) & 0x8000;
   const exp = (x >>> 23) & 0xff;
   const frac = x & 0x7fffff;

@@ -1,5 +1,7 @@
 // N-dimensional views over flat element storage, and the one strided copy everything uses
 // (chunk -> result on read, input -> chunk on write, transpose).
+import { floeError } from '../../errors.ts';
+import { checkedAt } from '../indexing.ts';
 import type { ArrayData, TypedArray } from './data-types.ts';
 
 /** Element storage with a shape and strides counted in elements (not lanes, not bytes). */
@@ -11,11 +13,11 @@ export interface NdArray<D extends ArrayData = ArrayData> {
 
 export function cStrides(shape: readonly number[]): number[] {
   const stride = new Array<number>(shape.length);
-  let s = 1;
-  for (let i = shape.length - 1; i >= 0; i--) {
+  // Right to left: each stride is the product of the extents after it.
+  shape.reduceRight((s, n, i) => {
     stride[i] = s;
-    s *= shape[i]!;
-  }
+    return s * n;
+  }, 1);
   return stride;
 }
 
@@ -35,7 +37,7 @@ export interface StridedView {
 /**
  * Copies a `shape`-sized block from `src` to `dst`. `lanes` numbers make one element (complex: 2).
  * Dimensions that are contiguous in both views are merged first so the inner loop is one long
- * `TypedArray.set` where possible.
+ * `TypedArray.set` where possible. A block reaching outside either array is an INVALID_ARGUMENT.
  */
 export function copyStrided(srcView: StridedView, dstView: StridedView, shape: readonly number[], lanes: number): void {
   if (shape.some((d) => d === 0)) return;
@@ -44,31 +46,64 @@ export function copyStrided(srcView: StridedView, dstView: StridedView, shape: r
   const dst = asBits(dstView);
   const widen = src.data === srcView.data ? 1 : (srcView.data as TypedArray).BYTES_PER_ELEMENT / 4;
   lanes *= widen;
-  const [dims, sStride, dStride] = mergeDims(shape, src.stride, dst.stride);
-  const rank = dims.length;
-  if (rank === 0) {
+  const inner = mergeDims(shape, src.stride, dst.stride);
+  // The one bounds check of the copy: copyRun's loops rely on it instead of checking each index.
+  checkExtents(src, dst, inner, lanes);
+  if (inner === undefined) {
     copyRun(src.data, src.offset * lanes, 1, dst.data, dst.offset * lanes, 1, lanes);
     return;
   }
-  const inner = dims[rank - 1]!;
-  const si = sStride[rank - 1]!;
-  const di = dStride[rank - 1]!;
-  const idx = new Array<number>(rank - 1).fill(0);
   let so = src.offset;
   let doff = dst.offset;
-  for (;;) {
-    copyRun(src.data, so * lanes, si, dst.data, doff * lanes, di, inner * lanes, lanes);
-    // Odometer over the outer dimensions.
-    let d = rank - 2;
-    for (; d >= 0; d--) {
-      so += sStride[d]!;
-      doff += dStride[d]!;
-      if (++idx[d]! < dims[d]!) break;
-      so -= sStride[d]! * dims[d]!;
-      doff -= dStride[d]! * dims[d]!;
-      idx[d] = 0;
+  odometer: for (;;) {
+    copyRun(src.data, so * lanes, inner.s, dst.data, doff * lanes, inner.d, inner.n * lanes, lanes);
+    // Odometer over the outer dimensions, innermost digit first.
+    for (let digit = inner.outer; digit !== undefined; digit = digit.outer) {
+      so += digit.s;
+      doff += digit.d;
+      if (++digit.i < digit.n) continue odometer;
+      so -= digit.s * digit.n;
+      doff -= digit.d * digit.n;
+      digit.i = 0;
     }
-    if (d < 0) return;
+    return;
+  }
+}
+
+/**
+ * One merged dimension of a copy: extent, source and destination strides, odometer position.
+ * Dimensions form a list from the innermost out (a list, not an array, so the odometer's walk
+ * needs no index).
+ */
+interface CopyDim {
+  n: number;
+  s: number;
+  d: number;
+  i: number;
+  readonly outer: CopyDim | undefined;
+}
+
+/** Throws unless every number the copy touches lies inside the source and the destination. */
+function checkExtents(src: StridedView, dst: StridedView, inner: CopyDim | undefined, lanes: number): void {
+  let sLo = src.offset;
+  let sHi = src.offset;
+  let dLo = dst.offset;
+  let dHi = dst.offset;
+  for (let dim = inner; dim !== undefined; dim = dim.outer) {
+    const sReach = (dim.n - 1) * dim.s;
+    const dReach = (dim.n - 1) * dim.d;
+    if (sReach < 0) sLo += sReach;
+    else sHi += sReach;
+    if (dReach < 0) dLo += dReach;
+    else dHi += dReach;
+  }
+  outOfRange(sLo, sHi, src.data.length, lanes, 'source');
+  outOfRange(dLo, dHi, dst.data.length, lanes, 'destination');
+}
+
+function outOfRange(lo: number, hi: number, length: number, lanes: number, role: string): void {
+  if (lo < 0 || (hi + 1) * lanes > length) {
+    throw floeError('INVALID_ARGUMENT', `a strided copy reaches elements [${lo}, ${hi}] of a ${role} of ${length / lanes} elements`);
   }
 }
 
@@ -80,57 +115,68 @@ function asBits(view: StridedView): StridedView {
   return view;
 }
 
-/** Copies `count` numbers; strides are per element, so lanes of one element stay together. */
+/**
+ * Copies `count` numbers; strides are per element, so lanes of one element stay together.
+ * The caller (copyStrided) has checked that every index reached is inside both arrays.
+ */
 function copyRun(
   src: ArrayData, s: number, sStride: number,
   dst: ArrayData, d: number, dStride: number,
   count: number, lanes = 1,
 ): void {
-  if (sStride === 1 && dStride === 1) {
-    if (Array.isArray(src) || Array.isArray(dst)) {
-      for (let i = 0; i < count; i++) (dst as unknown[])[d + i] = (src as unknown[])[s + i];
-    } else if (count > 16) {
-      (dst as TypedArray).set((src as TypedArray).subarray(s, s + count) as never, d);
-    } else {
-      const a = src as Float64Array;
-      const b = dst as Float64Array;
-      for (let i = 0; i < count; i++) b[d + i] = a[s + i]!;
-    }
+  if (Array.isArray(src) || Array.isArray(dst)) {
+    // Variable-length elements (lanes 1): plain arrays, read as `unknown` so no index is asserted.
+    const a = src as unknown[];
+    const b = dst as unknown[];
+    for (let i = 0; i < count; i++) b[d + i * dStride] = a[s + i * sStride];
     return;
   }
   const a = src as unknown as Float64Array;
   const b = dst as unknown as Float64Array;
-  const ss = sStride * lanes;
-  const ds = dStride * lanes;
-  const n = count / lanes;
-  if (lanes === 1) {
+  const contiguous = sStride === 1 && dStride === 1;
+  if (contiguous && count > 16) {
+    b.set(a.subarray(s, s + count), d);
+    return;
+  }
+  // A short contiguous run is copied number by number, as if each number were one element.
+  const perElement = contiguous ? 1 : lanes;
+  const ss = sStride * perElement;
+  const ds = dStride * perElement;
+  const n = count / perElement;
+  if (perElement === 1) {
+    // In range: copyStrided's checkExtents bounded every index of the block in both arrays.
     for (let i = 0; i < n; i++) b[d + i * ds] = a[s + i * ss]!;
     return;
   }
   for (let i = 0; i < n; i++) {
-    for (let l = 0; l < lanes; l++) b[d + i * ds + l] = a[s + i * ss + l]!;
+    // In range: copyStrided's checkExtents bounded every index of the block in both arrays.
+    for (let l = 0; l < perElement; l++) b[d + i * ds + l] = a[s + i * ss + l]!;
   }
 }
 
-/** Drops size-1 dimensions and merges neighbours that are contiguous in both views. */
-function mergeDims(shape: readonly number[], a: readonly number[], b: readonly number[]): [number[], number[], number[]] {
-  const dims: number[] = [];
-  const sa: number[] = [];
-  const sb: number[] = [];
-  for (let i = 0; i < shape.length; i++) {
-    if (shape[i] === 1) continue;
-    const n = dims.length - 1;
-    if (n >= 0 && sa[n] === a[i]! * shape[i]! && sb[n] === b[i]! * shape[i]!) {
-      dims[n] *= shape[i]!;
-      sa[n] = a[i]!;
-      sb[n] = b[i]!;
-    } else {
-      dims.push(shape[i]!);
-      sa.push(a[i]!);
-      sb.push(b[i]!);
-    }
+/**
+ * Drops size-1 dimensions and merges neighbours that are contiguous in both views; returns the
+ * innermost dimension (undefined when none is left).
+ */
+function mergeDims(shape: readonly number[], a: readonly number[], b: readonly number[]): CopyDim | undefined {
+  if (a.length !== shape.length || b.length !== shape.length) {
+    throw floeError('INVALID_ARGUMENT', `a strided copy of rank ${shape.length} got strides of rank ${a.length} and ${b.length}`);
   }
-  return [dims, sa, sb];
+  let last: CopyDim | undefined;
+  shape.forEach((n, k) => {
+    if (n === 1) return;
+    // k < shape.length, which both stride lists match (checked above).
+    const s = checkedAt(a, k, 'INVALID_ARGUMENT', 'source strides');
+    const d = checkedAt(b, k, 'INVALID_ARGUMENT', 'destination strides');
+    if (last !== undefined && last.s === s * n && last.d === d * n) {
+      last.n *= n;
+      last.s = s;
+      last.d = d;
+    } else {
+      last = { n, s, d, i: 0, outer: last };
+    }
+  });
+  return last;
 }
 
 /** Fills `n` elements starting at element `start` with the one-element `value` (bit-exact). */
@@ -167,13 +213,15 @@ export function allEqual(data: ArrayData, value: ArrayData): boolean {
   const one = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
   const w = one.length;
   if (w === 1) {
-    const b = one[0]!;
+    // One byte (w === 1), so `b` is a number; typed as possibly undefined, it only meets `!==`.
+    const b = one[0];
     for (let i = 0; i < bytes.length; i++) if (bytes[i] !== b) return false;
     return true;
   }
   if (w === 4 && bytes.byteOffset % 4 === 0) {
     const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4);
-    const x = new Uint32Array(one.slice().buffer)[0]!;
+    // One word (w === 4), so `x` is a number; typed as possibly undefined, it only meets `!==`.
+    const x = new Uint32Array(one.slice().buffer)[0];
     for (let i = 0; i < words.length; i++) if (words[i] !== x) return false;
     return true;
   }

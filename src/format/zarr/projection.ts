@@ -3,6 +3,7 @@
 // sharding codec's inner-chunk reads.
 import { cStrides, copyStrided, fillElements, product, type NdArray, type StridedView } from './ndarray.ts';
 import type { ArrayData } from './data-types.ts';
+import { checkedAt } from '../indexing.ts';
 
 /** One dimension of a normalised selection: `count` indices start, start+step, ... */
 export interface DimSelection {
@@ -54,26 +55,29 @@ export function projectDim(sel: DimSelection, chunkSize: number): ChunkProjectio
 }
 
 /** Visits the cartesian product of per-dimension projections. */
-export function forEachProduct<T>(lists: readonly (readonly T[])[], visit: (items: T[]) => void): void {
+export function forEachProduct<T extends {} | null>(lists: readonly (readonly T[])[], visit: (items: T[]) => void): void {
   if (lists.some((l) => l.length === 0)) return;
-  const idx = new Array<number>(lists.length).fill(0);
-  for (;;) {
-    visit(idx.map((i, d) => lists[d]![i]!));
-    let d = lists.length - 1;
-    for (; d >= 0; d--) {
-      if (++idx[d]! < lists[d]!.length) break;
-      idx[d] = 0;
+  // One odometer digit per list, the last list's digit turning fastest.
+  const digits = lists.map((list) => ({ list, i: 0 }));
+  const innermostFirst = [...digits].reverse();
+  odometer: for (;;) {
+    // A digit stays below its list's length (it wraps to 0 there), so the check never fires.
+    visit(digits.map((digit) => checkedAt(digit.list, digit.i, 'INVALID_ARGUMENT', 'projection list')));
+    for (const digit of innermostFirst) {
+      if (++digit.i < digit.list.length) continue odometer;
+      digit.i = 0;
     }
-    if (d < 0) return;
+    return;
   }
 }
 
 /** Copies the part of a decoded chunk that the projections select into `dst`. */
 export function copyFromChunk(chunk: NdArray, ps: readonly ChunkProjection[], dst: StridedView, lanes: number): void {
+  const stride = (d: number) => checkedAt(chunk.stride, d, 'INVALID_ARGUMENT', 'chunk strides');
   const src: StridedView = {
     data: chunk.data,
-    offset: ps.reduce((acc, p, d) => acc + p.start * chunk.stride[d]!, 0),
-    stride: ps.map((p, d) => chunk.stride[d]! * p.step),
+    offset: ps.reduce((acc, p, d) => acc + p.start * stride(d), 0),
+    stride: ps.map((p, d) => stride(d) * p.step),
   };
   copyStrided(src, dst, ps.map((p) => p.count), lanes);
 }
@@ -90,6 +94,6 @@ export function fillRegion(dst: StridedView, counts: readonly number[], value: A
 
 /** A selection's part inside one chunk, and where it lands in the destination. */
 export function shiftView(dst: StridedView, ps: readonly ChunkProjection[]): StridedView {
-  const offset = ps.reduce((acc, p, d) => acc + p.outStart * dst.stride[d]!, dst.offset);
+  const offset = ps.reduce((acc, p, d) => acc + p.outStart * checkedAt(dst.stride, d, 'INVALID_ARGUMENT', 'destination strides'), dst.offset);
   return { data: dst.data, offset, stride: dst.stride };
 }
