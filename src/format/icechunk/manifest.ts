@@ -4,7 +4,7 @@
 // read; Floe writes plain locations (compression_algorithm = 0), which the spec allows.
 import type { Builder, Offset } from 'flatbuffers';
 import { floeError } from '../../errors.ts';
-import { binarySearch, compareSequences } from '../indexing.ts';
+import { binarySearch, compareIndexLists } from '../indexing.ts';
 import type { ChunkRef, Extra, VirtualChecksum } from './chunk-ref.ts';
 import { decodeGuarded, FlatbufferReader } from './flatbuffer-reader.ts';
 import { addIdField, addU64Field, createOffsetVector, createU32Vector, finishPayload, newBuilder } from './flatbuffer-writer.ts';
@@ -198,7 +198,7 @@ function decompressLocation(r: FlatbufferReader, bytes: Uint8Array, algorithm: n
 
 /** Lexicographic order of chunk indices (shorter first on a common prefix). */
 export function compareChunkIndices(a: readonly number[], b: readonly number[]): number {
-  return compareSequences(a, b);
+  return compareIndexLists(a, b);
 }
 
 /** Binary search over an array manifest's sorted refs (over the columns if not yet built). */
@@ -216,7 +216,7 @@ export function findChunkRef(array: ArrayManifest, index: readonly number[]): Ch
     const ref = array.refs[mid];
     // 0 <= lo <= mid <= hi < length; only a sparse array can have no element there.
     if (ref === undefined) throw floeError('INVALID_ARGUMENT', `chunk ref ${mid} of ${array.refs.length} is missing`);
-    const d = compareSequences(ref.index, index);
+    const d = compareIndexLists(ref.index, index);
     if (d === 0) return ref;
     if (d < 0) lo = mid + 1;
     else hi = mid - 1;
@@ -271,7 +271,7 @@ export function encodeManifestPayload(manifest: Manifest): Uint8Array {
 function isSorted(refs: readonly ChunkRef[]): boolean {
   let previous: ChunkRef | undefined;
   for (const ref of refs) {
-    if (previous !== undefined && compareSequences(previous.index, ref.index) > 0) return false;
+    if (previous !== undefined && compareIndexLists(previous.index, ref.index) > 0) return false;
     previous = ref;
   }
   return true;
