@@ -97,7 +97,9 @@ export interface ErrorDetailsByCode {
   /** A virtual chunk container or credential the repository does not allow. */
   UNAUTHORIZED: {
     /** Why the virtual chunk read was refused. */
-    readonly reason: 'virtual-chunk-no-container' | 'virtual-chunk-not-authorized' | 'virtual-chunk-redirect';
+    readonly reason:
+      | 'virtual-chunk-no-container' | 'virtual-chunk-not-authorized' | 'virtual-chunk-redirect'
+      | 'virtual-chunk-outside-container' | 'virtual-chunk-unsafe-url';
   };
   /** The backend failed (I/O, network) after retries. */
   STORAGE_ERROR: {
