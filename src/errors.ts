@@ -39,8 +39,15 @@ export interface ErrorDetailsByCode {
   };
   /** A store key or node path that could escape or alias. */
   INVALID_KEY: NoDetails;
-  /** A node name the spec forbids. */
-  INVALID_NAME: NoDetails;
+  /** A node name the spec forbids, or a new branch or tag name Floe refuses. */
+  INVALID_NAME: {
+    /** New branch and tag names: the rule the name breaks (docs/errors.md lists them). */
+    readonly rule?:
+      | 'not-a-string' | 'empty' | 'too-long' | 'unpaired-surrogate' | 'control-or-space' | 'forbidden-character'
+      | 'slash' | 'double-dot' | 'leading-dash' | 'leading-dot' | 'trailing-dot' | 'lock-suffix' | 'at-brace' | 'lone-at';
+    /** New branch and tag names: which kind of ref was being created. */
+    readonly refKind?: 'branch' | 'tag';
+  };
   /** A node, ref, snapshot, object or label that does not exist. */
   NOT_FOUND: {
     /** Query errors: the dimension whose label or coordinate array is missing. */
@@ -90,7 +97,9 @@ export interface ErrorDetailsByCode {
   /** A virtual chunk container or credential the repository does not allow. */
   UNAUTHORIZED: {
     /** Why the virtual chunk read was refused. */
-    readonly reason: 'virtual-chunk-no-container' | 'virtual-chunk-not-authorized' | 'virtual-chunk-redirect';
+    readonly reason:
+      | 'virtual-chunk-no-container' | 'virtual-chunk-not-authorized' | 'virtual-chunk-redirect'
+      | 'virtual-chunk-outside-container' | 'virtual-chunk-unsafe-url';
   };
   /** The backend failed (I/O, network) after retries. */
   STORAGE_ERROR: {

@@ -5,6 +5,7 @@ import { floeError, type FloeError } from '../errors.ts';
 import { idsEqual, idToString, type SnapshotId } from '../format/icechunk/ids.ts';
 import type { RefEntry, RepoInfo, SnapshotInfo } from '../format/icechunk/repo-info.ts';
 import type { RepoChange } from './repo-info-store.ts';
+import { validateNewRefName } from './ref-names.ts';
 
 export const MAIN_BRANCH = 'main';
 
@@ -43,10 +44,9 @@ export function branchMovedError(branch: string, expected: SnapshotId, current: 
   );
 }
 
+/** Checks a name about to be created (names already stored are read as they are): see ref-names.ts. */
 export function validateRefName(name: string, kind: 'branch' | 'tag'): void {
-  if (typeof name !== 'string' || name === '' || /[\u0000-\u001f]/.test(name)) {
-    throw floeError('INVALID_ARGUMENT', `${JSON.stringify(name)} is not a valid ${kind} name (non-empty, no control characters)`);
-  }
+  validateNewRefName(name, kind);
 }
 
 export function findSnapshotInfo(info: RepoInfo, id: SnapshotId): SnapshotInfo | undefined {

@@ -286,6 +286,7 @@ export class Repository {
 
   /** Creates a branch at a snapshot; `ALREADY_EXISTS` when the name is taken. */
   async createBranch(name: string, snapshotId: string): Promise<void> {
+    refs.validateRefName(name, 'branch'); // before any I/O
     const id = parseSnapshotId(snapshotId);
     await this.writable().update((info) => refs.createBranch(info, name, id));
   }
@@ -301,6 +302,7 @@ export class Repository {
   }
   /** Creates a tag at a snapshot. Tags are immutable: a taken (or deleted) name is refused. */
   async createTag(name: string, snapshotId: string): Promise<void> {
+    refs.validateRefName(name, 'tag'); // before any I/O
     const id = parseSnapshotId(snapshotId);
     await this.writable().update((info) => refs.createTag(info, name, id));
   }

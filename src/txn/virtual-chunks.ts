@@ -2,7 +2,9 @@
 // only by a virtual chunk container of the repository's config whose url prefix it starts with,
 // and only if the caller authorized that container when opening the repository (the
 // reference's `authorizeVirtualChunkAccess`). Local files (`file://`) and HTTP(S) are fetched
-// here; other stores are refused with a clear error rather than read wrongly.
+// here; other stores are refused with a clear error rather than read wrongly. Locations are
+// matched on normalised URLs and whole path segments (virtual-urls.ts), and the normalised URL is
+// the one requested, so a container's headers never reach a URL outside its prefix.
 // A recorded checksum guards against stale data: HTTP reads send it as If-Match /
 // If-Unmodified-Since and also check the ETag / Last-Modified the server answers with (a server
 // may ignore conditional headers; the reference checks the response the same way); a local
@@ -10,10 +12,10 @@
 // a local file is not checked). A changed source is CHECKSUM_MISMATCH. HTTP redirects are
 // refused: authorization covers the container's prefix, not wherever it points.
 import { open, stat } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { floeError, type ErrorDetails } from '../errors.ts';
 import type { VirtualChunkRef } from '../format/icechunk/manifest.ts';
 import type { VirtualChunkContainer } from './config.ts';
+import { matchLength, normalizeUrl, realFileWithin, type NormalizedUrl, type UrlVerdict } from './virtual-urls.ts';
 
 /** The reference's credential shapes; Floe uses only their presence for file and HTTP access. */
 export type VirtualCredentials =
@@ -35,28 +37,81 @@ const refused = (message: string, location: string, reason: ErrorDetails<'UNAUTH
     ? floeError('UNSUPPORTED', message, { where: location, details: { reason } })
     : floeError('UNAUTHORIZED', message, { where: location, details: { reason } });
 
-export function containerFor(containers: readonly VirtualChunkContainer[], location: string): VirtualChunkContainer | undefined {
-  let best: VirtualChunkContainer | undefined;
-  for (const c of containers) {
-    if (location.startsWith(c.urlPrefix) && (!best || c.urlPrefix.length > best.urlPrefix.length)) best = c;
+/** A location matched to its container: both normalised; `url.href` is what is read. */
+interface Resolved {
+  container: VirtualChunkContainer;
+  prefix: NormalizedUrl;
+  url: NormalizedUrl;
+}
+
+// Container prefixes are few and fixed per repository; parsing each once keeps reads cheap.
+const prefixCache = new Map<string, UrlVerdict>();
+function normalizedPrefix(prefix: string): UrlVerdict {
+  let verdict = prefixCache.get(prefix);
+  if (!verdict) {
+    verdict = normalizeUrl(prefix, 'prefix');
+    if (prefixCache.size >= 1024) prefixCache.clear();
+    prefixCache.set(prefix, verdict);
   }
-  return best;
+  return verdict;
+}
+
+/**
+ * The container serving `location` (the one covering most path segments), or a refusal: the
+ * location cannot be matched safely, or normalises outside every container. A container whose
+ * prefix cannot be parsed serves nothing.
+ */
+function resolveContainer(containers: readonly VirtualChunkContainer[], location: string): Resolved {
+  const parsed = normalizeUrl(location, 'location');
+  if (!parsed.ok) {
+    throw refused(
+      `virtual chunk location ${JSON.stringify(location)} ${parsed.why}, so it cannot be matched to a container safely; record the plain, normalised URL instead`,
+      location,
+      'virtual-chunk-unsafe-url',
+    );
+  }
+  let best: Resolved | undefined;
+  let bestLength = -1;
+  for (const container of containers) {
+    const prefix = normalizedPrefix(container.urlPrefix);
+    if (!prefix.ok) continue;
+    const n = matchLength(prefix.url, parsed.url);
+    if (n < 0) continue;
+    if (!best || n > bestLength || (n === bestLength && container.urlPrefix.length > best.container.urlPrefix.length)) {
+      best = { container, prefix: prefix.url, url: parsed.url };
+      bestLength = n;
+    }
+  }
+  if (best) return best;
+  const textual = containers.find((c) => location.startsWith(c.urlPrefix));
+  if (textual) {
+    throw refused(
+      `virtual chunk location ${JSON.stringify(location)} starts with the container prefix ${textual.urlPrefix} as text but normalises to ${parsed.url.href}, outside it; its credentials are not sent there`,
+      location,
+      'virtual-chunk-outside-container',
+    );
+  }
+  throw refused(`no virtual chunk container serves ${location}; add one with this url prefix to the repository config`, location, 'virtual-chunk-no-container');
+}
+
+/** The container serving `location` on normalised whole segments, or undefined (refused). */
+export function containerFor(containers: readonly VirtualChunkContainer[], location: string): VirtualChunkContainer | undefined {
+  try {
+    return resolveContainer(containers, location).container;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Throws unless some container of the config serves `location`. */
 export function checkContainerExists(containers: readonly VirtualChunkContainer[], location: string): void {
-  if (!containerFor(containers, location)) {
-    throw refused(`no virtual chunk container serves ${location}; add one with this url prefix to the repository config`, location, 'virtual-chunk-no-container');
-  }
+  resolveContainer(containers, location);
 }
 
 /** Reads `length` bytes at `offset` inside the ref's range (the whole ref by default). */
 export async function fetchVirtualChunk(access: VirtualChunkAccess, ref: VirtualChunkRef, within?: { offset: number; length: number }): Promise<Uint8Array> {
   const location = ref.location;
-  const container = containerFor(access.containers, location);
-  if (!container) {
-    throw refused(`cannot read virtual chunk ${location}: no virtual chunk container in the repository config serves it`, location, 'virtual-chunk-no-container');
-  }
+  const { container, prefix, url } = resolveContainer(access.containers, location);
   if (!(container.urlPrefix in access.authorized)) {
     throw refused(
       `reading virtual chunks from ${container.urlPrefix} is not authorized; pass authorizeVirtualChunkAccess: { ${JSON.stringify(container.urlPrefix)}: null } when opening the repository if you trust it`,
@@ -66,8 +121,15 @@ export async function fetchVirtualChunk(access: VirtualChunkAccess, ref: Virtual
   }
   const offset = ref.offset + (within?.offset ?? 0);
   const length = within?.length ?? ref.length;
-  if (location.startsWith('file://') && container.store.type === 'LocalFileSystem') return readFileRange(ref, offset, length);
-  if (/^https?:\/\//.test(location) && container.store.type === 'Http') return readHttpRange(ref, offset, length, container.store.field0.headers ?? {});
+  if (url.origin.startsWith('file:') && container.store.type === 'LocalFileSystem') {
+    const file = await realFileWithin(prefix, url);
+    if (file === 'outside') {
+      throw refused(`virtual chunk file ${location} resolves (through a symlink) outside its container ${container.urlPrefix}`, location, 'virtual-chunk-outside-container');
+    }
+    if (file === 'missing') throw floeError('NOT_FOUND', `the file behind a virtual chunk is missing: ${url.href}`, { where: location });
+    return readFileRange(ref, file, offset, length);
+  }
+  if (/^https?:\/\//.test(url.origin) && container.store.type === 'Http') return readHttpRange(ref, url.href, offset, length, container.store.field0.headers ?? {});
   throw refused(
     `virtual chunks in ${container.store.type} containers (${location}) are not readable by Floe yet; only file:// and http(s):// containers are`,
     location,
@@ -75,8 +137,7 @@ export async function fetchVirtualChunk(access: VirtualChunkAccess, ref: Virtual
   );
 }
 
-async function readFileRange(ref: VirtualChunkRef, offset: number, length: number): Promise<Uint8Array> {
-  const file = fileURLToPath(ref.location);
+async function readFileRange(ref: VirtualChunkRef, file: string, offset: number, length: number): Promise<Uint8Array> {
   let info;
   try {
     info = await stat(file);
@@ -104,7 +165,7 @@ async function readFileRange(ref: VirtualChunkRef, offset: number, length: numbe
   }
 }
 
-async function readHttpRange(ref: VirtualChunkRef, offset: number, length: number, headers: Record<string, string>): Promise<Uint8Array> {
+async function readHttpRange(ref: VirtualChunkRef, href: string, offset: number, length: number, headers: Record<string, string>): Promise<Uint8Array> {
   const request: Record<string, string> = { ...headers, range: `bytes=${offset}-${offset + length - 1}` };
   const checksum = ref.checksum;
   if (checksum && 'etag' in checksum) request['if-match'] = quotedEtag(checksum.etag);
@@ -112,7 +173,7 @@ async function readHttpRange(ref: VirtualChunkRef, offset: number, length: numbe
   let response: Response;
   try {
     // Redirects are not followed: the container authorized is the prefix, not wherever it points.
-    response = await fetch(ref.location, { headers: request, redirect: 'manual' });
+    response = await fetch(href, { headers: request, redirect: 'manual' });
   } catch (err) {
     throw floeError('STORAGE_ERROR', `fetching virtual chunk ${ref.location} failed: ${(err as Error).message}`, { where: ref.location, cause: err });
   }

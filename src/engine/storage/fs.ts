@@ -10,9 +10,10 @@ import { readdirSync, linkSync, renameSync, rmdirSync, unlinkSync, closeSync, ty
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { floeError } from '../../errors.ts';
+import { DirectoryGuard, openObjectFile, symlinkRefused } from './fs-containment.ts';
 import { withFileLock, type FileLockOptions } from './fs-lock.ts';
 import {
-  RESERVED_PREFIX, fsyncDirectory, isErrno, lockPathOf, lstatOrNull, openRegularFile, readRange, readRangeInto,
+  RESERVED_PREFIX, fsyncDirectory, isErrno, lockPathOf, lstatOrNull, readRange, readRangeInto,
   stampMtime, versionOf, writeStampedTempFileSync, writeTempFile,
 } from './fs-files.ts';
 import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
@@ -41,17 +42,21 @@ export class FsStorage implements ObjectStorage {
   readonly root: string;
   private readonly durable: boolean;
   private readonly lockOptions: FileLockOptions;
+  /** Directories under the root known not to be symlinks (fs-containment.ts). */
+  private readonly dirs: DirectoryGuard;
 
   constructor(options: FsStorageOptions) {
     this.root = path.resolve(options.root);
     this.durable = options.durable ?? true;
     this.lockOptions = options.lock ?? {};
+    this.dirs = new DirectoryGuard(this.root);
   }
 
   async get(key: string, range?: ByteRange): Promise<GetResult | null> {
     const file = this.pathOf(key);
     if (range) validateRange(range, key);
-    const opened = openRegularFile(file);
+    if (!this.dirs.checkParents(key, false)) return null;
+    const opened = openObjectFile(file, key, this.root);
     if (!opened) return null;
     try {
       // Files are never modified in place, so bytes read from this descriptor belong to the
@@ -70,7 +75,8 @@ export class FsStorage implements ObjectStorage {
   async readInto(key: string, target: Uint8Array, range?: ByteRange): Promise<number | null> {
     const file = this.pathOf(key);
     if (range) validateRange(range, key);
-    const opened = openRegularFile(file);
+    if (!this.dirs.checkParents(key, false)) return null;
+    const opened = openObjectFile(file, key, this.root);
     if (!opened) return null;
     try {
       const { start, end } = resolveRange(range, Number(opened.stats.size));
@@ -82,13 +88,17 @@ export class FsStorage implements ObjectStorage {
   }
 
   async head(key: string): Promise<ObjectInfo | null> {
-    const stats = lstatOrNull(this.pathOf(key));
+    const file = this.pathOf(key);
+    if (!this.dirs.checkParents(key, false)) return null;
+    const stats = lstatOrNull(file);
+    if (stats?.isSymbolicLink()) throw symlinkRefused(key, key, this.root);
     return stats?.isFile() ? infoOf(key, stats) : null;
   }
 
   async put(key: string, bytes: Uint8Array, options?: PutOptions): Promise<{ version: VersionToken }> {
     const file = this.pathOf(key);
     validatePutOptions(options, key);
+    this.dirs.checkParents(key, true);
     if (options?.ifNoneMatch === '*') return this.createOnly(key, file, bytes);
     const temp = await this.writeTemp(key, file, bytes);
     try {
@@ -105,7 +115,7 @@ export class FsStorage implements ObjectStorage {
   async copy(from: string, to: string, options?: { ifMatch?: VersionToken }): Promise<{ version: VersionToken }> {
     const source = this.pathOf(from);
     this.pathOf(to); // validate before any I/O
-    const opened = openRegularFile(source);
+    const opened = this.dirs.checkParents(from, false) ? openObjectFile(source, from, this.root) : null;
     if (!opened) {
       if (options?.ifMatch !== undefined) throw preconditionFailed(from, 'the copy source does not exist (ifMatch)');
       throw floeError('NOT_FOUND', `cannot copy ${JSON.stringify(from)}: no such object`, { where: from });
@@ -125,11 +135,13 @@ export class FsStorage implements ObjectStorage {
     const slash = prefix.lastIndexOf('/');
     const dirKey = prefix.slice(0, slash + 1); // '' or ends in '/'
     const namePrefix = prefix.slice(slash + 1);
+    if (dirKey !== '' && !this.dirs.checkParents(dirKey, false)) return;
     yield* this.walk(dirKey, namePrefix, options?.startAfter);
   }
 
   async listDir(prefix: string): Promise<ListDirResult> {
     validateDirPrefix(prefix);
+    if (prefix !== '' && !this.dirs.checkParents(prefix, false)) return { objects: [], prefixes: [] };
     const objects: ObjectInfo[] = [];
     const prefixes: string[] = [];
     for (const entry of this.entries(prefix)) {
@@ -146,8 +158,8 @@ export class FsStorage implements ObjectStorage {
 
   async delete(keys: readonly string[]): Promise<void> {
     const files = keys.map((key) => this.pathOf(key));
-    for (const file of files) {
-      if (!lstatOrNull(file)) continue;
+    for (const [i, file] of files.entries()) {
+      if (!this.dirs.checkParents(keys[i]!, false) || !lstatOrNull(file)) continue;
       try {
         // Under the key's lock so a delete cannot slip between a conditional write's check and rename.
         await withFileLock(lockPathOf(file), () => {
@@ -306,6 +318,7 @@ export class FsStorage implements ObjectStorage {
     while (dir.startsWith(this.root + path.sep)) {
       try {
         rmdirSync(dir);
+        this.dirs.forget(dir);
       } catch {
         return; // not empty (or already gone): stop climbing
       }

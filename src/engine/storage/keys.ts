@@ -33,7 +33,26 @@ function characterProblem(key: string): string | null {
 
 function segmentProblem(segment: string): string | null {
   if (segment === '.' || segment === '..') return `contains a '${segment}' segment`;
+  // A segment that percent-decodes (once or more) to a dot segment is traversal to any layer that
+  // decodes keys (an HTTP server, a URL built from the key); no real key looks like one.
+  if (segment.includes('%') && isEncodedDotSegment(segment)) return `contains an encoded '.' or '..' segment (${segment})`;
   return null;
+}
+
+function isEncodedDotSegment(segment: string): boolean {
+  let text = segment;
+  for (let round = 0; round < 4; round++) {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(text);
+    } catch {
+      return false;
+    }
+    if (decoded === '.' || decoded === '..') return true;
+    if (decoded === text) return false;
+    text = decoded;
+  }
+  return false;
 }
 
 /** Throws INVALID_KEY unless `key` names one object safely. */
