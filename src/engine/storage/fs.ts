@@ -157,9 +157,9 @@ export class FsStorage implements ObjectStorage {
   }
 
   async delete(keys: readonly string[]): Promise<void> {
-    const files = keys.map((key) => this.pathOf(key));
-    for (const [i, file] of files.entries()) {
-      if (!this.dirs.checkParents(keys[i]!, false) || !lstatOrNull(file)) continue;
+    const targets = keys.map((key) => ({ key, file: this.pathOf(key) }));
+    for (const { key, file } of targets) {
+      if (!this.dirs.checkParents(key, false) || !lstatOrNull(file)) continue;
       try {
         // Under the key's lock so a delete cannot slip between a conditional write's check and rename.
         await withFileLock(lockPathOf(file), () => {
