@@ -2,7 +2,6 @@
 // array whose chunks changed (one per array, or several by the splitting rules), the snapshot
 // itself, and the transaction log. Manifests are written here; the snapshot and log are returned
 // for the commit sequence to write in its order.
-import { zipEvery } from '../engine/indexing.ts';
 import { mapLimit } from '../engine/concurrency.ts';
 import { idToString, newManifestId, type NodeId, type SnapshotId } from '../format/icechunk/ids.ts';
 import type { Manifest } from '../format/icechunk/manifest.ts';
@@ -84,7 +83,7 @@ async function writeArrayManifests(input: BuildCommitInput, node: ResolvedNode, 
   const shape = node.array!.shape;
   // Chunks outside the current chunk grid (after a shrink) are dropped, as they are unreachable.
   const refs = (await currentChunkRefs(input.objects, input.changes, node)).filter(
-    (r) => r.index.length === shape.length && zipEvery(r.index, shape, (c, dim) => c < dim.numChunks),
+    (r) => insideGrid(r.index, shape),
   );
   const sizes = splitSizesFor(input.manifestConfig, { path: node.path, dimensionNames: node.array!.dimensionNames, rank: shape.length });
   const out: ManifestRef[] = [];
@@ -122,3 +121,13 @@ export function transactionLogFor(id: SnapshotId, changes: ChangeSet): Transacti
   };
 }
 
+/** Whether a chunk index lies inside the current grid (per ref of a commit: a plain loop). */
+function insideGrid(index: readonly number[], shape: readonly { numChunks: number }[]): boolean {
+  if (index.length !== shape.length) return false;
+  let d = 0;
+  for (const dim of shape) {
+    const c = index[d++];
+    if (c === undefined || c >= dim.numChunks) return false;
+  }
+  return true;
+}

@@ -72,7 +72,7 @@ export function groupRefs(refs: readonly ChunkRef[], sizes: readonly (number | u
   // Per group: its refs and the least and greatest index along each dimension.
   const groups = new Map<string, { refs: ChunkRef[]; lo: number[]; hi: number[] }>();
   for (const ref of refs) {
-    const key = zipMap(ref.index, sizes, (c, n) => (n ? Math.floor(c / n) : 0)).join(',');
+    const key = groupKey(ref.index, sizes);
     const group = groups.get(key);
     if (group) {
       group.refs.push(ref);
@@ -108,4 +108,15 @@ function widen(group: { lo: number[]; hi: number[] }, index: readonly number[]):
     if (c > hi) group.hi[d] = c;
     d++;
   }
+}
+
+/** Which split region `index` falls in, as a map key (one string per ref; unsplit dimensions are 0). */
+function groupKey(index: readonly number[], sizes: readonly (number | undefined)[]): string {
+  if (index.length !== sizes.length) throw floeError('INVALID_ARGUMENT', `chunk index [${index.join(', ')}] has another rank than the split sizes (${sizes.length})`);
+  let key = '';
+  for (const [d, c] of index.entries()) {
+    const n = sizes[d]; // d < sizes.length (checked above); undefined means "not split"
+    key += (d === 0 ? '' : ',') + (n ? Math.floor(c / n) : 0);
+  }
+  return key;
 }
