@@ -3,7 +3,6 @@
 // (inline, native chunk objects, virtual); any other key does not exist in an Icechunk repository.
 import { floeError, isFloeError } from '../errors.ts';
 import { mapLimit } from '../engine/concurrency.ts';
-import { zipEvery, zipMap } from '../engine/indexing.ts';
 import type { ListDir, LocalFileSpan, ZarrStore } from '../engine/store.ts';
 import { normalizeKey } from '../engine/store.ts';
 import type { ByteRange } from '../engine/storage/types.ts';
@@ -45,9 +44,14 @@ export interface VirtualChunkSpec {
 
 function withinGrid(node: ResolvedNode, index: readonly number[]): boolean {
   const { shape, chunkShape } = arrayMetadataOf(node);
-  if (index.length !== shape.length) return false;
-  const grid = zipMap(shape, chunkShape, (n, size) => ({ n, size }));
-  return zipEvery(index, grid, (c, { n, size }) => Number.isInteger(c) && c >= 0 && c * size < Math.max(n, 1));
+  if (index.length !== shape.length || chunkShape.length !== shape.length) return false;
+  // A plain loop: this runs for every chunk a session writes (no per-call arrays or closures).
+  for (const [d, c] of index.entries()) {
+    const n = shape[d];
+    const size = chunkShape[d];
+    if (n === undefined || size === undefined || !Number.isInteger(c) || c < 0 || c * size >= Math.max(n, 1)) return false;
+  }
+  return true;
 }
 
 export class SessionStore implements ZarrStore {
