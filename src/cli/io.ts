@@ -3,7 +3,10 @@
 
 /** The part of a writable stream commands use; `isTTY` decides progress bars vs. plain lines. */
 export interface OutputStream {
+  /** Like a Node stream's: `false` asks the writer to wait for 'drain' before writing more. */
   write(text: string): unknown;
+  /** A Node stream's 'drain' event; commands that stream large output wait on it (see writeAll). */
+  once?(event: 'drain', listener: () => void): unknown;
   readonly isTTY?: boolean;
   readonly columns?: number;
 }
@@ -45,4 +48,12 @@ export function processIo(): CliIo {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   return { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), env: process.env, signal: controller.signal };
+}
+
+/**
+ * Writes `text`, then, when the stream says its buffer is full, waits until it drains: streamed
+ * output (`floe cat --json` of millions of values) then holds one piece in memory, not all of it.
+ */
+export async function writeAll(stream: OutputStream, text: string): Promise<void> {
+  if (stream.write(text) === false && stream.once) await new Promise<void>((resolve) => stream.once?.('drain', resolve));
 }

@@ -1,6 +1,8 @@
 // `floe cat ref:path[slice]`: an array's values, printed like NumPy (with elision when large).
 import type { CommandSpec } from '../command.ts';
 import { formatArray } from '../format-array.ts';
+import { writeAll } from '../io.ts';
+import { writeJsonWithArray } from '../json-output.ts';
 import { openTargetArray, readTarget } from '../read-target.ts';
 import { openRepository } from '../repository-location.ts';
 import { parseTarget } from '../targets.ts';
@@ -22,7 +24,10 @@ export const catCommand: CommandSpec = {
     const repo = await openRepository(ctx);
     const opened = await openTargetArray(repo, target);
     const values = await readTarget(opened, target, MAX_VALUES);
-    if (ctx.json) return ctx.printJson({ path: target.path, ref: target.ref, dtype: opened.array.dtype, shape: values.shape, data: values.data });
+    if (ctx.json) {
+      const head = { path: target.path, ref: target.ref, dtype: opened.array.dtype, shape: values.shape };
+      return writeJsonWithArray((text) => writeAll(ctx.io.stdout, text), head, 'data', values.data);
+    }
     ctx.print(formatArray(values.data, values.shape, opened.array.dataType, { threshold: ctx.number('threshold') ?? 1000, lineWidth: ctx.io.stdout.columns ?? 75 }));
   },
 };
