@@ -1,6 +1,7 @@
 // Issue 17, stage 2: decompression bombs. A ~130 KB gzip or zlib stream of zeros inflates to
-// 128 MiB; decoded with maxBytes it must be refused with CORRUPT_OBJECT (naming the codec and the
-// limit) on both deflate backends, without the process first allocating the bomb's output. The
+// 128 MiB (a bz2 one is ~100 bytes); decoded with maxBytes it must be refused with CORRUPT_OBJECT
+// (naming the codec and the limit), gzip and zlib on both deflate backends, without the process
+// first allocating the bomb's output. The
 // registry property test checks the limit's exactness on the runtime's backend only, so it is
 // checked here for the fflate fallback too (and across gzip member boundaries).
 import * as zlib from 'node:zlib';
@@ -8,6 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isFloeError, type FloeError } from '../../src/errors.ts';
 import { nodeZlibBackend, type DeflateBackend } from '../../src/format/codecs/deflate-backend.ts';
+import { bz2Compressor } from '../../src/format/codecs/bz2.ts';
 import { fflateBackend } from '../../src/format/codecs/fflate-backend.ts';
 import { gzipCodecOn } from '../../src/format/codecs/gzip.ts';
 import { zlibCompressor } from '../../src/format/codecs/zlib.ts';
@@ -26,6 +28,8 @@ const BACKENDS: readonly DeflateBackend[] = [nodeZlibBackend(zlib), fflateBacken
 const zeros = (): Buffer => Buffer.alloc(BOMB_BYTES);
 const gzipBomb = zlib.gzipSync(zeros(), { level: 9 });
 const zlibBomb = zlib.deflateSync(zeros(), { level: 9 });
+const bz2 = bz2Compressor(9);
+const bz2Bomb = bz2.encode(zeros());
 
 interface Case {
   readonly label: string;
@@ -55,6 +59,17 @@ describe('decompression bombs', () => {
     for (const data of [gzipBomb, zlibBomb]) expect(data.length).toBeLessThan(200_000);
     expect(zlib.gunzipSync(gzipBomb).length).toBe(BOMB_BYTES);
     expect(zlib.inflateSync(zlibBomb).length).toBe(BOMB_BYTES);
+    expect(bz2Bomb.length).toBeLessThan(1000);
+  });
+
+  it('bz2 refuses its bomb at maxBytes = 1 MiB without decoding it', () => {
+    const before = process.memoryUsage().rss;
+    const err = errorOf(() => bz2.decode(bz2Bomb, { maxBytes: LIMIT }));
+    const growth = process.memoryUsage().rss - before;
+    expect(err.code).toBe('CORRUPT_OBJECT');
+    expect(err.message).toContain('bz2:');
+    expect(err.message).toContain(String(LIMIT));
+    expect(growth).toBeLessThan(RSS_ALLOWANCE);
   });
 
   describe.each(BACKENDS.map((b) => [b.name, b] as const))('on %s', (_name, backend) => {
