@@ -3,15 +3,16 @@
 // by our own bz2-encoder.ts, since the only JS encoders found are GPL-licensed.
 import { createRequire } from 'node:module';
 import type { BytesCodecImplementation } from './codec-implementation.ts';
-import type { BytesToBytesCodec } from './types.ts';
+import type { BytesToBytesCodec, DecodeLimits } from './types.ts';
 import { corrupt, decodingGuard, invalidConfig, shown } from './bytes-codec-support.ts';
 import { bz2Compress } from './bz2-encoder.ts';
 
 const NAME = 'bz2';
 
-// seek-bzip is CommonJS without type declarations; this is the part of it we use.
+// seek-bzip is CommonJS without type declarations; this is the part of it we use. `output` may
+// be an object with writeByte/getBuffer (seek-bzip writes every decoded byte through writeByte).
 interface SeekBzip {
-  decode(input: Buffer, output?: Buffer): Buffer;
+  decode(input: Buffer, output?: Buffer | BoundedOutput): Buffer;
 }
 const seekBzip = createRequire(import.meta.url)('seek-bzip') as SeekBzip;
 
@@ -21,13 +22,48 @@ export function bz2Compressor(compressionOpts: unknown): BytesToBytesCodec {
     kind: 'bytes_to_bytes',
     name: NAME,
     encode: (data) => bz2Compress(data, level),
-    decode: (data) =>
+    decode: (data, limits) =>
       decodingGuard(NAME, () => {
         if (data.length < 4) throw corrupt(NAME, 'the input is shorter than a bzip2 header');
-        return seekBzip.decode(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+        const input = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+        return limits === undefined ? seekBzip.decode(input) : seekBzip.decode(input, new BoundedOutput(limits));
       }),
     toJSON: () => ({ name: NAME, configuration: { level } }),
   };
+}
+
+/**
+ * seek-bzip's output sink, refusing the first byte past maxBytes. seek-bzip emits a block's bytes
+ * one at a time as it undoes the BWT and run-length steps, so a bomb (a 900 kB block of runs can
+ * decode to ~45 MB, and a stream holds any number of blocks) stops within one byte of the limit,
+ * never allocating more than the limit.
+ */
+class BoundedOutput {
+  private buffer: Buffer;
+  private pos = 0;
+  private readonly maxBytes: number;
+
+  constructor(limits: DecodeLimits) {
+    this.maxBytes = limits.maxBytes;
+    this.buffer = Buffer.allocUnsafe(Math.max(1, Math.min(16384, this.maxBytes)));
+  }
+
+  writeByte(byte: number): void {
+    if (this.pos >= this.maxBytes) {
+      throw corrupt(NAME, `the decoded output passes the ${this.maxBytes}-byte limit (a decompression bomb?); refusing to decode it further`);
+    }
+    if (this.pos >= this.buffer.length) {
+      // Doubling, but never past the limit: a larger buffer could never be filled.
+      const grown = Buffer.allocUnsafe(Math.min(this.buffer.length * 2, this.maxBytes));
+      this.buffer.copy(grown, 0, 0, this.pos);
+      this.buffer = grown;
+    }
+    this.buffer[this.pos++] = byte;
+  }
+
+  getBuffer(): Buffer {
+    return this.buffer.subarray(0, this.pos);
+  }
 }
 
 export const bz2Entry: BytesCodecImplementation = {
@@ -36,7 +72,7 @@ export const bz2Entry: BytesCodecImplementation = {
   capabilities: {
     levels: { key: 'level', min: 1, max: 9, default: 9, outside: 'reject' },
     decodeInto: false,
-    boundedDecode: false,
+    boundedDecode: true,
     partialDecode: false,
     fixedEncodedSize: false,
   },

@@ -4,19 +4,47 @@
 // process.getBuiltinModule (Node >= 20.16), never a static import, so this module also loads in
 // runtimes without it; older Node 20 releases therefore use fflate too.
 import type * as NodeZlib from 'node:zlib';
-import type { DeflateBackend } from './deflate-types.ts';
+import { DecodedSizeLimitError, type DeflateBackend } from './deflate-types.ts';
 import { fflateBackend } from './fflate-backend.ts';
 
 // The contract lives in deflate-types.ts (so fflate-backend.ts need not import this module).
 export type { DeflateBackend } from './deflate-types.ts';
 
+/**
+ * maxOutputLength must lie in [1, buffer.kMaxLength], and kMaxLength is platform-dependent
+ * (2^30 - 1 on 32-bit builds, at least 2^32 elsewhere). Limits at or above the smallest of those
+ * are left to Node's own buffer limit: no Buffer that size could be produced anyway on the
+ * smallest platforms, and on larger ones the check after decoding still applies.
+ */
+const NODE_OPTION_CAP = 2 ** 30 - 1;
+
 export function nodeZlibBackend(zlib: typeof NodeZlib): DeflateBackend {
+  /**
+   * Runs one sync inflate with maxOutputLength, so zlib stops at the limit (it checks after each
+   * 16 KiB chunk of output) instead of materialising a bomb first.
+   */
+  const bounded = (inflate: (options: NodeZlib.ZlibOptions) => Uint8Array, maxBytes: number | undefined): Uint8Array => {
+    if (maxBytes === undefined) return inflate({});
+    // maxBytes 0 is not a valid option (minimum 1); the length check below covers it.
+    const options = maxBytes < NODE_OPTION_CAP ? { maxOutputLength: Math.max(1, maxBytes) } : {};
+    let out: Uint8Array;
+    try {
+      out = inflate(options);
+    } catch (err) {
+      if (err instanceof RangeError && (err as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') {
+        throw new DecodedSizeLimitError(maxBytes);
+      }
+      throw err;
+    }
+    if (out.length > maxBytes) throw new DecodedSizeLimitError(maxBytes);
+    return out;
+  };
   return {
     name: 'node:zlib',
     gzip: (data, level) => zlib.gzipSync(data, { level }),
-    gunzip: (data) => zlib.gunzipSync(data),
+    gunzip: (data, maxBytes) => bounded((options) => zlib.gunzipSync(data, options), maxBytes),
     zlib: (data, level) => zlib.deflateSync(data, { level }),
-    unzip: (data) => zlib.unzipSync(data),
+    unzip: (data, maxBytes) => bounded((options) => zlib.unzipSync(data, options), maxBytes),
   };
 }
 

@@ -1,8 +1,8 @@
 // The pure-JS deflate backend (fflate) for runtimes without node:zlib. fflate's one-shot gunzip
 // reads a single member and trusts its trailer; this one reads every member of the stream and
 // checks each CRC32 and size, and checks zlib's Adler-32, so it refuses what node:zlib refuses.
-import { Gunzip, gzipSync, unzlibSync, zlibSync } from 'fflate';
-import type { DeflateBackend } from './deflate-types.ts';
+import { Gunzip, gzipSync, Unzlib, unzlibSync, zlibSync } from 'fflate';
+import { DecodedSizeLimitError, type DeflateBackend } from './deflate-types.ts';
 import { corrupt } from './bytes-codec-support.ts';
 
 const NAME = 'gzip';
@@ -17,17 +17,50 @@ export const fflateBackend: DeflateBackend = {
   gzip: (data, level) => gzipSync(data, { level: level as Level, mtime: 0 }),
   gunzip,
   zlib: (data, level) => zlibSync(data, { level: (level === -1 ? 6 : level) as Level }),
-  unzip: (data) => (data[0] === 0x1f && data[1] === 0x8b ? gunzip(data) : unzlib(data)),
+  unzip: (data, maxBytes) => (data[0] === 0x1f && data[1] === 0x8b ? gunzip(data, maxBytes) : unzlib(data, maxBytes)),
 };
 
-function gunzip(data: Uint8Array): Uint8Array {
-  if (data.length < SMALLEST_MEMBER) throw corrupt(NAME, `${data.length} bytes cannot hold a gzip member`);
+/** Deflate's best case: one 258-byte match per ~2 bits, so about 1032 output bytes per input byte. */
+const MAX_RATIO = 1032;
+/** Input slices stay at least this big (fflate copies its leftover input on every push). */
+const MIN_SLICE = 1024;
+const MAX_SLICE = 1 << 20;
+
+/**
+ * Feeds `data` to a streaming decoder and returns its output chunks. Without a limit the whole
+ * input goes in one push (fflate's fastest path). With one, the input goes in slices sized so a
+ * single push cannot inflate much past what the limit still allows (at most ~1 MiB beyond it, since
+ * a slice is at least MIN_SLICE bytes), and decoding stops at the first push that passes the limit:
+ * a bomb never gets to allocate its full output.
+ */
+function inflateChunks(stream: Gunzip | Unzlib, data: Uint8Array, maxBytes: number | undefined): Uint8Array[] {
   const parts: Uint8Array[] = [];
+  let produced = 0;
+  stream.ondata = (chunk) => {
+    parts.push(chunk);
+    produced += chunk.length;
+  };
+  if (maxBytes === undefined) {
+    stream.push(data, true);
+    return parts;
+  }
+  let at = 0;
+  do {
+    const room = Math.ceil((maxBytes - produced + 1) / MAX_RATIO);
+    const end = Math.min(data.length, at + Math.min(MAX_SLICE, Math.max(MIN_SLICE, room)));
+    stream.push(data.subarray(at, end), end === data.length);
+    at = end;
+    if (produced > maxBytes) throw new DecodedSizeLimitError(maxBytes);
+  } while (at < data.length);
+  return parts;
+}
+
+function gunzip(data: Uint8Array, maxBytes?: number): Uint8Array {
+  if (data.length < SMALLEST_MEMBER) throw corrupt(NAME, `${data.length} bytes cannot hold a gzip member`);
   const starts = [0];
-  const stream = new Gunzip((chunk) => parts.push(chunk));
+  const stream = new Gunzip();
   stream.onmember = (offset) => starts.push(offset);
-  stream.push(data, true);
-  const out = concat(parts);
+  const out = concat(inflateChunks(stream, data, maxBytes));
   checkMembers(data, starts, out);
   return out;
 }
@@ -48,8 +81,9 @@ function checkMembers(data: Uint8Array, starts: readonly number[], out: Uint8Arr
   if (produced !== out.length) throw corrupt(NAME, 'the gzip stream decodes to more bytes than its trailers record');
 }
 
-function unzlib(data: Uint8Array): Uint8Array {
-  const out = unzlibSync(data);
+function unzlib(data: Uint8Array, maxBytes?: number): Uint8Array {
+  // The one-shot decoder where there is no limit: it is what this backend always used there.
+  const out = maxBytes === undefined ? unzlibSync(data) : concat(inflateChunks(new Unzlib(), data, maxBytes));
   const stored = new DataView(data.buffer, data.byteOffset, data.byteLength).getUint32(data.length - 4, false);
   if (adler32(out) !== stored) throw corrupt('zlib', 'the zlib stream fails its Adler-32 check');
   return out;

@@ -17,7 +17,7 @@ export function gzipCodecOn(backend: DeflateBackend): BytesCodecFactory {
       kind: 'bytes_to_bytes',
       name: NAME,
       encode: (data) => backend.gzip(data, level),
-      decode: (data) => decodingGuard(NAME, () => backend.gunzip(data)),
+      decode: (data, limits) => decodingGuard(NAME, () => backend.gunzip(data, limits?.maxBytes)),
       toJSON: () => ({ name: NAME, configuration: { level } }),
     };
   };
@@ -31,7 +31,7 @@ export const gzipEntry: BytesCodecImplementation = {
   capabilities: {
     levels: { key: 'level', min: 0, max: 9, default: undefined, outside: 'reject' },
     decodeInto: false,
-    boundedDecode: false,
+    boundedDecode: true,
     partialDecode: false,
     fixedEncodedSize: false,
   },

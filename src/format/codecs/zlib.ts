@@ -6,17 +6,18 @@
 import type { BytesCodecImplementation } from './codec-implementation.ts';
 import type { BytesToBytesCodec } from './types.ts';
 import { decodingGuard, invalidConfig, shown } from './bytes-codec-support.ts';
-import { deflateBackend } from './deflate-backend.ts';
+import { deflateBackend, type DeflateBackend } from './deflate-backend.ts';
 
 export const ZLIB_DEFAULT_LEVEL = 1;
 
-export function zlibCompressor(name: 'zlib' | 'gzip', compressionOpts: unknown): BytesToBytesCodec {
+/** `backend` defaults to the runtime's; tests pass fflate to exercise the fallback. */
+export function zlibCompressor(name: 'zlib' | 'gzip', compressionOpts: unknown, backend: DeflateBackend = deflateBackend): BytesToBytesCodec {
   const level = readLevel(name, compressionOpts);
   return {
     kind: 'bytes_to_bytes',
     name,
-    encode: (data) => deflateBackend.zlib(data, level),
-    decode: (data) => decodingGuard(name, () => deflateBackend.unzip(data)),
+    encode: (data) => backend.zlib(data, level),
+    decode: (data, limits) => decodingGuard(name, () => backend.unzip(data, limits?.maxBytes)),
     toJSON: () => ({ name, configuration: { level } }),
   };
 }
@@ -28,7 +29,7 @@ export const zlibEntry: BytesCodecImplementation = {
   capabilities: {
     levels: { key: 'level', min: -1, max: 9, default: ZLIB_DEFAULT_LEVEL, outside: 'reject' },
     decodeInto: false,
-    boundedDecode: false,
+    boundedDecode: true,
     partialDecode: false,
     fixedEncodedSize: false,
   },
