@@ -17,6 +17,7 @@
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { percentDecodings } from '../engine/storage/keys.ts';
 
 /** A URL as the matcher compares it. */
 export interface NormalizedUrl {
@@ -102,20 +103,10 @@ function normalizeEscapes(segment: string): string {
  * or several times (double-encoding is a classic traversal): its reason, or null.
  */
 function segmentProblem(segment: string, rawText = false): string | null {
-  let text = segment;
-  for (let round = 0; round < 4; round++) {
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(text);
-    } catch {
-      return null; // not decodable further: a server cannot decode it into anything either
-    }
-    if (round > 0 && decoded === text) return null; // nothing left to decode, checked already
+  for (const [round, decoded] of percentDecodings(segment).entries()) {
     if ((decoded === '.' || decoded === '..') && !(rawText && round === 0)) return `has a path segment ${JSON.stringify(segment)} that decodes to '${decoded}'`;
     if (decoded.includes('/') || decoded.includes('\\')) return `has a path segment ${JSON.stringify(segment)} that decodes to a path separator`;
     if (CONTROL.test(decoded)) return `has a path segment ${JSON.stringify(segment)} that decodes to a control character`;
-    if (decoded === text) return null;
-    text = decoded;
   }
   return null;
 }

@@ -140,23 +140,6 @@ export function fsyncDirectory(dir: string): void {
   }
 }
 
-/** Opens a regular file for reading without following a symlink; null if there is none. */
-export function openRegularFile(file: string): { fd: number; stats: BigIntStats } | null {
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch (err) {
-    if (isErrno(err, 'ENOENT', 'ENOTDIR', 'ELOOP', 'EISDIR')) return null;
-    throw err;
-  }
-  const stats = fstatSync(fd, { bigint: true });
-  if (!stats.isFile()) {
-    closeSync(fd);
-    return null;
-  }
-  return { fd, stats };
-}
-
 /** Reads [start, end) of an open file into the front of `target`; returns the bytes read. */
 export function readRangeInto(fd: number, start: number, end: number, target: Uint8Array): number {
   const length = end - start;

@@ -40,19 +40,29 @@ function segmentProblem(segment: string): string | null {
 }
 
 function isEncodedDotSegment(segment: string): boolean {
+  return percentDecodings(segment).some((decoded) => decoded === '.' || decoded === '..');
+}
+
+/**
+ * What `segment` percent-decodes to, once, twice, … (up to `rounds`): each layer that decodes a key
+ * or URL may decode it again, so double encoding is a classic traversal. The first decoding is
+ * always listed; the list stops when decoding changes nothing or fails (no layer gets further).
+ */
+export function percentDecodings(segment: string, rounds = 4): string[] {
+  const out: string[] = [];
   let text = segment;
-  for (let round = 0; round < 4; round++) {
+  for (let round = 0; round < rounds; round++) {
     let decoded: string;
     try {
       decoded = decodeURIComponent(text);
     } catch {
-      return false;
+      break;
     }
-    if (decoded === '.' || decoded === '..') return true;
-    if (decoded === text) return false;
+    if (round > 0 && decoded === text) break;
+    out.push(decoded);
     text = decoded;
   }
-  return false;
+  return out;
 }
 
 /** Throws INVALID_KEY unless `key` names one object safely. */
