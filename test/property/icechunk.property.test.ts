@@ -185,7 +185,7 @@ const repoInfo: fc.Arbitrary<RepoInfo> = fc
     }));
   });
 
-// The ordering rules the spec's schema comments state (../shared/specs/icechunk-v2.txt), with
+// The ordering rules the spec's schema comments state (the Icechunk spec v2, specs/icechunk-v2.txt in the shared reference material), with
 // comparators written here, not taken from src: UTF-8 bytes through Buffer, paths split on '/'.
 const byBytes = (a: Uint8Array, b: Uint8Array) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 const byUtf8 = (a: string, b: string) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));

@@ -1,7 +1,7 @@
 // The reference Icechunk (`@earthmover/icechunk`, WASM build) for tests: `customBackend` now lives
 // in floe/testing (src/testing/adapters/icechunk-storage.ts) and is re-exported here; `runReference`
 // runs one command in a child process (reference-child.mjs), because the WASM runtime keeps a
-// process alive (scripts end with process.exit). See ../shared/notes/reference-icechunk-in-node.md.
+// process alive (scripts end with process.exit). See the shared notes (notes/reference-icechunk-in-node.md) beside the project.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
