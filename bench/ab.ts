@@ -1,5 +1,5 @@
 // A/B of two checkouts of Floe on the benchmarked paths — full read (plain store), session read,
-// commit, query — as interleaved pairs of fresh processes, each side running its own built
+// commit, query, small-object storage — as interleaved pairs of fresh processes, each side running its own built
 // dist/. Run: npx tsx bench/ab.ts --a DIR --b DIR [--pairs 9] [--chunks 20000]
 // (each DIR a checkout with `npm run build` done, e.g. `git worktree add DIR <commit>`, node_modules
 // linked in). Prints per-workload medians and the median of per-pair ratios b/a (< 1: b faster).
@@ -40,6 +40,7 @@ try {
     { name: 'session read, 32 MiB zstd', task: 'session-read', dir: () => repo, extra: [], fresh: false },
     { name: `commit of ${values.chunks} chunks`, task: 'commit', dir: (s, p) => path.join(work, `commit-${s}-${p}`), extra: [values.chunks!], fresh: true },
     { name: '20 label queries on a session', task: 'query', dir: () => repo, extra: [], fresh: false },
+    { name: 'fs storage: 1,000 small puts + gets', task: 'storage', dir: (s, p) => path.join(work, `storage-${s}-${p}`), extra: [], fresh: true },
   ];
   const load = loadavg()[0]!;
   console.log('| workload | a ms | b ms | median ratio b/a | pairs |');

@@ -2,7 +2,8 @@
 // tsx): `read DIR` reads the whole array DIR/field (written by `write`), `commit DIR N` writes N
 // small chunks into a new repository at DIR and times the commit; `repo DIR` writes a repository
 // with a 2-D field and 1-D coordinates that `session-read DIR` reads whole through a readonly
-// session and `query DIR` queries by label (20 queries, total). Prints {"ms": ...}.
+// session and `query DIR` queries by label (20 queries, total); `storage DIR` puts and gets 1,000
+// small objects through FsStorage. Prints {"ms": ...}.
 const [entry, task, dir, count] = process.argv.slice(2);
 const floe = await import(entry);
 
@@ -78,6 +79,17 @@ async function queries() {
   return ms;
 }
 
-const ms = await { write, read, commit, repo, 'session-read': sessionRead, query: queries }[task]();
+async function storage() {
+  // Small objects through the local filesystem backend (non-durable): puts, then gets, timed together.
+  const fs = new floe.FsStorage({ root: dir, durable: false });
+  const bytes = new Uint8Array(256).fill(7);
+  const keys = Array.from({ length: 1000 }, (_, i) => `chunks/${i % 50}/${i}`);
+  const t0 = performance.now();
+  for (const key of keys) await fs.put(key, bytes);
+  for (const key of keys) if ((await fs.get(key))?.bytes.length !== 256) throw new Error('lost object');
+  return performance.now() - t0;
+}
+
+const ms = await { write, read, commit, repo, 'session-read': sessionRead, query: queries, storage }[task]();
 console.log(JSON.stringify({ ms }));
 process.exit(0);
