@@ -113,10 +113,9 @@ function widen(group: { lo: number[]; hi: number[] }, index: readonly number[]):
 /** Which split region `index` falls in, as a map key (one string per ref; unsplit dimensions are 0). */
 function groupKey(index: readonly number[], sizes: readonly (number | undefined)[]): string {
   if (index.length !== sizes.length) throw floeError('INVALID_ARGUMENT', `chunk index [${index.join(', ')}] has another rank than the split sizes (${sizes.length})`);
-  let key = '';
-  for (const [d, c] of index.entries()) {
-    const n = sizes[d]; // d < sizes.length (checked above); undefined means "not split"
-    key += (d === 0 ? '' : ',') + (n ? Math.floor(c / n) : 0);
-  }
-  return key;
+  // sizes[d] is undefined for an unsplit dimension (and d < sizes.length, checked above).
+  return index.map((c, d) => {
+    const n = sizes[d];
+    return n ? Math.floor(c / n) : 0;
+  }).join(',');
 }

@@ -45,13 +45,12 @@ export interface VirtualChunkSpec {
 function withinGrid(node: ResolvedNode, index: readonly number[]): boolean {
   const { shape, chunkShape } = arrayMetadataOf(node);
   if (index.length !== shape.length || chunkShape.length !== shape.length) return false;
-  // A plain loop: this runs for every chunk a session writes (no per-call arrays or closures).
-  for (const [d, c] of index.entries()) {
+  // Runs for every chunk a session writes: no per-call arrays. d < rank for both lists (checked above).
+  return index.every((c, d) => {
     const n = shape[d];
     const size = chunkShape[d];
-    if (n === undefined || size === undefined || !Number.isInteger(c) || c < 0 || c * size >= Math.max(n, 1)) return false;
-  }
-  return true;
+    return n !== undefined && size !== undefined && Number.isInteger(c) && c >= 0 && c * size < Math.max(n, 1);
+  });
 }
 
 export class SessionStore implements ZarrStore {
