@@ -6,9 +6,9 @@
 // its defaults cannot build it.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isFloeError } from '../../src/errors.ts';
 import { IMPLEMENTATIONS, type BytesCodecImplementation, type LevelRange } from '../../src/format/codecs/registry.ts';
 import type { BytesToBytesCodec } from '../../src/format/codecs/types.ts';
+import { codeOf } from '../support/error-code.ts';
 
 const RUNS = 40;
 
@@ -50,15 +50,6 @@ function formsOf(entry: BytesCodecImplementation): Form[] {
 }
 
 const FORMS = IMPLEMENTATIONS.flatMap((e) => (e.kind === 'bytes_to_bytes' ? formsOf(e) : []));
-
-function codeOf(run: () => unknown): string | undefined {
-  try {
-    run();
-  } catch (err) {
-    return isFloeError(err) ? err.code : `non-Floe: ${String(err)}`;
-  }
-  return undefined;
-}
 
 const same = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a).equals(Buffer.from(b));
 

@@ -1,20 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { isFloeError } from '../../../src/errors.ts';
 import { createZarrV1Compressor, createZarrV3BytesCodec, ZARR_V1_COMPRESSOR_NAMES, ZARR_V3_CODEC_NAMES, zarrV3Implementation } from '../../../src/format/codecs/registry.ts';
 import { zstdBackend } from '../../../src/format/codecs/zstd-backend.ts';
 import { concatBytes, describeEachZstdBackend, withoutContentSize } from '../../support/zstd.ts';
+import { codeOf } from '../../support/error-code.ts';
 
 const ctx = { itemSize: 4 };
 const data = new Uint8Array(Float32Array.from({ length: 5000 }, (_, i) => Math.sin(i / 50)).buffer);
-
-function codeOf(run: () => unknown): string | undefined {
-  try {
-    run();
-  } catch (err) {
-    return isFloeError(err) ? err.code : `non-Floe: ${String(err)}`;
-  }
-  return undefined;
-}
 
 describe('bytes codec registry', () => {
   it('maps the v3 and v1 names', () => {
