@@ -3,30 +3,16 @@
 // dist/. Run: npx tsx bench/ab.ts --a DIR --b DIR [--pairs 9] [--chunks 20000]
 // (each DIR a checkout with `npm run build` done, e.g. `git worktree add DIR <commit>`, node_modules
 // linked in). Prints per-workload medians and the median of per-pair ratios b/a (< 1: b faster).
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { median, probeMs } from './support/probe-runner.ts';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const probe = path.join(here, 'support/package-probe.mjs');
 const { values } = parseArgs({ options: { a: { type: 'string' }, b: { type: 'string' }, pairs: { type: 'string', default: '9' }, chunks: { type: 'string', default: '20000' } } });
 if (!values.a || !values.b) throw new Error('usage: bench/ab.ts --a DIR --b DIR [--pairs 9]');
 const PAIRS = Math.max(9, Number(values.pairs));
 const sides = { a: path.resolve(values.a, 'dist/index.js'), b: path.resolve(values.b, 'dist/index.js') };
-
-function probeMs(entry: string, task: string, dir: string, extra: string[] = []): number {
-  const out = execFileSync(process.execPath, ['--no-warnings', probe, entry, task, dir, ...extra], { encoding: 'utf8', maxBuffer: 1 << 20 });
-  return (JSON.parse(out.trim().split('\n').at(-1)!) as { ms: number }).ms;
-}
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((x, y) => x - y);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
 
 const work = mkdtempSync(path.join(tmpdir(), 'floe-bench-ab-'));
 try {

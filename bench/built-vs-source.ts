@@ -2,31 +2,23 @@
 // the CLI and library ran before the build), on a full read and a commit, as interleaved A/B
 // pairs of fresh processes. Run: npx tsx bench/built-vs-source.ts [--pairs 9] [--chunks 10000]
 // (needs `npm run build` first). Prints each pair's ratio (source time / built time) and medians.
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { median, probeMs } from './support/probe-runner.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({ options: { pairs: { type: 'string', default: '9' }, chunks: { type: 'string', default: '10000' } } });
 const PAIRS = Math.max(9, Number(values.pairs));
-const probe = path.join(root, 'bench/support/package-probe.mjs');
 const BUILT = { name: 'built', args: [] as string[], entry: path.join(root, 'dist/index.js') };
 const SOURCE = { name: 'source', args: ['--import', 'tsx'], entry: path.join(root, 'src/index.ts') };
 type Side = typeof BUILT;
 
 function runProbe(side: Side, task: string, dir: string, extra: string[] = []): number {
-  const out = execFileSync(process.execPath, [...side.args, '--no-warnings', probe, side.entry, task, dir, ...extra], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 20 });
-  return (JSON.parse(out.trim().split('\n').at(-1)!) as { ms: number }).ms;
+  return probeMs(side.entry, task, dir, extra, side.args);
 }
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
 
 const work = mkdtempSync(path.join(tmpdir(), 'floe-bench-built-'));
 try {

@@ -10,6 +10,7 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { median } from './support/probe-runner.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '15' }, before: { type: 'string' } } });
@@ -50,12 +51,6 @@ function shuffled<T>(xs: readonly T[], seed: number): T[] {
   }
   return out;
 }
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
 
 try {
   execFileSync(process.execPath, [bin, 'init', '--repo', repo], { stdio: 'pipe' });
