@@ -108,8 +108,16 @@ export interface ErrorDetailsByCode {
   };
   /** An operation ran past its deadline. */
   TIMEOUT: NoDetails;
-  /** Cancelled by the caller. */
-  ABORTED: NoDetails;
+  /** Cancelled by the caller's `AbortSignal` (or its `AbortSignal.timeout` deadline). */
+  ABORTED: {
+    /**
+     * True when the signal's reason is a timeout: a `TimeoutError` (what `AbortSignal.timeout`
+     * aborts with) or a `TIMEOUT` FloeError; false for a plain `abort()`.
+     */
+    readonly timedOut: boolean;
+    /** The signal's reason as text (an Error's message), when it has one. */
+    readonly reason?: string;
+  };
   /** An optional package the operation needs is not installed or does not load. */
   MISSING_DEPENDENCY: {
     /** The npm package to install. */

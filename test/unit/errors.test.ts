@@ -23,6 +23,7 @@ import {
 } from '../../src/index.ts';
 import { missingDependency } from '../../src/optional-dependency.ts';
 import { transientError } from '../../src/engine/storage/transient.ts';
+import { abortedError } from '../../src/engine/abort.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -35,10 +36,11 @@ function summarize(err: FloeError): string {
     .with({ code: 'CHECKSUM_MISMATCH' }, (e) => `checksum:${e.details.codec ?? 'source'}:${e.details.stored ?? '-'}`)
     .with({ code: 'UNAUTHORIZED' }, (e) => `refused:${e.details.reason}`)
     .with({ code: 'STORAGE_ERROR' }, (e) => `storage:${e.details.transient === true ? 'transient' : 'permanent'}`)
+    .with({ code: 'ABORTED' }, (e) => `aborted:${e.details.timedOut ? 'timeout' : (e.details.reason ?? '')}`)
     .with({ code: P.union('INVALID_ARGUMENT', 'INVALID_SELECTION', 'NOT_FOUND', 'UNSUPPORTED') }, (e) => `${e.code}:${e.details.dim ?? ''}`)
     .with({ code: P.union('INVALID_METADATA', 'CORRUPT_OBJECT') }, (e) => `${e.code}:${e.details.codec ?? ''}`)
     .with(
-      { code: P.union('INVALID_KEY', 'INVALID_NAME', 'ALREADY_EXISTS', 'NODE_TYPE_MISMATCH', 'PRECONDITION_FAILED', 'READ_ONLY', 'TIMEOUT', 'ABORTED') },
+      { code: P.union('INVALID_KEY', 'INVALID_NAME', 'ALREADY_EXISTS', 'NODE_TYPE_MISMATCH', 'PRECONDITION_FAILED', 'READ_ONLY', 'TIMEOUT') },
       (e) => e.code,
     )
     .exhaustive();
@@ -71,6 +73,9 @@ describe('typed error details', () => {
     expect(summarize(floeError('NOT_FOUND', 'no label', { details: { dim: 'time', value: '3' } }))).toBe('NOT_FOUND:time');
     expect(summarize(new FloeError('READ_ONLY', 'no writes'))).toBe('READ_ONLY');
     expect(summarize(floeError('UNAUTHORIZED', 'no', { details: { reason: 'virtual-chunk-redirect' } }))).toBe('refused:virtual-chunk-redirect');
+    const controller = new AbortController();
+    controller.abort(new Error('user'));
+    expect(summarize(abortedError(controller.signal))).toBe('aborted:user');
   });
 
   it('a chunk read keeps the codec details, inline and through the worker pool', async () => {

@@ -4,6 +4,7 @@ import { closeSync, constants, fstatSync, fsyncSync, futimesSync, lstatSync, mkd
 import { open, utimes } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { throwIfAborted } from '../abort.ts';
 import type { VersionToken } from './types.ts';
 
 /** Names beginning with this are the backend's own (temp and lock files): never keys, never listed. */
@@ -41,8 +42,11 @@ export function lockPathOf(file: string): string {
   return path.join(path.dirname(file), `${RESERVED_PREFIX}lock.${path.basename(file)}`);
 }
 
-/** Writes `bytes` to a new temp file (creating parent directories), fsynced when `durable`. */
-export async function writeTempFile(file: string, bytes: Uint8Array, durable: boolean): Promise<string> {
+/**
+ * Writes `bytes` to a new temp file (creating parent directories), fsynced when `durable`. A
+ * `signal` is checked between the steps; when it fires, the temp file is removed (ABORTED).
+ */
+export async function writeTempFile(file: string, bytes: Uint8Array, durable: boolean, signal?: AbortSignal): Promise<string> {
   // A concurrent delete may remove an emptied parent directory between mkdir and open: retry.
   for (let attempt = 0; ; attempt++) {
     mkdirSync(path.dirname(file), { recursive: true });
@@ -57,14 +61,27 @@ export async function writeTempFile(file: string, bytes: Uint8Array, durable: bo
     try {
       let written = 0;
       while (written < bytes.length) {
+        throwIfAborted(signal, file);
         const { bytesWritten } = await handle.write(bytes, written, bytes.length - written);
         written += bytesWritten;
       }
+      throwIfAborted(signal, file);
       if (durable) await handle.sync();
-    } finally {
+    } catch (err) {
       await handle.close();
+      unlinkQuietly(temp); // an aborted or failed write leaves no temp file behind
+      throw err;
     }
+    await handle.close();
     return temp;
+  }
+}
+
+function unlinkQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // gone already
   }
 }
 

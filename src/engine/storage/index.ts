@@ -1,6 +1,8 @@
 // Public pieces of the storage layer: the contract, key rules and the backends.
 export type {
+  AbortOptions,
   ByteRange,
+  CopyOptions,
   GetResult,
   ListDirResult,
   ObjectInfo,

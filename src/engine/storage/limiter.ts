@@ -1,5 +1,6 @@
 // A small concurrency limiter: at most `limit` tasks run at once, the rest wait in FIFO order.
 import { floeError } from '../../errors.ts';
+import { abortedError } from '../abort.ts';
 
 /** A concurrency limiter made by {@link createLimiter}. */
 export interface Limiter {
@@ -8,8 +9,11 @@ export interface Limiter {
   readonly active: number;
   /** Tasks waiting for a slot. */
   readonly pending: number;
-  /** Runs `task` when a slot is free (FIFO); settles as the task does. */
-  run<T>(task: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `task` when a slot is free (FIFO); settles as the task does. When `signal` fires while
+   * it waits, it leaves the queue and rejects with `ABORTED`, never running `task`.
+   */
+  run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T>;
 }
 
 /**
@@ -40,9 +44,10 @@ export function createLimiter(limit: number): Limiter {
     get pending() {
       return waiting.length;
     },
-    async run<T>(task: () => Promise<T>): Promise<T> {
+    async run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+      if (signal?.aborted) throw abortedError(signal);
       if (active < limit) active += 1;
-      else await new Promise<void>((resolve) => waiting.push(resolve)); // slot handed over by release
+      else await waitForSlot(waiting, signal); // slot handed over by release
       try {
         return await task();
       } finally {
@@ -50,6 +55,24 @@ export function createLimiter(limit: number): Limiter {
       }
     },
   };
+}
+
+/** Queues `resume` until `release` hands it a slot; an abort takes it out of the queue. */
+function waitForSlot(waiting: Array<() => void>, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (!signal) return void waiting.push(resolve);
+    const onAbort = () => {
+      const at = waiting.indexOf(resume);
+      if (at >= 0) waiting.splice(at, 1);
+      reject(abortedError(signal));
+    };
+    const resume = () => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    waiting.push(resume);
+  });
 }
 
 /** Maps `items` through `fn` with at most `limit` calls in flight; results keep input order. */

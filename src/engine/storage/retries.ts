@@ -1,6 +1,8 @@
 // Retries with exponential backoff and full jitter for transient failures (see transient.ts).
-// A failed precondition is never retried: the caller must re-read and decide.
+// A failed precondition is never retried: the caller must re-read and decide, and neither is a
+// call whose signal fired: the backoff ends at once and the call rejects with ABORTED.
 import { floeError, isFloeError } from '../../errors.ts';
+import { abortable, abortedOr } from '../abort.ts';
 import { isTransientError } from './transient.ts';
 import type { ObjectStorage } from './types.ts';
 import { wrapStorage, type StorageCall } from './wrap.ts';
@@ -45,11 +47,12 @@ export function withRetries(inner: ObjectStorage, options: RetryOptions = {}): O
       try {
         return await run();
       } catch (err) {
+        if (call.signal?.aborted) throw abortedOr(err, call.signal, call.key);
         const giveUp = attempt >= maxAttempts || isFloeError(err, 'PRECONDITION_FAILED') || !retryable(err, call);
         if (giveUp) throw err;
         const delayMs = Math.round(random() * Math.min(cap, base * 2 ** (attempt - 1)));
         options.onRetry?.({ call, attempt, delayMs, error: err });
-        await sleep(delayMs);
+        await abortable(sleep(delayMs), call.signal, call.key);
       }
     }
   });

@@ -3,15 +3,19 @@
 // writes, so conditional writes are atomic across threads and OS processes. WAL mode lets readers
 // run beside the writer; `busy_timeout` makes a second process wait for the write lock instead of
 // failing. Version tokens come from one generation counter in the same file, so a token is never
-// reused, not even after a delete and re-create with identical bytes.
+// reused, not even after a delete and re-create with identical bytes. Statements are synchronous,
+// so a signal is checked before each one (one per call, per listing page, per delete batch).
 import type Database from 'better-sqlite3';
 import { floeError } from '../../errors.ts';
+import { throwIfAborted } from '../abort.ts';
 import { requireOptional } from '../../optional-dependency.ts';
 import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
 import { checkPrecondition, validatePutOptions } from './preconditions.ts';
 import { validateRange } from './ranges.ts';
 import { compareKeys } from './memory.ts';
-import type { ByteRange, GetResult, ListDirResult, ListOptions, ObjectInfo, ObjectStorage, PutOptions, VersionToken } from './types.ts';
+import type {
+  AbortOptions, ByteRange, CopyOptions, GetResult, ListDirResult, ListOptions, ObjectInfo, ObjectStorage, PutOptions, VersionToken,
+} from './types.ts';
 
 /** Options of {@link SqliteStorage}. */
 export interface SqliteStorageOptions {
@@ -100,7 +104,8 @@ export class SqliteStorage implements ObjectStorage {
     };
   }
 
-  async get(key: string, range?: ByteRange): Promise<GetResult | null> {
+  async get(key: string, range?: ByteRange, options?: AbortOptions): Promise<GetResult | null> {
+    throwIfAborted(options?.signal, key);
     validateKey(key);
     if (!range) {
       const row = this.run(key, () => this.statements.whole.get(key));
@@ -114,13 +119,15 @@ export class SqliteStorage implements ObjectStorage {
     return row ? { bytes: asBytes(row.part), version: row.version } : null;
   }
 
-  async head(key: string): Promise<ObjectInfo | null> {
+  async head(key: string, options?: AbortOptions): Promise<ObjectInfo | null> {
+    throwIfAborted(options?.signal, key);
     validateKey(key);
     const row = this.run(key, () => this.statements.head.get(key));
     return row ? infoOf(row) : null;
   }
 
   async put(key: string, bytes: Uint8Array, options?: PutOptions): Promise<{ version: VersionToken }> {
+    throwIfAborted(options?.signal, key);
     validateKey(key);
     validatePutOptions(options, key);
     const write = this.db.transaction(() => {
@@ -132,7 +139,8 @@ export class SqliteStorage implements ObjectStorage {
     return this.run(key, () => write.immediate());
   }
 
-  async copy(from: string, to: string, options?: { ifMatch?: VersionToken }): Promise<{ version: VersionToken }> {
+  async copy(from: string, to: string, options?: CopyOptions): Promise<{ version: VersionToken }> {
+    throwIfAborted(options?.signal, to);
     validateKey(from);
     validateKey(to);
     const write = this.db.transaction(() => {
@@ -147,6 +155,8 @@ export class SqliteStorage implements ObjectStorage {
   }
 
   async *list(prefix: string, options?: ListOptions): AsyncIterable<ObjectInfo> {
+    const signal = options?.signal;
+    throwIfAborted(signal, prefix);
     validatePrefix(prefix);
     const after = options?.startAfter;
     let rows = this.run(prefix, () =>
@@ -162,11 +172,13 @@ export class SqliteStorage implements ObjectStorage {
         last = row.key;
       }
       if (rows.length < this.pageSize) return;
+      throwIfAborted(signal, prefix);
       rows = this.run(prefix, () => this.statements.pageAfter.all(last, this.pageSize));
     }
   }
 
-  async listDir(prefix: string): Promise<ListDirResult> {
+  async listDir(prefix: string, options?: AbortOptions): Promise<ListDirResult> {
+    throwIfAborted(options?.signal, prefix);
     validateDirPrefix(prefix);
     const objects: ObjectInfo[] = [];
     const prefixes: string[] = [];
@@ -189,12 +201,14 @@ export class SqliteStorage implements ObjectStorage {
     return { objects, prefixes };
   }
 
-  async delete(keys: readonly string[]): Promise<void> {
+  async delete(keys: readonly string[], options?: AbortOptions): Promise<void> {
+    throwIfAborted(options?.signal, keys[0]);
     keys.forEach((key) => validateKey(key));
     const removeAll = this.db.transaction((batch: readonly string[]) => {
       for (const key of batch) this.statements.remove.run(key);
     });
     for (let i = 0; i < keys.length; i += 1000) {
+      if (i > 0) throwIfAborted(options?.signal, keys[i]); // batches already deleted stay deleted
       const batch = keys.slice(i, i + 1000);
       this.run(batch[0] ?? '', () => removeAll.immediate(batch));
     }

@@ -1,0 +1,90 @@
+// Cancellation. Every public async operation that does I/O takes `{ signal }` in its options and
+// passes it down, unchanged, to its storage requests (one options object per operation, never one
+// per chunk). Whichever layer notices first that the signal fired — before a step, while waiting
+// (a lock, a retry's backoff, a limiter slot, a delay) or inside a request — throws ABORTED made
+// here, so a caller sees one code however far down the cancellation was noticed, and a timeout
+// (`AbortSignal.timeout(ms)`) is told apart by `details.timedOut`.
+import { floeError, isFloeError, type FloeError } from '../errors.ts';
+
+/** The `ABORTED` error for a signal that fired: its reason is the error's `cause`. */
+export function abortedError(signal: AbortSignal, where?: string): FloeError<'ABORTED'> {
+  const reason: unknown = signal.reason;
+  const timedOut = isTimeoutReason(reason);
+  const text = reasonText(reason);
+  const message = timedOut ? 'the operation was aborted: its deadline passed' : 'the operation was aborted by its caller';
+  return floeError('ABORTED', text ? `${message} (${text})` : message, {
+    where,
+    cause: reason,
+    details: text ? { timedOut, reason: text } : { timedOut },
+  });
+}
+
+/** Throws `ABORTED` when `signal` has fired; a property read otherwise, cheap enough per chunk. */
+export function throwIfAborted(signal: AbortSignal | undefined, where?: string): void {
+  if (signal?.aborted) throw abortedError(signal, where);
+}
+
+/**
+ * `err`, or `ABORTED` when the signal fired: a backend, the AWS SDK or a worker may fail with an
+ * error of its own (an AbortError, a closed socket) because the signal fired.
+ */
+export function abortedOr(err: unknown, signal: AbortSignal | undefined, where?: string): unknown {
+  return signal?.aborted && !isFloeError(err, 'ABORTED') ? abortedError(signal, where) : err;
+}
+
+/**
+ * Settles as `promise` does, or rejects with `ABORTED` as soon as `signal` fires. The work behind
+ * `promise` is not stopped, only no longer waited for: for work shared with other callers (a
+ * cached load several readers joined) or that must finish once started.
+ */
+export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined, where?: string): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) {
+    promise.catch(() => undefined); // nobody waits for it any more
+    return Promise.reject(abortedError(signal, where));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortedError(signal, where));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
+/** Waits `ms`, or rejects with `ABORTED` (clearing the timer) as soon as `signal` fires. */
+export function abortableSleep(ms: number, signal: AbortSignal | undefined, where?: string): Promise<void> {
+  if (!signal) return new Promise<void>((resolve) => setTimeout(resolve, ms));
+  if (signal.aborted) return Promise.reject(abortedError(signal, where));
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortedError(signal, where));
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function isTimeoutReason(reason: unknown): boolean {
+  if (isFloeError(reason, 'TIMEOUT')) return true;
+  return typeof reason === 'object' && reason !== null && (reason as { name?: unknown }).name === 'TimeoutError';
+}
+
+function reasonText(reason: unknown): string | undefined {
+  if (reason === undefined) return undefined;
+  if (typeof reason === 'object' && reason !== null && typeof (reason as { message?: unknown }).message === 'string') {
+    return (reason as { message: string }).message || undefined;
+  }
+  return String(reason);
+}
