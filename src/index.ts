@@ -12,8 +12,8 @@ export type {
 
 // Plain Zarr v3: stores, arrays, groups, selections.
 export { StorageStore, type ZarrStore, type ListDir, type StorageStoreOptions } from './engine/store.ts';
-export { ZarrArray, type ArrayIoOptions, type GetOptions, type WriteValue } from './engine/array.ts';
-export { ZarrGroup, openNode, type ChildInfo } from './engine/group.ts';
+export { ZarrArray, type ArrayIoOptions, type GetOptions, type SetOptions, type OpenArrayOptions, type WriteValue } from './engine/array.ts';
+export { ZarrGroup, openNode, type ChildInfo, type CreateGroupOptions } from './engine/group.ts';
 export { slice, type Slice, type Selection, type SelectionItem } from './engine/selection.ts';
 export { openStore, createArray, openArray, createGroup, openGroup, get, set } from './engine/api.ts';
 export type { OpenStoreOptions } from './engine/api.ts';

@@ -1,5 +1,6 @@
 // A Zarr v3 array over any ZarrStore: read and write selections through the codec chain, with
-// bounded concurrency. Chunk-level I/O lives in ./chunk-io.ts.
+// bounded concurrency. Chunk-level I/O lives in ./chunk-io.ts. Every operation takes `signal`
+// in its options; one `{ signal }` request object per operation goes to all its store calls.
 import { floeError } from '../errors.ts';
 import { buildCodecChain, ScratchBuffer, type CodecChain } from '../format/codecs/pipeline.ts';
 import type { ArrayData, DataType, TypedArray } from '../format/zarr/data-types.ts';
@@ -15,7 +16,7 @@ import { ReadBuffers, readChunkRegion, writeChunkRegions, type ChunkJob, type Ch
 import { sharedDecodePool, type DecodePool } from './decode-pool.ts';
 import { mapLimit } from './concurrency.ts';
 import { forEachProduct, normalizeSelection, projectDim, resultShape, type DimSelection, type Selection } from './selection.ts';
-import type { ZarrStore } from './store.ts';
+import type { AbortOptions, ZarrStore } from './store.ts';
 import { writeSource, type WriteValue } from './write-value.ts';
 import { zipEvery, zipMap } from './indexing.ts';
 
@@ -32,11 +33,21 @@ export interface ArrayIoOptions {
   decodePool?: DecodePool | false;
 }
 
-/** Options of a read ({@link ZarrArray.get}). */
-export interface GetOptions extends ArrayIoOptions {
+/** Options of a read ({@link ZarrArray.get}); `signal` cancels it (`ABORTED`). */
+export interface GetOptions extends ArrayIoOptions, AbortOptions {
   /** Write the result into this buffer (length = elements x lanes) instead of allocating one. */
   out?: ArrayData;
 }
+
+/**
+ * Options of a write ({@link ZarrArray.set}); `signal` cancels it (`ABORTED`). A write aborted
+ * while it checks partial chunks changes nothing; aborted while it writes, it leaves the chunks
+ * written so far, like a storage failure there (a session's commit is what makes writes atomic).
+ */
+export interface SetOptions extends ArrayIoOptions, AbortOptions {}
+
+/** Options of opening or creating an array: its I/O defaults, and `signal` for this call only. */
+export type OpenArrayOptions = ArrayIoOptions & AbortOptions;
 
 /** Reads smaller than this never use the worker pool. */
 const MIN_POOLED_READ_BYTES = 8 * 1024 * 1024;
@@ -66,9 +77,9 @@ export class ZarrArray {
   }
 
   /** Opens the array at `path`: `NOT_FOUND` when nothing is there, `NODE_TYPE_MISMATCH` for a group. */
-  static async open(store: ZarrStore, path = '/', options?: ArrayIoOptions): Promise<ZarrArray> {
+  static async open(store: ZarrStore, path = '/', options?: OpenArrayOptions): Promise<ZarrArray> {
     const key = metadataKey(path);
-    const bytes = await store.get(key);
+    const bytes = await store.get(key, requestOf(options));
     if (!bytes) throw floeError('NOT_FOUND', `no array at ${normalizePath(path)}`, { where: key });
     return new ZarrArray(store, path, parseArrayMetadata(bytes, key), options);
   }
@@ -77,15 +88,16 @@ export class ZarrArray {
    * Writes a new array's metadata (validated, codecs included) at `path`. Throws `ALREADY_EXISTS` when
    * a node exists there, unless `overwrite`, which first erases that node and everything below it.
    */
-  static async create(store: ZarrStore, path: string, input: ArrayMetadataInput & { overwrite?: boolean }, options?: ArrayIoOptions): Promise<ZarrArray> {
+  static async create(store: ZarrStore, path: string, input: ArrayMetadataInput & { overwrite?: boolean }, options?: OpenArrayOptions): Promise<ZarrArray> {
     const key = metadataKey(path);
     const metadata = createArrayMetadata(input, key);
     const array = new ZarrArray(store, path, metadata, options); // validates the codec chain before writing
-    if (!input.overwrite && (await store.get(key))) {
+    const request = requestOf(options);
+    if (!input.overwrite && (await store.get(key, request))) {
       throw floeError('ALREADY_EXISTS', `a node already exists at ${array.path}; pass overwrite: true to replace it`, { where: key });
     }
-    if (input.overwrite) await store.erasePrefix(array.prefix);
-    await store.set(key, encodeNodeMetadata(metadata));
+    if (input.overwrite) await store.erasePrefix(array.prefix, request);
+    await store.set(key, encodeNodeMetadata(metadata), request);
     return array;
   }
 
@@ -127,7 +139,8 @@ export class ZarrArray {
       throw floeError('INVALID_ARGUMENT', `out buffer holds ${data.length} numbers, the selection needs ${n * lanes}`, { where: this.path });
     }
     const out: View = { data, offset: 0, stride: cStrides(full) };
-    const io: ChunkReader = { store: this.store, pool, scratch: new ScratchBuffer(), buffers: new ReadBuffers() };
+    const request = requestOf(options);
+    const io: ChunkReader = { store: this.store, pool, scratch: new ScratchBuffer(), buffers: new ReadBuffers(), request };
     await mapLimit(this.jobs(dims), this.concurrency(options), (job) =>
       readChunkRegion(io, this.chunkKey(job.coords), this.chain, job, shift(out, job)),
     );
@@ -140,18 +153,19 @@ export class ZarrArray {
    * and every partly covered chunk are checked before the first chunk is written, so bad input or a
    * damaged chunk changes nothing (a storage failure midway can; see writeChunkRegions).
    */
-  async set(selection: Selection | undefined, value: WriteValue, options: ArrayIoOptions = {}): Promise<void> {
+  async set(selection: Selection | undefined, value: WriteValue, options: SetOptions = {}): Promise<void> {
     if (this.store.readOnly) throw floeError('READ_ONLY', `array ${this.path} is in a read-only store`, { where: this.path });
     const dims = normalizeSelection(selection, this.shape, this.path);
     const source = writeSource(this, dims, value);
     const writes = this.jobs(dims).map((job) => ({
       key: this.chunkKey(job.coords), job, src: shift(source, job), extent: this.edgeExtent(job.coords),
     }));
-    await writeChunkRegions(this.store, this.chain, writes, { concurrency: this.concurrency(options), holdBytes: WRITE_HOLD_BYTES });
+    const request = requestOf(options);
+    await writeChunkRegions(this.store, this.chain, writes, { concurrency: this.concurrency(options), holdBytes: WRITE_HOLD_BYTES, request });
   }
 
   /** Changes the shape; chunks wholly outside the new shape are deleted (core spec, "resize"). */
-  async resize(shape: readonly number[]): Promise<ZarrArray> {
+  async resize(shape: readonly number[], options?: AbortOptions): Promise<ZarrArray> {
     if (shape.length !== this.shape.length) {
       throw floeError('INVALID_ARGUMENT', `resize must keep ${this.shape.length} dimensions, got [${shape.join(', ')}]`, { where: this.path });
     }
@@ -163,15 +177,16 @@ export class ZarrArray {
     forEachProduct(zipMap(this.shape, this.chunkShape, (n, size) => [...Array(Math.ceil(n / size)).keys()]), (coords) => {
       if (!zipEvery(coords, keptChunks, (c, kept) => c < kept)) stale.push(this.chunkKey(coords));
     });
-    await this.store.eraseValues(stale);
-    await this.store.set(metadataKey(this.path), encodeNodeMetadata(next));
+    const request = requestOf(options);
+    await this.store.eraseValues(stale, request);
+    await this.store.set(metadataKey(this.path), encodeNodeMetadata(next), request);
     return new ZarrArray(this.store, this.path, next, this.defaults);
   }
 
   /** Replaces the attributes; returns the updated array. */
-  async setAttributes(attributes: Attributes): Promise<ZarrArray> {
+  async setAttributes(attributes: Attributes, options?: AbortOptions): Promise<ZarrArray> {
     const next = withArrayChanges(this.metadata, { attributes });
-    await this.store.set(metadataKey(this.path), encodeNodeMetadata(next));
+    await this.store.set(metadataKey(this.path), encodeNodeMetadata(next), requestOf(options));
     return new ZarrArray(this.store, this.path, next, this.defaults);
   }
 
@@ -198,6 +213,14 @@ export class ZarrArray {
     const extents = zipMap(this.shape, this.chunkShape, (n, size) => ({ n, size }));
     return zipMap(coords, extents, (c, { n, size }) => Math.min(size, n - c * size));
   }
+}
+
+/**
+ * The options an operation passes to every store call: only its signal (a caller's options
+ * object also holds I/O settings), made once per operation, and none without a signal.
+ */
+export function requestOf(options: AbortOptions | undefined): AbortOptions | undefined {
+  return options?.signal ? { signal: options.signal } : undefined;
 }
 
 /** Results are allocated in shared memory when workers decode, so they can write in place. */

@@ -6,11 +6,13 @@ import { atKey } from '../format/zarr-v1/chunk-codec.ts';
 import { ZarrArray } from './array.ts';
 import { mapLimit } from './concurrency.ts';
 import { zipEvery, zipMap } from './indexing.ts';
-import type { ZarrStore } from './store.ts';
+import { throwIfAborted } from './abort.ts';
+import { requestOf } from './array.ts';
+import type { AbortOptions, ZarrStore } from './store.ts';
 import { V1Array } from './v1-array.ts';
 
-/** Options of {@link convertV1ToV3}. */
-export interface ConvertOptions {
+/** Options of {@link convertV1ToV3}; `signal` stops it (`ABORTED`), leaving the chunks copied so far. */
+export interface ConvertOptions extends AbortOptions {
   /** Chunks copied at once. Default 8. */
   concurrency?: number;
   /** Replace an existing node at `path` in `dst`. */
@@ -29,12 +31,13 @@ export interface ConvertResult {
 
 /** Converts the v1 array that `src` holds into a v3 array at `path` of `dst`. */
 export async function convertV1ToV3(src: ZarrStore, dst: ZarrStore, path = '/', options: ConvertOptions = {}): Promise<ConvertResult> {
-  const v1 = await V1Array.open(src);
+  const request = requestOf(options);
+  const v1 = await V1Array.open(src, request);
   const plan = planV3Conversion(v1.metadata, v1.attributes, v1.chunkCodec);
-  const array = await ZarrArray.create(dst, path, { ...plan.metadata, overwrite: options.overwrite ?? false });
+  const array = await ZarrArray.create(dst, path, { ...plan.metadata, overwrite: options.overwrite ?? false }, request);
   const grid = zipMap(v1.shape, v1.chunks, (n, size) => Math.ceil(n / size));
   const keys: { key: string; coords: number[] }[] = [];
-  for await (const key of src.list()) {
+  for await (const key of src.list(request)) {
     const coords = chunkCoords(key, grid);
     if (coords) keys.push({ key, coords });
   }
@@ -44,9 +47,10 @@ export async function convertV1ToV3(src: ZarrStore, dst: ZarrStore, path = '/', 
     return bytes;
   };
   await mapLimit(keys, options.concurrency ?? 8, async ({ key, coords }) => {
-    const stored = await src.get(key);
+    throwIfAborted(request?.signal, key);
+    const stored = await src.get(key, request);
     if (!stored) return; // deleted while we listed
-    await dst.set(array.chunkKey(coords), plan.verbatim ? stored : atKey(key, () => reencode(stored)));
+    await dst.set(array.chunkKey(coords), plan.verbatim ? stored : atKey(key, () => reencode(stored)), request);
   });
   return { array, chunksCopied: plan.verbatim ? keys.length : 0, chunksReencoded: plan.verbatim ? 0 : keys.length };
 }

@@ -1,11 +1,18 @@
 // Groups and the hierarchy: explicit groups (with zarr.json), implicit groups (a prefix with
-// descendants), listing children, erasing nodes.
+// descendants), listing children, erasing nodes. Every method that reads or writes takes
+// `signal` in its options (ABORTED).
 import { floeError } from '../errors.ts';
 import { createGroupMetadata, encodeNodeMetadata, parseNodeMetadata, type Attributes, type GroupMetadata } from '../format/zarr/metadata.ts';
 import { joinPath, keyPrefix, metadataKey, normalizePath } from '../format/zarr/paths.ts';
 import type { ArrayMetadataInput } from '../format/zarr/metadata.ts';
-import { ZarrArray, type ArrayIoOptions } from './array.ts';
-import type { ZarrStore } from './store.ts';
+import { requestOf, ZarrArray, type OpenArrayOptions } from './array.ts';
+import type { AbortOptions, ZarrStore } from './store.ts';
+
+/** Options of creating a group: its attributes, whether to replace a node there, and `signal`. */
+export interface CreateGroupOptions extends AbortOptions {
+  attributes?: Attributes;
+  overwrite?: boolean;
+}
 
 /** A child of a {@link ZarrGroup}, as listed by it. */
 export interface ChildInfo {
@@ -28,8 +35,8 @@ export class ZarrGroup {
   }
 
   /** Opens the group at `path`; `NODE_TYPE_MISMATCH` when it is an array, `NOT_FOUND` when nothing is there. */
-  static async open(store: ZarrStore, path = '/'): Promise<ZarrGroup> {
-    const node = await openNode(store, path);
+  static async open(store: ZarrStore, path = '/', options?: AbortOptions): Promise<ZarrGroup> {
+    const node = await openNode(store, path, options);
     if (node instanceof ZarrArray) throw floeError('NODE_TYPE_MISMATCH', `${node.path} is an array, not a group`, { where: metadataKey(path) });
     return node;
   }
@@ -38,16 +45,17 @@ export class ZarrGroup {
    * Creates a group at `path`. An existing group is kept (and returned) unless `attributes` or
    * `overwrite` is given; an existing array is `ALREADY_EXISTS` unless `overwrite`.
    */
-  static async create(store: ZarrStore, path = '/', options: { attributes?: Attributes; overwrite?: boolean } = {}): Promise<ZarrGroup> {
+  static async create(store: ZarrStore, path = '/', options: CreateGroupOptions = {}): Promise<ZarrGroup> {
     const key = metadataKey(path);
-    const existing = await store.get(key);
+    const request = requestOf(options);
+    const existing = await store.get(key, request);
     if (existing && !options.overwrite) {
       const meta = parseNodeMetadata(existing, key);
       if (meta.nodeType === 'array') throw floeError('ALREADY_EXISTS', `an array exists at ${normalizePath(path)}`, { where: key });
       if (options.attributes === undefined) return new ZarrGroup(store, path, meta);
     }
     const metadata = createGroupMetadata(options.attributes ?? {});
-    await store.set(key, encodeNodeMetadata(metadata));
+    await store.set(key, encodeNodeMetadata(metadata), request);
     return new ZarrGroup(store, path, metadata);
   }
 
@@ -56,33 +64,34 @@ export class ZarrGroup {
   }
 
   /** Creates a child group (see {@link ZarrGroup.create}). */
-  async createGroup(name: string, options?: { attributes?: Attributes; overwrite?: boolean }): Promise<ZarrGroup> {
+  async createGroup(name: string, options?: CreateGroupOptions): Promise<ZarrGroup> {
     return ZarrGroup.create(this.store, joinPath(this.path, name), options);
   }
 
   /** Creates a child array (see {@link ZarrArray.create}). */
-  async createArray(name: string, input: ArrayMetadataInput & { overwrite?: boolean }, options?: ArrayIoOptions): Promise<ZarrArray> {
+  async createArray(name: string, input: ArrayMetadataInput & { overwrite?: boolean }, options?: OpenArrayOptions): Promise<ZarrArray> {
     return ZarrArray.create(this.store, joinPath(this.path, name), input, options);
   }
 
   /** Opens a child array. */
-  async openArray(name: string, options?: ArrayIoOptions): Promise<ZarrArray> {
+  async openArray(name: string, options?: OpenArrayOptions): Promise<ZarrArray> {
     return ZarrArray.open(this.store, joinPath(this.path, name), options);
   }
 
   /** Opens a child group. */
-  async openGroup(name: string): Promise<ZarrGroup> {
-    return ZarrGroup.open(this.store, joinPath(this.path, name));
+  async openGroup(name: string, options?: AbortOptions): Promise<ZarrGroup> {
+    return ZarrGroup.open(this.store, joinPath(this.path, name), options);
   }
 
   /** Direct children, sorted by name. Prefixes without zarr.json are implicit groups. */
-  async children(): Promise<ChildInfo[]> {
-    const { prefixes } = await this.store.listDir(keyPrefix(this.path));
+  async children(options?: AbortOptions): Promise<ChildInfo[]> {
+    const request = requestOf(options);
+    const { prefixes } = await this.store.listDir(keyPrefix(this.path), request);
     const out: ChildInfo[] = [];
     for (const name of prefixes.sort()) {
       if (name.startsWith('__') || !isNodeName(name)) continue;
       const path = joinPath(this.path, name);
-      const bytes = await this.store.get(metadataKey(path));
+      const bytes = await this.store.get(metadataKey(path), request);
       const kind = bytes ? parseNodeMetadata(bytes, metadataKey(path)).nodeType : 'group';
       out.push({ name, path, kind });
     }
@@ -90,15 +99,15 @@ export class ZarrGroup {
   }
 
   /** Erases a child node and everything below it. */
-  async erase(name: string): Promise<void> {
+  async erase(name: string, options?: AbortOptions): Promise<void> {
     const path = joinPath(this.path, name);
-    await this.store.erasePrefix(keyPrefix(path));
+    await this.store.erasePrefix(keyPrefix(path), requestOf(options));
   }
 
   /** Replaces the group's attributes, making an implicit group explicit; returns the updated group. */
-  async setAttributes(attributes: Attributes): Promise<ZarrGroup> {
+  async setAttributes(attributes: Attributes, options?: AbortOptions): Promise<ZarrGroup> {
     const metadata = { ...(this.metadata ?? createGroupMetadata()), attributes };
-    await this.store.set(metadataKey(this.path), encodeNodeMetadata(metadata));
+    await this.store.set(metadataKey(this.path), encodeNodeMetadata(metadata), requestOf(options));
     return new ZarrGroup(this.store, this.path, metadata);
   }
 }
@@ -108,14 +117,15 @@ function isNodeName(name: string): boolean {
 }
 
 /** Opens whatever is at `path`: an array, an explicit group, or an implicit group. */
-export async function openNode(store: ZarrStore, path = '/', options?: ArrayIoOptions): Promise<ZarrArray | ZarrGroup> {
+export async function openNode(store: ZarrStore, path = '/', options?: OpenArrayOptions): Promise<ZarrArray | ZarrGroup> {
   const key = metadataKey(path);
-  const bytes = await store.get(key);
+  const request = requestOf(options);
+  const bytes = await store.get(key, request);
   if (bytes) {
     const meta = parseNodeMetadata(bytes, key);
     return meta.nodeType === 'array' ? new ZarrArray(store, path, meta, options) : new ZarrGroup(store, path, meta);
   }
-  const listing = await store.listDir(keyPrefix(path));
+  const listing = await store.listDir(keyPrefix(path), request);
   if (normalizePath(path) === '/' || listing.keys.length > 0 || listing.prefixes.length > 0) {
     return new ZarrGroup(store, path, undefined);
   }

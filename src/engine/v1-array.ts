@@ -11,9 +11,9 @@ import { stringifyPythonJson, type PyJson } from '../format/zarr-v1/python-json.
 import { joinRecords, splitRecords, type FieldArrays } from '../format/zarr-v1/structured.ts';
 import { createArrayMetadata, type Attributes } from '../format/zarr/metadata.ts';
 import { cStrides, fillElements, product, type NdArray } from '../format/zarr/ndarray.ts';
-import { ZarrArray, type ArrayIoOptions, type GetOptions, type WriteValue } from './array.ts';
+import { requestOf, ZarrArray, type ArrayIoOptions, type GetOptions, type OpenArrayOptions, type SetOptions, type WriteValue } from './array.ts';
 import type { Selection } from './selection.ts';
-import type { ByteRange, ListDir, ZarrStore } from './store.ts';
+import type { AbortOptions, ByteRange, ListDir, ZarrStore } from './store.ts';
 
 export const V1_META_KEY = 'meta';
 export const V1_ATTRS_KEY = 'attrs';
@@ -64,16 +64,17 @@ export class V1Array {
   }
 
   /** Opens the v1 array a store holds; `NOT_FOUND` without a `meta` key. A missing `attrs` reads as no attributes. */
-  static async open(store: ZarrStore, options?: ArrayIoOptions): Promise<V1Array> {
-    const meta = await store.get(V1_META_KEY);
+  static async open(store: ZarrStore, options?: OpenArrayOptions): Promise<V1Array> {
+    const request = requestOf(options);
+    const meta = await store.get(V1_META_KEY, request);
     if (!meta) throw floeError('NOT_FOUND', 'no Zarr v1 array here: the "meta" key is missing', { where: V1_META_KEY });
     // The spec says "attrs" MUST exist; a store without it is still readable, with no attributes.
-    const attrs = await store.get(V1_ATTRS_KEY);
+    const attrs = await store.get(V1_ATTRS_KEY, request);
     return new V1Array(store, parseV1Metadata(meta, V1_META_KEY), attrs ? parseV1Attributes(attrs, V1_ATTRS_KEY) : {}, options);
   }
 
   /** Writes a new v1 array's `meta` and `attrs` to the store. */
-  static async create(store: ZarrStore, input: V1ArrayInput, options?: ArrayIoOptions): Promise<V1Array> {
+  static async create(store: ZarrStore, input: V1ArrayInput, options?: OpenArrayOptions): Promise<V1Array> {
     const doc: { [key: string]: PyJson } = {
       chunks: [...input.chunks],
       compression: input.compression ?? 'blosc',
@@ -86,12 +87,13 @@ export class V1Array {
     };
     const metadata = parseV1Metadata(stringifyPythonJson(doc), V1_META_KEY);
     const array = new V1Array(store, metadata, input.attributes ?? {}, options); // validates before writing
-    if (!input.overwrite && (await store.get(V1_META_KEY))) {
+    const request = requestOf(options);
+    if (!input.overwrite && (await store.get(V1_META_KEY, request))) {
       throw floeError('ALREADY_EXISTS', 'the store already holds a v1 array; pass overwrite: true to replace it', { where: V1_META_KEY });
     }
-    if (input.overwrite) await store.erasePrefix('');
-    await store.set(V1_META_KEY, encodeV1Metadata(metadata));
-    await store.set(V1_ATTRS_KEY, encodeV1Attributes(array.attributes));
+    if (input.overwrite) await store.erasePrefix('', request);
+    await store.set(V1_META_KEY, encodeV1Metadata(metadata), request);
+    await store.set(V1_ATTRS_KEY, encodeV1Attributes(array.attributes), request);
     return array;
   }
 
@@ -116,7 +118,7 @@ export class V1Array {
   }
 
   /** Writes a selection (same values as ZarrArray.set; structured arrays take raw records). */
-  set(selection: Selection | undefined, value: WriteValue, options?: ArrayIoOptions): Promise<void> {
+  set(selection: Selection | undefined, value: WriteValue, options?: SetOptions): Promise<void> {
     return this.inner.set(selection, value, options);
   }
 
@@ -128,7 +130,7 @@ export class V1Array {
   }
 
   /** Writes one array per field (C order, the selection's shape) into a structured array. */
-  async setFields(selection: Selection | undefined, fields: FieldArrays, options?: ArrayIoOptions): Promise<void> {
+  async setFields(selection: Selection | undefined, fields: FieldArrays, options?: SetOptions): Promise<void> {
     const dtype = this.structured();
     const first = Object.values(fields)[0];
     const lanes = dtype.fields.find((f) => f.name === Object.keys(fields)[0])?.type.dataType.lanes ?? 1;
@@ -137,8 +139,8 @@ export class V1Array {
   }
 
   /** Replaces the attributes (the `attrs` key); returns the updated array. */
-  async setAttributes(attributes: Attributes): Promise<V1Array> {
-    await this.store.set(V1_ATTRS_KEY, encodeV1Attributes(attributes));
+  async setAttributes(attributes: Attributes, options?: AbortOptions): Promise<V1Array> {
+    await this.store.set(V1_ATTRS_KEY, encodeV1Attributes(attributes), requestOf(options));
     return new V1Array(this.store, this.metadata, attributes);
   }
 
@@ -185,55 +187,55 @@ export class V1ChunkStore implements ZarrStore {
     return parts.length === this.rank && parts.every((p) => /^(0|[1-9]\d*)$/.test(p));
   }
 
-  async get(key: string): Promise<Uint8Array | undefined> {
-    const stored = await this.base.get(key);
+  async get(key: string, options?: AbortOptions): Promise<Uint8Array | undefined> {
+    const stored = await this.base.get(key, options);
     if (!stored || !this.isChunkKey(key)) return stored;
     return atKey(key, () => this.codec.decode(stored));
   }
 
-  async getRange(key: string, range: ByteRange): Promise<Uint8Array | undefined> {
-    if (!this.isChunkKey(key)) return this.base.getRange(key, range);
-    const whole = await this.get(key);
+  async getRange(key: string, range: ByteRange, options?: AbortOptions): Promise<Uint8Array | undefined> {
+    if (!this.isChunkKey(key)) return this.base.getRange(key, range, options);
+    const whole = await this.get(key, options);
     if (!whole) return undefined;
     if ('suffixLength' in range) return whole.subarray(Math.max(0, whole.length - range.suffixLength));
     return whole.subarray(range.offset, range.length === undefined ? undefined : range.offset + range.length);
   }
 
-  getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[]): Promise<(Uint8Array | undefined)[]> {
-    return Promise.all(requests.map(([k, r]) => (r ? this.getRange(k, r) : this.get(k))));
+  getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[], options?: AbortOptions): Promise<(Uint8Array | undefined)[]> {
+    return Promise.all(requests.map(([k, r]) => (r ? this.getRange(k, r, options) : this.get(k, options))));
   }
 
-  async set(key: string, value: Uint8Array): Promise<void> {
-    await this.base.set(key, this.isChunkKey(key) ? atKey(key, () => this.codec.encode(value)) : value);
+  async set(key: string, value: Uint8Array, options?: AbortOptions): Promise<void> {
+    await this.base.set(key, this.isChunkKey(key) ? atKey(key, () => this.codec.encode(value)) : value, options);
   }
 
-  async setPartialValues(requests: readonly (readonly [string, number, Uint8Array])[]): Promise<void> {
+  async setPartialValues(requests: readonly (readonly [string, number, Uint8Array])[], options?: AbortOptions): Promise<void> {
     for (const [key] of requests) {
       if (this.isChunkKey(key)) throw floeError('UNSUPPORTED', 'partial writes into a compressed v1 chunk are not supported', { where: key });
     }
-    await this.base.setPartialValues(requests);
+    await this.base.setPartialValues(requests, options);
   }
 
-  async erase(key: string): Promise<void> {
-    await this.eraseValues([key]);
+  async erase(key: string, options?: AbortOptions): Promise<void> {
+    await this.eraseValues([key], options);
   }
 
-  async eraseValues(keys: readonly string[]): Promise<void> {
+  async eraseValues(keys: readonly string[], options?: AbortOptions): Promise<void> {
     const chunks = this.keepChunk ? keys.filter((k) => this.isChunkKey(k)) : [];
-    for (const k of chunks) await this.base.set(k, this.keepChunk!());
-    await this.base.eraseValues(keys.filter((k) => !chunks.includes(k)));
+    for (const k of chunks) await this.base.set(k, this.keepChunk!(), options);
+    await this.base.eraseValues(keys.filter((k) => !chunks.includes(k)), options);
   }
 
-  erasePrefix(prefix: string): Promise<void> {
-    return this.base.erasePrefix(prefix);
+  erasePrefix(prefix: string, options?: AbortOptions): Promise<void> {
+    return this.base.erasePrefix(prefix, options);
   }
-  list(): AsyncIterable<string> {
-    return this.base.list();
+  list(options?: AbortOptions): AsyncIterable<string> {
+    return this.base.list(options);
   }
-  listPrefix(prefix: string): AsyncIterable<string> {
-    return this.base.listPrefix(prefix);
+  listPrefix(prefix: string, options?: AbortOptions): AsyncIterable<string> {
+    return this.base.listPrefix(prefix, options);
   }
-  listDir(prefix: string): Promise<ListDir> {
-    return this.base.listDir(prefix);
+  listDir(prefix: string, options?: AbortOptions): Promise<ListDir> {
+    return this.base.listDir(prefix, options);
   }
 }
