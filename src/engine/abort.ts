@@ -5,6 +5,15 @@
 // here, so a caller sees one code however far down the cancellation was noticed, and a timeout
 // (`AbortSignal.timeout(ms)`) is told apart by `details.timedOut`.
 import { floeError, isFloeError, type FloeError } from '../errors.ts';
+import type { AbortOptions } from './storage/types.ts';
+
+/**
+ * The options an operation passes to every storage or store call: only its signal (a caller's
+ * options object holds the call's own settings too), made once per operation, none without one.
+ */
+export function requestOf(options: AbortOptions | undefined): AbortOptions | undefined {
+  return options?.signal ? { signal: options.signal } : undefined;
+}
 
 /** The `ABORTED` error for a signal that fired: its reason is the error's `cause`. */
 export function abortedError(signal: AbortSignal, where?: string): FloeError<'ABORTED'> {

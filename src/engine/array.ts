@@ -2,6 +2,7 @@
 // bounded concurrency. Chunk-level I/O lives in ./chunk-io.ts. Every operation takes `signal`
 // in its options; one `{ signal }` request object per operation goes to all its store calls.
 import { floeError } from '../errors.ts';
+import { requestOf } from './abort.ts';
 import { buildCodecChain, ScratchBuffer, type CodecChain } from '../format/codecs/pipeline.ts';
 import type { ArrayData, DataType, TypedArray } from '../format/zarr/data-types.ts';
 import {
@@ -213,14 +214,6 @@ export class ZarrArray {
     const extents = zipMap(this.shape, this.chunkShape, (n, size) => ({ n, size }));
     return zipMap(coords, extents, (c, { n, size }) => Math.min(size, n - c * size));
   }
-}
-
-/**
- * The options an operation passes to every store call: only its signal (a caller's options
- * object also holds I/O settings), made once per operation, and none without a signal.
- */
-export function requestOf(options: AbortOptions | undefined): AbortOptions | undefined {
-  return options?.signal ? { signal: options.signal } : undefined;
 }
 
 /** Results are allocated in shared memory when workers decode, so they can write in place. */

@@ -6,8 +6,7 @@ import { atKey } from '../format/zarr-v1/chunk-codec.ts';
 import { ZarrArray } from './array.ts';
 import { mapLimit } from './concurrency.ts';
 import { zipEvery, zipMap } from './indexing.ts';
-import { throwIfAborted } from './abort.ts';
-import { requestOf } from './array.ts';
+import { requestOf, throwIfAborted } from './abort.ts';
 import type { AbortOptions, ZarrStore } from './store.ts';
 import { V1Array } from './v1-array.ts';
 

@@ -2,10 +2,11 @@
 // descendants), listing children, erasing nodes. Every method that reads or writes takes
 // `signal` in its options (ABORTED).
 import { floeError } from '../errors.ts';
+import { requestOf } from './abort.ts';
 import { createGroupMetadata, encodeNodeMetadata, parseNodeMetadata, type Attributes, type GroupMetadata } from '../format/zarr/metadata.ts';
 import { joinPath, keyPrefix, metadataKey, normalizePath } from '../format/zarr/paths.ts';
 import type { ArrayMetadataInput } from '../format/zarr/metadata.ts';
-import { requestOf, ZarrArray, type OpenArrayOptions } from './array.ts';
+import { ZarrArray, type OpenArrayOptions } from './array.ts';
 import type { AbortOptions, ZarrStore } from './store.ts';
 
 /** Options of creating a group: its attributes, whether to replace a node there, and `signal`. */

@@ -3,6 +3,7 @@
 // codec chain (decompressing, and transcoding U<n>) and back, so selections, edge chunks and
 // fill handling are the v3 engine's own, not a copy of them.
 import { floeError } from '../errors.ts';
+import { requestOf } from './abort.ts';
 import type { JsonValue } from '../format/json.ts';
 import { atKey, v1ChunkCodec, type V1ChunkCodec } from '../format/zarr-v1/chunk-codec.ts';
 import type { V1DataType } from '../format/zarr-v1/dtype.ts';
@@ -11,7 +12,7 @@ import { stringifyPythonJson, type PyJson } from '../format/zarr-v1/python-json.
 import { joinRecords, splitRecords, type FieldArrays } from '../format/zarr-v1/structured.ts';
 import { createArrayMetadata, type Attributes } from '../format/zarr/metadata.ts';
 import { cStrides, fillElements, product, type NdArray } from '../format/zarr/ndarray.ts';
-import { requestOf, ZarrArray, type ArrayIoOptions, type GetOptions, type OpenArrayOptions, type SetOptions, type WriteValue } from './array.ts';
+import { ZarrArray, type ArrayIoOptions, type GetOptions, type OpenArrayOptions, type SetOptions, type WriteValue } from './array.ts';
 import type { Selection } from './selection.ts';
 import type { AbortOptions, ByteRange, ListDir, ZarrStore } from './store.ts';
 

@@ -9,7 +9,7 @@
 // ops log still links to.
 import { isFloeError } from '../../errors.ts';
 import { createLimiter } from '../../engine/storage/limiter.ts';
-import type { ObjectInfo } from '../../engine/storage/types.ts';
+import type { AbortOptions, ObjectInfo } from '../../engine/storage/types.ts';
 import { idToString, type ManifestId, type SnapshotId } from '../../format/icechunk/ids.ts';
 import { chunkKey, manifestKey, PREFIXES, snapshotKey, transactionLogKey } from '../../format/icechunk/keys.ts';
 import type { RepoInfo } from '../../format/icechunk/repo-info.ts';
@@ -57,14 +57,16 @@ export function snapshotsToKeep(info: RepoInfo, listed: ReadonlyMap<string, Obje
 }
 
 /** Loads each snapshot in `ids` not yet marked and adds it, its log, manifests and chunks to `live`. */
-export async function markSnapshots(objects: RepoObjects, ids: Iterable<SnapshotId>, live: LiveSet, concurrency: number): Promise<number> {
+export async function markSnapshots(
+  objects: RepoObjects, ids: Iterable<SnapshotId>, live: LiveSet, concurrency: number, options?: AbortOptions,
+): Promise<number> {
   const limiter = createLimiter(concurrency);
   const fresh = [...ids].filter((id) => !live.markedSnapshotIds.has(idToString(id)));
   const manifestIds = new Map<string, ManifestId>();
   await Promise.all(
     fresh.map((snapshotId) =>
       limiter.run(async () => {
-        const { snapshot } = await objects.loadSnapshot(snapshotId);
+        const { snapshot } = await objects.loadSnapshot(snapshotId, options);
         live.snapshots.add(snapshotKey(snapshotId));
         live.transactionLogs.add(transactionLogKey(snapshotId));
         for (const file of snapshot.manifestFiles) manifestIds.set(idToString(file.id), file.id);
@@ -80,7 +82,7 @@ export async function markSnapshots(objects: RepoObjects, ids: Iterable<Snapshot
   await Promise.all(
     unseen.map((m) =>
       limiter.run(async () => {
-        const manifest = await objects.loadManifest(m);
+        const manifest = await objects.loadManifest(m, options);
         for (const array of manifest.arrays) for (const ref of array.refs) if (ref.kind === 'native') live.chunks.add(chunkKey(ref.chunkId));
         live.manifests.add(manifestKey(m));
       }),
@@ -90,14 +92,14 @@ export async function markSnapshots(objects: RepoObjects, ids: Iterable<Snapshot
 }
 
 /** Adds every backup the ops log of `info` links to (and the files on the way) to `live`. */
-export async function markBackups(objects: RepoObjects, info: RepoInfo, live: LiveSet): Promise<void> {
+export async function markBackups(objects: RepoObjects, info: RepoInfo, live: LiveSet, options?: AbortOptions): Promise<void> {
   const onFile = ({ key, info: file }: { key: string; info: RepoInfo }) => {
     if (key.startsWith(PREFIXES.overwritten)) live.backups.add(key);
     if (file.repoBeforeUpdates) live.backups.add(backupKey(file.repoBeforeUpdates));
     for (const entry of file.latestUpdates) if (entry.backupPath) live.backups.add(backupKey(entry.backupPath));
   };
   try {
-    for await (const _entry of walkOpsLog(objects.storage, info, onFile)) {
+    for await (const _entry of walkOpsLog(objects.storage, info, onFile, undefined, options)) {
       // the walk itself reports the files; entries are not needed here
     }
   } catch (err) {
