@@ -85,6 +85,20 @@ export function abortableSleep(ms: number, signal: AbortSignal | undefined, wher
   });
 }
 
+/**
+ * Runs a load shared with other callers (single-flight caches) for a caller with `signal`: when
+ * the load fails with ABORTED although this caller's signal has not fired, it was another
+ * caller's abort, so the load runs once more (a new flight) for this one.
+ */
+export async function sharedLoad<T>(load: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  try {
+    return await load();
+  } catch (err) {
+    if (!isFloeError(err, 'ABORTED') || signal?.aborted) throw err;
+    return load();
+  }
+}
+
 function isTimeoutReason(reason: unknown): boolean {
   if (isFloeError(reason, 'TIMEOUT')) return true;
   return typeof reason === 'object' && reason !== null && (reason as { name?: unknown }).name === 'TimeoutError';

@@ -37,7 +37,11 @@ export interface QueryOptions {
   decodePool?: DecodePool | false | undefined;
   /** Clock for the report's elapsed time, in ms; injectable for tests. Default `performance.now`. */
   now?: (() => number) | undefined;
-  /** Stops the query: no request starts after it fires, and the query rejects with its reason. */
+  /**
+   * Stops the query (explain or execute): requests in flight are cancelled, none starts after it
+   * fires, and the query rejects with `ABORTED` (its reason as `cause`; `details.timedOut` for
+   * `AbortSignal.timeout(ms)`).
+   */
   signal?: AbortSignal | undefined;
 }
 

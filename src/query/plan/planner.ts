@@ -10,6 +10,7 @@ import type { Sized } from '../../cache/read-caches.ts';
 import type { ZarrArray } from '../../engine/array.ts';
 import { product, type NdArray } from '../../format/zarr/ndarray.ts';
 import { joinPath, normalizePath, parentPath } from '../../format/zarr/paths.ts';
+import { sharedLoad } from '../../engine/abort.ts';
 import { Meter } from '../metered-store.ts';
 import { nodeText } from '../nodes/node-text.ts';
 import type { QueryNode } from '../nodes/query-node.ts';
@@ -27,7 +28,7 @@ export interface PlanOptions {
   /** Requests in flight at once (shard indexes while planning, data while executing). Default 8. */
   concurrency?: number | undefined;
   coalesce?: CoalesceOptions | undefined;
-  /** Stops the query: no request starts after it fires, and the query rejects with its reason. */
+  /** Stops the query: requests in flight are cancelled, none starts after it fires, and the query rejects with ABORTED. */
   signal?: AbortSignal | undefined;
 }
 
@@ -104,7 +105,7 @@ export async function planQuery(source: ResolvedSource, query: QueryNode, option
     const sharding = array.chain.sharding;
     await planFetches(
       { chunks, sharding, wholeSize: sharding ? undefined : array.chain.encodedSize() },
-      { indexStore: meter.store('shardIndex'), caches, scope: source.scope, concurrency, coalesce: options.coalesce ?? {}, prefetched },
+      { indexStore: meter.store('shardIndex'), signal: meter.signal, caches, scope: source.scope, concurrency, coalesce: options.coalesce ?? {}, prefetched },
       fetches,
     );
     // Decoded chunks are kept once hot: read again while decoded or encoded bytes are cached.
@@ -149,7 +150,7 @@ function manifestPlanning(source: ResolvedSource, meter: Meter, hits: CacheHits)
   return async (path, boxes) => {
     if (!source.manifests) return undefined;
     meter.checkAborted();
-    const uses = await source.manifests.planManifests(path, boxes);
+    const uses = await source.manifests.planManifests(path, boxes, meter.request);
     for (const m of uses) {
       if (m.status === 'fetched') meter.record('manifest', m.bytes ?? 0);
       else if (m.status === 'cached') hits.manifests++;
@@ -176,10 +177,11 @@ function coordinateLoading(
     if (!caches) return load();
     const key = `${source.scope}${path}#coordinate`;
     if (caches.coordinates.get(key)) hits.coordinates++;
-    const sized = await caches.coordinates.load(key, async (): Promise<Sized<unknown>> => {
+    // Shared with concurrent queries: another query's abort does not fail this one.
+    const sized = await sharedLoad(() => caches.coordinates.load(key, async (): Promise<Sized<unknown>> => {
       const c = await load();
       return { value: c, bytes: coordinateBytes(c) };
-    });
+    }), meter.signal);
     return sized.value as Coordinate; // only this function stores values under `#coordinate` keys
   };
 }
