@@ -3,6 +3,7 @@
 // so a command only does its job.
 import type { ParseArgsConfig } from 'node:util';
 import path from 'node:path';
+import type { AbortOptions } from '../engine/storage/types.ts';
 import type { CliIo } from './io.ts';
 import { toJsonText } from './json-output.ts';
 
@@ -43,6 +44,13 @@ export class CommandContext {
   }
   get json(): boolean {
     return this.flags.json === true;
+  }
+  /**
+   * The run's signal (SIGINT/SIGTERM in the real CLI) as options for every repository, store and
+   * query call a command makes, so Ctrl-C stops a long read, commit or query cleanly (ABORTED).
+   */
+  get request(): AbortOptions {
+    return { signal: this.io.signal };
   }
   now(): number {
     return this.io.now ? this.io.now() : performance.now();

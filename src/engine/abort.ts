@@ -28,6 +28,30 @@ export function abortedError(signal: AbortSignal, where?: string): FloeError<'AB
   });
 }
 
+/** How often work that never waits for I/O lets the event loop run while a signal is set. */
+const YIELD_INTERVAL_MS = 20;
+let lastYield = 0;
+
+/**
+ * Whether a loop with a signal should let the event loop run now (then `await yieldToEventLoop()`):
+ * true at most every 20 ms. Work over synchronous local storage or in-memory stores resolves
+ * every await as a microtask, and microtasks alone never let a timer, a SIGINT handler or any
+ * other event fire, so without this an abort would not be seen until the work is done. Without a
+ * signal it is false at once (nothing can abort: no cost on that path).
+ */
+export function yieldDue(signal: AbortSignal | undefined): boolean {
+  if (!signal) return false;
+  const now = performance.now();
+  if (now - lastYield < YIELD_INTERVAL_MS) return false;
+  lastYield = now;
+  return true;
+}
+
+/** Resolves after the event loop ran once (timers, I/O and signal handlers included). */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve));
+}
+
 /** Throws `ABORTED` when `signal` has fired; a property read otherwise, cheap enough per chunk. */
 export function throwIfAborted(signal: AbortSignal | undefined, where?: string): void {
   if (signal?.aborted) throw abortedError(signal, where);

@@ -4,7 +4,7 @@
 // its store calls carry the operation's one request object; chunks already handed to a decode
 // worker finish, no new one starts, so an aborted read never leaves the pool busy.
 import { floeError, isFloeError } from '../errors.ts';
-import { throwIfAborted } from './abort.ts';
+import { throwIfAborted, yieldDue, yieldToEventLoop } from './abort.ts';
 import { copyBytes } from '../format/bytes.ts';
 import type { TypedArray } from '../format/zarr/data-types.ts';
 import type { CodecChain, ScratchBuffer } from '../format/codecs/pipeline.ts';
@@ -39,7 +39,9 @@ export interface ChunkReader {
 }
 
 export async function readChunkRegion(io: ChunkReader, key: string, chain: CodecChain, job: ChunkJob, dst: View): Promise<void> {
-  throwIfAborted(io.request?.signal, key);
+  const signal = io.request?.signal;
+  if (yieldDue(signal)) await yieldToEventLoop(); // so the abort can fire at all (abort.ts)
+  throwIfAborted(signal, key);
   const counts = job.projections.map((p) => p.count);
   if (chain.sharding && !coversAllInner(chain.sharding, job.projections)) {
     await readShardRegion(io, key, chain.sharding, job.projections, dst);
@@ -249,8 +251,10 @@ export async function writeChunkRegions(store: ZarrStore, chain: CodecChain, wri
   const held = new Map<ChunkWrite, ChunkUpdate>();
   let heldBytes = 0;
   const request = options.request;
+  const signal = request?.signal;
   await mapLimit(writes.filter((w) => !coversChunk(w)), options.concurrency, async (w) => {
-    throwIfAborted(request?.signal, w.key);
+    if (yieldDue(signal)) await yieldToEventLoop(); // so the abort can fire at all (abort.ts)
+    throwIfAborted(signal, w.key);
     const update = await prepareChunk(store, chain, w, request);
     const size = update.bytes?.length ?? 0;
     if (heldBytes + size > options.holdBytes) return;
@@ -258,7 +262,8 @@ export async function writeChunkRegions(store: ZarrStore, chain: CodecChain, wri
     heldBytes += size;
   });
   await mapLimit(writes, options.concurrency, async (w) => {
-    throwIfAborted(request?.signal, w.key);
+    if (yieldDue(signal)) await yieldToEventLoop();
+    throwIfAborted(signal, w.key);
     const update = held.get(w) ?? (await prepareChunk(store, chain, w, request));
     held.delete(w);
     if (update.bytes) await store.set(update.key, update.bytes, request);

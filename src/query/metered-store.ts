@@ -5,7 +5,7 @@
 // which cancels those in flight (ABORTED). Manifests are read by the source itself (a session),
 // which reports them to `record`.
 import { floeError } from '../errors.ts';
-import { requestOf, throwIfAborted } from '../engine/abort.ts';
+import { requestOf, throwIfAborted, yieldDue, yieldToEventLoop } from '../engine/abort.ts';
 import { ReadOnlyZarrStore, type AbortOptions, type ByteRange, type ListDir, type ZarrStore } from '../engine/store.ts';
 
 export const FETCH_PURPOSES = ['metadata', 'manifest', 'coordinates', 'shardIndex', 'data', 'unplanned'] as const;
@@ -68,6 +68,7 @@ class MeteredStore extends ReadOnlyZarrStore {
   }
 
   async get(key: string): Promise<Uint8Array | undefined> {
+    if (yieldDue(this.meter.signal)) await yieldToEventLoop(); // so the abort can fire at all (abort.ts)
     this.meter.checkAborted();
     const bytes = await this.meter.inner.get(key, this.meter.request);
     this.meter.record(this.purpose, bytes);
@@ -75,6 +76,7 @@ class MeteredStore extends ReadOnlyZarrStore {
   }
 
   async getRange(key: string, range: ByteRange): Promise<Uint8Array | undefined> {
+    if (yieldDue(this.meter.signal)) await yieldToEventLoop();
     this.meter.checkAborted();
     const bytes = await this.meter.inner.getRange(key, range, this.meter.request);
     this.meter.record(this.purpose, bytes);

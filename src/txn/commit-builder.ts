@@ -2,7 +2,7 @@
 // array whose chunks changed (one per array, or several by the splitting rules), the snapshot
 // itself, and the transaction log. Manifests are written here; the snapshot and log are returned
 // for the commit sequence to write in its order.
-import { throwIfAborted } from '../engine/abort.ts';
+import { throwIfAborted, yieldDue, yieldToEventLoop } from '../engine/abort.ts';
 import { mapLimit } from '../engine/concurrency.ts';
 import type { AbortOptions } from '../engine/storage/types.ts';
 import { idToString, newManifestId, type NodeId, type SnapshotId } from '../format/icechunk/ids.ts';
@@ -43,7 +43,9 @@ export async function buildCommit(input: BuildCommitInput): Promise<BuiltCommit>
   const baseFiles = new Map(base.snapshot.manifestFiles.map((f) => [idToString(f.id), f]));
   const files = new Map<string, ManifestFileInfo>();
   const nodes = await mapLimit(view.nodes(), input.concurrency ?? 8, async (node): Promise<NodeSnapshot> => {
-    throwIfAborted(input.request?.signal, node.path);
+    const signal = input.request?.signal;
+    if (yieldDue(signal)) await yieldToEventLoop(); // so the abort can fire at all (abort.ts)
+    throwIfAborted(signal, node.path);
     const extra = node.base?.extra ?? null;
     if (node.kind === 'group') return { id: node.id, path: node.path, userData: node.userData, nodeData: { kind: 'group' }, extra };
     const array = node.array!;

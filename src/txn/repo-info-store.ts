@@ -10,7 +10,7 @@
 // end: an aborted change has changed no ref, and one that returned was not half cancelled (over
 // S3 an aborted conditional write could not tell whether it happened).
 import { floeError, isFloeError } from '../errors.ts';
-import { abortable, throwIfAborted } from '../engine/abort.ts';
+import { abortable, throwIfAborted, yieldDue, yieldToEventLoop } from '../engine/abort.ts';
 import type { AbortOptions, ObjectStorage, VersionToken } from '../engine/storage/types.ts';
 import { newSnapshotId } from '../format/icechunk/ids.ts';
 import { overwrittenRepoKey, PREFIXES, REPO_INFO_KEY } from '../format/icechunk/keys.ts';
@@ -141,6 +141,7 @@ export class RepoInfoStore {
       try {
         // The backup goes first: once the new file is visible, its ops log points at it.
         await this.storage.put(backupKey, current.bytes, { ifNoneMatch: '*', signal });
+        if (yieldDue(signal)) await yieldToEventLoop(); // an abort pending in the event loop lands now
         throwIfAborted(signal, REPO_INFO_KEY);
         const { version } = await this.storage.put(REPO_INFO_KEY, bytes, { ifMatch: current.version });
         this.last = { info: next, bytes, version };

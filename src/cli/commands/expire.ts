@@ -18,6 +18,7 @@ export const expireCommand: CommandSpec = {
     const result = await repo.expireSnapshots(cutoff, {
       deleteExpiredBranches: ctx.flags['delete-expired-branches'] === true,
       deleteExpiredTags: ctx.flags['delete-expired-tags'] === true,
+      ...ctx.request,
     });
     if (ctx.json) return ctx.printJson({ olderThan: cutoff, ...result });
     ctx.print(`expired ${result.releasedSnapshots.length} snapshot${result.releasedSnapshots.length === 1 ? '' : 's'} older than ${cutoff.toISOString()}; re-parented ${result.editedSnapshots.length}`);

@@ -9,8 +9,11 @@ export const statusCommand: CommandSpec = {
   async run(ctx) {
     ctx.atMost(0);
     const repo = await openRepository(ctx);
-    const [status, branches, tags, flags, info] = await Promise.all([repo.status(), repo.listBranches(), repo.listTags(), repo.featureFlags(), repo.repoInfo()]);
-    const tips = await Promise.all(branches.map(async (name) => ({ name, snapshotId: await repo.lookupBranch(name) })));
+    const request = ctx.request;
+    const [status, branches, tags, flags, info] = await Promise.all([
+      repo.status(request), repo.listBranches(request), repo.listTags(request), repo.featureFlags(request), repo.repoInfo(request),
+    ]);
+    const tips = await Promise.all(branches.map(async (name) => ({ name, snapshotId: await repo.lookupBranch(name, request) })));
     const result = {
       repository: ctx.repoPath,
       storage: detectStorageKind(ctx.repoPath),

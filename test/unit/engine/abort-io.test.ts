@@ -106,6 +106,19 @@ describe('aborting a long read midway', () => {
     expect(ms).toBeLessThan(1500);
   });
 
+  it('sees a timeout fire during a read that never waits for I/O (in-memory storage, 20,000 chunks)', async () => {
+    // Every await of this read resolves as a microtask; the read must still let the timer run.
+    const store = new StorageStore(new MemoryStorage());
+    const array = await ZarrArray.create(store, '/a', { shape: [20_000], chunkShape: [1], dataType: 'int32', fillValue: 0 });
+    await array.set(undefined, Int32Array.from({ length: 20_000 }, (_, i) => i + 1));
+    const started = performance.now();
+    await array.get();
+    const whole = performance.now() - started;
+    const { err, ms } = await failure(array.get(undefined, { signal: AbortSignal.timeout(10) }));
+    expect(isFloeError(err, 'ABORTED') && err.details.timedOut, `a whole read took ${whole.toFixed(0)} ms`).toBe(true);
+    expect(ms).toBeLessThan(Math.max(whole, 50));
+  });
+
   it('leaves no decode worker busy: the pool drains and the next read succeeds', async () => {
     // 64 zstd chunks of 512 KiB (random values: they stay over the pool's 128 KiB threshold).
     const memory = new MemoryStorage();
