@@ -146,13 +146,15 @@ export class S3Storage implements ObjectStorage {
   }
 
   /** Creates the bucket if it does not exist (tests, first use). */
-  async ensureBucket(): Promise<void> {
+  async ensureBucket(options?: AbortOptions): Promise<void> {
+    const signal = options?.signal;
+    throwIfAborted(signal, this.bucket);
     const { sdk, client } = await this.sdk();
     try {
-      await client.send(new sdk.CreateBucketCommand({ Bucket: this.bucket }), this.call());
+      await client.send(new sdk.CreateBucketCommand({ Bucket: this.bucket }), this.call(signal));
     } catch (err) {
       const name = (err as { name?: string }).name;
-      if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw storageFailure('CreateBucket', this.bucket, err);
+      if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw storageFailure('CreateBucket', this.bucket, err, signal);
     }
   }
 
