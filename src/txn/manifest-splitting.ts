@@ -1,7 +1,7 @@
 // Manifest splitting by the config's rules (the reference's ManifestSplittingConfig, serde form):
 //   splitting: { split_sizes: [[<array condition>, [{ condition: <dim condition>, num_chunks }]]] }
 // Array conditions: { path_matches: { regex } }, { name_matches: { regex } }, { and: [...] },
-// { or: [...] }, "AnyArray". Dimension conditions: { Axis: n }, { DimensionName: name }, "Any".
+// { or: [...] }, "any_array". Dimension conditions: { Axis: n }, { DimensionName: name }, "Any".
 // The first array rule that matches wins; within it, each dimension takes the first matching
 // dimension rule. Dimensions no rule matches are not split.
 import { floeError } from '../errors.ts';
@@ -20,7 +20,7 @@ export interface SplitTarget {
 }
 
 function arrayMatches(condition: MetadataValue, target: SplitTarget): boolean {
-  if (condition === 'AnyArray') return true;
+  if (condition === 'any_array') return true;
   if (!isObject(condition)) return false;
   const regex = (v: MetadataValue | undefined) => (isObject(v) && typeof v.regex === 'string' ? new RegExp(v.regex) : undefined);
   if ('path_matches' in condition) return regex(condition.path_matches)?.test(target.path) ?? false;

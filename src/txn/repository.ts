@@ -3,15 +3,16 @@
 // snapshot ids are base32 strings at this API, branded ids inside.
 import { floeError, isFloeError } from '../errors.ts';
 import { idToString, INITIAL_SNAPSHOT_ID, parseSnapshotId, type SnapshotId } from '../format/icechunk/ids.ts';
-import { REPO_INFO_KEY } from '../format/icechunk/keys.ts';
+import { REPO_INFO_KEY, V1_CONFIG_KEY } from '../format/icechunk/keys.ts';
 import type { MetadataValue } from '../format/icechunk/metadata-value.ts';
 import { decodeRepoConfig, encodeRepoConfig, type RepoInfo, type RepoStatus } from '../format/icechunk/repo-info.ts';
 import type { Snapshot } from '../format/icechunk/snapshot.ts';
-import { fromStoredConfig, mergeConfig, resolveConfig, toStoredConfig, type RepositoryConfig, type ResolvedConfig } from './config.ts';
+import { decodeStoredConfig, encodeStoredConfig, isEmptyConfig, validateRepoConfig } from '../format/icechunk/repo-config-codec.ts';
+import { configuredBackoff, mergeConfig, resolveConfig, type RepositoryConfig, type ResolvedConfig } from './config.ts';
 import { ancestors, describeSnapshot, diffSnapshots, snapshotAsOf, type DiffResult, type SnapshotDescription } from './history.ts';
 import { RepoObjects, type CacheBudgets } from './objects.ts';
 import * as refs from './refs.ts';
-import { RepoInfoStore, systemClock, type Clock } from './repo-info-store.ts';
+import { RepoInfoStore, systemClock, type Clock, type RepoInfoStoreOptions } from './repo-info-store.ts';
 import { resolveChunkPacking, type ChunkPacking } from './chunk-packer.ts';
 import { Session } from './session.ts';
 import * as maintenance from './maintenance/index.ts';
@@ -60,6 +61,15 @@ export interface FeatureFlag {
 
 const INITIAL_MESSAGE = 'Repository initialized';
 
+/** The repo info store's limits from the configuration (`repoUpdateRetries`, ops-log length). */
+function repoInfoStoreOptions(clock: Clock, resolved: ResolvedConfig): RepoInfoStoreOptions {
+  const { repoUpdateBackoff: bounds } = resolved;
+  return {
+    clock, retries: resolved.repoUpdateRetries, updatesPerFile: resolved.numUpdatesPerRepoInfoFile,
+    ...(bounds ? { backoff: configuredBackoff(bounds) } : {}),
+  };
+}
+
 /**
  * A versioned Icechunk repository over a {@link Storage}: branches, tags and snapshots of a Zarr node
  * tree, read and changed through {@link Session}s. Names and argument order mirror
@@ -79,7 +89,8 @@ export class Repository {
     /** Undefined for spec-1 repositories, which are read-only. */
     private readonly infoStore: RepoInfoStore | undefined,
     private readonly spec1Info: RepoInfo | undefined,
-    private storedConfig: { config: RepositoryConfig; carried: Record<string, MetadataValue> },
+    /** The stored configuration, read, and its stored form (whose unknown fields a save carries over). */
+    private storedConfig: { config: RepositoryConfig; stored: MetadataValue },
     private userConfig: RepositoryConfig,
     private readonly authorized: VirtualChunkAuthorization,
     private readonly clock: Clock,
@@ -104,11 +115,13 @@ export class Repository {
     options: RepositoryOptions = {},
   ): Promise<Repository> {
     if (specVersion !== null && specVersion !== 2) throw floeError('UNSUPPORTED', `Floe creates spec-2 repositories only, not spec ${specVersion}`);
+    // Refused before anything is written: the reference could not open a repository holding it.
+    const canonical = validateRepoConfig(config);
     const packing = resolveChunkPacking(options.chunkPacking);
     const backend = objectStorageOf(storage);
     if (await Repository.exists(backend)) throw floeError('ALREADY_EXISTS', 'a repository already exists in this storage; use Repository.open');
     const clock = options.clock ?? systemClock;
-    const resolved = resolveConfig(config);
+    const resolved = resolveConfig(canonical);
     const objects = new RepoObjects(backend, options.cache);
     const now = Math.floor(clock.nowMs() * 1000);
     const initial: Snapshot = {
@@ -122,14 +135,16 @@ export class Repository {
       specVersion: 2, id: INITIAL_SNAPSHOT_ID, newGroups: [], newArrays: [], deletedGroups: [], deletedArrays: [],
       updatedArrays: [], updatedGroups: [], updatedChunks: [], movedNodes: [],
     });
-    const stored = { config, carried: {} };
-    const store = new RepoInfoStore(backend, { clock, retries: resolved.repoUpdateRetries, updatesPerFile: resolved.numUpdatesPerRepoInfoFile });
+    // As the reference: a repository created without settings stores no config.
+    const storedValue = isEmptyConfig(canonical) ? null : encodeStoredConfig(canonical);
+    const stored = { config: canonical, stored: storedValue };
+    const store = new RepoInfoStore(backend, repoInfoStoreOptions(clock, resolved));
     await store.create({
       specVersion: 2, repoSpecVersion: 2, tags: [], branches: [{ name: refs.MAIN_BRANCH, snapshotId: INITIAL_SNAPSHOT_ID }], deletedTags: [],
       snapshots: [{ id: INITIAL_SNAPSHOT_ID, parentId: null, flushedAt: now, message: INITIAL_MESSAGE, metadata: initial.metadata }],
       status: { availability: 'online', setAt: now, limitedAvailabilityReason: null }, metadata: [],
       latestUpdates: [{ update: { kind: 'repoInitialized' }, updatedAt: now, backupPath: null }], repoBeforeUpdates: null,
-      config: encodeRepoConfig(toStoredConfig(config)), enabledFeatureFlags: null, disabledFeatureFlags: null,
+      config: storedValue === null ? null : encodeRepoConfig(storedValue), enabledFeatureFlags: null, disabledFeatureFlags: null,
     });
     return new Repository(objects, store, undefined, stored, {}, authorizeVirtualChunkAccess, clock, packing);
   }
@@ -151,15 +166,18 @@ export class Repository {
     if (await backend.head(REPO_INFO_KEY)) {
       const probe = new RepoInfoStore(backend, { clock, retries: 1, updatesPerFile: 1000 });
       const { info } = await probe.read();
-      const stored = fromStoredConfig(info.config ? decodeRepoConfig(info.config, REPO_INFO_KEY) : null);
-      const resolved = resolveConfig(mergeConfig(stored.config, config ?? undefined));
-      const store = new RepoInfoStore(backend, { clock, retries: resolved.repoUpdateRetries, updatesPerFile: resolved.numUpdatesPerRepoInfoFile });
-      return new Repository(objects, store, undefined, stored, config ?? {}, authorizeVirtualChunkAccess, clock, packing);
+      const storedValue = info.config ? decodeRepoConfig(info.config, REPO_INFO_KEY) : null;
+      const stored = { config: decodeStoredConfig(storedValue, REPO_INFO_KEY), stored: storedValue };
+      const overrides = validateRepoConfig(config ?? {});
+      const resolved = resolveConfig(mergeConfig(stored.config, overrides));
+      const store = new RepoInfoStore(backend, repoInfoStoreOptions(clock, resolved));
+      return new Repository(objects, store, undefined, stored, overrides, authorizeVirtualChunkAccess, clock, packing);
     }
     if (await isSpec1Repository(backend)) {
-      const stored = fromStoredConfig(await readSpec1Config(backend));
+      const storedValue = await readSpec1Config(backend);
+      const stored = { config: decodeStoredConfig(storedValue, V1_CONFIG_KEY), stored: storedValue };
       const info = await readSpec1RepoInfo(backend, objects);
-      return new Repository(objects, undefined, info, stored, config ?? {}, authorizeVirtualChunkAccess, clock, packing);
+      return new Repository(objects, undefined, info, stored, validateRepoConfig(config ?? {}), authorizeVirtualChunkAccess, clock, packing);
     }
     throw floeError('NOT_FOUND', 'no Icechunk repository in this storage; use Repository.create');
   }
@@ -337,9 +355,9 @@ export class Repository {
   /** Persists this process's config overrides into the repository. */
   async saveConfig(): Promise<void> {
     const merged = this.config;
-    const stored = toStoredConfig(merged, this.storedConfig.carried);
+    const stored = encodeStoredConfig(merged, this.storedConfig.stored);
     await this.writable().update((info) => ({ info: { ...info, config: encodeRepoConfig(stored) }, update: { kind: 'configChanged' } }));
-    this.storedConfig = { config: merged, carried: this.storedConfig.carried };
+    this.storedConfig = { config: merged, stored };
     this.userConfig = {};
   }
 

@@ -34,6 +34,7 @@ function summarize(err: FloeError): string {
     .with({ code: 'MISSING_DEPENDENCY' }, (e) => `install:${e.details.package}`)
     .with({ code: 'CHECKSUM_MISMATCH' }, (e) => `checksum:${e.details.codec ?? 'source'}:${e.details.stored ?? '-'}`)
     .with({ code: 'UNAUTHORIZED' }, (e) => `refused:${e.details.reason}`)
+    .with({ code: 'INVALID_CONFIG' }, (e) => `config:${e.details.field}`)
     .with({ code: 'STORAGE_ERROR' }, (e) => `storage:${e.details.transient === true ? 'transient' : 'permanent'}`)
     .with({ code: P.union('INVALID_ARGUMENT', 'INVALID_SELECTION', 'NOT_FOUND', 'UNSUPPORTED') }, (e) => `${e.code}:${e.details.dim ?? ''}`)
     .with({ code: P.union('INVALID_METADATA', 'CORRUPT_OBJECT') }, (e) => `${e.code}:${e.details.codec ?? ''}`)
@@ -71,6 +72,7 @@ describe('typed error details', () => {
     expect(summarize(floeError('NOT_FOUND', 'no label', { details: { dim: 'time', value: '3' } }))).toBe('NOT_FOUND:time');
     expect(summarize(new FloeError('READ_ONLY', 'no writes'))).toBe('READ_ONLY');
     expect(summarize(floeError('UNAUTHORIZED', 'no', { details: { reason: 'virtual-chunk-redirect' } }))).toBe('refused:virtual-chunk-redirect');
+    expect(summarize(floeError('INVALID_CONFIG', 'too big', { details: { field: 'inlineChunkThresholdBytes', value: '70000', allowed: 'u16' } }))).toBe('config:inlineChunkThresholdBytes');
   });
 
   it('a chunk read keeps the codec details, inline and through the worker pool', async () => {
