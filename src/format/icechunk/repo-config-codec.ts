@@ -79,7 +79,7 @@ function read(schema: Schema, value: unknown, path: string, cx: Context): unknow
       return readStruct(schema, value, path, cx);
     case 'map': {
       const map = asMap(value, path, 'a map with string keys', cx);
-      return Object.fromEntries(Object.entries(map).map(([k, v]) => [k, read(schema.value, v, `${path}[${JSON.stringify(k)}]`, cx)]));
+      return Object.fromEntries(Object.entries(map).map(([k, v]) => [checkedKey(k, path, cx), read(schema.value, v, `${path}[${JSON.stringify(k)}]`, cx)]));
     }
     case 'list':
       if (!Array.isArray(value)) fail(path, value, 'a list', cx);
@@ -202,6 +202,12 @@ function readHttp(value: unknown, path: string, cx: Context): { opts: Record<str
 }
 
 const httpField = (name: string): Field => ({ name, schema: { kind: 'map', value: { kind: 'string' } } });
+
+/** FlexBuffers keys end at a NUL byte: such a key would come back cut short. */
+function checkedKey(key: string, path: string, cx: Context): string {
+  if (key.includes('\u0000')) fail(`${path}[${JSON.stringify(key)}]`, key, 'a key without NUL characters (stored map keys end at NUL)', cx);
+  return key;
+}
 
 // --- writing ---
 
