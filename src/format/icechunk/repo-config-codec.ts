@@ -113,6 +113,8 @@ function readInteger(schema: Extract<Schema, { kind: 'integer' }>, value: unknow
 
 function readStruct(schema: Struct, value: unknown, path: string, cx: Context): Record<string, unknown> {
   const map = asMap(value, path, `a map of ${schema.name} fields`, cx);
+  // A misspelt field is named as such rather than as the required field it leaves missing.
+  if (cx.side === 'public') refuseUnknownFields(schema, map, path, cx);
   const out: Record<string, unknown> = {};
   for (const f of schema.fields) {
     const name = fieldName(schema, f, cx.side);
@@ -126,7 +128,6 @@ function readStruct(schema: Struct, value: unknown, path: string, cx: Context): 
     }
     out[publicName] = read(f.schema, given, join(path, name), cx);
   }
-  if (cx.side === 'public') refuseUnknownFields(schema, map, path, cx);
   return out;
 }
 
@@ -299,6 +300,7 @@ function pascalCase(tag: string): string {
 
 function show(value: unknown): string {
   if (value === undefined) return 'absent';
+  if (typeof value === 'bigint') return value.toString();
   const text = JSON.stringify(value, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) ?? String(value);
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }
