@@ -18,8 +18,12 @@ function zarrStore(store) {
   };
 }
 
+function storageAt(dir) {
+  return Storage.newCustom(customBackend(new FsStorage({ root: dir })));
+}
+
 async function run() {
-  const storage = Storage.newCustom(customBackend(new FsStorage({ root: command.dir })));
+  const storage = command.dir === undefined ? undefined : storageAt(command.dir);
   switch (command.op) {
     case 'write': {
       const repo = await Repository.create(storage);
@@ -39,6 +43,26 @@ async function run() {
       const arr = await zarr.open(zarr.root(zarrStore(session.store)).resolve(command.path), { kind: 'array' });
       const result = await zarr.get(arr);
       return { snapshot: session.snapshotId, values: Array.from(result.data, Number), branches: await repo.listBranches(), tags: await repo.listTags() };
+    }
+    case 'create-with-configs': {
+      // One repository per item, created with the item's config through the reference JS API.
+      const out = [];
+      for (const item of command.items) out.push({ config: (await Repository.create(storageAt(item.dir), item.config)).config });
+      return out;
+    }
+    case 'open-configs': {
+      // Opens each repository; `resave` stores its config again as the reference serializes it.
+      const out = [];
+      for (const item of command.items) {
+        try {
+          const repo = await Repository.open(storageAt(item.dir));
+          if (item.resave) await repo.saveConfig();
+          out.push({ ok: true, config: repo.config });
+        } catch (err) {
+          out.push({ ok: false, error: String(err?.message ?? err) });
+        }
+      }
+      return out;
     }
     default:
       throw new Error(`unknown op ${command.op}`);
