@@ -59,6 +59,10 @@ export type {
   S3StorageConstructorOptions, CommitOptions, RepositoryConfig, VirtualChunkContainer, DiffResult,
   SnapshotDescription, Conflict, ConflictType, ConflictSolver, ConflictCallback, BasicConflictSolverOptions,
   ForkJSON, RetryBackoff, ExpireOptions, ExpireResult, GcOptions, GcSummary, GcBudget, GcCursor, OpsLogItem,
+  ObjectStoreConfig, CachingConfig, CompressionConfig, HttpConfig, ManifestConfig, ManifestPreloadCondition, ManifestPreloadConfig,
+  ManifestSplitCondition, ManifestSplitDim, ManifestSplitDimCondition, ManifestSplitRule, ManifestSplittingConfig, RepoUpdateRetryConfig,
+  S3ChecksumAlgorithm, S3Options, StorageConcurrencySettings, StorageRetriesSettings, StorageSettings, StorageTimeoutSettings, U32Bound,
+  U64, VirtualChunkLocationCompressionConfig,
 } from './txn/index.ts';
 export type { SnapshotOpener } from './txn/session.ts';
 export type { StorageLike } from './txn/storage.ts';

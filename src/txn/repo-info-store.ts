@@ -137,7 +137,7 @@ export class RepoInfoStore {
         lastError = err;
       }
     }
-    throw floeError('CONFLICT', `the repo info file kept changing; gave up after ${this.options.retries} attempts (raise repoUpdateRetries)`, {
+    throw floeError('CONFLICT', `the repo info file kept changing; gave up after ${this.options.retries} attempts (raise repoUpdateRetries.default.maxTries)`, {
       where: REPO_INFO_KEY,
       cause: lastError,
       details: { kind: 'repo-update-retries-exhausted' },

@@ -8,6 +8,10 @@
 /** An unsigned 64-bit value: a number when it is a safe integer, else a bigint. */
 export type U64 = number | bigint;
 
+/**
+ * Repository configuration, stored in the repository by {@link Repository.create} and
+ * `saveConfig`. Every field is optional; absent ones take the reference's defaults.
+ */
 export interface RepositoryConfig {
   /** u16. Encoded chunks at or below this many bytes are stored in the manifest. Default 512. */
   inlineChunkThresholdBytes?: number;
@@ -54,6 +58,7 @@ export interface CachingConfig {
   numBytesChunks?: U64;
 }
 
+/** The reference's storage client settings (Floe keeps them; its own storage options are separate). */
 export interface StorageSettings {
   concurrency?: StorageConcurrencySettings;
   retries?: StorageRetriesSettings;
@@ -68,6 +73,7 @@ export interface StorageSettings {
   minimumSizeForMultipartUpload?: U64;
 }
 
+/** How the reference splits large requests. */
 export interface StorageConcurrencySettings {
   /** u16, not 0. */
   maxConcurrentRequestsForObject?: number;
@@ -85,6 +91,7 @@ export interface StorageRetriesSettings {
   maxBackoffMs?: number;
 }
 
+/** The reference's storage request timeouts, in milliseconds. */
 export interface StorageTimeoutSettings {
   /** u32 each. */
   connectTimeoutMs?: number;
@@ -140,10 +147,12 @@ export interface S3Options {
   checksumAlgorithm?: S3ChecksumAlgorithm;
 }
 
+/** The checksum the reference asks S3 for (serde snake_case names). */
 export type S3ChecksumAlgorithm = 'crc32' | 'crc32c' | 'crc64_nvme' | 'sha1' | 'sha256';
 
 // --- manifest: serde's own form, as the reference JS API takes it (`null` is the same as absent) ---
 
+/** The reference's ManifestConfig, in serde's form. */
 export interface ManifestConfig {
   preload?: ManifestPreloadConfig | null;
   /** Absent: the reference's default, one manifest per array. */
@@ -153,6 +162,7 @@ export interface ManifestConfig {
   max_concurrent_manifest_fetches_during_commit?: number | null;
 }
 
+/** Which manifests the reference loads when a session opens. */
 export interface ManifestPreloadConfig {
   /** u32. Default 10000. */
   max_total_refs?: number | null;
@@ -161,7 +171,7 @@ export interface ManifestPreloadConfig {
   max_arrays_to_scan?: number | null;
 }
 
-/** Unit variants are strings (`"true"`); `{ true: null }` is read as the same. */
+/** When the reference preloads a manifest. Unit variants are strings (`"true"`); `{ true: null }` is read as the same. */
 export type ManifestPreloadCondition =
   | { or: ManifestPreloadCondition[] }
   | { and: ManifestPreloadCondition[] }
@@ -174,14 +184,16 @@ export type ManifestPreloadCondition =
 /** Rust's `Bound<u32>` in serde's form. */
 export type U32Bound = 'Unbounded' | { Included: number } | { Excluded: number };
 
+/** How each array's chunk references are split across manifests. */
 export interface ManifestSplittingConfig {
   /** Rules in order: an array condition and the split sizes of the dimensions it matches. */
   split_sizes?: ManifestSplitRule[] | null;
 }
 
+/** One splitting rule: the arrays it applies to and the split size of the dimensions it names. */
 export type ManifestSplitRule = [ManifestSplitCondition, ManifestSplitDim[]];
 
-/** serde snake_case names; `"any_array"` (not `AnyArray`). */
+/** Which arrays a splitting rule applies to: serde snake_case names, `"any_array"` (not `AnyArray`). */
 export type ManifestSplitCondition =
   | { or: ManifestSplitCondition[] }
   | { and: ManifestSplitCondition[] }
@@ -189,6 +201,7 @@ export type ManifestSplitCondition =
   | { name_matches: { regex: string } }
   | 'any_array';
 
+/** A split size for the dimensions a condition matches. */
 export interface ManifestSplitDim {
   condition: ManifestSplitDimCondition;
   /** u32, not 0 (the reference's commit panics on 0). */
@@ -198,6 +211,7 @@ export interface ManifestSplitDim {
 /** serde's default (PascalCase) names: `{ Axis: 0 }`, `{ DimensionName: "time" }`, `"Any"`. `Axis` is a usize, at most u32 (the WASM build's). */
 export type ManifestSplitDimCondition = { Axis: number } | { DimensionName: string } | 'Any';
 
+/** How the reference compresses virtual chunk locations inside manifests. */
 export interface VirtualChunkLocationCompressionConfig {
   /** u16. */
   min_num_chunks?: number | null;
