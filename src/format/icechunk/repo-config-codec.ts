@@ -196,10 +196,10 @@ function readHttp(value: unknown, path: string, cx: Context): { opts: Record<str
     if ('headers' in opts) fail(join(path, 'opts.headers'), opts.headers, 'any option name but "headers", which the stored form keeps for the headers', cx);
     return { opts, headers };
   }
-  // Floe before issue 18 stored `{ opts: {...}, headers: {...} }`.
   const { headers: _headers, opts: legacy, ...flat } = map;
-  const opts = isMap(legacy) ? { ...strings(flat, path), ...strings(legacy, join(path, 'opts')) } : strings(legacy === undefined ? flat : { ...flat, opts: legacy }, path);
-  return { opts, headers };
+  // Floe before issue 18 stored `{ opts: {...}, headers: {...} }`; the reference flattens the options.
+  if (isMap(legacy)) return { opts: { ...strings(flat, path), ...strings(legacy, join(path, 'opts')) }, headers };
+  return { opts: strings(legacy === undefined ? flat : { ...flat, opts: legacy }, path), headers };
 }
 
 const httpField = (name: string): Field => ({ name, schema: { kind: 'map', value: { kind: 'string' } } });
