@@ -11,7 +11,9 @@ import { fromStoredConfig, mergeConfig, resolveConfig, toStoredConfig, type Repo
 import { ancestors, describeSnapshot, diffSnapshots, snapshotAsOf, type DiffResult, type SnapshotDescription } from './history.ts';
 import { RepoObjects, type CacheBudgets } from './objects.ts';
 import * as refs from './refs.ts';
-import { RepoInfoStore, systemClock, type Clock } from './repo-info-store.ts';
+import { systemClock, type Clock } from '../engine/storage/clock.ts';
+import { checkConcurrency, DEFAULT_CONCURRENCY } from '../engine/storage/limiter.ts';
+import { RepoInfoStore } from './repo-info-store.ts';
 import { resolveChunkPacking, type ChunkPacking } from './chunk-packer.ts';
 import { Session } from './session.ts';
 import * as maintenance from './maintenance/index.ts';
@@ -21,7 +23,13 @@ import type { VirtualChunkAuthorization } from './virtual-chunks.ts';
 
 /** Floe-only options, after the reference's positional arguments. */
 export interface RepositoryOptions {
+  /** Time for snapshot and ops-log timestamps, backup names, GC cutoffs and commit backoff. Default: the system clock. */
   clock?: Clock;
+  /**
+   * Storage requests a session keeps in flight when it fans out over a list (manifest loads,
+   * `getPartialValues`, per-node commit work). Default 8; must be a positive integer.
+   */
+  concurrency?: number;
   cache?: CacheBudgets;
   /**
    * How a session stores small chunks: up to `maxChunkBytes` (default 64 KiB) they share pack
@@ -84,6 +92,7 @@ export class Repository {
     private readonly authorized: VirtualChunkAuthorization,
     private readonly clock: Clock,
     private readonly packing: ChunkPacking,
+    private readonly concurrency: number,
   ) {}
 
   /** Whether the storage holds a repository (spec 2, or a spec-1 repository Floe can read). */
@@ -105,6 +114,7 @@ export class Repository {
   ): Promise<Repository> {
     if (specVersion !== null && specVersion !== 2) throw floeError('UNSUPPORTED', `Floe creates spec-2 repositories only, not spec ${specVersion}`);
     const packing = resolveChunkPacking(options.chunkPacking);
+    const concurrency = checkConcurrency(options.concurrency ?? DEFAULT_CONCURRENCY);
     const backend = objectStorageOf(storage);
     if (await Repository.exists(backend)) throw floeError('ALREADY_EXISTS', 'a repository already exists in this storage; use Repository.open');
     const clock = options.clock ?? systemClock;
@@ -131,7 +141,7 @@ export class Repository {
       latestUpdates: [{ update: { kind: 'repoInitialized' }, updatedAt: now, backupPath: null }], repoBeforeUpdates: null,
       config: encodeRepoConfig(toStoredConfig(config)), enabledFeatureFlags: null, disabledFeatureFlags: null,
     });
-    return new Repository(objects, store, undefined, stored, {}, authorizeVirtualChunkAccess, clock, packing);
+    return new Repository(objects, store, undefined, stored, {}, authorizeVirtualChunkAccess, clock, packing, concurrency);
   }
 
   /**
@@ -145,6 +155,7 @@ export class Repository {
     options: RepositoryOptions = {},
   ): Promise<Repository> {
     const packing = resolveChunkPacking(options.chunkPacking);
+    const concurrency = checkConcurrency(options.concurrency ?? DEFAULT_CONCURRENCY);
     const backend = objectStorageOf(storage);
     const clock = options.clock ?? systemClock;
     const objects = new RepoObjects(backend, options.cache);
@@ -154,12 +165,12 @@ export class Repository {
       const stored = fromStoredConfig(info.config ? decodeRepoConfig(info.config, REPO_INFO_KEY) : null);
       const resolved = resolveConfig(mergeConfig(stored.config, config ?? undefined));
       const store = new RepoInfoStore(backend, { clock, retries: resolved.repoUpdateRetries, updatesPerFile: resolved.numUpdatesPerRepoInfoFile });
-      return new Repository(objects, store, undefined, stored, config ?? {}, authorizeVirtualChunkAccess, clock, packing);
+      return new Repository(objects, store, undefined, stored, config ?? {}, authorizeVirtualChunkAccess, clock, packing, concurrency);
     }
     if (await isSpec1Repository(backend)) {
       const stored = fromStoredConfig(await readSpec1Config(backend));
       const info = await readSpec1RepoInfo(backend, objects);
-      return new Repository(objects, undefined, info, stored, config ?? {}, authorizeVirtualChunkAccess, clock, packing);
+      return new Repository(objects, undefined, info, stored, config ?? {}, authorizeVirtualChunkAccess, clock, packing, concurrency);
     }
     throw floeError('NOT_FOUND', 'no Icechunk repository in this storage; use Repository.create');
   }
@@ -214,6 +225,7 @@ export class Repository {
       virtual: { containers: resolved.virtualChunkContainers, authorized: this.authorized },
       clock: this.clock,
       packing: this.packing,
+      concurrency: this.concurrency,
     };
   }
 
