@@ -68,7 +68,7 @@ export type { SnapshotOpener } from './txn/session.ts';
 export type { StorageLike } from './txn/storage.ts';
 export type { MetadataValue } from './format/icechunk/metadata-value.ts';
 export type { RepoStatus, RepoAvailability } from './format/icechunk/repo-updates.ts';
-export type { Clock } from './txn/repo-info-store.ts';
+export type { Clock } from './engine/storage/clock.ts';
 export type { CacheBudgets } from './txn/objects.ts';
 export type { ChunkPacking } from './txn/chunk-packer.ts';
 export type { GcStepResult, GcKind, KindTotals } from './txn/maintenance/gc.ts';

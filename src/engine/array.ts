@@ -13,7 +13,7 @@ import { chunkKey } from '../format/zarr/chunk-keys.ts';
 import { keyPrefix, metadataKey, normalizePath } from '../format/zarr/paths.ts';
 import { ReadBuffers, readChunkRegion, writeChunkRegions, type ChunkJob, type ChunkReader, type View } from './chunk-io.ts';
 import { sharedDecodePool, type DecodePool } from './decode-pool.ts';
-import { mapLimit } from './concurrency.ts';
+import { DEFAULT_CONCURRENCY, mapLimit } from './storage/limiter.ts';
 import { forEachProduct, normalizeSelection, projectDim, resultShape, type DimSelection, type Selection } from './selection.ts';
 import type { ZarrStore } from './store.ts';
 import { writeSource, type WriteValue } from './write-value.ts';
@@ -182,7 +182,7 @@ export class ZarrArray {
   }
 
   private concurrency(options: ArrayIoOptions): number {
-    return options.concurrency ?? this.defaults.concurrency ?? 8;
+    return options.concurrency ?? this.defaults.concurrency ?? DEFAULT_CONCURRENCY;
   }
 
   private jobs(dims: readonly DimSelection[]): ChunkJob[] {

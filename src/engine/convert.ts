@@ -4,7 +4,7 @@
 import { planV3Conversion } from '../format/zarr-v1/to-v3.ts';
 import { atKey } from '../format/zarr-v1/chunk-codec.ts';
 import { ZarrArray } from './array.ts';
-import { mapLimit } from './concurrency.ts';
+import { DEFAULT_CONCURRENCY, mapLimit } from './storage/limiter.ts';
 import { zipEvery, zipMap } from './indexing.ts';
 import type { ZarrStore } from './store.ts';
 import { V1Array } from './v1-array.ts';
@@ -43,7 +43,7 @@ export async function convertV1ToV3(src: ZarrStore, dst: ZarrStore, path = '/', 
     for (const codec of array.chain.bytesCodecs) bytes = codec.encode(bytes);
     return bytes;
   };
-  await mapLimit(keys, options.concurrency ?? 8, async ({ key, coords }) => {
+  await mapLimit(keys, options.concurrency ?? DEFAULT_CONCURRENCY, async ({ key, coords }) => {
     const stored = await src.get(key);
     if (!stored) return; // deleted while we listed
     await dst.set(array.chunkKey(coords), plan.verbatim ? stored : atKey(key, () => reencode(stored)));

@@ -2,7 +2,7 @@
 // implementation over any ObjectStorage. The method names `get`, `getRange` and `set` also make
 // a store usable by zarrita.js, which passes keys with a leading '/'.
 import { floeError } from '../errors.ts';
-import { mapLimit } from './concurrency.ts';
+import { checkConcurrency, DEFAULT_CONCURRENCY, mapLimit } from './storage/limiter.ts';
 import type { ByteRange, ObjectStorage } from './storage/types.ts';
 
 export type { ByteRange } from './storage/types.ts';
@@ -71,26 +71,36 @@ export function normalizeKey(key: string): string {
   return key.startsWith('/') ? key.slice(1) : key;
 }
 
+/** A store's `getPartialValues` as `get`/`getRange` calls, at most `limit` in flight (a caller may pass thousands). */
+export function readPartialValues(
+  store: Pick<ZarrStore, 'get' | 'getRange'>,
+  requests: readonly (readonly [string, ByteRange | undefined])[],
+  limit: number,
+): Promise<(Uint8Array | undefined)[]> {
+  return mapLimit(requests, limit, ([key, range]) => (range ? store.getRange(key, range) : store.get(key)));
+}
+
 /** Options of {@link StorageStore}. */
 export interface StorageStoreOptions {
   readOnly?: boolean;
   /** Key prefix inside the storage ('' or 'a/b/'). */
   prefix?: string;
+  /** Storage requests one `getPartialValues` call keeps in flight. Default 8; a positive integer. */
+  concurrency?: number;
 }
-
-/** Reads of one getPartialValues call in flight at once (a caller may pass thousands). */
-const PARTIAL_READS_IN_FLIGHT = 16;
 
 /** A plain (untracked) Zarr store: keys map one-to-one onto objects. */
 export class StorageStore implements ZarrStore {
   readonly readOnly: boolean;
   private readonly prefix: string;
+  private readonly concurrency: number;
 
   constructor(
     readonly storage: ObjectStorage,
     options: StorageStoreOptions = {},
   ) {
     this.readOnly = options.readOnly ?? false;
+    this.concurrency = checkConcurrency(options.concurrency ?? DEFAULT_CONCURRENCY);
     this.prefix = options.prefix ?? '';
     if (this.prefix !== '' && !this.prefix.endsWith('/')) this.prefix += '/';
   }
@@ -124,7 +134,7 @@ export class StorageStore implements ZarrStore {
   }
 
   getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[]): Promise<(Uint8Array | undefined)[]> {
-    return mapLimit(requests, PARTIAL_READS_IN_FLIGHT, ([key, range]) => (range ? this.getRange(key, range) : this.get(key)));
+    return readPartialValues(this, requests, this.concurrency);
   }
 
   async set(key: string, value: Uint8Array): Promise<void> {
@@ -196,10 +206,14 @@ export abstract class ReadOnlyZarrStore implements ZarrStore {
 
   abstract get(key: string): Promise<Uint8Array | undefined>;
   abstract getRange(key: string, range: ByteRange): Promise<Uint8Array | undefined>;
-  abstract getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[]): Promise<(Uint8Array | undefined)[]>;
   abstract list(): AsyncIterable<string>;
   abstract listPrefix(prefix: string): AsyncIterable<string>;
   abstract listDir(prefix: string): Promise<ListDir>;
+
+  /** Reads through this store's `get` and `getRange`, {@link DEFAULT_CONCURRENCY} in flight. */
+  getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[]): Promise<(Uint8Array | undefined)[]> {
+    return readPartialValues(this, requests, DEFAULT_CONCURRENCY);
+  }
 
   set(key: string): Promise<void> {
     return this.refuse(key);

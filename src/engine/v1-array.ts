@@ -13,7 +13,8 @@ import { createArrayMetadata, type Attributes } from '../format/zarr/metadata.ts
 import { cStrides, fillElements, product, type NdArray } from '../format/zarr/ndarray.ts';
 import { ZarrArray, type ArrayIoOptions, type GetOptions, type WriteValue } from './array.ts';
 import type { Selection } from './selection.ts';
-import type { ByteRange, ListDir, ZarrStore } from './store.ts';
+import { readPartialValues, type ByteRange, type ListDir, type ZarrStore } from './store.ts';
+import { DEFAULT_CONCURRENCY } from './storage/limiter.ts';
 
 export const V1_META_KEY = 'meta';
 export const V1_ATTRS_KEY = 'attrs';
@@ -200,7 +201,7 @@ export class V1ChunkStore implements ZarrStore {
   }
 
   getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[]): Promise<(Uint8Array | undefined)[]> {
-    return Promise.all(requests.map(([k, r]) => (r ? this.getRange(k, r) : this.get(k))));
+    return readPartialValues(this, requests, DEFAULT_CONCURRENCY);
   }
 
   async set(key: string, value: Uint8Array): Promise<void> {

@@ -25,4 +25,5 @@ export { customBackend } from './adapters/icechunk-storage.ts';
 export { checkArrayCase } from './array-runner.ts';
 export { checkHistory, describeHistory, type Mismatch } from './repository-runner.ts';
 export { compareArrays, compareRepositories, formatDivergence, type ArrayConformanceOptions, type ConformanceResult, type Divergence, type RepositoryConformanceOptions, type RunOptions } from './harness.ts';
+export { FakeClock, type FakeClockOptions } from './fake-clock.ts';
 export { runConformance, ZARRITA_CASES, ZARRITA_SELECTIONS, type ConformanceCommandOptions, type ConformancePeer } from './conformance-command.ts';

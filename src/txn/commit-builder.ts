@@ -2,7 +2,7 @@
 // array whose chunks changed (one per array, or several by the splitting rules), the snapshot
 // itself, and the transaction log. Manifests are written here; the snapshot and log are returned
 // for the commit sequence to write in its order.
-import { mapLimit } from '../engine/concurrency.ts';
+import { mapLimit } from '../engine/storage/limiter.ts';
 import { idToString, newManifestId, type NodeId, type SnapshotId } from '../format/icechunk/ids.ts';
 import type { Manifest } from '../format/icechunk/manifest.ts';
 import type { MetadataItem, MetadataValue } from '../format/icechunk/metadata-value.ts';
@@ -25,7 +25,7 @@ export interface BuildCommitInput {
   /** The config's `manifest` section (splitting rules). */
   manifestConfig: MetadataValue;
   /** Array manifests rewritten in parallel. */
-  concurrency?: number;
+  concurrency: number;
 }
 
 export interface BuiltCommit {
@@ -38,7 +38,7 @@ export async function buildCommit(input: BuildCommitInput): Promise<BuiltCommit>
   const view = new NodeView(base, changes);
   const baseFiles = new Map(base.snapshot.manifestFiles.map((f) => [idToString(f.id), f]));
   const files = new Map<string, ManifestFileInfo>();
-  const nodes = await mapLimit(view.nodes(), input.concurrency ?? 8, async (node): Promise<NodeSnapshot> => {
+  const nodes = await mapLimit(view.nodes(), input.concurrency, async (node): Promise<NodeSnapshot> => {
     const extra = node.base?.extra ?? null;
     if (node.kind === 'group') return { id: node.id, path: node.path, userData: node.userData, nodeData: { kind: 'group' }, extra };
     const array = node.array!;

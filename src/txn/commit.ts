@@ -8,6 +8,7 @@
 // `onBranchMoved` is the seam where rebase plugs in: it may patch the session onto the new tip
 // and ask for another attempt; by default the CONFLICT reaches the caller.
 import { floeError, isFloeError, type FloeError } from '../errors.ts';
+import type { Clock } from '../engine/storage/clock.ts';
 import { idsEqual, idToString, newSnapshotId, parseSnapshotId, type NodeId, type SnapshotId } from '../format/icechunk/ids.ts';
 import { sortMetadata, type MetadataItem, type MetadataValue } from '../format/icechunk/metadata-value.ts';
 import type { SnapshotInfo } from '../format/icechunk/repo-info.ts';
@@ -17,7 +18,7 @@ import { buildCommit } from './commit-builder.ts';
 import type { ConflictSolver } from './conflicts/solver.ts';
 import type { LoadedSnapshot, RepoObjects } from './objects.ts';
 import { addCommit, addDetachedSnapshot, amendCommit, findSnapshotInfo } from './refs.ts';
-import type { Clock, RepoInfoStore } from './repo-info-store.ts';
+import type { RepoInfoStore } from './repo-info-store.ts';
 
 /** Options of {@link Session.commit} (and `amend`/`flush`). */
 export interface CommitOptions {
@@ -46,10 +47,8 @@ export interface RetryBackoff {
   initialMs?: number;
   /** Default 250 ms. */
   maxMs?: number;
-  /** Injectable for tests; default Math.random. */
+  /** Injectable for tests; default Math.random. The waits run on the repository's clock. */
   random?: () => number;
-  /** Injectable for tests; default setTimeout. */
-  sleep?: (ms: number) => Promise<void>;
 }
 
 export function backoffDelayMs(attempt: number, backoff: RetryBackoff = {}): number {
@@ -58,8 +57,6 @@ export function backoffDelayMs(attempt: number, backoff: RetryBackoff = {}): num
   const ceiling = Math.min(max, initial * 2 ** Math.min(30, Math.max(0, attempt - 1)));
   return (backoff.random ?? Math.random)() * ceiling;
 }
-
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** What `onBranchMoved` learns when the branch moved. */
 export interface BranchMoved {
@@ -76,6 +73,8 @@ export interface CommitTarget {
   objects: RepoObjects;
   repoInfo: RepoInfoStore;
   clock: Clock;
+  /** Array manifests rewritten in parallel. */
+  concurrency: number;
   manifestConfig: MetadataValue;
   /** Current base and changes; read again on every attempt (a rebase replaces them). */
   base(): LoadedSnapshot;
@@ -106,7 +105,7 @@ export async function runCommit(
     } catch (err) {
       const moved = branchMovedOf(err);
       if (!moved || !onBranchMoved || attempt >= tries) throw err;
-      await (options.retryBackoff?.sleep ?? defaultSleep)(backoffDelayMs(attempt, options.retryBackoff));
+      await target.clock.sleep(backoffDelayMs(attempt, options.retryBackoff));
       if (!(await onBranchMoved(moved))) throw err;
     }
   }
@@ -128,7 +127,7 @@ async function commitOnce(target: CommitTarget, kind: CommitKind, message: strin
   const snapshotId = newSnapshotId();
   const flushedAt = Math.floor(target.clock.nowMs() * 1000);
   const metadata: MetadataItem[] = sortMetadata(Object.entries(options.metadata ?? {}).map(([name, value]) => ({ name, value })));
-  const built = await buildCommit({ objects: target.objects, base, changes, snapshotId, message, metadata, flushedAt, manifestConfig: target.manifestConfig });
+  const built = await buildCommit({ objects: target.objects, base, changes, snapshotId, message, metadata, flushedAt, manifestConfig: target.manifestConfig, concurrency: target.concurrency });
   let log = built.transactionLog;
   if (kind.kind === 'amend') {
     const previous = await target.objects.loadTransactionLog(base.snapshot.id);

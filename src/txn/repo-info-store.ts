@@ -4,17 +4,11 @@
 // A lost race re-reads and re-applies the change (bounded); a change that no longer applies
 // (a branch moved or vanished) throws from the change function and stops the loop.
 import { floeError, isFloeError } from '../errors.ts';
+import { systemClock, type Clock } from '../engine/storage/clock.ts';
 import type { ObjectStorage, VersionToken } from '../engine/storage/types.ts';
 import { newSnapshotId } from '../format/icechunk/ids.ts';
 import { overwrittenRepoKey, PREFIXES, REPO_INFO_KEY } from '../format/icechunk/keys.ts';
 import { decodeRepoInfo, encodeRepoInfo, type OpsLogEntry, type RepoInfo, type RepoUpdate } from '../format/icechunk/repo-info.ts';
-
-/** Injected time, so tests control timestamps and backup key order. */
-export interface Clock {
-  /** Milliseconds since the Unix epoch. */
-  nowMs(): number;
-}
-export const systemClock: Clock = { nowMs: () => Date.now() };
 
 export interface RepoInfoState {
   info: RepoInfo;
@@ -31,17 +25,18 @@ export interface RepoChange {
 export type ChangeFunction = (current: RepoInfo) => RepoChange | Promise<RepoChange>;
 
 export interface RepoInfoStoreOptions {
+  /** Timestamps and backup key order, and the backoff's waits. Default: the system clock. */
   clock?: Clock;
   /** Compare-and-swap attempts before giving up. */
   retries: number;
   /** Ops-log entries kept in the file; older ones stay reachable through `repo_before_updates`. */
   updatesPerFile: number;
-  /** Sleep between attempts (tests pass a no-op). */
+  /** Wait between attempts. Default: a jittered exponential delay on the clock. */
   backoff?: (attempt: number) => Promise<void>;
 }
 
-const defaultBackoff = (attempt: number): Promise<void> =>
-  new Promise((resolve) => setTimeout(resolve, Math.min(200, 2 ** Math.min(attempt, 7)) * Math.random()));
+/** Full jitter up to 2^attempt ms, at most 200 ms. */
+const backoffDelayMs = (attempt: number): number => Math.min(200, 2 ** Math.min(attempt, 7)) * Math.random();
 
 export interface RepoInfoCacheStats {
   reads: number;
@@ -66,7 +61,7 @@ export class RepoInfoStore {
     private readonly options: RepoInfoStoreOptions,
   ) {
     this.clock = options.clock ?? systemClock;
-    this.backoff = options.backoff ?? defaultBackoff;
+    this.backoff = options.backoff ?? ((attempt) => this.clock.sleep(backoffDelayMs(attempt)));
   }
 
   /**

@@ -12,7 +12,9 @@ import { configuredBackoff, mergeConfig, resolveConfig, type RepositoryConfig, t
 import { ancestors, describeSnapshot, diffSnapshots, snapshotAsOf, type DiffResult, type SnapshotDescription } from './history.ts';
 import { RepoObjects, type CacheBudgets } from './objects.ts';
 import * as refs from './refs.ts';
-import { RepoInfoStore, systemClock, type Clock, type RepoInfoStoreOptions } from './repo-info-store.ts';
+import { systemClock, type Clock } from '../engine/storage/clock.ts';
+import { checkConcurrency, DEFAULT_CONCURRENCY } from '../engine/storage/limiter.ts';
+import { RepoInfoStore, type RepoInfoStoreOptions } from './repo-info-store.ts';
 import { resolveChunkPacking, type ChunkPacking } from './chunk-packer.ts';
 import { Session } from './session.ts';
 import * as maintenance from './maintenance/index.ts';
@@ -22,7 +24,13 @@ import type { VirtualChunkAuthorization } from './virtual-chunks.ts';
 
 /** Floe-only options, after the reference's positional arguments. */
 export interface RepositoryOptions {
+  /** Time for snapshot and ops-log timestamps, backup names, GC cutoffs and commit backoff. Default: the system clock. */
   clock?: Clock;
+  /**
+   * Storage requests a session keeps in flight when it fans out over a list (manifest loads,
+   * `getPartialValues`, per-node commit work). Default 8; must be a positive integer.
+   */
+  concurrency?: number;
   cache?: CacheBudgets;
   /**
    * How a session stores small chunks: up to `maxChunkBytes` (default 64 KiB) they share pack
@@ -95,6 +103,7 @@ export class Repository {
     private readonly authorized: VirtualChunkAuthorization,
     private readonly clock: Clock,
     private readonly packing: ChunkPacking,
+    private readonly concurrency: number,
   ) {}
 
   /** Whether the storage holds a repository (spec 2, or a spec-1 repository Floe can read). */
@@ -118,6 +127,7 @@ export class Repository {
     // Refused before anything is written: the reference could not open a repository holding it.
     const canonical = validateRepoConfig(config);
     const packing = resolveChunkPacking(options.chunkPacking);
+    const concurrency = checkConcurrency(options.concurrency ?? DEFAULT_CONCURRENCY);
     const backend = objectStorageOf(storage);
     if (await Repository.exists(backend)) throw floeError('ALREADY_EXISTS', 'a repository already exists in this storage; use Repository.open');
     const clock = options.clock ?? systemClock;
@@ -146,7 +156,7 @@ export class Repository {
       latestUpdates: [{ update: { kind: 'repoInitialized' }, updatedAt: now, backupPath: null }], repoBeforeUpdates: null,
       config: storedValue === null ? null : encodeRepoConfig(storedValue), enabledFeatureFlags: null, disabledFeatureFlags: null,
     });
-    return new Repository(objects, store, undefined, stored, {}, authorizeVirtualChunkAccess, clock, packing);
+    return new Repository(objects, store, undefined, stored, {}, authorizeVirtualChunkAccess, clock, packing, concurrency);
   }
 
   /**
@@ -160,6 +170,7 @@ export class Repository {
     options: RepositoryOptions = {},
   ): Promise<Repository> {
     const packing = resolveChunkPacking(options.chunkPacking);
+    const concurrency = checkConcurrency(options.concurrency ?? DEFAULT_CONCURRENCY);
     const backend = objectStorageOf(storage);
     const clock = options.clock ?? systemClock;
     const objects = new RepoObjects(backend, options.cache);
@@ -171,13 +182,13 @@ export class Repository {
       const overrides = validateRepoConfig(config ?? {});
       const resolved = resolveConfig(mergeConfig(stored.config, overrides));
       const store = new RepoInfoStore(backend, repoInfoStoreOptions(clock, resolved));
-      return new Repository(objects, store, undefined, stored, overrides, authorizeVirtualChunkAccess, clock, packing);
+      return new Repository(objects, store, undefined, stored, overrides, authorizeVirtualChunkAccess, clock, packing, concurrency);
     }
     if (await isSpec1Repository(backend)) {
       const storedValue = await readSpec1Config(backend);
       const stored = { config: decodeStoredConfig(storedValue, V1_CONFIG_KEY), stored: storedValue };
       const info = await readSpec1RepoInfo(backend, objects);
-      return new Repository(objects, undefined, info, stored, validateRepoConfig(config ?? {}), authorizeVirtualChunkAccess, clock, packing);
+      return new Repository(objects, undefined, info, stored, validateRepoConfig(config ?? {}), authorizeVirtualChunkAccess, clock, packing, concurrency);
     }
     throw floeError('NOT_FOUND', 'no Icechunk repository in this storage; use Repository.create');
   }
@@ -232,6 +243,7 @@ export class Repository {
       virtual: { containers: resolved.virtualChunkContainers, authorized: this.authorized },
       clock: this.clock,
       packing: this.packing,
+      concurrency: this.concurrency,
     };
   }
 

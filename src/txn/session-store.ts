@@ -2,7 +2,7 @@
 // through it unchanged. `zarr.json` keys map to node metadata, chunk keys to manifest refs
 // (inline, native chunk objects, virtual); any other key does not exist in an Icechunk repository.
 import { floeError, isFloeError } from '../errors.ts';
-import { mapLimit } from '../engine/concurrency.ts';
+import { mapLimit } from '../engine/storage/limiter.ts';
 import type { ListDir, LocalFileSpan, ZarrStore } from '../engine/store.ts';
 import { normalizeKey } from '../engine/store.ts';
 import type { ByteRange } from '../engine/storage/types.ts';
@@ -16,6 +16,8 @@ import { fetchVirtualChunk, checkContainerExists, type VirtualChunkAccess } from
 
 export interface StoreContext extends WriteContext {
   readonly readOnly: boolean;
+  /** Reads one `getPartialValues` call keeps in flight. */
+  readonly concurrency: number;
   readonly virtual: VirtualChunkAccess;
   /** A native chunk's bytes (the session may still hold them in memory, unwritten). */
   readChunk(chunkId: ChunkId, range: { offset: number; length: number }): Promise<Uint8Array>;
@@ -69,7 +71,7 @@ export class SessionStore implements ZarrStore {
   }
 
   getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[]): Promise<(Uint8Array | undefined)[]> {
-    return mapLimit(requests, 16, ([key, range]) => this.read(key, range));
+    return mapLimit(requests, this.ctx.concurrency, ([key, range]) => this.read(key, range));
   }
 
   /**

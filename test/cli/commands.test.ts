@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/testing/fake-clock.ts';
 import { fieldValue, floe, NT, NX, NY, removeTempDirs, sampleRepository, tempDir } from './helpers.ts';
 
 afterAll(removeTempDirs);
@@ -113,6 +114,21 @@ describe('write commands', () => {
     const gc = JSON.parse((await floe(['gc', '--older-than', '0', '--json', ...args], { cwd: work })).stdout) as { deleted: { snapshots: { objects: number } } };
     expect(gc.deleted.snapshots.objects).toBeGreaterThan(0);
     expect((await floe(['cat', 'main:/weather/temperature[1, 0, 0]', ...args], { cwd: work })).stdout).toBe('271.\n'); // still readable after GC
+  });
+
+  it('expire and gc count --older-than back from the injected clock', async () => {
+    const work = tempDir();
+    const sample = await sampleRepository(work);
+    const args = ['--repo', sample.repoPath, '--json'];
+    expect((await floe(['tag', 'delete', 'v1', ...args], { cwd: work })).code).toBe(0);
+    const expire = async (clock?: FakeClock) => JSON.parse((await floe(['expire', '--older-than', '1h', ...args], { cwd: work, ...(clock ? { clock } : {}) })).stdout) as { releasedSnapshots: string[] };
+    expect((await expire()).releasedSnapshots).toEqual([]); // nothing is an hour old yet
+    const twoHoursOn = new FakeClock({ startMs: Date.now() + 7_200_000 });
+    expect((await expire(twoHoursOn)).releasedSnapshots).toContain(sample.v1);
+    // gc's repository runs on the same clock: a cutoff an hour after the real now is not "in the future".
+    const gc = await floe(['gc', '--older-than', '1h', ...args], { cwd: work, clock: twoHoursOn });
+    expect(gc.code, gc.stderr).toBe(0);
+    expect((JSON.parse(gc.stdout) as { deleted: { snapshots: { objects: number } } }).deleted.snapshots.objects).toBeGreaterThan(0);
   });
 });
 

@@ -5,7 +5,7 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { floeError } from '../../errors.ts';
 import { convertV1ToV3 } from '../../engine/convert.ts';
-import { mapLimit } from '../../engine/concurrency.ts';
+import { DEFAULT_CONCURRENCY, mapLimit } from '../../engine/storage/limiter.ts';
 import { ZarrGroup } from '../../engine/group.ts';
 import { FsStorage } from '../../engine/storage/fs.ts';
 import { StorageStore } from '../../engine/store.ts';
@@ -97,7 +97,7 @@ async function copyV3(ctx: CommandContext, src: FsStorage, session: Session, tar
     progress.add(size);
   };
   for (const m of metadata) await copy(m.key, m.size);
-  await mapLimit(chunks, 8, (o) => copy(o.key, o.size));
+  await mapLimit(chunks, DEFAULT_CONCURRENCY, (o) => copy(o.key, o.size));
   progress.finish();
   return `${metadata.length} nodes, ${chunks.length - skipped} chunks${skipped > 0 ? `, ${skipped} other files skipped` : ''}`;
 }

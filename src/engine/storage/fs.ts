@@ -10,6 +10,7 @@ import { readdirSync, linkSync, renameSync, rmdirSync, unlinkSync, closeSync, ty
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { floeError } from '../../errors.ts';
+import { systemClock, type Clock } from './clock.ts';
 import { DirectoryGuard, openObjectFile, symlinkRefused } from './fs-containment.ts';
 import { withFileLock, type FileLockOptions } from './fs-lock.ts';
 import {
@@ -30,6 +31,12 @@ export interface FsStorageOptions {
   durable?: boolean;
   /** Per-key lock: wait limit and stale-lock age. */
   lock?: FileLockOptions;
+  /**
+   * Time for the mtimes written objects get (their `lastModified`), lock waits and staleness, and
+   * temp-file sweeps. Default: the system clock. Lock and temp files carry mtimes the OS sets, so a
+   * fake clock should start near real time.
+   */
+  clock?: Clock;
 }
 
 /**
@@ -42,6 +49,7 @@ export class FsStorage implements ObjectStorage {
   readonly root: string;
   private readonly durable: boolean;
   private readonly lockOptions: FileLockOptions;
+  private readonly clock: Clock;
   /** Directories under the root known not to be symlinks (fs-containment.ts). */
   private readonly dirs: DirectoryGuard;
 
@@ -49,6 +57,7 @@ export class FsStorage implements ObjectStorage {
     this.root = path.resolve(options.root);
     this.durable = options.durable ?? true;
     this.lockOptions = options.lock ?? {};
+    this.clock = options.clock ?? systemClock;
     this.dirs = new DirectoryGuard(this.root);
   }
 
@@ -165,7 +174,7 @@ export class FsStorage implements ObjectStorage {
         await withFileLock(lockPathOf(file), () => {
           unlinkQuietly(file);
           if (this.durable) fsyncDirectory(path.dirname(file));
-        }, this.lockOptions);
+        }, this.lockOptions, this.clock);
       } catch (err) {
         if (!isErrno(err, 'ENOENT')) throw err; // directory removed meanwhile: nothing to delete
       }
@@ -193,7 +202,7 @@ export class FsStorage implements ObjectStorage {
         if (entry.isDirectory()) sweep(full);
         else if (entry.name.startsWith(`${RESERVED_PREFIX}tmp-`) || /\.stale-[0-9a-f]+$/.test(entry.name)) {
           const stats = lstatOrNull(full);
-          if (stats && Date.now() - Number(stats.mtimeMs) > olderThanMs) {
+          if (stats && this.clock.nowMs() - Number(stats.mtimeMs) > olderThanMs) {
             unlinkQuietly(full);
             removed += 1;
           }
@@ -242,7 +251,7 @@ export class FsStorage implements ObjectStorage {
     let temp: string;
     let stats: BigIntStats;
     try {
-      ({ temp, stats } = writeStampedTempFileSync(file, bytes, this.durable));
+      ({ temp, stats } = writeStampedTempFileSync(file, bytes, this.durable, this.clock.nowMs()));
     } catch (err) {
       this.removeEmptyParents(path.dirname(file));
       if (isErrno(err, 'ENOTDIR', 'EEXIST')) throw conflictWithObject(key, err);
@@ -268,13 +277,13 @@ export class FsStorage implements ObjectStorage {
       const current = lstatOrNull(file);
       if (current?.isDirectory()) throw conflictWithObject(key);
       checkPrecondition(key, current ? versionOf(current) : undefined, options);
-      await stampMtime(temp, current?.mtimeNs);
+      await stampMtime(temp, current?.mtimeNs, this.clock.nowMs());
       const stats = lstatOrNull(temp);
       if (!stats) throw floeError('STORAGE_ERROR', `temp file for ${JSON.stringify(key)} vanished`, { where: key });
       renameSync(temp, file);
       if (this.durable) fsyncDirectory(path.dirname(file));
       return { version: versionOf(stats) };
-    }, this.lockOptions);
+    }, this.lockOptions, this.clock);
   }
 
   /** Directory entries under a directory key ('' or ending in '/'), in key order, ours skipped. */

@@ -3,6 +3,7 @@
 // caller mutating its buffer never changes a stored object.
 import { floeError } from '../../errors.ts';
 import { copyBytes } from '../../format/bytes.ts';
+import { systemClock, type Clock } from './clock.ts';
 import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
 import { checkPrecondition, validatePutOptions } from './preconditions.ts';
 import { resolveRange, validateRange } from './ranges.ts';
@@ -25,8 +26,8 @@ interface StoredObject {
 
 /** Options of {@link MemoryStorage}. */
 export interface MemoryStorageOptions {
-  /** Clock for `lastModified`; injectable for tests. Default `() => new Date()`. */
-  now?: () => Date;
+  /** Time recorded as each write's `lastModified`. Default: the system clock. */
+  clock?: Clock;
 }
 
 /**
@@ -40,10 +41,10 @@ export class MemoryStorage implements ObjectStorage {
   // still invalidates older tokens (no ABA).
   private generation = 0;
   private closed = false;
-  private readonly now: () => Date;
+  private readonly clock: Clock;
 
   constructor(options: MemoryStorageOptions = {}) {
-    this.now = options.now ?? (() => new Date());
+    this.clock = options.clock ?? systemClock;
   }
 
   async get(key: string, range?: ByteRange): Promise<GetResult | null> {
@@ -124,7 +125,7 @@ export class MemoryStorage implements ObjectStorage {
   private store(key: string, bytes: Uint8Array): VersionToken {
     this.generation += 1;
     const version = `g${this.generation}`;
-    this.objects.set(key, { bytes, version, lastModified: this.now() });
+    this.objects.set(key, { bytes, version, lastModified: new Date(this.clock.nowMs()) });
     return version;
   }
 

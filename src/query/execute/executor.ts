@@ -8,7 +8,7 @@
 // the first, boxes go to scratch arrays copied into place.
 import { rangeCacheKey } from '../../cache/read-caches.ts';
 import { ZarrArray } from '../../engine/array.ts';
-import { mapLimit } from '../../engine/concurrency.ts';
+import { mapLimit } from '../../engine/storage/limiter.ts';
 import type { DecodePool } from '../../engine/decode-pool.ts';
 import { dot, zipMap } from '../../engine/indexing.ts';
 import { forEachProduct, projectDim, slice, type ChunkProjection } from '../../engine/selection.ts';

@@ -3,7 +3,7 @@
 // ranges, which are coalesced per object. Whole chunks are one GET each. Pieces already in the
 // chunk cache are not requested at all.
 import { rangeCacheKey, type QueryCaches } from '../../cache/read-caches.ts';
-import { mapLimit } from '../../engine/concurrency.ts';
+import { mapLimit } from '../../engine/storage/limiter.ts';
 import { checkedAt } from '../../engine/indexing.ts';
 import type { ZarrStore } from '../../engine/store.ts';
 import type { ByteRange } from '../../engine/storage/types.ts';

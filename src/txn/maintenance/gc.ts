@@ -4,12 +4,13 @@
 // returns a plain-data cursor; `GarbageCollection.start(..., { cursor })` resumes it (in this or
 // another process). docs/maintenance.md gives the safety argument.
 import { floeError, isFloeError } from '../../errors.ts';
+import type { Clock } from '../../engine/storage/clock.ts';
 import type { ObjectInfo } from '../../engine/storage/types.ts';
 import { ID12_LENGTH, idToString } from '../../format/icechunk/ids.ts';
 import { idFromKey, PREFIXES } from '../../format/icechunk/keys.ts';
 import type { RepoInfo } from '../../format/icechunk/repo-info.ts';
 import type { RepoObjects } from '../objects.ts';
-import type { Clock, RepoInfoStore } from '../repo-info-store.ts';
+import type { RepoInfoStore } from '../repo-info-store.ts';
 import { emptyLiveSet, markBackups, markSnapshots, snapshotsToKeep, type LiveSet } from './gc-mark.ts';
 
 /** What GC deletes, in sweep order: snapshots before what they point at, as the reference does. */
