@@ -42,7 +42,7 @@ export { wrapStorage, type Around, type StorageCall, type StorageOperation } fro
 export { withRetries, type RetryOptions } from './engine/storage/retries.ts';
 export { withTimeouts, type TimeoutOptions } from './engine/storage/timeouts.ts';
 export { withConcurrencyLimit } from './engine/storage/concurrency.ts';
-export { createLimiter, type Limiter } from './engine/storage/limiter.ts';
+export { createLimiter, mapLimit, type Limiter } from './engine/storage/limiter.ts';
 export { withFaults, randomFaults, type Fault, type FaultPlan } from './engine/storage/faults.ts';
 export { isTransientError } from './engine/storage/transient.ts';
 export type { ObjectStorage, ByteRange, ObjectInfo, PutOptions, GetResult, ListDirResult, ListOptions, VersionToken } from './engine/storage/types.ts';
@@ -68,7 +68,7 @@ export type { SnapshotOpener } from './txn/session.ts';
 export type { StorageLike } from './txn/storage.ts';
 export type { MetadataValue } from './format/icechunk/metadata-value.ts';
 export type { RepoStatus, RepoAvailability } from './format/icechunk/repo-updates.ts';
-export type { Clock } from './engine/storage/clock.ts';
+export { systemClock, type Clock } from './engine/storage/clock.ts';
 export type { CacheBudgets } from './txn/objects.ts';
 export type { ChunkPacking } from './txn/chunk-packer.ts';
 export type { GcStepResult, GcKind, KindTotals } from './txn/maintenance/gc.ts';

@@ -144,7 +144,8 @@ describe('repository config across Floe and the reference (issue 18)', () => {
     // The reference drops fields it cannot parse when it saves: everything came back, so it parsed everything.
     const resaved = storedConfigBytes(written);
     expect(decodeRepoConfig(resaved)).toEqual(decodeRepoConfig(floeBytes));
-    expect(hex(resaved)).toBe(hex(floeBytes));
+    // Equal values, not always equal bytes: the reference lays out its container map's entries in HashMap
+    // order, random per process (byte equality failed 2 runs of 4).
     expect((await Repository.open(Storage.newLocalFilesystem(written))).config).toEqual(FLOE_SETS);
 
     expect(refused).toMatchObject({ ok: false, error: expect.stringMatching(/deserialization/) });
