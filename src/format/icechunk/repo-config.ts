@@ -208,7 +208,7 @@ export interface ManifestSplitDim {
   num_chunks: number;
 }
 
-/** serde's default (PascalCase) names: `{ Axis: 0 }`, `{ DimensionName: "time" }`, `"Any"`. `Axis` is a usize, at most u32 (the WASM build's). */
+/** serde's default (PascalCase) names: `{ Axis: 0 }`, `{ DimensionName: "time" }` (a Rust regex, found anywhere in the name), `"Any"`. `Axis` is a usize, at most u32 (the WASM build's). */
 export type ManifestSplitDimCondition = { Axis: number } | { DimensionName: string } | 'Any';
 
 /** How the reference compresses virtual chunk locations inside manifests. */
