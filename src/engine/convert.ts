@@ -2,7 +2,7 @@
 // src/format/zarr-v1/to-v3.ts). Chunks are copied verbatim where the v3 codecs read them as they
 // are, otherwise decompressed and re-encoded; missing chunks stay missing (they read as fill).
 import { planV3Conversion } from '../format/zarr-v1/to-v3.ts';
-import { atKey } from '../format/zarr-v1/chunk-codec.ts';
+import { atKey } from '../format/numpy/chunk-codec.ts';
 import { ZarrArray } from './array.ts';
 import { mapLimit } from './concurrency.ts';
 import { zipEvery, zipMap } from './indexing.ts';

@@ -5,16 +5,17 @@ import { ZARR_V1_COMPRESSOR_NAMES, zarrV1Implementation } from '../codecs/regist
 import type { BytesToBytesCodec } from '../codecs/types.ts';
 import { isJsonObject, stringifyJson, type JsonValue } from '../json.ts';
 import type { Attributes } from '../zarr/metadata.ts';
-import { parseV1DataType, type V1DataType } from './dtype.ts';
+import { numpyChunkCodec, type NumpyChunkCodec } from '../numpy/chunk-codec.ts';
+import { parseNumpyDataType, V1_DIALECT, type NumpyDataType } from '../numpy/dtype.ts';
+import { parsePythonJson, stringifyPythonJson, type PyJson } from '../numpy/python-json.ts';
 import { parseV1FillValue, v1FillJson, type V1FillValue } from './fill.ts';
-import { parsePythonJson, stringifyPythonJson, type PyJson } from './python-json.ts';
 
 export const V1_COMPRESSION_NAMES: readonly string[] = ['none', ...ZARR_V1_COMPRESSOR_NAMES];
 
 export interface V1Metadata {
   readonly shape: readonly number[];
   readonly chunks: readonly number[];
-  readonly dtype: V1DataType;
+  readonly dtype: NumpyDataType;
   /** 'none' or a Zarr v1 compressor name of the codec registry (codecs/registry.ts). */
   readonly compression: string;
   readonly compressionOpts: JsonValue;
@@ -37,7 +38,7 @@ export function parseV1Metadata(input: Uint8Array | string, where = 'meta'): V1M
     throw floeError('UNSUPPORTED', 'a 0-dimensional v1 array has no chunk key ("".join of no indices); zarr 1.x never wrote one', { where });
   }
   if (chunks.length !== shape.length) invalid(where, `"chunks" has ${chunks.length} dimensions but "shape" has ${shape.length}`);
-  const dtype = parseV1DataType(doc.dtype, where);
+  const dtype = parseNumpyDataType(doc.dtype, where, V1_DIALECT);
   if (typeof doc.compression !== 'string') invalid(where, `"compression" must be a string, got ${JSON.stringify(doc.compression)}`);
   const compression = doc.compression;
   const compressionOpts = doc.compression_opts!;
@@ -62,6 +63,12 @@ export function v1Compressor(meta: Pick<V1Metadata, 'compression' | 'compression
   } catch (err) {
     throw floeError(isFloeError(err) ? err.code : 'INVALID_METADATA', `"compression_opts" ${stringifyJson(meta.compressionOpts, 0)} is not valid for ${meta.compression}: ${(err as Error).message}`, { where, cause: err, details: isFloeError(err) ? err.details : {} });
   }
+}
+
+/** How a v1 array's chunks are read: its compressor outside a v3 chain of transpose and bytes. */
+export function v1ChunkCodec(meta: V1Metadata): NumpyChunkCodec {
+  const compressor = v1Compressor(meta);
+  return numpyChunkCodec({ dtype: meta.dtype, order: meta.order, chunks: meta.chunks, compressors: compressor ? [{ codec: compressor }] : [] });
 }
 
 export function encodeV1Metadata(meta: V1Metadata): Uint8Array {
