@@ -23,8 +23,6 @@ export interface NumpyChunkLayout {
   readonly chunks: readonly number[];
   /** Filters with a v3 array -> array form, in encode order (after the transpose). */
   readonly filters?: readonly CodecMetadata[];
-  /** The array -> bytes codec when not the dtype's bytes codec (an object array's vlen codec). */
-  readonly arrayToBytes?: CodecMetadata;
   /** Compressors in encode order. */
   readonly compressors: readonly NumpyCompressor[];
 }
@@ -58,7 +56,7 @@ export function numpyChunkCodec(layout: NumpyChunkLayout): NumpyChunkCodec {
   const outer = layout.compressors.slice(inChain).map((c) => c.codec);
   const decompress = (b: Uint8Array): Uint8Array => outer.reduceRight((bytes, c) => c.decode(bytes), b);
   const compress = (b: Uint8Array): Uint8Array => outer.reduce((bytes, c) => c.encode(bytes), b);
-  const arrayToBytes = layout.arrayToBytes ?? (transcodes ? { name: 'vlen-utf8' } : bytesCodecFor(dtype));
+  const arrayToBytes = transcodes ? { name: 'vlen-utf8' } : dtype.kind === 'object' ? { name: dtype.objectCodec } : bytesCodecFor(dtype);
   const v3Codecs = [...transpose, ...(layout.filters ?? []), arrayToBytes, ...chainCompressors];
   if (!transcodes) return { outer, v3Codecs, transcodes, passThrough: outer.length === 0, decode: decompress, encode: compress };
   const n = product(chunks);

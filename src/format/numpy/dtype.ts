@@ -45,7 +45,21 @@ export interface NumpyStructuredType extends NumpyCommon {
   readonly fields: readonly NumpyField[];
 }
 
-export type NumpyDataType = NumpyScalarType | NumpyStructuredType;
+/**
+ * An object array ("|O"): Python objects, stored through an object codec (Zarr v2's first
+ * filter): vlen-utf8 holds strings, vlen-bytes binary values; in memory string[] or Uint8Array[].
+ */
+export interface NumpyObjectType extends NumpyCommon {
+  readonly kind: 'object';
+  readonly objectCodec: 'vlen-utf8' | 'vlen-bytes';
+}
+
+export type NumpyDataType = NumpyScalarType | NumpyStructuredType | NumpyObjectType;
+
+/** The object dtype read through `codec`; its chunks are that codec's bytes (item size 1). */
+export function objectDataType(codec: NumpyObjectType['objectCodec']): NumpyObjectType {
+  return Object.freeze({ json: '|O', kind: 'object', itemSize: 1, dataType: parseDataType(codec === 'vlen-utf8' ? 'string' : 'binary'), objectCodec: codec });
+}
 
 /** What a format allows beyond the types every NumPy-based Zarr format shares. */
 export interface NumpyDialect {
