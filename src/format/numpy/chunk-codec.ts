@@ -28,6 +28,8 @@ export interface NumpyChunkLayout {
 }
 
 export interface NumpyChunkCodec {
+  /** Every compressor, in encode order: the chain's leading ones, then the `outer` ones. */
+  readonly compressors: readonly NumpyCompressor[];
   /** The codecs that run outside the v3 chain, in encode order. */
   readonly outer: readonly BytesToBytesCodec[];
   /** The v3 chain that reads what `decode` returns. */
@@ -58,11 +60,13 @@ export function numpyChunkCodec(layout: NumpyChunkLayout): NumpyChunkCodec {
   const compress = (b: Uint8Array): Uint8Array => outer.reduce((bytes, c) => c.encode(bytes), b);
   const arrayToBytes = transcodes ? { name: 'vlen-utf8' } : dtype.kind === 'object' ? { name: dtype.objectCodec } : bytesCodecFor(dtype);
   const v3Codecs = [...transpose, ...(layout.filters ?? []), arrayToBytes, ...chainCompressors];
-  if (!transcodes) return { outer, v3Codecs, transcodes, passThrough: outer.length === 0, decode: decompress, encode: compress };
+  const { compressors } = layout;
+  if (!transcodes) return { compressors, outer, v3Codecs, transcodes, passThrough: outer.length === 0, decode: decompress, encode: compress };
   const n = product(chunks);
   const chars = dtype.itemSize / 4;
   const little = dtype.byteOrder === 'little';
   return {
+    compressors,
     outer,
     v3Codecs,
     transcodes,
