@@ -164,13 +164,17 @@ def read_consolidated(root):
     g = zarr.open_consolidated(zarr.DirectoryStore(root), mode="r")
     out = {"attrs": dict(g.attrs), "arrays": {}, "groups": {}}
 
-    def visit(name, node):
-        if isinstance(node, zarr.Array):
-            out["arrays"][name] = canonical(node[...])
-        else:
-            out["groups"][name] = dict(node.attrs)
+    def walk(group, prefix):
+        for name in group.group_keys():
+            out["groups"][prefix + name] = dict(group[name].attrs)
+            walk(group[name], prefix + name + "/")
+        for name in group.array_keys():
+            try:
+                out["arrays"][prefix + name] = canonical(group[name][...])
+            except Exception as err:  # e.g. a codec option numcodecs 0.11 predates
+                out["arrays"][prefix + name] = {"error": f"{type(err).__name__}: {err}"}
 
-    g.visititems(visit)
+    walk(g, "")
     return out
 
 
