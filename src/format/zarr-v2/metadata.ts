@@ -76,7 +76,7 @@ export function v2ArrayView(meta: V2ArrayMetadata, attributes: Attributes, where
     chunkKeyEncoding: { name: 'v2', separator: meta.dimensionSeparator },
     attributes,
   }, where);
-  buildCodecChain(v3.codecs, { shape: v3.chunkShape, dataType: v3.dataType, fillValue: v3.fillValue }, `${where}: filters and compressor`);
+  buildCodecChain(v3.codecs, { shape: v3.chunkShape, dataType: v3.dataType, fillValue: v3.fillValue }, where);
   return { chunkCodec, v3 };
 }
 
