@@ -138,6 +138,11 @@ async function consolidateV2(store: ZarrStore, prefix: string): Promise<Consolid
     const doc = await store.get(k);
     if (doc) entries.set(k.slice(prefix.length), readJsonObject(doc, k));
   }
+  // Every node's attributes, `{}` where it has no .zattrs: readers need not ask the store for them.
+  for (const key of [...entries.keys()]) {
+    const attrs = key.replace(/\.z(array|group)$/, ZATTRS);
+    if (attrs !== key && !entries.has(attrs)) entries.set(attrs, {});
+  }
   await store.set(prefix + ZMETADATA, encodeZmetadata(entries));
   const nodes = [...entries.keys()].filter((k) => k.includes('/') && !k.endsWith(ZATTRS)).length;
   return { zarrFormat: 2, nodes };
@@ -196,8 +201,12 @@ export async function updateConsolidatedV2(store: ZarrStore, path: string, chang
       if (!bytes) continue;
       const entries: Map<string, PyJson> = parseZmetadata(bytes, key);
       const rel = relative(path, ancestor);
-      if (change) entries.set(rel === '' ? change.name : `${rel}/${change.name}`, change.doc);
-      else for (const k of [...entries.keys()]) if (k.startsWith(rel + '/')) entries.delete(k);
+      const at = (name: string) => (rel === '' ? name : `${rel}/${name}`);
+      if (change) {
+        entries.set(at(change.name), change.doc);
+        // Readers then find every node's attributes in the document (zarr-python 3 lists them all).
+        if (!entries.has(at(ZATTRS))) entries.set(at(ZATTRS), {});
+      } else for (const k of [...entries.keys()]) if (k.startsWith(rel + '/')) entries.delete(k);
       await store.set(key, encodeZmetadata(entries));
     }
   });

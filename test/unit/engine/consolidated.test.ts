@@ -95,14 +95,16 @@ describe('consolidate', () => {
     expect(doc.attributes).toEqual({ r: 1 });
   });
 
-  it('writes v2 .zmetadata with every .zgroup, .zarray and .zattrs below the group', async () => {
+  it('writes v2 .zmetadata with every .zgroup, .zarray and .zattrs below the group ({} where a node has none)', async () => {
     const s = new StorageStore(new MemoryStorage());
     const root = await createGroup(s, '/', { zarrFormat: 2, attributes: { r: 1 } });
     await (await root.createGroup('g')).createArray('x', { zarrFormat: 2, shape: [2], chunks: [2], dtype: '<f4', attributes: { u: 'm' } });
     expect(await consolidate(s, '/')).toEqual({ zarrFormat: 2, nodes: 2 });
     const doc = await json(s, '.zmetadata');
     expect(doc.zarr_consolidated_format).toBe(1);
-    expect(Object.keys(doc.metadata as object).sort()).toEqual(['.zattrs', '.zgroup', 'g/.zgroup', 'g/x/.zarray', 'g/x/.zattrs']);
+    expect(Object.keys(doc.metadata as object).sort()).toEqual(['.zattrs', '.zgroup', 'g/.zattrs', 'g/.zgroup', 'g/x/.zarray', 'g/x/.zattrs']);
+    expect((doc.metadata as Record<string, unknown>)['g/.zattrs']).toEqual({});
+    expect(await s.get('g/.zattrs')).toBeUndefined();
   });
 
   it('refuses an array or an empty path', async () => {
