@@ -5,6 +5,7 @@
 // item size and memory type an independent table gives, and any other text fails as a FloeError.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { comparable, withWrites, writeBoth } from '../support/legacy-model.ts';
 import { ZarrArray } from '../../src/engine/array.ts';
 import { convertV2ToV3 } from '../../src/engine/convert-v2.ts';
 import { MemoryStorage } from '../../src/engine/storage/memory.ts';
@@ -14,37 +15,20 @@ import { isFloeError } from '../../src/errors.ts';
 import { parseNumpyDataType, V2_DIALECT } from '../../src/format/numpy/dtype.ts';
 import { createV2ArrayMetadata } from '../../src/format/zarr-v2/create.ts';
 import { encodeV2ArrayMetadata, parseV2ArrayMetadata } from '../../src/format/zarr-v2/metadata.ts';
-import { toFloeSelection } from '../../src/testing/adapters/floe-array.ts';
-import { bytesOf, toArrayData, type ElementValues } from '../../src/testing/arbitraries/data-types.ts';
-import { selectionItemArb } from '../../src/testing/arbitraries/selections.ts';
+import { bytesOf } from '../../src/testing/arbitraries/data-types.ts';
 import { v2ArrayInputArb } from '../../src/testing/arbitraries/v2-metadata.ts';
-import { ModelArray, resolveSelection } from '../../src/testing/model/array-model.ts';
 
 const RUNS = Number(process.env.FLOE_V2_PROPERTY_RUNS ?? 200);
 
-const caseArb = v2ArrayInputArb().chain((c) => fc.record({
-  c: fc.constant(c),
-  writes: fc.array(fc.tuple(fc.tuple(...c.input.shape.map((n) => selectionItemArb(n, { outOfBounds: false }))), fc.nat()), { maxLength: 4 }),
-}));
-
-/** Hex for bytes (vitest diffs long typed arrays slowly), the strings themselves for strings. */
-const comparable = (v: ElementValues): string | readonly string[] => (Array.isArray(v) ? v : Buffer.from(v as Uint8Array).toString('hex'));
+const caseArb = withWrites(v2ArrayInputArb());
 
 describe('Zarr v2 arrays against the model', () => {
   it('random writes read back equal, and convert to v3 with identical values or are refused by name', async () => {
     await fc.assert(
       fc.asyncProperty(caseArb, async ({ c, writes }) => {
-        const { shape } = c.input;
         const src = new StorageStore(new MemoryStorage());
         const v2 = await V2Array.createAt(src, '/g/a', c.input);
-        const model = new ModelArray(shape, c.dtype.memBytes, c.fill);
-        for (const [sel, seed] of writes) {
-          const dims = resolveSelection(sel, shape);
-          const values = c.values(dims.reduce((a, d) => a * d.indices.length, 1), seed);
-          model.write(dims, values, false);
-          await v2.set(toFloeSelection(sel), toArrayData(c.dtype, values));
-        }
-        const expected = comparable(model.read(resolveSelection([], shape)));
+        const expected = await writeBoth(c, writes, (sel, value) => v2.set(sel, value));
         const reopened = await V2Array.openAt(src, '/g/a');
         expect(comparable(bytesOf((await reopened.get()).data))).toEqual(expected);
         const dst = new StorageStore(new MemoryStorage());

@@ -10,14 +10,11 @@ import { MemoryStorage } from '../../../src/engine/storage/memory.ts';
 import { StorageStore } from '../../../src/engine/store.ts';
 import { V2Array } from '../../../src/engine/v2-array.ts';
 import { isFloeError } from '../../../src/errors.ts';
+import { storeKeys } from '../../support/store-keys.ts';
 
 const store = () => new StorageStore(new MemoryStorage());
 const text = async (s: StorageStore, key: string) => new TextDecoder().decode((await s.get(key)) ?? new Uint8Array());
-async function keys(s: StorageStore): Promise<string[]> {
-  const out: string[] = [];
-  for await (const k of s.list()) out.push(k);
-  return out.sort();
-}
+const keys = storeKeys;
 
 describe('Zarr v2 arrays', () => {
   it('write .zarray, .zattrs and chunk keys with either separator; unwritten chunks read as fill', async () => {

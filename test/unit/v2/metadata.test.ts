@@ -2,28 +2,16 @@
 // typestr, fill values in zarr-python 2's forms, codecs refused by name with the supported list,
 // and documents written the way zarr-python 2 writes them.
 import { describe, expect, it } from 'vitest';
-import { isFloeError, type ErrorCode } from '../../../src/errors.ts';
+import { documentWith, failureOf } from '../../support/error-code.ts';
 import { parseNumpyDataType, V2_DIALECT } from '../../../src/format/numpy/dtype.ts';
 import { createV2ArrayMetadata } from '../../../src/format/zarr-v2/create.ts';
 import { encodeZmetadata, parseZmetadata } from '../../../src/format/zarr-v2/consolidated.ts';
 import { encodeV2ArrayMetadata, encodeV2GroupMetadata, parseV2ArrayMetadata, parseV2GroupMetadata, v2ArrayView } from '../../../src/format/zarr-v2/metadata.ts';
 
 const base = { chunks: [2], compressor: null, dtype: '<i4', fill_value: 0, filters: null, order: 'C', shape: [5], zarr_format: 2 };
-const text = (patch: Record<string, unknown>, drop?: string) => {
-  const doc: Record<string, unknown> = { ...base, ...patch };
-  if (drop) delete doc[drop];
-  return JSON.stringify(doc);
-};
+const text = (patch: Record<string, unknown>, drop?: string) => documentWith(base, patch, drop);
 
-function failure(fn: () => unknown): { code: ErrorCode; message: string; where: string | undefined } {
-  try {
-    fn();
-  } catch (err) {
-    if (isFloeError(err)) return { code: err.code, message: err.message, where: err.where };
-    throw err;
-  }
-  throw new Error('expected a FloeError');
-}
+const failure = failureOf;
 
 const COMPRESSORS = /zlib, gzip, bz2, lzma, zstd, blosc/;
 
