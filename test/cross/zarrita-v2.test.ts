@@ -24,13 +24,16 @@ const CHUNKS = [2, 3];
 const N = 35;
 const f = (i: number): number => ((i * 7919) % 251) - 125;
 
+const i2 = (): ArrayData => Int16Array.from({ length: N }, (_, i) => f(i) * 257);
+const i4 = (): ArrayData => Int32Array.from({ length: N }, (_, i) => f(i) * 16777259);
+
 /** Typestr -> values that use its range, as Floe's memory form. */
 const NUMERIC: Readonly<Record<string, () => ArrayData>> = {
   '|b1': () => Uint8Array.from({ length: N }, (_, i) => (f(i) > 0 ? 1 : 0)),
   '|i1': () => Int8Array.from({ length: N }, (_, i) => f(i)),
-  '<i2': () => Int16Array.from({ length: N }, (_, i) => f(i) * 257),
+  '<i2': i2,
   '>i2': () => Int16Array.from({ length: N }, (_, i) => f(i) * 129),
-  '<i4': () => Int32Array.from({ length: N }, (_, i) => f(i) * 16777259),
+  '<i4': i4,
   '<i8': () => BigInt64Array.from({ length: N }, (_, i) => BigInt(f(i)) * 73786976294838206n),
   '|u1': () => Uint8Array.from({ length: N }, (_, i) => f(i) + 125),
   '<u4': () => Uint32Array.from({ length: N }, (_, i) => (f(i) + 125) * 17043521),
@@ -61,8 +64,8 @@ const CASES: readonly Case[] = Object.entries(NUMERIC).flatMap(([dtype, values],
     order: (i + j) % 2 === 0 ? 'C' : 'F', dimensionSeparator: (i + j) % 3 === 0 ? '/' : '.',
   },
 }))).concat([
-  { label: '<i4 delta + zlib', values: NUMERIC['<i4']!, encodable: false, input: { zarrFormat: 2, shape: SHAPE, chunks: CHUNKS, dtype: '<i4', filters: [{ id: 'delta', dtype: '<i4' }], compressor: { id: 'zlib', level: 1 }, fillValue: 0 } },
-  { label: '<i2 delta + blosc', values: NUMERIC['<i2']!, encodable: true, input: { zarrFormat: 2, shape: SHAPE, chunks: CHUNKS, dtype: '<i2', filters: [{ id: 'delta', dtype: '<i2' }], compressor: blosc('lz4', 1), fillValue: 0, order: 'F' } },
+  { label: '<i4 delta + zlib', values: i4, encodable: false, input: { zarrFormat: 2, shape: SHAPE, chunks: CHUNKS, dtype: '<i4', filters: [{ id: 'delta', dtype: '<i4' }], compressor: { id: 'zlib', level: 1 }, fillValue: 0 } },
+  { label: '<i2 delta + blosc', values: i2, encodable: true, input: { zarrFormat: 2, shape: SHAPE, chunks: CHUNKS, dtype: '<i2', filters: [{ id: 'delta', dtype: '<i2' }], compressor: blosc('lz4', 1), fillValue: 0, order: 'F' } },
 ]);
 
 /** zarrita's arrays in C order as Floe's memory bytes. */
