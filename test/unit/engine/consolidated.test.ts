@@ -159,6 +159,38 @@ describe('Floe\'s metadata writes keep consolidated metadata current', () => {
     expect([await group.children(), (await group.openArray('late')).shape]).toEqual([[], [1]]);
   });
 
+  it('reads the layout zarr-python 3 writes: flat paths, nested groups with empty or null consolidated metadata', async () => {
+    const array = (shape: number[]) => ({
+      shape, data_type: 'int32', chunk_grid: { name: 'regular', configuration: { chunk_shape: [2] } },
+      chunk_key_encoding: { name: 'default', configuration: { separator: '/' } }, fill_value: 0,
+      codecs: [{ name: 'bytes', configuration: { endian: 'little' } }, { name: 'zstd', configuration: { level: 0, checksum: false } }],
+      attributes: { units: 'K' }, dimension_names: null, zarr_format: 3, node_type: 'array', storage_transformers: [],
+    });
+    const root = {
+      attributes: {}, zarr_format: 3, node_type: 'group',
+      consolidated_metadata: {
+        kind: 'inline', must_understand: false,
+        metadata: {
+          a: array([4]),
+          child: { attributes: { kind: 'child' }, zarr_format: 3, consolidated_metadata: { kind: 'inline', must_understand: false, metadata: {} }, node_type: 'group' },
+          'child/leaf': { attributes: {}, zarr_format: 3, consolidated_metadata: null, node_type: 'group' },
+          'child/x': array([3]),
+        },
+      },
+    };
+    const { store, requests, reset } = countedStore();
+    await store.set('zarr.json', new TextEncoder().encode(JSON.stringify(root)));
+    reset();
+    const group = await openGroup(store, '/');
+    const child = await group.openGroup('child');
+    const [a, x] = [await group.openArray('a'), await child.openArray('x')];
+    expect([await group.children(), await child.children()]).toEqual([
+      [{ name: 'a', path: '/a', kind: 'array' }, { name: 'child', path: '/child', kind: 'group' }],
+      [{ name: 'leaf', path: '/child/leaf', kind: 'group' }, { name: 'x', path: '/child/x', kind: 'array' }],
+    ]);
+    expect([child.attributes, a.shape, x.shape, x.attributes, requests()]).toEqual([{ kind: 'child' }, [4], [3], { units: 'K' }, 1]);
+  });
+
   it('ignores consolidated_metadata: null, zarr-python 3\'s default', async () => {
     const s = new StorageStore(new MemoryStorage());
     await s.set('zarr.json', new TextEncoder().encode('{"zarr_format": 3, "node_type": "group", "attributes": {}, "consolidated_metadata": null}'));
