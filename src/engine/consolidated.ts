@@ -178,7 +178,8 @@ async function applyV3(store: ZarrStore, path: string, doc: { readonly [key: str
   for (const ancestor of ancestors(path)) {
     const key = metadataKey(ancestor);
     const bytes = await store.get(key);
-    if (!bytes) continue;
+    // Most groups hold none: skip parsing them (an unreadable one fails where it is read, not here).
+    if (!bytes || !Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes(CONSOLIDATED_FIELD)) continue;
     const group = parseNodeMetadata(bytes, key);
     if (group.nodeType !== 'group') continue;
     const entries = readInlineConsolidated(group, key);
