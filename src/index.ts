@@ -13,14 +13,21 @@ export type {
 // Plain Zarr v3: stores, arrays, groups, selections.
 export { StorageStore, type ZarrStore, type ListDir, type StorageStoreOptions } from './engine/store.ts';
 export { ZarrArray, type ArrayIoOptions, type GetOptions, type WriteValue } from './engine/array.ts';
-export { ZarrGroup, openNode, type ChildInfo } from './engine/group.ts';
+export { ZarrGroup, openNode, type ChildInfo, type NodeOpenOptions, type GroupCreateOptions, type AnyArrayInput } from './engine/group.ts';
 export { slice, type Slice, type Selection, type SelectionItem } from './engine/selection.ts';
 export { openStore, createArray, openArray, createGroup, openGroup, get, set } from './engine/api.ts';
 export type { OpenStoreOptions } from './engine/api.ts';
 
-// Zarr v1 (one array per store) and conversion to v3.
+// Zarr v2 arrays (groups are ZarrGroups with zarrFormat 2), consolidated metadata (v2 and v3).
+export { V2Array, type V2ArrayInput } from './engine/v2-array.ts';
+export type { V2ArrayMetadataInput, V2Descr } from './format/zarr-v2/create.ts';
+export type { NumcodecsConfig } from './format/numpy/numcodecs.ts';
+export { consolidate, type ConsolidateResult } from './engine/consolidated.ts';
+
+// Zarr v1 (one array per store) and conversion of v1 and v2 to v3.
 export { V1Array, type V1ArrayInput } from './engine/v1-array.ts';
 export { convertV1ToV3, type ConvertOptions, type ConvertResult } from './engine/convert.ts';
+export { convertV2ToV3, type ConvertV2Options, type ConvertV2Result } from './engine/convert-v2.ts';
 
 // Formats and data model.
 export type { NdArray } from './format/zarr/ndarray.ts';

@@ -4,7 +4,7 @@ import { floeError } from '../errors.ts';
 import { buildCodecChain, ScratchBuffer, type CodecChain } from '../format/codecs/pipeline.ts';
 import type { ArrayData, DataType, TypedArray } from '../format/zarr/data-types.ts';
 import {
-  createArrayMetadata, encodeNodeMetadata, parseArrayMetadata, withArrayChanges,
+  createArrayMetadata, encodeNodeMetadata, nodeMetadataToJson, parseArrayMetadata, withArrayChanges,
   type ArrayMetadata, type ArrayMetadataInput, type Attributes,
 } from '../format/zarr/metadata.ts';
 import { cStrides, product, type NdArray } from '../format/zarr/ndarray.ts';
@@ -14,6 +14,7 @@ import { keyPrefix, metadataKey, normalizePath } from '../format/zarr/paths.ts';
 import { ReadBuffers, readChunkRegion, writeChunkRegions, type ChunkJob, type ChunkReader, type View } from './chunk-io.ts';
 import { sharedDecodePool, type DecodePool } from './decode-pool.ts';
 import { DEFAULT_CONCURRENCY, mapLimit } from './storage/limiter.ts';
+import { updateConsolidatedV3 } from './consolidated.ts';
 import { forEachProduct, normalizeSelection, projectDim, resultShape, type DimSelection, type Selection } from './selection.ts';
 import type { ZarrStore } from './store.ts';
 import { writeSource, type WriteValue } from './write-value.ts';
@@ -84,8 +85,11 @@ export class ZarrArray {
     if (!input.overwrite && (await store.get(key))) {
       throw floeError('ALREADY_EXISTS', `a node already exists at ${array.path}; pass overwrite: true to replace it`, { where: key });
     }
-    if (input.overwrite) await store.erasePrefix(array.prefix);
-    await store.set(key, encodeNodeMetadata(metadata));
+    if (input.overwrite) {
+      await store.erasePrefix(array.prefix);
+      await updateConsolidatedV3(store, path, undefined);
+    }
+    await writeArrayMetadata(store, array.path, metadata);
     return array;
   }
 
@@ -156,6 +160,13 @@ export class ZarrArray {
       throw floeError('INVALID_ARGUMENT', `resize must keep ${this.shape.length} dimensions, got [${shape.join(', ')}]`, { where: this.path });
     }
     const next = withArrayChanges(this.metadata, { shape });
+    await this.store.eraseValues(this.staleChunkKeys(shape));
+    await writeArrayMetadata(this.store, this.path, next);
+    return new ZarrArray(this.store, this.path, next, this.defaults);
+  }
+
+  /** Keys of the chunks wholly outside `shape`: what resizing to it deletes. */
+  protected staleChunkKeys(shape: readonly number[]): string[] {
     const stale: string[] = [];
     // A chunk is stale when it starts at or past the new extent in some dimension: c * size >= n,
     // i.e. c >= ceil(n / size), the new grid's chunk count.
@@ -163,15 +174,13 @@ export class ZarrArray {
     forEachProduct(zipMap(this.shape, this.chunkShape, (n, size) => [...Array(Math.ceil(n / size)).keys()]), (coords) => {
       if (!zipEvery(coords, keptChunks, (c, kept) => c < kept)) stale.push(this.chunkKey(coords));
     });
-    await this.store.eraseValues(stale);
-    await this.store.set(metadataKey(this.path), encodeNodeMetadata(next));
-    return new ZarrArray(this.store, this.path, next, this.defaults);
+    return stale;
   }
 
   /** Replaces the attributes; returns the updated array. */
   async setAttributes(attributes: Attributes): Promise<ZarrArray> {
     const next = withArrayChanges(this.metadata, { attributes });
-    await this.store.set(metadataKey(this.path), encodeNodeMetadata(next));
+    await writeArrayMetadata(this.store, this.path, next);
     return new ZarrArray(this.store, this.path, next, this.defaults);
   }
 
@@ -198,6 +207,12 @@ export class ZarrArray {
     const extents = zipMap(this.shape, this.chunkShape, (n, size) => ({ n, size }));
     return zipMap(coords, extents, (c, { n, size }) => Math.min(size, n - c * size));
   }
+}
+
+/** Writes zarr.json, and the change into any consolidated metadata above the array. */
+async function writeArrayMetadata(store: ZarrStore, path: string, metadata: ArrayMetadata): Promise<void> {
+  await store.set(metadataKey(path), encodeNodeMetadata(metadata));
+  await updateConsolidatedV3(store, path, nodeMetadataToJson(metadata));
 }
 
 /** Results are allocated in shared memory when workers decode, so they can write in place. */

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/testing/fake-clock.ts';
+import { createGroup, openStore } from '../../src/engine/api.ts';
 import { fieldValue, floe, NT, NX, NY, removeTempDirs, sampleRepository, tempDir } from './helpers.ts';
 
 afterAll(removeTempDirs);
@@ -102,6 +103,26 @@ describe('write commands', () => {
     const read = JSON.parse((await floe(['cat', 'main:/copied/weather/temperature[1]', '--repo', 'copy.floe', '--json'], { cwd: work })).stdout) as { data: number[] };
     expect(read.data).toHaveLength(NY * NX);
     expect(read.data[NX + 3]).toBe(Math.fround(fieldValue(1, 1, 3)));
+  });
+
+  it('import converts a Zarr v2 hierarchy into v3, and refuses one with a codec v3 lacks by name', async () => {
+    const work = tempDir();
+    expect((await floe(['init', '--storage', 'sqlite', '--repo', 'v2.floe'], { cwd: work })).code).toBe(0);
+    const store = openStore(path.join(work, 'legacy.zarr'));
+    const root = await createGroup(store, '/', { zarrFormat: 2, attributes: { source: 'v2' } });
+    const t = await (await root.createGroup('g')).createArray('t', { zarrFormat: 2, shape: [2, 3], chunks: [1, 3], dtype: '>f4', order: 'F' });
+    await t.set(undefined, Float32Array.of(1, 2, 3, 4, 5, 6));
+    const names = await root.createArray('names', { zarrFormat: 2, shape: [2], chunks: [2], dtype: '<U3', fillValue: '' });
+    await names.set(undefined, ['ab', 'é']);
+    const imported = await floe(['import', 'legacy.zarr', '--repo', 'v2.floe', '--json'], { cwd: work });
+    expect(imported.code).toBe(0);
+    expect((JSON.parse(imported.stdout) as { summary: string }).summary).toBe('converted Zarr v2: 2 groups, 2 arrays, 2 chunks copied, 1 re-encoded');
+    const cat = async (target: string) => (JSON.parse((await floe(['cat', target, '--repo', 'v2.floe', '--json'], { cwd: work })).stdout) as { data: unknown[] }).data;
+    expect([await cat('main:/legacy/g/t'), await cat('main:/legacy/names')]).toEqual([[1, 2, 3, 4, 5, 6], ['ab', 'é']]);
+    await root.createArray('z', { zarrFormat: 2, shape: [1], chunks: [1], dtype: '<i2', compressor: { id: 'zlib', level: 1 } });
+    const refused = await floe(['import', 'legacy.zarr', '--into', '/again', '--repo', 'v2.floe'], { cwd: work });
+    expect([refused.code, refused.stderr.trim().split('\n').length]).toEqual([1, 1]);
+    expect(refused.stderr).toMatch(/UNSUPPORTED: .*"zlib" has no Zarr v3 codec/);
   });
 
   it('expire and gc clean up old history', async () => {

@@ -10,7 +10,7 @@ describe('floe/testing exports', () => {
       'classifyReferenceError', 'codecChainArb', 'compareArrays', 'compareRepositories', 'customBackend', 'dataTypeNamed', 'describeHistory',
       'describeHistoryOp', 'describeSelection', 'fillValueArb', 'floeArrayAdapter', 'floeRepositoryAdapter', 'formatDivergence', 'historyOpArb',
       'icechunkRepositoryAdapter', 'listTree', 'pythonSliceIndices', 'randomElements', 'randomScalar', 'repositoryHistoryArb', 'resolveOrUndefined',
-      'resolveSelection', 'resultShapeOf', 'runConformance', 'selectionArb', 'selectionItemArb', 'toArrayData', 'v1ArrayInputArb', 'zarritaArrayAdapter',
+      'resolveSelection', 'resultShapeOf', 'runConformance', 'selectionArb', 'selectionItemArb', 'toArrayData', 'v1ArrayInputArb', 'v2ArrayInputArb', 'zarritaArrayAdapter',
     ].sort());
   });
 });
