@@ -32,6 +32,18 @@ export interface ErrorDetailsByCode {
     /** The codec whose configuration is invalid. */
     readonly codec?: string;
   };
+  /**
+   * A repository configuration value the reference Icechunk cannot store or apply: refused
+   * before anything is written (and a stored one Floe cannot read).
+   */
+  INVALID_CONFIG: {
+    /** The field, as a path: `manifest.splitting.split_sizes[0][1][0].num_chunks`. */
+    readonly field: string;
+    /** The refused value, as text. */
+    readonly value: string;
+    /** What the field accepts, e.g. `an integer in 1..=4294967295 (u32, not 0)`. */
+    readonly allowed: string;
+  };
   /** A selection out of bounds or of the wrong shape. */
   INVALID_SELECTION: {
     /** Query errors: the dimension of the bad positional selection. */
@@ -174,6 +186,7 @@ export interface ConflictEntry {
 export const ERROR_CODES = [
   'INVALID_ARGUMENT',
   'INVALID_METADATA',
+  'INVALID_CONFIG',
   'INVALID_SELECTION',
   'INVALID_KEY',
   'INVALID_NAME',

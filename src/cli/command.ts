@@ -3,6 +3,7 @@
 // so a command only does its job.
 import type { ParseArgsConfig } from 'node:util';
 import path from 'node:path';
+import { systemClock, type Clock } from '../engine/storage/clock.ts';
 import type { AbortOptions } from '../engine/storage/types.ts';
 import type { CliIo } from './io.ts';
 import { toJsonText } from './json-output.ts';
@@ -54,6 +55,9 @@ export class CommandContext {
   }
   now(): number {
     return this.io.now ? this.io.now() : performance.now();
+  }
+  get clock(): Clock {
+    return this.io.clock ?? systemClock;
   }
   resolvePath(p: string): string {
     return path.resolve(this.io.cwd, p);

@@ -1,5 +1,6 @@
 // What a command may touch of the outside world, injected so tests run commands in-process and
 // read exactly what a user would see. `bin/floe.mjs` passes the real process streams.
+import type { Clock } from '../engine/storage/clock.ts';
 
 /** The part of a writable stream commands use; `isTTY` decides progress bars vs. plain lines. */
 export interface OutputStream {
@@ -24,6 +25,8 @@ export interface CliIo {
   readonly signal?: AbortSignal;
   /** Milliseconds, for timings and progress rates; injectable so tests control time. */
   readonly now?: () => number;
+  /** Wall time for cutoffs (`gc`, `expire`) and the repositories commands open. Default: the system clock. */
+  readonly clock?: Clock;
 }
 
 /** Collects output in memory: for tests, and for commands that build text before printing. */

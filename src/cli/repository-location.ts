@@ -51,7 +51,7 @@ export async function storageAt(ctx: CommandContext, location: string, kind: Sto
 export async function openRepository(ctx: CommandContext, location = ctx.repoPath): Promise<Repository> {
   const storage = await storageAt(ctx, location, detectStorageKind(location));
   try {
-    return await Repository.open(storage, null, {}, ctx.request);
+    return await Repository.open(storage, undefined, undefined, { clock: ctx.clock, ...ctx.request });
   } catch (err) {
     if (isFloeError(err, 'NOT_FOUND')) {
       throw floeError('NOT_FOUND', `no Floe repository at ${location}; create one with \`floe init --repo ${location}\` or run \`floe demo\``, { cause: err });

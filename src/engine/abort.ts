@@ -5,6 +5,7 @@
 // here, so a caller sees one code however far down the cancellation was noticed, and a timeout
 // (`AbortSignal.timeout(ms)`) is told apart by `details.timedOut`.
 import { floeError, isFloeError, type FloeError } from '../errors.ts';
+import type { Clock } from './storage/clock.ts';
 import type { AbortOptions } from './storage/types.ts';
 
 /**
@@ -13,6 +14,15 @@ import type { AbortOptions } from './storage/types.ts';
  */
 export function requestOf(options: AbortOptions | undefined): AbortOptions | undefined {
   return options?.signal ? { signal: options.signal } : undefined;
+}
+
+/**
+ * `options` without its signal: what an object keeps for later calls (a group's defaults for its
+ * children), since a signal belongs to the one call it was passed to.
+ */
+export function withoutSignal<T extends AbortOptions>(options: T): Omit<T, 'signal'> {
+  const { signal: _signal, ...rest } = options;
+  return rest;
 }
 
 /** The `ABORTED` error for a signal that fired: its reason is the error's `cause`. */
@@ -92,21 +102,17 @@ export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefine
   });
 }
 
-/** Waits `ms`, or rejects with `ABORTED` (clearing the timer) as soon as `signal` fires. */
-export function abortableSleep(ms: number, signal: AbortSignal | undefined, where?: string): Promise<void> {
-  if (!signal) return new Promise<void>((resolve) => setTimeout(resolve, ms));
-  if (signal.aborted) return Promise.reject(abortedError(signal, where));
-  return new Promise<void>((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(abortedError(signal, where));
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+/**
+ * Waits `ms` of `clock`'s time, or rejects with `ABORTED` as soon as `signal` fires: the clock's
+ * own abortable sleep (which clears its timer), its rejection turned into the one abort error.
+ */
+export async function sleepAbortably(clock: Clock, ms: number, signal: AbortSignal | undefined, where?: string): Promise<void> {
+  throwIfAborted(signal, where);
+  try {
+    await clock.sleep(ms, signal);
+  } catch (err) {
+    throw abortedOr(err, signal, where);
+  }
 }
 
 /**

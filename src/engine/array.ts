@@ -6,7 +6,7 @@ import { requestOf } from './abort.ts';
 import { buildCodecChain, ScratchBuffer, type CodecChain } from '../format/codecs/pipeline.ts';
 import type { ArrayData, DataType, TypedArray } from '../format/zarr/data-types.ts';
 import {
-  createArrayMetadata, encodeNodeMetadata, parseArrayMetadata, withArrayChanges,
+  createArrayMetadata, encodeNodeMetadata, nodeMetadataToJson, parseArrayMetadata, withArrayChanges,
   type ArrayMetadata, type ArrayMetadataInput, type Attributes,
 } from '../format/zarr/metadata.ts';
 import { cStrides, product, type NdArray } from '../format/zarr/ndarray.ts';
@@ -15,7 +15,8 @@ import { chunkKey } from '../format/zarr/chunk-keys.ts';
 import { keyPrefix, metadataKey, normalizePath } from '../format/zarr/paths.ts';
 import { ReadBuffers, readChunkRegion, writeChunkRegions, type ChunkJob, type ChunkReader, type View } from './chunk-io.ts';
 import { sharedDecodePool, type DecodePool } from './decode-pool.ts';
-import { mapLimit } from './concurrency.ts';
+import { DEFAULT_CONCURRENCY, mapLimit } from './storage/limiter.ts';
+import { updateConsolidatedV3 } from './consolidated.ts';
 import { forEachProduct, normalizeSelection, projectDim, resultShape, type DimSelection, type Selection } from './selection.ts';
 import type { AbortOptions, ZarrStore } from './store.ts';
 import { writeSource, type WriteValue } from './write-value.ts';
@@ -97,8 +98,11 @@ export class ZarrArray {
     if (!input.overwrite && (await store.get(key, request))) {
       throw floeError('ALREADY_EXISTS', `a node already exists at ${array.path}; pass overwrite: true to replace it`, { where: key });
     }
-    if (input.overwrite) await store.erasePrefix(array.prefix, request);
-    await store.set(key, encodeNodeMetadata(metadata), request);
+    if (input.overwrite) {
+      await store.erasePrefix(array.prefix, request);
+      await updateConsolidatedV3(store, path, undefined); // completes the erase: no signal
+    }
+    await writeArrayMetadata(store, array.path, metadata, request);
     return array;
   }
 
@@ -171,6 +175,14 @@ export class ZarrArray {
       throw floeError('INVALID_ARGUMENT', `resize must keep ${this.shape.length} dimensions, got [${shape.join(', ')}]`, { where: this.path });
     }
     const next = withArrayChanges(this.metadata, { shape });
+    const request = requestOf(options);
+    await this.store.eraseValues(this.staleChunkKeys(shape), request);
+    await writeArrayMetadata(this.store, this.path, next, request);
+    return new ZarrArray(this.store, this.path, next, this.defaults);
+  }
+
+  /** Keys of the chunks wholly outside `shape`: what resizing to it deletes. */
+  protected staleChunkKeys(shape: readonly number[]): string[] {
     const stale: string[] = [];
     // A chunk is stale when it starts at or past the new extent in some dimension: c * size >= n,
     // i.e. c >= ceil(n / size), the new grid's chunk count.
@@ -178,16 +190,13 @@ export class ZarrArray {
     forEachProduct(zipMap(this.shape, this.chunkShape, (n, size) => [...Array(Math.ceil(n / size)).keys()]), (coords) => {
       if (!zipEvery(coords, keptChunks, (c, kept) => c < kept)) stale.push(this.chunkKey(coords));
     });
-    const request = requestOf(options);
-    await this.store.eraseValues(stale, request);
-    await this.store.set(metadataKey(this.path), encodeNodeMetadata(next), request);
-    return new ZarrArray(this.store, this.path, next, this.defaults);
+    return stale;
   }
 
   /** Replaces the attributes; returns the updated array. */
   async setAttributes(attributes: Attributes, options?: AbortOptions): Promise<ZarrArray> {
     const next = withArrayChanges(this.metadata, { attributes });
-    await this.store.set(metadataKey(this.path), encodeNodeMetadata(next), requestOf(options));
+    await writeArrayMetadata(this.store, this.path, next, requestOf(options));
     return new ZarrArray(this.store, this.path, next, this.defaults);
   }
 
@@ -198,7 +207,7 @@ export class ZarrArray {
   }
 
   private concurrency(options: ArrayIoOptions): number {
-    return options.concurrency ?? this.defaults.concurrency ?? 8;
+    return options.concurrency ?? this.defaults.concurrency ?? DEFAULT_CONCURRENCY;
   }
 
   private jobs(dims: readonly DimSelection[]): ChunkJob[] {
@@ -214,6 +223,15 @@ export class ZarrArray {
     const extents = zipMap(this.shape, this.chunkShape, (n, size) => ({ n, size }));
     return zipMap(coords, extents, (c, { n, size }) => Math.min(size, n - c * size));
   }
+}
+
+/**
+ * Writes zarr.json (cancelled by `request`'s signal), and then, once it is written, the change
+ * into any consolidated metadata above the array (whatever the signal does: see consolidated.ts).
+ */
+async function writeArrayMetadata(store: ZarrStore, path: string, metadata: ArrayMetadata, request: AbortOptions | undefined): Promise<void> {
+  await store.set(metadataKey(path), encodeNodeMetadata(metadata), request);
+  await updateConsolidatedV3(store, path, nodeMetadataToJson(metadata));
 }
 
 /** Results are allocated in shared memory when workers decode, so they can write in place. */

@@ -11,7 +11,7 @@ import type { CodecChain, ScratchBuffer } from '../format/codecs/pipeline.ts';
 import { copyFromChunk, fillRegion, shiftView } from '../format/zarr/projection.ts';
 import type { ShardingCodec } from '../format/codecs/sharding.ts';
 import { allEqual, cStrides, copyStrided, fillElements, product, type NdArray, type StridedView } from '../format/zarr/ndarray.ts';
-import { mapLimit } from './concurrency.ts';
+import { mapLimit } from './storage/limiter.ts';
 import { MIN_OFFLOAD_BYTES, type DecodePool } from './decode-pool.ts';
 import { checkedAt, dot, zipEvery, zipMap } from './indexing.ts';
 import { forEachProduct, projectDim, type ChunkProjection } from './selection.ts';

@@ -7,16 +7,19 @@ import { compareNodePaths } from '../format/icechunk/node-path.ts';
 import { chunkKey, parseChunkKey } from '../format/zarr/chunk-keys.ts';
 import type { ArrayMetadata } from '../format/zarr/metadata.ts';
 import { joinPath, keyPrefix, metadataKey } from '../format/zarr/paths.ts';
-import { mapLimit } from './concurrency.ts';
+import { checkConcurrency, DEFAULT_CONCURRENCY, mapLimit } from './storage/limiter.ts';
 import { zipEvery } from './indexing.ts';
 import { nodeFromDocument, nodeMetadata, type ChunkLocation, type NodeInfo, type ReadSource, type StoredChunk } from './read-source.ts';
 import { normalizeKey, type AbortOptions, type ZarrStore } from './store.ts';
 
-/** Metadata and size lookups in flight at once while listing. */
-const LOOKUPS_IN_FLIGHT = 16;
-
 export class StoreReader implements ReadSource {
-  constructor(readonly store: ZarrStore) {}
+  /** Metadata and size lookups in flight at once while listing. */
+  private readonly concurrency: number;
+
+  /** `concurrency`: lookups in flight while listing; default 8, a positive integer. */
+  constructor(readonly store: ZarrStore, options: { concurrency?: number } = {}) {
+    this.concurrency = checkConcurrency(options.concurrency ?? DEFAULT_CONCURRENCY);
+  }
 
   async node(path: string, options?: AbortOptions): Promise<NodeInfo | undefined> {
     const document = await this.store.get(metadataKey(path), options);
@@ -28,7 +31,7 @@ export class StoreReader implements ReadSource {
     if ((await this.node(path, options))?.kind === 'array') return [];
     const { prefixes } = await this.store.listDir(keyPrefix(path), options);
     const paths = prefixes.filter(isNodeName).map((name) => joinPath(path, name));
-    const nodes = await mapLimit(paths, LOOKUPS_IN_FLIGHT, (p) => this.node(p, options));
+    const nodes = await mapLimit(paths, this.concurrency, (p) => this.node(p, options));
     return nodes.filter((n): n is NodeInfo => n !== undefined).sort((a, b) => compareNodePaths(a.path, b.path));
   }
 
@@ -49,7 +52,7 @@ export class StoreReader implements ReadSource {
       if (coords) found.push({ coords, key });
     }
     found.sort((a, b) => compareCoords(a.coords, b.coords));
-    const lengths = await mapLimit(found, LOOKUPS_IN_FLIGHT, ({ key }) => this.sizeOf(key, options));
+    const lengths = await mapLimit(found, this.concurrency, ({ key }) => this.sizeOf(key, options));
     for (const [i, { coords, key }] of found.entries()) {
       const length = lengths[i];
       // A chunk erased between the listing and its size lookup is simply no longer stored.

@@ -6,7 +6,7 @@
 // included, the same way): a store passes it to its storage requests, so a fired signal rejects
 // the call with ABORTED. Callers pass one options object per operation, not one per chunk.
 import { floeError } from '../errors.ts';
-import { mapLimit } from './concurrency.ts';
+import { checkConcurrency, DEFAULT_CONCURRENCY, mapLimit } from './storage/limiter.ts';
 import type { AbortOptions, ByteRange, ObjectStorage } from './storage/types.ts';
 
 export type { AbortOptions, ByteRange } from './storage/types.ts';
@@ -75,26 +75,37 @@ export function normalizeKey(key: string): string {
   return key.startsWith('/') ? key.slice(1) : key;
 }
 
+/** A store's `getPartialValues` as `get`/`getRange` calls, at most `limit` in flight (a caller may pass thousands). */
+export function readPartialValues(
+  store: Pick<ZarrStore, 'get' | 'getRange'>,
+  requests: readonly (readonly [string, ByteRange | undefined])[],
+  limit: number,
+  options?: AbortOptions,
+): Promise<(Uint8Array | undefined)[]> {
+  return mapLimit(requests, limit, ([key, range]) => (range ? store.getRange(key, range, options) : store.get(key, options)));
+}
+
 /** Options of {@link StorageStore}. */
 export interface StorageStoreOptions {
   readOnly?: boolean;
   /** Key prefix inside the storage ('' or 'a/b/'). */
   prefix?: string;
+  /** Storage requests one `getPartialValues` call keeps in flight. Default 8; a positive integer. */
+  concurrency?: number;
 }
-
-/** Reads of one getPartialValues call in flight at once (a caller may pass thousands). */
-const PARTIAL_READS_IN_FLIGHT = 16;
 
 /** A plain (untracked) Zarr store: keys map one-to-one onto objects. */
 export class StorageStore implements ZarrStore {
   readonly readOnly: boolean;
   private readonly prefix: string;
+  private readonly concurrency: number;
 
   constructor(
     readonly storage: ObjectStorage,
     options: StorageStoreOptions = {},
   ) {
     this.readOnly = options.readOnly ?? false;
+    this.concurrency = checkConcurrency(options.concurrency ?? DEFAULT_CONCURRENCY);
     this.prefix = options.prefix ?? '';
     if (this.prefix !== '' && !this.prefix.endsWith('/')) this.prefix += '/';
   }
@@ -128,7 +139,7 @@ export class StorageStore implements ZarrStore {
   }
 
   getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[], options?: AbortOptions): Promise<(Uint8Array | undefined)[]> {
-    return mapLimit(requests, PARTIAL_READS_IN_FLIGHT, ([key, range]) => (range ? this.getRange(key, range, options) : this.get(key, options)));
+    return readPartialValues(this, requests, this.concurrency, options);
   }
 
   async set(key: string, value: Uint8Array, options?: AbortOptions): Promise<void> {
@@ -200,10 +211,14 @@ export abstract class ReadOnlyZarrStore implements ZarrStore {
 
   abstract get(key: string, options?: AbortOptions): Promise<Uint8Array | undefined>;
   abstract getRange(key: string, range: ByteRange, options?: AbortOptions): Promise<Uint8Array | undefined>;
-  abstract getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[], options?: AbortOptions): Promise<(Uint8Array | undefined)[]>;
   abstract list(options?: AbortOptions): AsyncIterable<string>;
   abstract listPrefix(prefix: string, options?: AbortOptions): AsyncIterable<string>;
   abstract listDir(prefix: string, options?: AbortOptions): Promise<ListDir>;
+
+  /** Reads through this store's `get` and `getRange`, {@link DEFAULT_CONCURRENCY} in flight. */
+  getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[], options?: AbortOptions): Promise<(Uint8Array | undefined)[]> {
+    return readPartialValues(this, requests, DEFAULT_CONCURRENCY, options);
+  }
 
   set(key: string): Promise<void> {
     return this.refuse(key);

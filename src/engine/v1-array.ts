@@ -1,20 +1,23 @@
 // Zarr v1 arrays. A v1 store is one array: `meta`, `attrs`, chunks under "i.j.k". Floe reads and
-// writes it through a ZarrArray: `V1ChunkStore` turns stored chunks into the bytes of a plain v3
-// codec chain (decompressing, and transcoding U<n>) and back, so selections, edge chunks and
+// writes it through a ZarrArray: a `NumpyChunkStore` turns stored chunks into the bytes of a plain
+// v3 codec chain (decompressing, and transcoding U<n>) and back, so selections, edge chunks and
 // fill handling are the v3 engine's own, not a copy of them.
 import { floeError } from '../errors.ts';
 import { requestOf } from './abort.ts';
 import type { JsonValue } from '../format/json.ts';
-import { atKey, v1ChunkCodec, type V1ChunkCodec } from '../format/zarr-v1/chunk-codec.ts';
-import type { V1DataType } from '../format/zarr-v1/dtype.ts';
-import { encodeV1Attributes, encodeV1Metadata, parseV1Attributes, parseV1Metadata, type V1Metadata } from '../format/zarr-v1/meta.ts';
-import { stringifyPythonJson, type PyJson } from '../format/zarr-v1/python-json.ts';
-import { joinRecords, splitRecords, type FieldArrays } from '../format/zarr-v1/structured.ts';
+import type { NumpyChunkCodec } from '../format/numpy/chunk-codec.ts';
+import type { NumpyDataType } from '../format/numpy/dtype.ts';
+import { stringifyPythonJson, type PyJson } from '../format/numpy/python-json.ts';
+import type { FieldArrays } from '../format/numpy/records.ts';
+import { encodeV1Attributes, encodeV1Metadata, parseV1Attributes, parseV1Metadata, v1ChunkCodec, type V1Metadata } from '../format/zarr-v1/meta.ts';
 import { createArrayMetadata, type Attributes } from '../format/zarr/metadata.ts';
-import { cStrides, fillElements, product, type NdArray } from '../format/zarr/ndarray.ts';
+import type { NdArray } from '../format/zarr/ndarray.ts';
 import { ZarrArray, type ArrayIoOptions, type GetOptions, type OpenArrayOptions, type SetOptions, type WriteValue } from './array.ts';
+import { encodedFillChunk } from './fill-chunk.ts';
+import { NumpyChunkStore } from './numpy-chunk-store.ts';
+import { getFields, setFields } from './record-fields.ts';
 import type { Selection } from './selection.ts';
-import type { AbortOptions, ByteRange, ListDir, ZarrStore } from './store.ts';
+import type { AbortOptions, ZarrStore } from './store.ts';
 
 export const V1_META_KEY = 'meta';
 export const V1_ATTRS_KEY = 'attrs';
@@ -41,9 +44,9 @@ export interface V1ArrayInput {
  * field-wise access.
  */
 export class V1Array {
-  /** The same array seen as Zarr v3 (through V1ChunkStore); conversion writes its codecs. */
+  /** The same array seen as Zarr v3 (through a NumpyChunkStore); conversion writes its codecs. */
   readonly inner: ZarrArray;
-  readonly chunkCodec: V1ChunkCodec;
+  readonly chunkCodec: NumpyChunkCodec;
 
   private constructor(
     readonly store: ZarrStore,
@@ -57,10 +60,11 @@ export class V1Array {
       chunkShape: metadata.chunks,
       dataType: metadata.dtype.dataType.name,
       fillValue: metadata.fill.value.json,
-      codecs: this.chunkCodec.v3ArrayCodecs,
+      codecs: this.chunkCodec.v3Codecs,
       chunkKeyEncoding: { name: 'v2', separator: '.' },
     }, V1_META_KEY);
-    const chunks = new V1ChunkStore(store, this.chunkCodec, metadata.shape.length, metadata.fill.isNull ? () => this.zeroChunk() : undefined);
+    const keys = { prefix: '', encoding: v3.chunkKeyEncoding, rank: metadata.shape.length };
+    const chunks = new NumpyChunkStore(store, this.chunkCodec, keys, metadata.fill.isNull ? () => this.zeroChunk() : undefined);
     this.inner = new ZarrArray(chunks, '/', v3, options);
   }
 
@@ -104,7 +108,7 @@ export class V1Array {
   get chunks(): readonly number[] {
     return this.metadata.chunks;
   }
-  get dtype(): V1DataType {
+  get dtype(): NumpyDataType {
     return this.metadata.dtype;
   }
 
@@ -124,19 +128,13 @@ export class V1Array {
   }
 
   /** A structured array's selection as one array per field. */
-  async getFields(selection?: Selection, options?: GetOptions): Promise<{ shape: number[]; fields: FieldArrays }> {
-    const dtype = this.structured();
-    const records = await this.get(selection, options);
-    return { shape: records.shape, fields: splitRecords(dtype, records.data as Uint8Array, product(records.shape)) };
+  getFields(selection?: Selection, options?: GetOptions): Promise<{ shape: number[]; fields: FieldArrays }> {
+    return getFields(this.inner, this.metadata.dtype, selection, options);
   }
 
   /** Writes one array per field (C order, the selection's shape) into a structured array. */
-  async setFields(selection: Selection | undefined, fields: FieldArrays, options?: SetOptions): Promise<void> {
-    const dtype = this.structured();
-    const first = Object.values(fields)[0];
-    const lanes = dtype.fields.find((f) => f.name === Object.keys(fields)[0])?.type.dataType.lanes ?? 1;
-    const n = first ? first.length / lanes : 0;
-    await this.set(selection, joinRecords(dtype, fields, n), options);
+  setFields(selection: Selection | undefined, fields: FieldArrays, options?: SetOptions): Promise<void> {
+    return setFields(this.inner, this.metadata.dtype, selection, fields, options);
   }
 
   /** Replaces the attributes (the `attrs` key); returns the updated array. */
@@ -145,98 +143,11 @@ export class V1Array {
     return new V1Array(this.store, this.metadata, attributes);
   }
 
-  private structured() {
-    const dtype = this.metadata.dtype;
-    if (dtype.kind !== 'structured') throw floeError('INVALID_ARGUMENT', `dtype ${JSON.stringify(dtype.json)} has no fields`, { where: V1_META_KEY });
-    return dtype;
-  }
-
   private zeroChunkBytes: Uint8Array | undefined;
 
   /** An all-zero chunk as stored: what a null-fill array writes instead of deleting a chunk. */
   private zeroChunk(): Uint8Array {
-    if (!this.zeroChunkBytes) {
-      const { chain } = this.inner;
-      const shape = [...chain.spec.shape];
-      const data = chain.spec.dataType.allocate(product(shape));
-      fillElements(data, chain.spec.fillValue.memory, 0, product(shape), chain.spec.dataType.lanes);
-      this.zeroChunkBytes = this.chunkCodec.encode(chain.encode({ data, shape, stride: cStrides(shape) }));
-    }
+    this.zeroChunkBytes ??= encodedFillChunk(this.inner.chain, this.chunkCodec);
     return this.zeroChunkBytes;
-  }
-}
-
-/**
- * The store a v1 array's inner ZarrArray sees: chunk keys hold the bytes of the v3 chain
- * (decoded on get, encoded on set), every other key passes through. With a null fill value,
- * erasing a chunk writes a zero chunk instead, since missing chunks are undefined in v1.
- */
-export class V1ChunkStore implements ZarrStore {
-  constructor(
-    private readonly base: ZarrStore,
-    private readonly codec: V1ChunkCodec,
-    private readonly rank: number,
-    private readonly keepChunk: (() => Uint8Array) | undefined,
-  ) {}
-
-  get readOnly(): boolean {
-    return this.base.readOnly;
-  }
-
-  isChunkKey(key: string): boolean {
-    const parts = key.replace(/^\//, '').split('.');
-    return parts.length === this.rank && parts.every((p) => /^(0|[1-9]\d*)$/.test(p));
-  }
-
-  async get(key: string, options?: AbortOptions): Promise<Uint8Array | undefined> {
-    const stored = await this.base.get(key, options);
-    if (!stored || !this.isChunkKey(key)) return stored;
-    return atKey(key, () => this.codec.decode(stored));
-  }
-
-  async getRange(key: string, range: ByteRange, options?: AbortOptions): Promise<Uint8Array | undefined> {
-    if (!this.isChunkKey(key)) return this.base.getRange(key, range, options);
-    const whole = await this.get(key, options);
-    if (!whole) return undefined;
-    if ('suffixLength' in range) return whole.subarray(Math.max(0, whole.length - range.suffixLength));
-    return whole.subarray(range.offset, range.length === undefined ? undefined : range.offset + range.length);
-  }
-
-  getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[], options?: AbortOptions): Promise<(Uint8Array | undefined)[]> {
-    return Promise.all(requests.map(([k, r]) => (r ? this.getRange(k, r, options) : this.get(k, options))));
-  }
-
-  async set(key: string, value: Uint8Array, options?: AbortOptions): Promise<void> {
-    await this.base.set(key, this.isChunkKey(key) ? atKey(key, () => this.codec.encode(value)) : value, options);
-  }
-
-  async setPartialValues(requests: readonly (readonly [string, number, Uint8Array])[], options?: AbortOptions): Promise<void> {
-    for (const [key] of requests) {
-      if (this.isChunkKey(key)) throw floeError('UNSUPPORTED', 'partial writes into a compressed v1 chunk are not supported', { where: key });
-    }
-    await this.base.setPartialValues(requests, options);
-  }
-
-  async erase(key: string, options?: AbortOptions): Promise<void> {
-    await this.eraseValues([key], options);
-  }
-
-  async eraseValues(keys: readonly string[], options?: AbortOptions): Promise<void> {
-    const chunks = this.keepChunk ? keys.filter((k) => this.isChunkKey(k)) : [];
-    for (const k of chunks) await this.base.set(k, this.keepChunk!(), options);
-    await this.base.eraseValues(keys.filter((k) => !chunks.includes(k)), options);
-  }
-
-  erasePrefix(prefix: string, options?: AbortOptions): Promise<void> {
-    return this.base.erasePrefix(prefix, options);
-  }
-  list(options?: AbortOptions): AsyncIterable<string> {
-    return this.base.list(options);
-  }
-  listPrefix(prefix: string, options?: AbortOptions): AsyncIterable<string> {
-    return this.base.listPrefix(prefix, options);
-  }
-  listDir(prefix: string, options?: AbortOptions): Promise<ListDir> {
-    return this.base.listDir(prefix, options);
   }
 }

@@ -83,10 +83,6 @@ class MeteredStore extends ReadOnlyZarrStore {
     return bytes;
   }
 
-  getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[]): Promise<(Uint8Array | undefined)[]> {
-    return Promise.all(requests.map(([k, r]) => (r ? this.getRange(k, r) : this.get(k))));
-  }
-
   list(): AsyncIterable<string> {
     return this.meter.inner.list(this.meter.request);
   }

@@ -3,7 +3,7 @@
 // itself, and the transaction log. Manifests are written here; the snapshot and log are returned
 // for the commit sequence to write in its order.
 import { throwIfAborted, yieldDue, yieldToEventLoop } from '../engine/abort.ts';
-import { mapLimit } from '../engine/concurrency.ts';
+import { mapLimit } from '../engine/storage/limiter.ts';
 import type { AbortOptions } from '../engine/storage/types.ts';
 import { idToString, newManifestId, type NodeId, type SnapshotId } from '../format/icechunk/ids.ts';
 import type { Manifest } from '../format/icechunk/manifest.ts';
@@ -27,7 +27,7 @@ export interface BuildCommitInput {
   /** The config's `manifest` section (splitting rules). */
   manifestConfig: MetadataValue;
   /** Array manifests rewritten in parallel. */
-  concurrency?: number;
+  concurrency: number;
   /** The commit's request options (its signal), for every manifest read and write. */
   request?: AbortOptions | undefined;
 }
@@ -42,7 +42,7 @@ export async function buildCommit(input: BuildCommitInput): Promise<BuiltCommit>
   const view = new NodeView(base, changes);
   const baseFiles = new Map(base.snapshot.manifestFiles.map((f) => [idToString(f.id), f]));
   const files = new Map<string, ManifestFileInfo>();
-  const nodes = await mapLimit(view.nodes(), input.concurrency ?? 8, async (node): Promise<NodeSnapshot> => {
+  const nodes = await mapLimit(view.nodes(), input.concurrency, async (node): Promise<NodeSnapshot> => {
     const signal = input.request?.signal;
     if (yieldDue(signal)) await yieldToEventLoop(); // so the abort can fire at all (abort.ts)
     throwIfAborted(signal, node.path);

@@ -14,7 +14,8 @@
 // no branch: what it wrote is unreferenced garbage, the session keeps its changes and can commit
 // again; a commit that returned is complete.
 import { floeError, isFloeError, type FloeError } from '../errors.ts';
-import { abortable, throwIfAborted } from '../engine/abort.ts';
+import { sleepAbortably, throwIfAborted } from '../engine/abort.ts';
+import type { Clock } from '../engine/storage/clock.ts';
 import type { AbortOptions } from '../engine/storage/types.ts';
 import { idsEqual, idToString, newSnapshotId, parseSnapshotId, type NodeId, type SnapshotId } from '../format/icechunk/ids.ts';
 import { sortMetadata, type MetadataItem, type MetadataValue } from '../format/icechunk/metadata-value.ts';
@@ -25,7 +26,7 @@ import { buildCommit } from './commit-builder.ts';
 import type { ConflictSolver } from './conflicts/solver.ts';
 import type { LoadedSnapshot, RepoObjects } from './objects.ts';
 import { addCommit, addDetachedSnapshot, amendCommit, findSnapshotInfo } from './refs.ts';
-import type { Clock, RepoInfoStore } from './repo-info-store.ts';
+import type { RepoInfoStore } from './repo-info-store.ts';
 
 /** Options of {@link Session.commit} (and `amend`/`flush`); `signal` cancels it (`ABORTED`, branch unmoved). */
 export interface CommitOptions extends AbortOptions {
@@ -54,10 +55,8 @@ export interface RetryBackoff {
   initialMs?: number;
   /** Default 250 ms. */
   maxMs?: number;
-  /** Injectable for tests; default Math.random. */
+  /** Injectable for tests; default Math.random. The waits run on the repository's clock. */
   random?: () => number;
-  /** Injectable for tests; default setTimeout. */
-  sleep?: (ms: number) => Promise<void>;
 }
 
 export function backoffDelayMs(attempt: number, backoff: RetryBackoff = {}): number {
@@ -66,8 +65,6 @@ export function backoffDelayMs(attempt: number, backoff: RetryBackoff = {}): num
   const ceiling = Math.min(max, initial * 2 ** Math.min(30, Math.max(0, attempt - 1)));
   return (backoff.random ?? Math.random)() * ceiling;
 }
-
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** What `onBranchMoved` learns when the branch moved. */
 export interface BranchMoved {
@@ -84,6 +81,8 @@ export interface CommitTarget {
   objects: RepoObjects;
   repoInfo: RepoInfoStore;
   clock: Clock;
+  /** Array manifests rewritten in parallel. */
+  concurrency: number;
   manifestConfig: MetadataValue;
   /** Current base and changes; read again on every attempt (a rebase replaces them). */
   base(): LoadedSnapshot;
@@ -116,8 +115,7 @@ export async function runCommit(
     } catch (err) {
       const moved = branchMovedOf(err);
       if (!moved || !onBranchMoved || attempt >= tries) throw err;
-      const sleep = options.retryBackoff?.sleep ?? defaultSleep;
-      await abortable(sleep(backoffDelayMs(attempt, options.retryBackoff)), signal, moved.branch);
+      await sleepAbortably(target.clock, backoffDelayMs(attempt, options.retryBackoff), signal, moved.branch);
       if (!(await onBranchMoved(moved, request))) throw err;
     }
   }
@@ -143,7 +141,8 @@ async function commitOnce(
   const flushedAt = Math.floor(target.clock.nowMs() * 1000);
   const metadata: MetadataItem[] = sortMetadata(Object.entries(options.metadata ?? {}).map(([name, value]) => ({ name, value })));
   const built = await buildCommit({
-    objects: target.objects, base, changes, snapshotId, message, metadata, flushedAt, manifestConfig: target.manifestConfig, request,
+    objects: target.objects, base, changes, snapshotId, message, metadata, flushedAt, manifestConfig: target.manifestConfig,
+    concurrency: target.concurrency, request,
   });
   let log = built.transactionLog;
   if (kind.kind === 'amend') {

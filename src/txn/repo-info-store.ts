@@ -10,18 +10,12 @@
 // end: an aborted change has changed no ref, and one that returned was not half cancelled (over
 // S3 an aborted conditional write could not tell whether it happened).
 import { floeError, isFloeError } from '../errors.ts';
-import { abortable, throwIfAborted, yieldDue, yieldToEventLoop } from '../engine/abort.ts';
+import { abortable, sleepAbortably, throwIfAborted, yieldDue, yieldToEventLoop } from '../engine/abort.ts';
+import { systemClock, type Clock } from '../engine/storage/clock.ts';
 import type { AbortOptions, ObjectStorage, VersionToken } from '../engine/storage/types.ts';
 import { newSnapshotId } from '../format/icechunk/ids.ts';
 import { overwrittenRepoKey, PREFIXES, REPO_INFO_KEY } from '../format/icechunk/keys.ts';
 import { decodeRepoInfo, encodeRepoInfo, type OpsLogEntry, type RepoInfo, type RepoUpdate } from '../format/icechunk/repo-info.ts';
-
-/** Injected time, so tests control timestamps and backup key order. */
-export interface Clock {
-  /** Milliseconds since the Unix epoch. */
-  nowMs(): number;
-}
-export const systemClock: Clock = { nowMs: () => Date.now() };
 
 export interface RepoInfoState {
   info: RepoInfo;
@@ -38,17 +32,21 @@ export interface RepoChange {
 export type ChangeFunction = (current: RepoInfo) => RepoChange | Promise<RepoChange>;
 
 export interface RepoInfoStoreOptions {
+  /** Timestamps and backup key order, and the backoff's waits. Default: the system clock. */
   clock?: Clock;
   /** Compare-and-swap attempts before giving up. */
   retries: number;
   /** Ops-log entries kept in the file; older ones stay reachable through `repo_before_updates`. */
   updatesPerFile: number;
-  /** Sleep between attempts (tests pass a no-op). */
-  backoff?: (attempt: number) => Promise<void>;
+  /**
+   * Wait between attempts; ends early (rejecting) when `signal` fires. Default: a jittered
+   * exponential delay on the clock.
+   */
+  backoff?: (attempt: number, signal?: AbortSignal) => Promise<void>;
 }
 
-const defaultBackoff = (attempt: number): Promise<void> =>
-  new Promise((resolve) => setTimeout(resolve, Math.min(200, 2 ** Math.min(attempt, 7)) * Math.random()));
+/** Full jitter up to 2^attempt ms, at most 200 ms. */
+const backoffDelayMs = (attempt: number): number => Math.min(200, 2 ** Math.min(attempt, 7)) * Math.random();
 
 export interface RepoInfoCacheStats {
   reads: number;
@@ -64,7 +62,7 @@ export interface RepoInfoCacheStats {
 
 export class RepoInfoStore {
   private readonly clock: Clock;
-  private readonly backoff: (attempt: number) => Promise<void>;
+  private readonly backoff: (attempt: number, signal?: AbortSignal) => Promise<void>;
   private last: RepoInfoState | undefined;
   private readonly counters = { reads: 0, unchanged: 0, fetched: 0, decoded: 0 };
 
@@ -73,7 +71,7 @@ export class RepoInfoStore {
     private readonly options: RepoInfoStoreOptions,
   ) {
     this.clock = options.clock ?? systemClock;
-    this.backoff = options.backoff ?? defaultBackoff;
+    this.backoff = options.backoff ?? ((attempt, signal) => sleepAbortably(this.clock, backoffDelayMs(attempt), signal, REPO_INFO_KEY));
   }
 
   /**
@@ -130,7 +128,8 @@ export class RepoInfoStore {
     const signal = options?.signal;
     let lastError: unknown;
     for (let attempt = 0; attempt < this.options.retries; attempt++) {
-      if (attempt > 0) await abortable(this.backoff(attempt), signal, REPO_INFO_KEY);
+      // abortable as well: a custom backoff may not watch the signal itself
+      if (attempt > 0) await abortable(this.backoff(attempt, signal), signal, REPO_INFO_KEY);
       const current = await this.read(options);
       const { info, update } = await change(current.info);
       checkAvailability(current.info, update);
@@ -151,7 +150,7 @@ export class RepoInfoStore {
         lastError = err;
       }
     }
-    throw floeError('CONFLICT', `the repo info file kept changing; gave up after ${this.options.retries} attempts (raise repoUpdateRetries)`, {
+    throw floeError('CONFLICT', `the repo info file kept changing; gave up after ${this.options.retries} attempts (raise repoUpdateRetries.default.maxTries)`, {
       where: REPO_INFO_KEY,
       cause: lastError,
       details: { kind: 'repo-update-retries-exhausted' },

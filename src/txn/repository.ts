@@ -10,15 +10,18 @@ import { floeError, isFloeError } from '../errors.ts';
 import { requestOf } from '../engine/abort.ts';
 import type { AbortOptions } from '../engine/storage/types.ts';
 import { idToString, INITIAL_SNAPSHOT_ID, parseSnapshotId, type SnapshotId } from '../format/icechunk/ids.ts';
-import { REPO_INFO_KEY } from '../format/icechunk/keys.ts';
+import { REPO_INFO_KEY, V1_CONFIG_KEY } from '../format/icechunk/keys.ts';
 import type { MetadataValue } from '../format/icechunk/metadata-value.ts';
 import { decodeRepoConfig, encodeRepoConfig, type RepoInfo, type RepoStatus } from '../format/icechunk/repo-info.ts';
 import type { Snapshot } from '../format/icechunk/snapshot.ts';
-import { fromStoredConfig, mergeConfig, resolveConfig, toStoredConfig, type RepositoryConfig, type ResolvedConfig } from './config.ts';
+import { decodeStoredConfig, encodeStoredConfig, isEmptyConfig, validateRepoConfig } from '../format/icechunk/repo-config-codec.ts';
+import { configuredBackoff, mergeConfig, resolveConfig, type RepositoryConfig, type ResolvedConfig } from './config.ts';
 import { ancestors, describeSnapshot, diffSnapshots, snapshotAsOf, type DiffResult, type SnapshotDescription } from './history.ts';
 import { RepoObjects, type CacheBudgets } from './objects.ts';
 import * as refs from './refs.ts';
-import { RepoInfoStore, systemClock, type Clock } from './repo-info-store.ts';
+import { systemClock, type Clock } from '../engine/storage/clock.ts';
+import { checkConcurrency, DEFAULT_CONCURRENCY } from '../engine/storage/limiter.ts';
+import { RepoInfoStore, type RepoInfoStoreOptions } from './repo-info-store.ts';
 import { resolveChunkPacking, type ChunkPacking } from './chunk-packer.ts';
 import { Session } from './session.ts';
 import * as maintenance from './maintenance/index.ts';
@@ -30,7 +33,13 @@ import type { VirtualChunkAuthorization } from './virtual-chunks.ts';
 export interface RepositoryOptions {
   /** Cancels this `open`/`create`/`openOrCreate` call only (`ABORTED`); later calls take their own. */
   signal?: AbortSignal | undefined;
+  /** Time for snapshot and ops-log timestamps, backup names, GC cutoffs and commit backoff. Default: the system clock. */
   clock?: Clock;
+  /**
+   * Storage requests a session keeps in flight when it fans out over a list (manifest loads,
+   * `getPartialValues`, per-node commit work). Default 8; must be a positive integer.
+   */
+  concurrency?: number;
   cache?: CacheBudgets;
   /**
    * How a session stores small chunks: up to `maxChunkBytes` (default 64 KiB) they share pack
@@ -69,6 +78,15 @@ export interface FeatureFlag {
 
 const INITIAL_MESSAGE = 'Repository initialized';
 
+/** The repo info store's limits from the configuration (`repoUpdateRetries`, ops-log length). */
+function repoInfoStoreOptions(clock: Clock, resolved: ResolvedConfig): RepoInfoStoreOptions {
+  const { repoUpdateBackoff: bounds } = resolved;
+  return {
+    clock, retries: resolved.repoUpdateRetries, updatesPerFile: resolved.numUpdatesPerRepoInfoFile,
+    ...(bounds ? { backoff: configuredBackoff(bounds, clock) } : {}),
+  };
+}
+
 /**
  * A versioned Icechunk repository over a {@link Storage}: branches, tags and snapshots of a Zarr node
  * tree, read and changed through {@link Session}s. Names and argument order mirror
@@ -88,11 +106,13 @@ export class Repository {
     /** Undefined for spec-1 repositories, which are read-only. */
     private readonly infoStore: RepoInfoStore | undefined,
     private readonly spec1Info: RepoInfo | undefined,
-    private storedConfig: { config: RepositoryConfig; carried: Record<string, MetadataValue> },
+    /** The stored configuration, read, and its stored form (whose unknown fields a save carries over). */
+    private storedConfig: { config: RepositoryConfig; stored: MetadataValue },
     private userConfig: RepositoryConfig,
     private readonly authorized: VirtualChunkAuthorization,
     private readonly clock: Clock,
     private readonly packing: ChunkPacking,
+    private readonly concurrency: number,
   ) {}
 
   /** Whether the storage holds a repository (spec 2, or a spec-1 repository Floe can read). */
@@ -114,12 +134,15 @@ export class Repository {
     options: RepositoryOptions = {},
   ): Promise<Repository> {
     if (specVersion !== null && specVersion !== 2) throw floeError('UNSUPPORTED', `Floe creates spec-2 repositories only, not spec ${specVersion}`);
+    // Refused before anything is written: the reference could not open a repository holding it.
+    const canonical = validateRepoConfig(config);
     const packing = resolveChunkPacking(options.chunkPacking);
+    const concurrency = checkConcurrency(options.concurrency ?? DEFAULT_CONCURRENCY);
     const backend = objectStorageOf(storage);
     const request = requestOf(options);
     if (await Repository.exists(backend, request)) throw floeError('ALREADY_EXISTS', 'a repository already exists in this storage; use Repository.open');
     const clock = options.clock ?? systemClock;
-    const resolved = resolveConfig(config);
+    const resolved = resolveConfig(canonical);
     const objects = new RepoObjects(backend, options.cache);
     const now = Math.floor(clock.nowMs() * 1000);
     const initial: Snapshot = {
@@ -133,16 +156,18 @@ export class Repository {
       specVersion: 2, id: INITIAL_SNAPSHOT_ID, newGroups: [], newArrays: [], deletedGroups: [], deletedArrays: [],
       updatedArrays: [], updatedGroups: [], updatedChunks: [], movedNodes: [],
     }, request);
-    const stored = { config, carried: {} };
-    const store = new RepoInfoStore(backend, { clock, retries: resolved.repoUpdateRetries, updatesPerFile: resolved.numUpdatesPerRepoInfoFile });
+    // As the reference: a repository created without settings stores no config.
+    const storedValue = isEmptyConfig(canonical) ? null : encodeStoredConfig(canonical);
+    const stored = { config: canonical, stored: storedValue };
+    const store = new RepoInfoStore(backend, repoInfoStoreOptions(clock, resolved));
     await store.create({
       specVersion: 2, repoSpecVersion: 2, tags: [], branches: [{ name: refs.MAIN_BRANCH, snapshotId: INITIAL_SNAPSHOT_ID }], deletedTags: [],
       snapshots: [{ id: INITIAL_SNAPSHOT_ID, parentId: null, flushedAt: now, message: INITIAL_MESSAGE, metadata: initial.metadata }],
       status: { availability: 'online', setAt: now, limitedAvailabilityReason: null }, metadata: [],
       latestUpdates: [{ update: { kind: 'repoInitialized' }, updatedAt: now, backupPath: null }], repoBeforeUpdates: null,
-      config: encodeRepoConfig(toStoredConfig(config)), enabledFeatureFlags: null, disabledFeatureFlags: null,
+      config: storedValue === null ? null : encodeRepoConfig(storedValue), enabledFeatureFlags: null, disabledFeatureFlags: null,
     }, request);
-    return new Repository(objects, store, undefined, stored, {}, authorizeVirtualChunkAccess, clock, packing);
+    return new Repository(objects, store, undefined, stored, {}, authorizeVirtualChunkAccess, clock, packing, concurrency);
   }
 
   /**
@@ -156,6 +181,7 @@ export class Repository {
     options: RepositoryOptions = {},
   ): Promise<Repository> {
     const packing = resolveChunkPacking(options.chunkPacking);
+    const concurrency = checkConcurrency(options.concurrency ?? DEFAULT_CONCURRENCY);
     const backend = objectStorageOf(storage);
     const clock = options.clock ?? systemClock;
     const objects = new RepoObjects(backend, options.cache);
@@ -163,15 +189,18 @@ export class Repository {
     if (await backend.head(REPO_INFO_KEY, request)) {
       const probe = new RepoInfoStore(backend, { clock, retries: 1, updatesPerFile: 1000 });
       const { info } = await probe.read(request);
-      const stored = fromStoredConfig(info.config ? decodeRepoConfig(info.config, REPO_INFO_KEY) : null);
-      const resolved = resolveConfig(mergeConfig(stored.config, config ?? undefined));
-      const store = new RepoInfoStore(backend, { clock, retries: resolved.repoUpdateRetries, updatesPerFile: resolved.numUpdatesPerRepoInfoFile });
-      return new Repository(objects, store, undefined, stored, config ?? {}, authorizeVirtualChunkAccess, clock, packing);
+      const storedValue = info.config ? decodeRepoConfig(info.config, REPO_INFO_KEY) : null;
+      const stored = { config: decodeStoredConfig(storedValue, REPO_INFO_KEY), stored: storedValue };
+      const overrides = validateRepoConfig(config ?? {});
+      const resolved = resolveConfig(mergeConfig(stored.config, overrides));
+      const store = new RepoInfoStore(backend, repoInfoStoreOptions(clock, resolved));
+      return new Repository(objects, store, undefined, stored, overrides, authorizeVirtualChunkAccess, clock, packing, concurrency);
     }
     if (await isSpec1Repository(backend, request)) {
-      const stored = fromStoredConfig(await readSpec1Config(backend, request));
+      const storedValue = await readSpec1Config(backend, request);
+      const stored = { config: decodeStoredConfig(storedValue, V1_CONFIG_KEY), stored: storedValue };
       const info = await readSpec1RepoInfo(backend, objects, request);
-      return new Repository(objects, undefined, info, stored, config ?? {}, authorizeVirtualChunkAccess, clock, packing);
+      return new Repository(objects, undefined, info, stored, validateRepoConfig(config ?? {}), authorizeVirtualChunkAccess, clock, packing, concurrency);
     }
     throw floeError('NOT_FOUND', 'no Icechunk repository in this storage; use Repository.create');
   }
@@ -226,6 +255,7 @@ export class Repository {
       virtual: { containers: resolved.virtualChunkContainers, authorized: this.authorized },
       clock: this.clock,
       packing: this.packing,
+      concurrency: this.concurrency,
     };
   }
 
@@ -353,9 +383,9 @@ export class Repository {
   /** Persists this process's config overrides into the repository. */
   async saveConfig(options?: AbortOptions): Promise<void> {
     const merged = this.config;
-    const stored = toStoredConfig(merged, this.storedConfig.carried);
+    const stored = encodeStoredConfig(merged, this.storedConfig.stored);
     await this.writable().update((info) => ({ info: { ...info, config: encodeRepoConfig(stored) }, update: { kind: 'configChanged' } }), requestOf(options));
-    this.storedConfig = { config: merged, carried: this.storedConfig.carried };
+    this.storedConfig = { config: merged, stored };
     this.userConfig = {};
   }
 

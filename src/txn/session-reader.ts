@@ -15,7 +15,7 @@
 // the snapshot's, and a change set has no version to detect that); with uncommitted changes it
 // uses no cache at all.
 import type { ReadCaches } from '../cache/read-caches.ts';
-import { mapLimit } from '../engine/concurrency.ts';
+import { mapLimit } from '../engine/storage/limiter.ts';
 import { zipEvery, zipMap } from '../engine/indexing.ts';
 import type { CacheUse, ChunkBox, ChunkLocation, ManifestPlanner, ManifestUse, NodeInfo, StoredChunk } from '../engine/read-source.ts';
 import type { AbortOptions } from '../engine/storage/types.ts';
@@ -27,8 +27,6 @@ import type { ChangeSet } from './change-set.ts';
 import { chunkRefAt, currentChunkRefs, requireArray, type NodeView, type ResolvedNode } from './node-view.ts';
 import type { RepoObjects } from './objects.ts';
 
-const MANIFEST_CONCURRENCY = 8;
-
 /** What the reader needs of its session. */
 export interface ReaderContext {
   view(): NodeView;
@@ -36,6 +34,8 @@ export interface ReaderContext {
   readonly changes: ChangeSet;
   readonly readOnly: boolean;
   readonly snapshotId: string;
+  /** Manifest loads in flight at once. */
+  readonly concurrency: number;
 }
 
 export class SessionReader {
@@ -86,7 +86,7 @@ export class SessionReader {
     const data = this.ctx.view().nodeAt(normalizePath(path))?.base?.nodeData;
     if (!data || data.kind !== 'array') return []; // a new array: its chunks live in the change set
     const wanted = data.manifests.filter((ref) => boxes.some((b) => intersects(ref.extents, b)));
-    return mapLimit(wanted, MANIFEST_CONCURRENCY, async (ref) => {
+    return mapLimit(wanted, this.ctx.concurrency, async (ref) => {
       const { status, bytes } = await this.ctx.objects.loadManifestReporting(ref.objectId, options);
       return { id: idToString(ref.objectId), extents: ref.extents.map((e) => ({ from: e.from, to: e.to })), status, bytes };
     });

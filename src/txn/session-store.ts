@@ -5,7 +5,7 @@
 // writes it makes (ABORTED); the change set records a write only once its chunk is stored.
 import { floeError, isFloeError } from '../errors.ts';
 import { throwIfAborted } from '../engine/abort.ts';
-import { mapLimit } from '../engine/concurrency.ts';
+import { mapLimit } from '../engine/storage/limiter.ts';
 import type { ListDir, LocalFileSpan, ZarrStore } from '../engine/store.ts';
 import { normalizeKey } from '../engine/store.ts';
 import type { AbortOptions, ByteRange } from '../engine/storage/types.ts';
@@ -19,6 +19,8 @@ import { fetchVirtualChunk, checkContainerExists, type VirtualChunkAccess } from
 
 export interface StoreContext extends WriteContext {
   readonly readOnly: boolean;
+  /** Reads one `getPartialValues` call keeps in flight. */
+  readonly concurrency: number;
   readonly virtual: VirtualChunkAccess;
   /** A native chunk's bytes (the session may still hold them in memory, unwritten). */
   readChunk(chunkId: ChunkId, range: { offset: number; length: number }, options?: AbortOptions): Promise<Uint8Array>;
@@ -72,7 +74,7 @@ export class SessionStore implements ZarrStore {
   }
 
   getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[], options?: AbortOptions): Promise<(Uint8Array | undefined)[]> {
-    return mapLimit(requests, 16, ([key, range]) => this.read(key, range, options));
+    return mapLimit(requests, this.ctx.concurrency, ([key, range]) => this.read(key, range, options));
   }
 
   /**

@@ -7,6 +7,7 @@ import type { ReadCaches } from '../cache/read-caches.ts';
 import { floeError } from '../errors.ts';
 import { throwIfAborted } from '../engine/abort.ts';
 import type { CacheUse, ChunkLocation, ManifestPlanner, NodeInfo, ReadSource, StoredChunk } from '../engine/read-source.ts';
+import type { Clock } from '../engine/storage/clock.ts';
 import type { AbortOptions, ByteRange } from '../engine/storage/types.ts';
 import { idsEqual, idToString, type ChunkId, type NodeId, type SnapshotId } from '../format/icechunk/ids.ts';
 import type { MetadataValue } from '../format/icechunk/metadata-value.ts';
@@ -24,7 +25,7 @@ import { NodeView } from './node-view.ts';
 import type { LoadedSnapshot, RepoObjects } from './objects.ts';
 import { rebaseChanges } from './rebase.ts';
 import { requireFeature } from './refs.ts';
-import type { Clock, RepoInfoStore } from './repo-info-store.ts';
+import type { RepoInfoStore } from './repo-info-store.ts';
 import { SessionReader } from './session-reader.ts';
 import { SessionStore, type StoreContext } from './session-store.ts';
 import type { VirtualChunkAccess } from './virtual-chunks.ts';
@@ -36,6 +37,8 @@ export interface SessionDeps {
   config: ResolvedConfig;
   virtual: VirtualChunkAccess;
   clock: Clock;
+  /** Storage requests in flight when the session fans out over a list (RepositoryOptions.concurrency). */
+  concurrency: number;
   /** How small chunks share objects (a Floe option, not stored in the repository). */
   packing: ChunkPacking;
 }
@@ -94,6 +97,9 @@ export class Session implements StoreContext, ReadSource {
   }
   get virtual(): VirtualChunkAccess {
     return this.deps.virtual;
+  }
+  get concurrency(): number {
+    return this.deps.concurrency;
   }
   get inlineThreshold(): number {
     return this.deps.config.inlineChunkThresholdBytes;
@@ -353,6 +359,7 @@ export class Session implements StoreContext, ReadSource {
         objects: this.deps.objects,
         repoInfo,
         clock: this.deps.clock,
+        concurrency: this.deps.concurrency,
         manifestConfig: this.deps.config.manifest as MetadataValue,
         base: () => this.base,
         changes: () => this.changes,

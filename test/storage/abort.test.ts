@@ -16,6 +16,7 @@ import { withRetries } from '../../src/engine/storage/retries.ts';
 import { transientError } from '../../src/engine/storage/transient.ts';
 import type { AbortOptions } from '../../src/engine/storage/types.ts';
 import { wrapStorage } from '../../src/engine/storage/wrap.ts';
+import { FakeClock } from '../../src/testing/fake-clock.ts';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -67,7 +68,7 @@ describe('storage wrappers and a caller signal', () => {
       controller.abort();
       throw transientError('reset', 'k', undefined);
     });
-    const { err } = await failure(withRetries(failing, { sleep: async () => {} }).head('k', { signal: controller.signal }));
+    const { err } = await failure(withRetries(failing, { clock: new FakeClock() }).head('k', { signal: controller.signal }));
     expect(isFloeError(err, 'ABORTED')).toBe(true);
     expect(attempts).toBe(1);
   });

@@ -15,6 +15,7 @@ import { SqliteStorage } from '../../src/engine/storage/sqlite.ts';
 import type { ObjectStorage } from '../../src/engine/storage/types.ts';
 import { wrapStorage } from '../../src/engine/storage/wrap.ts';
 import { isFloeError } from '../../src/errors.ts';
+import { FakeClock } from '../../src/testing/fake-clock.ts';
 import { Repository, Storage } from '../../src/txn/index.ts';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'floe-txn-abort-'));
@@ -186,7 +187,7 @@ describe('long repository work stops promptly', () => {
   });
 
   it('garbage collection aborted while sweeping can run again to the end', async () => {
-    const memory = new MemoryStorage({ now: () => new Date(Date.now() - 3_600_000) }); // every object an hour old
+    const memory = new MemoryStorage({ clock: new FakeClock({ startMs: Date.now() - 3_600_000 }) }); // every object an hour old
     const repo = await Repository.create(Storage.fromObjectStorage(memory), {}, 2, {}, { chunkPacking: false });
     const session = await repo.writableSession('main');
     const array = await ZarrArray.create(session.store, '/a', int32(200 * 256, 256));

@@ -35,6 +35,7 @@ function summarize(err: FloeError): string {
     .with({ code: 'MISSING_DEPENDENCY' }, (e) => `install:${e.details.package}`)
     .with({ code: 'CHECKSUM_MISMATCH' }, (e) => `checksum:${e.details.codec ?? 'source'}:${e.details.stored ?? '-'}`)
     .with({ code: 'UNAUTHORIZED' }, (e) => `refused:${e.details.reason}`)
+    .with({ code: 'INVALID_CONFIG' }, (e) => `config:${e.details.field}`)
     .with({ code: 'STORAGE_ERROR' }, (e) => `storage:${e.details.transient === true ? 'transient' : 'permanent'}`)
     .with({ code: 'ABORTED' }, (e) => `aborted:${e.details.timedOut ? 'timeout' : (e.details.reason ?? '')}`)
     .with({ code: P.union('INVALID_ARGUMENT', 'INVALID_SELECTION', 'NOT_FOUND', 'UNSUPPORTED') }, (e) => `${e.code}:${e.details.dim ?? ''}`)
@@ -76,6 +77,7 @@ describe('typed error details', () => {
     const controller = new AbortController();
     controller.abort(new Error('user'));
     expect(summarize(abortedError(controller.signal))).toBe('aborted:user');
+    expect(summarize(floeError('INVALID_CONFIG', 'too big', { details: { field: 'inlineChunkThresholdBytes', value: '70000', allowed: 'u16' } }))).toBe('config:inlineChunkThresholdBytes');
   });
 
   it('a chunk read keeps the codec details, inline and through the worker pool', async () => {

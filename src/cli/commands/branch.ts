@@ -1,4 +1,5 @@
 // `floe branch`: list branches with their tips; create, delete, or reset one.
+import { DEFAULT_CONCURRENCY, mapLimit } from '../../engine/storage/limiter.ts';
 import { UsageError, type CommandSpec } from '../command.ts';
 import { openRepository } from '../repository-location.ts';
 import { resolveVersion } from '../targets.ts';
@@ -15,7 +16,7 @@ export const branchCommand: CommandSpec = {
     switch (action) {
       case 'list': {
         ctx.atMost(1);
-        const rows = await Promise.all((await repo.listBranches(request)).map(async (b) => ({ name: b, snapshotId: await repo.lookupBranch(b, request) })));
+        const rows = await mapLimit(await repo.listBranches(request), DEFAULT_CONCURRENCY, async (b) => ({ name: b, snapshotId: await repo.lookupBranch(b, request) }));
         if (ctx.json) return ctx.printJson(rows);
         for (const r of rows) ctx.print(`${r.name.padEnd(24)} ${r.snapshotId}`);
         return;

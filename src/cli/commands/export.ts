@@ -2,7 +2,7 @@
 // plain Zarr v3 store, bytes verbatim, with the node at the store's root.
 import { readdirSync, existsSync } from 'node:fs';
 import { floeError } from '../../errors.ts';
-import { mapLimit } from '../../engine/concurrency.ts';
+import { DEFAULT_CONCURRENCY, mapLimit } from '../../engine/storage/limiter.ts';
 import { FsStorage } from '../../engine/storage/fs.ts';
 import type { CommandSpec } from '../command.ts';
 import { Progress } from '../progress.ts';
@@ -28,7 +28,7 @@ export const exportCommand: CommandSpec = {
     const out = new FsStorage({ root: dir, durable: false });
     const progress = new Progress({ label: 'exporting', total: keys.length, unit: 'items', stream: ctx.io.stderr, now: () => ctx.now() });
     let bytes = 0;
-    await mapLimit(keys, 8, async (key) => {
+    await mapLimit(keys, DEFAULT_CONCURRENCY, async (key) => {
       const value = await source.store.get(key, request);
       if (value) {
         await out.put(key.slice(prefix.length), value, request);

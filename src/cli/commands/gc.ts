@@ -20,7 +20,7 @@ export const gcCommand: CommandSpec = {
   options: { 'older-than': { type: 'string' }, 'dry-run': { type: 'boolean' } },
   async run(ctx) {
     ctx.atMost(0);
-    const cutoff = parseCutoff(ctx.string('older-than') ?? '1h', Date.now());
+    const cutoff = parseCutoff(ctx.string('older-than') ?? '1h', ctx.clock.nowMs());
     const dryRun = ctx.flags['dry-run'] === true;
     const repo = await openRepository(ctx);
     const request = ctx.request;

@@ -1,11 +1,12 @@
 // `floe import <store>`: copies a plain Zarr v3 store (a hierarchy or one array) into the
-// repository as one commit, bytes verbatim; a Zarr v1 array is converted to v3 on the way
-// (src/engine/convert.ts). The source directory is only read.
+// repository as one commit, bytes verbatim; a Zarr v1 array or a Zarr v2 hierarchy is converted
+// to v3 on the way (src/engine/convert.ts, convert-v2.ts). The source directory is only read.
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { floeError } from '../../errors.ts';
 import { convertV1ToV3 } from '../../engine/convert.ts';
-import { mapLimit } from '../../engine/concurrency.ts';
+import { convertV2ToV3 } from '../../engine/convert-v2.ts';
+import { DEFAULT_CONCURRENCY, mapLimit } from '../../engine/storage/limiter.ts';
 import { ZarrGroup } from '../../engine/group.ts';
 import { FsStorage } from '../../engine/storage/fs.ts';
 import { StorageStore } from '../../engine/store.ts';
@@ -38,7 +39,7 @@ export function parseDestination(into: string | undefined, ctx: CommandContext, 
 
 export const importCommand: CommandSpec = {
   usage: '<store dir> [--into repo:branch:path] [-m MESSAGE]',
-  details: 'The path defaults to the store\'s directory name (without .zarr) under /, the branch to main. Zarr v3 bytes are copied verbatim; v1 arrays are converted.',
+  details: 'The path defaults to the store\'s directory name (without .zarr) under /, the branch to main. Zarr v3 bytes are copied verbatim; v1 arrays and v2 groups and arrays are converted.',
   examples: ['floe import ./era5.zarr --into ./climate.icechunk:main:/era5', 'floe import ./legacy-v1-array --into main:/legacy -m "import the 2009 archive"'],
   options: { into: { type: 'string' }, message: { type: 'string', short: 'm' } },
   async run(ctx) {
@@ -58,7 +59,10 @@ export const importCommand: CommandSpec = {
     else if (await src.head(V1_META_KEY, request)) {
       const result = await convertV1ToV3(new StorageStore(src, { readOnly: true }), session.store, dest.path, { ...request });
       summary = `converted a Zarr v1 array: ${result.chunksCopied} chunks copied, ${result.chunksReencoded} re-encoded`;
-    } else throw floeError('NOT_FOUND', `${source} has neither zarr.json (Zarr v3) nor meta (Zarr v1) at its root`);
+    } else if ((await src.head('.zgroup', request)) || (await src.head('.zarray', request))) {
+      const result = await convertV2ToV3(new StorageStore(src, { readOnly: true }), session.store, dest.path, { ...request });
+      summary = `converted Zarr v2: ${result.groups} groups, ${result.arrays} arrays, ${result.chunksCopied} chunks copied, ${result.chunksReencoded} re-encoded`;
+    } else throw floeError('NOT_FOUND', `${source} has neither zarr.json (Zarr v3), .zgroup or .zarray (Zarr v2) nor meta (Zarr v1) at its root`);
     const id = await session.commit(ctx.string('message') ?? `import ${path.basename(source)} into ${dest.path}`, { ...request });
     const result = { source, repository: dest.repo, branch: dest.branch, path: dest.path, snapshotId: id, seconds: (ctx.now() - started) / 1000, summary };
     if (ctx.json) return ctx.printJson(result);
@@ -100,7 +104,7 @@ async function copyV3(ctx: CommandContext, src: FsStorage, session: Session, tar
     progress.add(size);
   };
   for (const m of metadata) await copy(m.key, m.size);
-  await mapLimit(chunks, 8, (o) => copy(o.key, o.size));
+  await mapLimit(chunks, DEFAULT_CONCURRENCY, (o) => copy(o.key, o.size));
   progress.finish();
   return `${metadata.length} nodes, ${chunks.length - skipped} chunks${skipped > 0 ? `, ${skipped} other files skipped` : ''}`;
 }

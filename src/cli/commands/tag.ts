@@ -1,5 +1,6 @@
 // `floe tag`: list tags with their snapshots; create or delete one. Tags never move: "resetting"
 // a tag is delete + create, which Icechunk refuses for a name once deleted, so there is no reset.
+import { DEFAULT_CONCURRENCY, mapLimit } from '../../engine/storage/limiter.ts';
 import { UsageError, type CommandSpec } from '../command.ts';
 import { openRepository } from '../repository-location.ts';
 import { resolveVersion } from '../targets.ts';
@@ -16,7 +17,7 @@ export const tagCommand: CommandSpec = {
     switch (action) {
       case 'list': {
         ctx.atMost(1);
-        const rows = await Promise.all((await repo.listTags(request)).map(async (t) => ({ name: t, snapshotId: await repo.lookupTag(t, request) })));
+        const rows = await mapLimit(await repo.listTags(request), DEFAULT_CONCURRENCY, async (t) => ({ name: t, snapshotId: await repo.lookupTag(t, request) }));
         if (ctx.json) return ctx.printJson(rows);
         for (const r of rows) ctx.print(`${r.name.padEnd(24)} ${r.snapshotId}`);
         return;

@@ -13,6 +13,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { floeError, isFloeError } from '../../errors.ts';
 import { throwIfAborted } from '../abort.ts';
+import { systemClock, type Clock } from './clock.ts';
 import { DirectoryGuard, openObjectFile, symlinkRefused } from './fs-containment.ts';
 import { withFileLock, type FileLockOptions } from './fs-lock.ts';
 import {
@@ -35,6 +36,12 @@ export interface FsStorageOptions {
   durable?: boolean;
   /** Per-key lock: wait limit and stale-lock age. */
   lock?: FileLockOptions;
+  /**
+   * Time for the mtimes written objects get (their `lastModified`), lock waits and staleness, and
+   * temp-file sweeps. Default: the system clock. Lock and temp files carry mtimes the OS sets, so a
+   * fake clock should start near real time.
+   */
+  clock?: Clock;
 }
 
 /**
@@ -47,6 +54,7 @@ export class FsStorage implements ObjectStorage {
   readonly root: string;
   private readonly durable: boolean;
   private readonly lockOptions: FileLockOptions;
+  private readonly clock: Clock;
   /** Directories under the root known not to be symlinks (fs-containment.ts). */
   private readonly dirs: DirectoryGuard;
 
@@ -54,6 +62,7 @@ export class FsStorage implements ObjectStorage {
     this.root = path.resolve(options.root);
     this.durable = options.durable ?? true;
     this.lockOptions = options.lock ?? {};
+    this.clock = options.clock ?? systemClock;
     this.dirs = new DirectoryGuard(this.root);
   }
 
@@ -180,7 +189,7 @@ export class FsStorage implements ObjectStorage {
         await withFileLock(lockPathOf(file), () => {
           unlinkQuietly(file);
           if (this.durable) fsyncDirectory(path.dirname(file));
-        }, this.lockOptions, signal);
+        }, this.lockOptions, this.clock, signal);
       } catch (err) {
         if (!isErrno(err, 'ENOENT')) throw err; // directory removed meanwhile: nothing to delete
       }
@@ -208,7 +217,7 @@ export class FsStorage implements ObjectStorage {
         if (entry.isDirectory()) sweep(full);
         else if (entry.name.startsWith(`${RESERVED_PREFIX}tmp-`) || /\.stale-[0-9a-f]+$/.test(entry.name)) {
           const stats = lstatOrNull(full);
-          if (stats && Date.now() - Number(stats.mtimeMs) > olderThanMs) {
+          if (stats && this.clock.nowMs() - Number(stats.mtimeMs) > olderThanMs) {
             unlinkQuietly(full);
             removed += 1;
           }
@@ -261,7 +270,7 @@ export class FsStorage implements ObjectStorage {
     let temp: string;
     let stats: BigIntStats;
     try {
-      ({ temp, stats } = writeStampedTempFileSync(file, bytes, this.durable));
+      ({ temp, stats } = writeStampedTempFileSync(file, bytes, this.durable, this.clock.nowMs()));
     } catch (err) {
       this.removeEmptyParents(path.dirname(file));
       if (isErrno(err, 'ENOTDIR', 'EEXIST')) throw conflictWithObject(key, err);
@@ -292,14 +301,14 @@ export class FsStorage implements ObjectStorage {
       const current = lstatOrNull(file);
       if (current?.isDirectory()) throw conflictWithObject(key);
       checkPrecondition(key, current ? versionOf(current) : undefined, options);
-      await stampMtime(temp, current?.mtimeNs);
+      await stampMtime(temp, current?.mtimeNs, this.clock.nowMs());
       const stats = lstatOrNull(temp);
       if (!stats) throw floeError('STORAGE_ERROR', `temp file for ${JSON.stringify(key)} vanished`, { where: key });
       throwIfAborted(signal, key);
       renameSync(temp, file);
       if (this.durable) fsyncDirectory(path.dirname(file));
       return { version: versionOf(stats) };
-    }, this.lockOptions, signal);
+    }, this.lockOptions, this.clock, signal);
   }
 
   /** Directory entries under a directory key ('' or ending in '/'), in key order, ours skipped. */

@@ -5,6 +5,7 @@
 import { floeError } from '../../errors.ts';
 import { throwIfAborted } from '../abort.ts';
 import { copyBytes } from '../../format/bytes.ts';
+import { systemClock, type Clock } from './clock.ts';
 import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
 import { checkPrecondition, validatePutOptions } from './preconditions.ts';
 import { resolveRange, validateRange } from './ranges.ts';
@@ -29,8 +30,8 @@ interface StoredObject {
 
 /** Options of {@link MemoryStorage}. */
 export interface MemoryStorageOptions {
-  /** Clock for `lastModified`; injectable for tests. Default `() => new Date()`. */
-  now?: () => Date;
+  /** Time recorded as each write's `lastModified`. Default: the system clock. */
+  clock?: Clock;
 }
 
 /**
@@ -44,10 +45,10 @@ export class MemoryStorage implements ObjectStorage {
   // still invalidates older tokens (no ABA).
   private generation = 0;
   private closed = false;
-  private readonly now: () => Date;
+  private readonly clock: Clock;
 
   constructor(options: MemoryStorageOptions = {}) {
-    this.now = options.now ?? (() => new Date());
+    this.clock = options.clock ?? systemClock;
   }
 
   async get(key: string, range?: ByteRange, options?: AbortOptions): Promise<GetResult | null> {
@@ -129,7 +130,7 @@ export class MemoryStorage implements ObjectStorage {
   private store(key: string, bytes: Uint8Array): VersionToken {
     this.generation += 1;
     const version = `g${this.generation}`;
-    this.objects.set(key, { bytes, version, lastModified: this.now() });
+    this.objects.set(key, { bytes, version, lastModified: new Date(this.clock.nowMs()) });
     return version;
   }
 

@@ -2,7 +2,8 @@
 // A failed precondition is never retried: the caller must re-read and decide, and neither is a
 // call whose signal fired: the backoff ends at once and the call rejects with ABORTED.
 import { floeError, isFloeError } from '../../errors.ts';
-import { abortable, abortedOr } from '../abort.ts';
+import { abortedOr, sleepAbortably } from '../abort.ts';
+import { systemClock, type Clock } from './clock.ts';
 import { isTransientError } from './transient.ts';
 import type { ObjectStorage } from './types.ts';
 import { wrapStorage, type StorageCall } from './wrap.ts';
@@ -19,13 +20,11 @@ export interface RetryOptions {
   isRetryable?: (err: unknown, call: StorageCall) => boolean;
   /** Injectable for tests. */
   random?: () => number;
-  /** Waits between attempts; injectable for tests. Default `setTimeout`. */
-  sleep?: (ms: number) => Promise<void>;
+  /** Waits between attempts with `clock.sleep`. Default: the system clock. */
+  clock?: Clock;
   /** Called before each retry (logging, stats). */
   onRetry?: (info: { call: StorageCall; attempt: number; delayMs: number; error: unknown }) => void;
 }
-
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Wraps a storage so transient failures are retried with exponential backoff and full jitter.
@@ -40,7 +39,7 @@ export function withRetries(inner: ObjectStorage, options: RetryOptions = {}): O
   const cap = options.maxDelayMs ?? 2000;
   const retryable = options.isRetryable ?? ((err: unknown) => isTransientError(err));
   const random = options.random ?? Math.random;
-  const sleep = options.sleep ?? defaultSleep;
+  const clock = options.clock ?? systemClock;
 
   return wrapStorage(inner, async (call, run) => {
     for (let attempt = 1; ; attempt++) {
@@ -52,7 +51,7 @@ export function withRetries(inner: ObjectStorage, options: RetryOptions = {}): O
         if (giveUp) throw err;
         const delayMs = Math.round(random() * Math.min(cap, base * 2 ** (attempt - 1)));
         options.onRetry?.({ call, attempt, delayMs, error: err });
-        await abortable(sleep(delayMs), call.signal, call.key);
+        await sleepAbortably(clock, delayMs, call.signal, call.key);
       }
     }
   });

@@ -14,7 +14,7 @@ import { floeError } from '../../errors.ts';
 import { importOptional } from '../../optional-dependency.ts';
 import { throwIfAborted } from '../abort.ts';
 import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
-import { mapLimited } from './limiter.ts';
+import { mapLimit } from './limiter.ts';
 import { checkPrecondition, preconditionFailed, validatePutOptions } from './preconditions.ts';
 import { resolveRange, validateRange } from './ranges.ts';
 import {
@@ -293,7 +293,7 @@ export class S3Storage implements ObjectStorage {
     const batches: string[][] = [];
     for (let i = 0; i < keys.length; i += 1000) batches.push(keys.slice(i, i + 1000));
     const { sdk, client } = await this.sdk();
-    await mapLimited(batches, 4, async (batch) => {
+    await mapLimit(batches, 4, async (batch) => {
       throwIfAborted(signal, batch[0]);
       let failed: { Key?: string | undefined; Code?: string | undefined; Message?: string | undefined }[];
       try {
@@ -369,7 +369,7 @@ export class S3Storage implements ObjectStorage {
     out.set(first.bytes, 0);
     const offsets: number[] = [];
     for (let at = start + first.bytes.length; at < stop; at += this.partSize) offsets.push(at);
-    await mapLimited(offsets, this.options.readConcurrency ?? 8, async (at) => {
+    await mapLimit(offsets, this.options.readConcurrency ?? 8, async (at) => {
       const part = await this.getPart(key, at, Math.min(stop, at + this.partSize), first.version, signal);
       if (!part) throw preconditionFailed(key, 'the object was deleted while being read');
       out.set(part.bytes, at - start);

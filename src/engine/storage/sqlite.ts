@@ -9,6 +9,7 @@ import type Database from 'better-sqlite3';
 import { floeError } from '../../errors.ts';
 import { throwIfAborted } from '../abort.ts';
 import { requireOptional } from '../../optional-dependency.ts';
+import { systemClock, type Clock } from './clock.ts';
 import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
 import { checkPrecondition, validatePutOptions } from './preconditions.ts';
 import { validateRange } from './ranges.ts';
@@ -27,6 +28,8 @@ export interface SqliteStorageOptions {
   durable?: boolean;
   /** Rows fetched per query while listing. Default 1000. */
   pageSize?: number;
+  /** Time recorded as each write's `lastModified`. Default: the system clock. */
+  clock?: Clock;
 }
 
 interface ObjectRow {
@@ -58,11 +61,13 @@ export class SqliteStorage implements ObjectStorage {
   readonly file: string;
   private readonly db: Database.Database;
   private readonly pageSize: number;
+  private readonly clock: Clock;
   private readonly statements;
 
   constructor(options: SqliteStorageOptions) {
     this.file = options.file;
     this.pageSize = options.pageSize ?? 1000;
+    this.clock = options.clock ?? systemClock;
     const open = requireOptional<typeof Database>('better-sqlite3', 'SQLite storage');
     try {
       this.db = new open(options.file);
@@ -133,7 +138,7 @@ export class SqliteStorage implements ObjectStorage {
     const write = this.db.transaction(() => {
       checkPrecondition(key, this.statements.version.get(key)?.version, options);
       const version = this.nextVersion();
-      this.statements.upsert.run(key, bytes, bytes.length, Date.now(), version);
+      this.statements.upsert.run(key, bytes, bytes.length, this.clock.nowMs(), version);
       return { version };
     });
     return this.run(key, () => write.immediate());
@@ -148,7 +153,7 @@ export class SqliteStorage implements ObjectStorage {
       if (options?.ifMatch !== undefined) checkPrecondition(from, source, { ifMatch: options.ifMatch });
       if (source === undefined) throw floeError('NOT_FOUND', `cannot copy ${JSON.stringify(from)}: no such object`, { where: from });
       const version = this.nextVersion();
-      this.statements.copyRow.run(to, Date.now(), version, from);
+      this.statements.copyRow.run(to, this.clock.nowMs(), version, from);
       return { version };
     });
     return this.run(to, () => write.immediate());

@@ -9,7 +9,7 @@
 import { rangeCacheKey } from '../../cache/read-caches.ts';
 import { sharedLoad } from '../../engine/abort.ts';
 import { ZarrArray } from '../../engine/array.ts';
-import { mapLimit } from '../../engine/concurrency.ts';
+import { mapLimit } from '../../engine/storage/limiter.ts';
 import type { DecodePool } from '../../engine/decode-pool.ts';
 import { dot, zipMap } from '../../engine/indexing.ts';
 import { forEachProduct, projectDim, slice, type ChunkProjection } from '../../engine/selection.ts';

@@ -4,7 +4,7 @@
 // chunk cache are not requested at all.
 import { rangeCacheKey, type QueryCaches } from '../../cache/read-caches.ts';
 import { sharedLoad } from '../../engine/abort.ts';
-import { mapLimit } from '../../engine/concurrency.ts';
+import { mapLimit } from '../../engine/storage/limiter.ts';
 import { checkedAt } from '../../engine/indexing.ts';
 import type { ZarrStore } from '../../engine/store.ts';
 import type { ByteRange } from '../../engine/storage/types.ts';

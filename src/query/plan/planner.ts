@@ -8,6 +8,7 @@
 //   4 fetch-pass      shard indexes -> byte ranges -> coalesced requests
 import type { Sized } from '../../cache/read-caches.ts';
 import type { ZarrArray } from '../../engine/array.ts';
+import { DEFAULT_CONCURRENCY } from '../../engine/storage/limiter.ts';
 import { product, type NdArray } from '../../format/zarr/ndarray.ts';
 import { joinPath, normalizePath, parentPath } from '../../format/zarr/paths.ts';
 import { sharedLoad } from '../../engine/abort.ts';
@@ -67,7 +68,7 @@ export interface PreparedQuery {
 
 export async function planQuery(source: ResolvedSource, query: QueryNode, options: PlanOptions = {}): Promise<PreparedQuery> {
   const meter = new Meter(source.store, options.signal);
-  const concurrency = options.concurrency ?? 8;
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   const caches = source.caches;
   const hits: CacheHits = { shardIndexes: 0, chunks: 0, decodedChunks: 0, coordinates: 0, manifests: 0 };
   const planManifests = manifestPlanning(source, meter, hits);
@@ -84,7 +85,7 @@ export async function planQuery(source: ResolvedSource, query: QueryNode, option
       early.set(op.dim, p);
     }
   }
-  const { arrays, dims } = await resolveArrays(meter.store('metadata'), query);
+  const { arrays, dims } = await resolveArrays(meter.store('metadata'), query, concurrency);
   const resolved = await resolveDims(dims, query.operations, async (dim) => checkCoordinateLength(await (early.get(dim.name) ?? loadCoord(dim.name)), dim.length));
   const dimPlans = resolved.map((d) => (d.coordinate ? { ...d, coordinate: { ...d.coordinate, manifests: coordinateManifests.get(d.coordinate.path) } } : d));
   const setOf = new Map(dimPlans.map((d) => [d.name, d]));

@@ -8,7 +8,7 @@
 // transaction log, its manifests and the native chunks they reference. Backups: every file the
 // ops log still links to.
 import { isFloeError } from '../../errors.ts';
-import { createLimiter } from '../../engine/storage/limiter.ts';
+import { mapLimit } from '../../engine/storage/limiter.ts';
 import type { AbortOptions, ObjectInfo } from '../../engine/storage/types.ts';
 import { idToString, type ManifestId, type SnapshotId } from '../../format/icechunk/ids.ts';
 import { chunkKey, manifestKey, PREFIXES, snapshotKey, transactionLogKey } from '../../format/icechunk/keys.ts';
@@ -60,34 +60,25 @@ export function snapshotsToKeep(info: RepoInfo, listed: ReadonlyMap<string, Obje
 export async function markSnapshots(
   objects: RepoObjects, ids: Iterable<SnapshotId>, live: LiveSet, concurrency: number, options?: AbortOptions,
 ): Promise<number> {
-  const limiter = createLimiter(concurrency);
   const fresh = [...ids].filter((id) => !live.markedSnapshotIds.has(idToString(id)));
   const manifestIds = new Map<string, ManifestId>();
-  await Promise.all(
-    fresh.map((snapshotId) =>
-      limiter.run(async () => {
-        const { snapshot } = await objects.loadSnapshot(snapshotId, options);
-        live.snapshots.add(snapshotKey(snapshotId));
-        live.transactionLogs.add(transactionLogKey(snapshotId));
-        for (const file of snapshot.manifestFiles) manifestIds.set(idToString(file.id), file.id);
-        // Node manifest refs too: a spec-1 snapshot's file list could in principle omit one.
-        for (const node of snapshot.nodes) {
-          if (node.nodeData.kind === 'array') for (const m of node.nodeData.manifests) manifestIds.set(idToString(m.objectId), m.objectId);
-        }
-        live.markedSnapshotIds.add(idToString(snapshotId));
-      }),
-    ),
-  );
+  await mapLimit(fresh, concurrency, async (snapshotId) => {
+    const { snapshot } = await objects.loadSnapshot(snapshotId, options);
+    live.snapshots.add(snapshotKey(snapshotId));
+    live.transactionLogs.add(transactionLogKey(snapshotId));
+    for (const file of snapshot.manifestFiles) manifestIds.set(idToString(file.id), file.id);
+    // Node manifest refs too: a spec-1 snapshot's file list could in principle omit one.
+    for (const node of snapshot.nodes) {
+      if (node.nodeData.kind === 'array') for (const m of node.nodeData.manifests) manifestIds.set(idToString(m.objectId), m.objectId);
+    }
+    live.markedSnapshotIds.add(idToString(snapshotId));
+  });
   const unseen = [...manifestIds.values()].filter((m) => !live.manifests.has(manifestKey(m)));
-  await Promise.all(
-    unseen.map((m) =>
-      limiter.run(async () => {
-        const manifest = await objects.loadManifest(m, options);
-        for (const array of manifest.arrays) for (const ref of array.refs) if (ref.kind === 'native') live.chunks.add(chunkKey(ref.chunkId));
-        live.manifests.add(manifestKey(m));
-      }),
-    ),
-  );
+  await mapLimit(unseen, concurrency, async (m) => {
+    const manifest = await objects.loadManifest(m, options);
+    for (const array of manifest.arrays) for (const ref of array.refs) if (ref.kind === 'native') live.chunks.add(chunkKey(ref.chunkId));
+    live.manifests.add(manifestKey(m));
+  });
   return fresh.length;
 }
 

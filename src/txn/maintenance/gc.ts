@@ -8,12 +8,13 @@
 // finds them again).
 import { floeError, isFloeError } from '../../errors.ts';
 import { throwIfAborted } from '../../engine/abort.ts';
+import type { Clock } from '../../engine/storage/clock.ts';
 import type { AbortOptions, ObjectInfo } from '../../engine/storage/types.ts';
 import { ID12_LENGTH, idToString } from '../../format/icechunk/ids.ts';
 import { idFromKey, PREFIXES } from '../../format/icechunk/keys.ts';
 import type { RepoInfo } from '../../format/icechunk/repo-info.ts';
 import type { RepoObjects } from '../objects.ts';
-import type { Clock, RepoInfoStore } from '../repo-info-store.ts';
+import type { RepoInfoStore } from '../repo-info-store.ts';
 import { emptyLiveSet, markBackups, markSnapshots, snapshotsToKeep, type LiveSet } from './gc-mark.ts';
 
 /** What GC deletes, in sweep order: snapshots before what they point at, as the reference does. */

@@ -2,7 +2,8 @@
 // with it (src/engine/abort.ts).
 import { describe, expect, it } from 'vitest';
 import { floeError, isFloeError } from '../../../src/errors.ts';
-import { abortable, abortableSleep, abortedError, abortedOr, throwIfAborted } from '../../../src/engine/abort.ts';
+import { abortable, abortedError, abortedOr, sleepAbortably, throwIfAborted } from '../../../src/engine/abort.ts';
+import { systemClock } from '../../../src/engine/storage/clock.ts';
 
 const aborted = (reason?: unknown) => {
   const controller = new AbortController();
@@ -57,13 +58,13 @@ describe('abortable waits', () => {
     expect(isFloeError(await abortable(Promise.resolve(2), aborted()).catch((e: unknown) => e), 'ABORTED')).toBe(true);
   });
 
-  it('abortableSleep ends early with ABORTED, or after its time without a signal', async () => {
+  it('sleepAbortably ends early with ABORTED, or after its time without a signal', async () => {
     const controller = new AbortController();
     const started = performance.now();
-    const sleeping = abortableSleep(10_000, controller.signal);
+    const sleeping = sleepAbortably(systemClock, 10_000, controller.signal);
     setTimeout(() => controller.abort(), 20);
     expect(isFloeError(await sleeping.catch((e: unknown) => e), 'ABORTED')).toBe(true);
     expect(performance.now() - started).toBeLessThan(2000);
-    await expect(abortableSleep(5, undefined)).resolves.toBeUndefined();
+    await expect(sleepAbortably(systemClock, 5, undefined)).resolves.toBeUndefined();
   });
 });
