@@ -159,6 +159,23 @@ describe('the filesystem backend and an aborted write', () => {
     expect(kept && new TextDecoder().decode(kept.bytes)).toBe('old');
   });
 
+  it("waiting for the key lock on the storage's clock: the abort ends the clock's sleep, which no time would end", async () => {
+    root = mkdtempSync(path.join(tmpdir(), 'floe-abort-'));
+    const clock = new FakeClock({ startMs: Date.now(), autoAdvance: false }); // time stands still
+    const s = new FsStorage({ root, clock, lock: { timeoutMs: 10_000 } });
+    await s.put('k', enc('old'));
+    writeFileSync(path.join(root, '.floe-lock.k'), '{}');
+    const controller = new AbortController();
+    const write = s.put('k', enc('new'), { signal: controller.signal });
+    for (let i = 0; i < 100 && clock.pendingSleeps === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(clock.pendingSleeps).toBe(1); // polling the lock, on the fake clock
+    controller.abort('stop');
+    const settled = await Promise.race([failure(write), new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 2000))]);
+    expect(settled !== 'hung' && isFloeError(settled.err, 'ABORTED') ? settled.err.details : settled).toEqual({ timedOut: false, reason: 'stop' });
+    expect(clock.pendingSleeps).toBe(0);
+    expect(filesUnder(root)).toEqual(['.floe-lock.k', 'k']);
+  });
+
   it('a new object aborted midway leaves no directory behind', async () => {
     root = mkdtempSync(path.join(tmpdir(), 'floe-abort-'));
     const s = new FsStorage({ root });

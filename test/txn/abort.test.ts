@@ -16,7 +16,8 @@ import type { ObjectStorage } from '../../src/engine/storage/types.ts';
 import { wrapStorage } from '../../src/engine/storage/wrap.ts';
 import { isFloeError } from '../../src/errors.ts';
 import { FakeClock } from '../../src/testing/fake-clock.ts';
-import { Repository, Storage } from '../../src/txn/index.ts';
+import { BasicConflictSolver, Repository, Storage } from '../../src/txn/index.ts';
+import { configuredBackoff } from '../../src/txn/config.ts';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'floe-txn-abort-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -208,5 +209,49 @@ describe('long repository work stops promptly', () => {
     expect(summary.deleted.chunks.objects).toBeGreaterThan(0);
     expect(summary.deleted.chunks.objects).toBe(200);
     expect(await read(repo, '/a')).toEqual(Array.from({ length: 200 * 256 }, () => 2));
+  });
+});
+
+describe('waits on the repository clock end at an abort', () => {
+  /** `promise`'s rejection, or 'hung' when it has not settled within 2 s. */
+  const settledOrHung = (promise: Promise<unknown>) =>
+    Promise.race([failure(promise).then(({ err }) => err), new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 2000))]);
+  const detailsOf = (err: unknown) => (isFloeError(err, 'ABORTED') ? err.details : err);
+
+  it('a commit in its rebase backoff stops when the signal fires, though the clock never moves', async () => {
+    const clock = new FakeClock({ autoAdvance: false });
+    const repo = await Repository.create(Storage.newInMemory(), {}, 2, {}, { clock });
+    const setup = await repo.writableSession('main');
+    await ZarrArray.create(setup.store, '/a', int32(4, 2));
+    await ZarrArray.create(setup.store, '/b', int32(4, 2));
+    await setup.commit('arrays');
+    const first = await repo.writableSession('main');
+    const second = await repo.writableSession('main');
+    await (await ZarrArray.open(first.store, '/a')).set(undefined, 1);
+    await (await ZarrArray.open(second.store, '/b')).set(undefined, 2);
+    const tip = await first.commit('a');
+    const controller = new AbortController();
+    const committing = second.commit('b', { rebaseWith: new BasicConflictSolver(), signal: controller.signal });
+    for (let i = 0; i < 200 && clock.pendingSleeps === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(clock.pendingSleeps).toBe(1); // the branch moved: waiting before the rebase
+    controller.abort('stop');
+    expect(detailsOf(await settledOrHung(committing))).toEqual({ timedOut: false, reason: 'stop' });
+    expect(clock.pendingSleeps).toBe(0);
+    expect(await repo.lookupBranch('main')).toBe(tip);
+  });
+
+  it('the configured repo-info backoff sleeps on the clock, and an abort ends it', async () => {
+    const clock = new FakeClock({ autoAdvance: false });
+    const backoff = configuredBackoff({ initialMs: 100, maxMs: 100 }, clock);
+    const first = backoff(1);
+    expect(clock.pendingSleeps).toBe(1);
+    clock.advance(100);
+    await first;
+    const controller = new AbortController();
+    const second = backoff(2, controller.signal);
+    expect(clock.pendingSleeps).toBe(1);
+    controller.abort('stop');
+    expect(detailsOf(await settledOrHung(second))).toEqual({ timedOut: false, reason: 'stop' });
+    expect(clock.pendingSleeps).toBe(0);
   });
 });

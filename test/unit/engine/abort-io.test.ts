@@ -1,11 +1,15 @@
 // Cancelling plain Zarr reads and writes: an already-aborted signal touches nothing on any local
 // backend; a long read aborted midway (or by AbortSignal.timeout) rejects promptly with ABORTED,
-// starts no request afterwards and leaves no decode worker busy.
+// starts no request afterwards and leaves no decode worker busy. Zarr v2 arrays and groups,
+// consolidated metadata and v2 conversion take the signal as the v3 engine does.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createArray, openArray, openGroup } from '../../../src/engine/api.ts';
 import { ZarrArray } from '../../../src/engine/array.ts';
+import { consolidate } from '../../../src/engine/consolidated.ts';
+import { convertV2ToV3 } from '../../../src/engine/convert-v2.ts';
 import { DecodePool } from '../../../src/engine/decode-pool.ts';
 import { ZarrGroup } from '../../../src/engine/group.ts';
 import { withFaults } from '../../../src/engine/storage/faults.ts';
@@ -15,6 +19,7 @@ import { SqliteStorage } from '../../../src/engine/storage/sqlite.ts';
 import type { ObjectStorage } from '../../../src/engine/storage/types.ts';
 import { wrapStorage } from '../../../src/engine/storage/wrap.ts';
 import { StorageStore } from '../../../src/engine/store.ts';
+import { V2Array } from '../../../src/engine/v2-array.ts';
 import { isFloeError } from '../../../src/errors.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'floe-abort-io-'));
@@ -71,6 +76,70 @@ describe.each(Object.entries(backends))('an already-aborted signal on %s', (_nam
     expect(await keysOf(storage)).toEqual(before);
     expect(Array.from((await array.get()).data as Int32Array)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     await storage.close();
+  });
+
+  it('rejects every Zarr v2, consolidated-metadata and v2 conversion operation with ABORTED and writes nothing', async () => {
+    const storage = makeStorage();
+    const store = new StorageStore(storage);
+    await ZarrGroup.create(store, '/g', { zarrFormat: 2 });
+    const array = await createArray(store, '/g/a', { zarrFormat: 2, shape: [8], chunks: [4], dtype: '<i4', compressor: null });
+    await array.set(undefined, Int32Array.from([1, 2, 3, 4, 5, 6, 7, 8]));
+    await consolidate(store, '/g');
+    const group = await openGroup(store, '/g');
+    const before = await keysOf(storage);
+    const signal = abortedSignal();
+    const operations: [string, () => Promise<unknown>][] = [
+      ['v2 get', () => array.get(undefined, { signal })],
+      ['v2 set', () => array.set(undefined, 9, { signal })],
+      ['v2 resize', () => array.resize([4], { signal })],
+      ['v2 setAttributes', () => array.setAttributes({ a: 1 }, { signal })],
+      ['v2 openAt', () => V2Array.openAt(store, '/g/a', { signal })],
+      ['v2 open, detected', () => openArray(store, '/g/a', { signal })],
+      ['v2 createAt', () => V2Array.createAt(store, '/g/b', { zarrFormat: 2, shape: [2], chunks: [2], dtype: '<i4' }, { signal })],
+      ['v2 group create', () => ZarrGroup.create(store, '/h', { zarrFormat: 2, signal })],
+      ['v2 group open', () => openGroup(store, '/g', { signal })],
+      ['v2 group setAttributes', () => group.setAttributes({ a: 1 }, { signal })],
+      ['v2 group erase', () => group.erase('a', { signal })],
+      ['consolidate', () => consolidate(store, '/g', { signal })],
+      ['convert v2', () => convertV2ToV3(store, store, '/v3', { srcPath: '/g', signal })],
+    ];
+    for (const [what, run] of operations) {
+      const { err } = await failure(run());
+      expect(isFloeError(err, 'ABORTED') ? err.details : err, what).toEqual({ timedOut: false, reason: 'cancelled' });
+    }
+    expect(await keysOf(storage)).toEqual(before);
+    await storage.close();
+  });
+});
+
+describe('signals and consolidated metadata', () => {
+  it('a group opened with a signal does not keep it: its children open after the signal fired', async () => {
+    const store = new StorageStore(new MemoryStorage());
+    await ZarrGroup.create(store, '/g');
+    await ZarrArray.create(store, '/g/a', { shape: [2], chunkShape: [2], dataType: 'int8' });
+    const controller = new AbortController();
+    const group = await ZarrGroup.open(store, '/g', { signal: controller.signal, concurrency: 2 });
+    controller.abort();
+    expect((await group.openArray('a')).shape).toEqual([2]);
+    expect(await group.children()).toEqual([{ name: 'a', path: '/g/a', kind: 'array' }]);
+  });
+
+  it("an abort right after a node's metadata is written still brings the consolidated metadata above up to date", async () => {
+    const memory = new MemoryStorage();
+    await ZarrGroup.create(new StorageStore(memory), '/');
+    await consolidate(new StorageStore(memory), '/');
+    const controller = new AbortController();
+    // The signal fires as soon as the new array's zarr.json is stored.
+    const aborting = wrapStorage(memory, async (call, run) => {
+      const result = await run();
+      if (call.operation === 'put' && call.key === 'a/zarr.json') controller.abort(new Error('cancelled'));
+      return result;
+    });
+    const store = new StorageStore(aborting);
+    await ZarrArray.create(store, '/a', { shape: [2], chunkShape: [2], dataType: 'int8' }, { signal: controller.signal });
+    expect(controller.signal.aborted).toBe(true);
+    const root = await ZarrGroup.open(new StorageStore(memory), '/');
+    expect(root.consolidated?.children()).toEqual([{ name: 'a', kind: 'array' }]);
   });
 });
 

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { floeError, isFloeError } from '../../../src/errors.ts';
 import { abortable, abortedError, abortedOr, sleepAbortably, throwIfAborted } from '../../../src/engine/abort.ts';
 import { systemClock } from '../../../src/engine/storage/clock.ts';
+import { FakeClock } from '../../../src/testing/fake-clock.ts';
 
 const aborted = (reason?: unknown) => {
   const controller = new AbortController();
@@ -66,5 +67,17 @@ describe('abortable waits', () => {
     expect(isFloeError(await sleeping.catch((e: unknown) => e), 'ABORTED')).toBe(true);
     expect(performance.now() - started).toBeLessThan(2000);
     await expect(sleepAbortably(systemClock, 5, undefined)).resolves.toBeUndefined();
+  });
+
+  it('sleepAbortably on a FakeClock: ABORTED when the signal fires before the clock reaches the end', async () => {
+    const clock = new FakeClock({ autoAdvance: false });
+    const controller = new AbortController();
+    const sleeping = sleepAbortably(clock, 60_000, controller.signal, 'k');
+    expect(clock.pendingSleeps).toBe(1);
+    controller.abort('stop');
+    const err = await sleeping.catch((e: unknown) => e);
+    expect(isFloeError(err, 'ABORTED') && err.where === 'k' ? err.details : undefined).toEqual({ timedOut: false, reason: 'stop' });
+    expect(clock.pendingSleeps).toBe(0);
+    await expect(sleepAbortably(clock, 5, aborted())).rejects.toMatchObject({ code: 'ABORTED' });
   });
 });
