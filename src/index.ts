@@ -49,7 +49,7 @@ export { wrapStorage, type Around, type StorageCall, type StorageOperation } fro
 export { withRetries, type RetryOptions } from './engine/storage/retries.ts';
 export { withTimeouts, type TimeoutOptions } from './engine/storage/timeouts.ts';
 export { withConcurrencyLimit } from './engine/storage/concurrency.ts';
-export { createLimiter, mapLimit, type Limiter } from './engine/storage/limiter.ts';
+export { createLimiter, type Limiter } from './engine/storage/limiter.ts';
 export { withFaults, randomFaults, type Fault, type FaultPlan } from './engine/storage/faults.ts';
 export { isTransientError } from './engine/storage/transient.ts';
 export type {

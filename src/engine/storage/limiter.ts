@@ -60,7 +60,7 @@ export interface Limiter {
 
 /**
  * A limiter running at most `limit` tasks at once, the rest waiting in FIFO order: one budget
- * shared by independent callers. For a list known up front, {@link mapLimit} is cheaper.
+ * shared by independent callers. For a list known up front, `mapLimit` (internal) is cheaper.
  * Throws `INVALID_ARGUMENT` unless `limit` is a positive integer.
  */
 export function createLimiter(limit: number): Limiter {
