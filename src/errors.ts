@@ -115,6 +115,15 @@ export interface ErrorDetailsByCode {
     /** The npm package to install. */
     readonly package: string;
   };
+  /** A request would need more than a configured limit allows (counted before the work starts). */
+  LIMIT_EXCEEDED: {
+    /** The limit: the option that sets it, e.g. `'maxChunks'`. */
+    readonly limit: 'maxChunks' | 'maxResultBytes' | 'maxCoordinateLabels' | 'memoryBudgetBytes';
+    /** The limit's value. */
+    readonly max: number;
+    /** What the request needed (an upper bound where counted from metadata; may exceed 2^53 and be rounded). */
+    readonly requested: number;
+  };
 }
 
 /**
@@ -183,6 +192,7 @@ export const ERROR_CODES = [
   'TIMEOUT',
   'ABORTED',
   'MISSING_DEPENDENCY',
+  'LIMIT_EXCEEDED',
 ] as const satisfies readonly (keyof ErrorDetailsByCode)[];
 
 /** The machine-readable kind of a {@link FloeError}; {@link ErrorDetailsByCode} gives its details. */
