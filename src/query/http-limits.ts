@@ -79,7 +79,10 @@ export function createLimitedServer(handler: Handler, limits: ServerLimits, tls?
     // Node checks the two timeouts above only this often (default 30 s, which let a slow client hold a socket that long).
     connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4))),
   };
-  const server: AnyServer = tls ? createHttpsServer({ ...options, cert: tls.cert, key: tls.key }, handler) : createHttpServer(options, handler);
+  // A TLS handshake comes before any header: it gets the headers' time (Node's default is 120 s).
+  const server: AnyServer = tls
+    ? createHttpsServer({ ...options, cert: tls.cert, key: tls.key, handshakeTimeout: limits.headersTimeoutMs }, handler)
+    : createHttpServer(options, handler);
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   server.maxConnections = limits.maxConnections;
   // No 'timeout' listener: Node destroys a socket idle this long.

@@ -54,10 +54,16 @@ export async function readBody(req: IncomingMessage, maxBytes: number): Promise<
   if (declared > maxBytes) throw tooLarge(maxBytes);
   const parts: Buffer[] = [];
   let size = 0;
-  for await (const part of req as AsyncIterable<Buffer>) {
-    size += part.length;
-    if (size > maxBytes) throw tooLarge(maxBytes);
-    parts.push(part);
+  try {
+    for await (const part of req as AsyncIterable<Buffer>) {
+      size += part.length;
+      if (size > maxBytes) throw tooLarge(maxBytes);
+      parts.push(part);
+    }
+  } catch (err) {
+    if (err instanceof HttpError) throw err;
+    // The client went away or the request timed out (Node has answered 408): nobody to tell.
+    throw new HttpError(400, 'REQUEST_ABORTED', 'the request body did not arrive', { connection: 'close' });
   }
   try {
     return utf8.decode(Buffer.concat(parts));

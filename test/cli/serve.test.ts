@@ -3,6 +3,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
+import { connect } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as zarr from 'zarrita';
@@ -157,7 +158,7 @@ describe('floe serve protections', () => {
       '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert,
     ], { stdio: 'ignore' });
     const tls = { cert: readFileSync(cert), key: readFileSync(key) };
-    const secure = createRepositoryServer((await sampleRepository(dir)).repo, { tls, token: 'tls-token' });
+    const secure = createRepositoryServer((await sampleRepository(dir)).repo, { tls, token: 'tls-token', headersTimeoutMs: 500, requestTimeoutMs: 1_000 });
     const url = await secure.listen(0, '127.0.0.1');
     try {
       expect(url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
@@ -176,6 +177,16 @@ describe('floe serve protections', () => {
       expect(ok.status).toBe(200);
       expect((JSON.parse(ok.body) as { shape: number[] }).shape).toEqual([6, NY, NX]);
       await expect(fetch(`${url}/main/zarr.json`)).rejects.toThrow(); // an untrusted certificate is refused by default
+      // A client that never starts its TLS handshake is cut after the headers' time, not Node's 120 s.
+      const started = performance.now();
+      await new Promise<void>((resolve) => {
+        const socket = connect(Number(new URL(url).port), '127.0.0.1');
+        socket.on('error', () => undefined);
+        socket.on('close', () => resolve());
+        socket.setTimeout(5_000, () => socket.destroy()); // bounded: a server that never cuts it fails below
+        socket.resume();
+      });
+      expect(performance.now() - started).toBeLessThan(3_000);
     } finally {
       await secure.close();
     }
