@@ -15,7 +15,7 @@ import { isFloeError, type ErrorCode } from '../errors.ts';
 import { query, type QueryOptions } from './builder.ts';
 import { executePrepared } from './execute/executor.ts';
 import { formatPlan } from './explain.ts';
-import { baseUrl, createLimitedServer, resolveServerLimits, type AnyServer, type ServerLimitOptions, type ServerLimits, type TlsOptions } from './http-limits.ts';
+import { baseUrl, createLimitedServer, resolveServerLimits, type NodeServer, type ServerLimitOptions, type ServerLimits, type TlsOptions } from './http-limits.ts';
 import { bearerTokenCheck, HttpError, readBody, requestUrl, sendError, unauthorized } from './http-request.ts';
 import { applyJsonQuery, parseQueryJson } from './json-query.ts';
 import { MemoryBudget, planningMemory, queryMemory } from './memory-budget.ts';
@@ -28,8 +28,6 @@ import { resolveSource, type QuerySource } from './source.ts';
 export interface QueryServerOptions extends QueryOptions, ServerLimitOptions {
   /** Told of every failure answered 500 (the client only sees a generic message). Default console.error. */
   onServerError?: ((err: unknown) => void) | undefined;
-  /** A budget shared with other servers (`floe serve` shares one across versions); default: its own of `memoryBudgetBytes`. */
-  memoryBudget?: MemoryBudget | undefined;
   /** Requests must send `Authorization: Bearer <token>` (401 otherwise). Default: no token. */
   token?: string | undefined;
   /** Serve HTTPS with this certificate and key (PEM). */
@@ -38,7 +36,7 @@ export interface QueryServerOptions extends QueryOptions, ServerLimitOptions {
 
 /** The HTTP query service {@link createQueryServer} returns. */
 export interface QueryServer {
-  readonly server: AnyServer;
+  readonly server: NodeServer;
   /** Starts listening; resolves to the base URL, e.g. http://127.0.0.1:41234. Port 0 picks one. */
   listen(port?: number, host?: string): Promise<string>;
   /** Stops accepting connections, closes open ones; resolves when the server has closed. */
@@ -71,7 +69,7 @@ const LISTED_REQUESTS = 1_000;
  */
 export function createQueryServer(source: QuerySource, options: QueryServerOptions = {}): QueryServer {
   const limits = resolveServerLimits(options);
-  const context = { limits, budget: options.memoryBudget ?? new MemoryBudget(limits.memoryBudgetBytes) };
+  const context = { limits, budget: new MemoryBudget(limits.memoryBudgetBytes) };
   const handle = createQueryHandler(source, options, context);
   const checkToken = bearerTokenCheck(options.token);
   const server = createLimitedServer((req, res) => {

@@ -2,11 +2,15 @@
 // (queue, 503 with Retry-After, 413 past it), plan limits on huge grids, malformed URLs and
 // bodies, deep JSON, body/URL/header sizes, and the bearer token. test/hostile/serve-abuse
 // throws all of it at once at a `floe serve` child and watches its RSS.
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ZarrArray } from '../../src/engine/array.ts';
 import type { ZarrStore } from '../../src/engine/store.ts';
+import { limitFlag } from '../../src/cli/commands/serve.ts';
 import { createQueryServer, type QueryServerOptions } from '../../src/query/http.ts';
+import { SERVER_LIMITS } from '../../src/query/http-limits.ts';
 import { MemoryBudget } from '../../src/query/memory-budget.ts';
 import { weatherStore } from './support.ts';
 
@@ -159,5 +163,18 @@ describe('query server limits', () => {
     expect(() => createQueryServer({} as ZarrStore, { maxConnections: 0 })).toThrow(/maxConnections must be a whole number of at least 1/);
     expect(() => createQueryServer({} as ZarrStore, { headersTimeoutMs: 5_000, requestTimeoutMs: 1_000 })).toThrow(/must not exceed requestTimeoutMs/);
     expect(() => createQueryServer({} as ZarrStore, { timeoutMs: 10_000, idleTimeoutMs: 5_000 })).toThrow(/idleTimeoutMs .* must exceed timeoutMs/);
+  });
+});
+
+describe('docs/serving.md', () => {
+  it('lists every limit with its floe serve flag and its default, and nothing else', () => {
+    const doc = readFileSync(path.resolve(import.meta.dirname, '../../docs/serving.md'), 'utf8');
+    const rows = doc.split('\n').filter((line) => /^\| `[a-zA-Z]+` \| `--/.test(line));
+    expect(rows.map((r) => /^\| `(\w+)`/.exec(r)?.[1])).toEqual(Object.keys(SERVER_LIMITS));
+    for (const [name, spec] of Object.entries(SERVER_LIMITS)) {
+      const cells = rows.find((r) => r.startsWith(`| \`${name}\` |`))!.split('|').map((c) => c.trim());
+      expect(cells[2]).toBe(`\`--${limitFlag(name)}\``);
+      expect(cells[3]!.split(' ')[0]).toBe(String(spec.default));
+    }
   });
 });

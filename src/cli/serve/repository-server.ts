@@ -12,7 +12,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ReadSource } from '../../engine/read-source.ts';
 import { answerError, createQueryHandler, type QueryHandler, type QueryServerContext } from '../../query/http.ts';
-import { baseUrl, createLimitedServer, resolveServerLimits, type AnyServer, type ServerLimitOptions, type TlsOptions } from '../../query/http-limits.ts';
+import { baseUrl, createLimitedServer, resolveServerLimits, type NodeServer, type ServerLimitOptions, type TlsOptions } from '../../query/http-limits.ts';
 import { bearerTokenCheck, decodeSegment, HttpError, requestUrl, unauthorized } from '../../query/http-request.ts';
 import { MemoryBudget } from '../../query/memory-budget.ts';
 import type { Repository } from '../../txn/index.ts';
@@ -32,7 +32,7 @@ export interface RepositoryServerOptions extends ServerLimitOptions {
 }
 
 export interface RepositoryServer {
-  readonly server: AnyServer;
+  readonly server: NodeServer;
   listen(port?: number, host?: string): Promise<string>;
   close(): Promise<void>;
 }
