@@ -109,9 +109,12 @@ function estimateArray(array: ZarrArray, sets: readonly DimSet[]): ArrayEstimate
 
 /** The product over dimensions of `count(set)`; 0 when a set is empty (never 0 x Infinity). */
 function productOver(sets: readonly DimSet[], count: (set: DimSet, dim: number) => number): number {
-  if (sets.some((s) => s.length === 0)) return 0;
   let n = 1;
-  for (const [d, set] of sets.entries()) n *= count(set, d);
+  let d = 0;
+  for (const set of sets) {
+    if (set.length === 0) return 0;
+    n *= count(set, d++);
+  }
   return n;
 }
 

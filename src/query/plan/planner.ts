@@ -97,8 +97,10 @@ export async function planQuery(source: ResolvedSource, query: QueryNode, option
   const dimPlans = resolved.map((d) => (d.coordinate ? { ...d, coordinate: { ...d.coordinate, manifests: coordinateManifests.get(d.coordinate.path) } } : d));
   const setOf = new Map(dimPlans.map((d) => [d.name, d]));
   const estimate = estimatePlan(arrays.map(({ array, dims: names }) => ({ array, sets: names.map((n) => setOf.get(n)!.set) })), limits);
-  await options.admit?.(estimate);
-  meter.checkAborted();
+  if (options.admit) {
+    await options.admit(estimate);
+    meter.checkAborted();
+  }
   const prefetched: Prefetched = { whole: new Map(), indexes: new Map(), spans: new Map() };
   const decoded = new Map<string, NdArray>();
   const fetches: FetchPassResult = { shardIndexes: [], jobs: [], cachedPieces: 0, emptyPieces: 0 };
