@@ -85,6 +85,9 @@ export function resolveServerLimits(options: ServerLimitOptions): ServerLimits {
     }
     out[name] = value;
   }
+  // Defaults follow the limits they depend on when only those were given.
+  if (options.requestTimeoutMs === undefined) out.requestTimeoutMs = Math.max(out.requestTimeoutMs, out.headersTimeoutMs);
+  if (options.idleTimeoutMs === undefined) out.idleTimeoutMs = Math.max(out.idleTimeoutMs, out.timeoutMs + 1_000);
   if (out.headersTimeoutMs > out.requestTimeoutMs) {
     throw floeError('INVALID_ARGUMENT', `headersTimeoutMs (${out.headersTimeoutMs}) must not exceed requestTimeoutMs (${out.requestTimeoutMs}): headers are part of the request`);
   }

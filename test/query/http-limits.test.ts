@@ -10,7 +10,7 @@ import { ZarrArray } from '../../src/engine/array.ts';
 import type { ZarrStore } from '../../src/engine/store.ts';
 import { limitFlag } from '../../src/cli/commands/serve.ts';
 import { createQueryServer, type QueryServerOptions } from '../../src/query/http.ts';
-import { SERVER_LIMITS } from '../../src/query/http-limits.ts';
+import { resolveServerLimits, SERVER_LIMITS } from '../../src/query/http-limits.ts';
 import { MemoryBudget } from '../../src/query/memory-budget.ts';
 import { weatherStore } from './support.ts';
 
@@ -163,6 +163,9 @@ describe('query server limits', () => {
     expect(() => createQueryServer({} as ZarrStore, { maxConnections: 0 })).toThrow(/maxConnections must be a whole number of at least 1/);
     expect(() => createQueryServer({} as ZarrStore, { headersTimeoutMs: 5_000, requestTimeoutMs: 1_000 })).toThrow(/must not exceed requestTimeoutMs/);
     expect(() => createQueryServer({} as ZarrStore, { timeoutMs: 10_000, idleTimeoutMs: 5_000 })).toThrow(/idleTimeoutMs .* must exceed timeoutMs/);
+    // A default follows the limit it depends on when only that one is given.
+    expect(resolveServerLimits({ timeoutMs: 300_000 })).toMatchObject({ timeoutMs: 300_000, idleTimeoutMs: 301_000 });
+    expect(resolveServerLimits({ headersTimeoutMs: 60_000 })).toMatchObject({ headersTimeoutMs: 60_000, requestTimeoutMs: 60_000 });
   });
 });
 
