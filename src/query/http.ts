@@ -25,6 +25,11 @@ import { planQuery, type PreparedQuery } from './plan/planner.ts';
 import { BINARY_CONTENT_TYPE, encodeBinaryParts, encodeJson } from './result-encoding.ts';
 import { resolveSource, type QuerySource } from './source.ts';
 
+/**
+ * Options of {@link createQueryServer}: how queries run ({@link QueryOptions}; its `limits` are
+ * replaced by the server's `maxChunks`, `maxResultBytes` and `maxCoordinateLabels`), the server's
+ * limits ({@link ServerLimitOptions}, docs/serving.md), a token and TLS.
+ */
 export interface QueryServerOptions extends QueryOptions, ServerLimitOptions {
   /** Told of every failure answered 500 (the client only sees a generic message). Default console.error. */
   onServerError?: ((err: unknown) => void) | undefined;
@@ -100,10 +105,10 @@ export function createQueryServer(source: QuerySource, options: QueryServerOptio
 /** The query routes of one source, for a server that does its own routing (`floe serve`). */
 export function createQueryHandler(source: QuerySource, options: QueryServerOptions, context: QueryServerContext): QueryHandler {
   const { limits } = context;
+  const planLimits = { maxChunks: limits.maxChunks, maxResultBytes: limits.maxResultBytes, maxCoordinateLabels: limits.maxCoordinateLabels };
   const prepare = (json: unknown, signal: AbortSignal, admit: (e: PlanEstimate) => Promise<void>) => {
     const builder = applyJsonQuery(query(source, options), json);
     // Resolved per request: a session's cache use follows its current state.
-    const planLimits = { ...options.limits, maxChunks: limits.maxChunks, maxResultBytes: limits.maxResultBytes, maxCoordinateLabels: limits.maxCoordinateLabels };
     return planQuery(resolveSource(source, options.caches), builder.toOperationNode(), { ...options, limits: planLimits, signal, admit });
   };
   const concurrency = options.concurrency ?? 8;
