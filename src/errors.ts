@@ -117,12 +117,16 @@ export interface ErrorDetailsByCode {
   };
   /** A request would need more than a configured limit allows (counted before the work starts). */
   LIMIT_EXCEEDED: {
-    /** The limit: the option that sets it, e.g. `'maxChunks'`. */
-    readonly limit: 'maxChunks' | 'maxResultBytes' | 'maxCoordinateLabels' | 'memoryBudgetBytes';
+    /**
+     * Which limit: `'chunks'` (chunks or boxes of a query, `maxChunks`), `'result-bytes'`
+     * (`maxResultBytes`), `'coordinate-labels'` (`maxCoordinateLabels`), `'memory-budget'` (a
+     * query server's `memoryBudgetBytes`, which one request's estimate passes on its own).
+     */
+    readonly kind: 'chunks' | 'result-bytes' | 'coordinate-labels' | 'memory-budget';
     /** The limit's value. */
-    readonly max: number;
-    /** What the request needed (an upper bound where counted from metadata; may exceed 2^53 and be rounded). */
-    readonly requested: number;
+    readonly limit: number;
+    /** What the request needed (an upper bound where counted from metadata; past 2^53 it is rounded). */
+    readonly actual?: number;
   };
 }
 

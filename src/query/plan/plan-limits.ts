@@ -138,21 +138,25 @@ function chunksTouched(set: DimSet, chunk: number): number {
   return n;
 }
 
-function check(limit: keyof QueryLimits, requested: number, limits: ResolvedLimits): void {
-  if (requested > limits[limit]) throw limitExceeded(limit, requested, limits[limit]);
+function check(option: keyof QueryLimits, requested: number, limits: ResolvedLimits): void {
+  if (requested > limits[option]) throw limitExceeded(option, requested, limits[option]);
 }
 
-const WHAT: Record<ErrorDetails<'LIMIT_EXCEEDED'>['limit'], string> = {
-  maxChunks: 'chunks (or boxes)',
-  maxResultBytes: 'result bytes',
-  maxCoordinateLabels: 'coordinate labels',
-  memoryBudgetBytes: 'bytes of memory',
+type LimitKind = ErrorDetails<'LIMIT_EXCEEDED'>['kind'];
+
+/** Each option's LIMIT_EXCEEDED kind and what it counts, for the message. */
+const KINDS: Record<keyof QueryLimits | 'memoryBudgetBytes', { readonly kind: LimitKind; readonly what: string }> = {
+  maxChunks: { kind: 'chunks', what: 'chunks (or boxes)' },
+  maxResultBytes: { kind: 'result-bytes', what: 'result bytes' },
+  maxCoordinateLabels: { kind: 'coordinate-labels', what: 'coordinate labels' },
+  memoryBudgetBytes: { kind: 'memory-budget', what: 'bytes of memory' },
 };
 
-/** LIMIT_EXCEEDED for `limit`, saying what was asked for and how to narrow it. */
-export function limitExceeded(limit: ErrorDetails<'LIMIT_EXCEEDED'>['limit'], requested: number, max: number, where?: string) {
+/** LIMIT_EXCEEDED for the limit `option` sets, saying what was asked for and how to narrow it. */
+export function limitExceeded(option: keyof typeof KINDS, requested: number, max: number, where?: string) {
+  const { kind, what } = KINDS[option];
   const amount = requested > Number.MAX_SAFE_INTEGER ? `more than ${Number.MAX_SAFE_INTEGER}` : String(requested);
-  return floeError('LIMIT_EXCEEDED', `the query needs ${amount} ${WHAT[limit]}, over the ${limit} limit of ${max}; narrow it with whereIndex(), limit() or stride(), or raise ${limit}`, {
-    where, details: { limit, max, requested: Math.min(requested, Number.MAX_VALUE) },
+  return floeError('LIMIT_EXCEEDED', `the query needs ${amount} ${what}, over the ${option} limit of ${max}; narrow it with whereIndex(), limit() or stride(), or raise ${option}`, {
+    where, details: { kind, limit: max, actual: Math.min(requested, Number.MAX_VALUE) },
   });
 }
