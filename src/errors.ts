@@ -135,6 +135,19 @@ export interface ErrorDetailsByCode {
     /** The npm package to install. */
     readonly package: string;
   };
+  /** A request would need more than a configured limit allows (counted before the work starts). */
+  LIMIT_EXCEEDED: {
+    /**
+     * Which limit: `'chunks'` (chunks or boxes of a query, `maxChunks`), `'result-bytes'`
+     * (`maxResultBytes`), `'coordinate-labels'` (`maxCoordinateLabels`), `'memory-budget'` (a
+     * query server's `memoryBudgetBytes`, which one request's estimate passes on its own).
+     */
+    readonly kind: 'chunks' | 'result-bytes' | 'coordinate-labels' | 'memory-budget';
+    /** The limit's value. */
+    readonly limit: number;
+    /** What the request needed (an upper bound where counted from metadata; past 2^53 it is rounded). */
+    readonly actual?: number;
+  };
 }
 
 /**
@@ -204,6 +217,7 @@ export const ERROR_CODES = [
   'TIMEOUT',
   'ABORTED',
   'MISSING_DEPENDENCY',
+  'LIMIT_EXCEEDED',
 ] as const satisfies readonly (keyof ErrorDetailsByCode)[];
 
 /** The machine-readable kind of a {@link FloeError}; {@link ErrorDetailsByCode} gives its details. */

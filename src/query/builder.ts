@@ -17,6 +17,7 @@ import { WhereIndexNode } from './nodes/where-index-node.ts';
 import { WhereNode, type WhereOp, type WhereValue } from './nodes/where-node.ts';
 import type { LabelValue } from './nodes/label.ts';
 import type { CoalesceOptions } from './plan/coalesce.ts';
+import type { QueryLimits } from './plan/plan-limits.ts';
 import { planQuery, type PreparedQuery } from './plan/planner.ts';
 import type { QueryPlan } from './plan/plan-types.ts';
 import type { DTypeName, QueryResult } from './result-types.ts';
@@ -43,6 +44,12 @@ export interface QueryOptions {
    * `AbortSignal.timeout(ms)`).
    */
   signal?: AbortSignal | undefined;
+  /**
+   * What one query may touch (chunks, result bytes, coordinate labels), counted from metadata
+   * before anything is enumerated; past one the query rejects with LIMIT_EXCEEDED. Defaults:
+   * 1,000,000 chunks, 4 GiB, 10,000,000 labels.
+   */
+  limits?: QueryLimits | undefined;
 }
 
 /** What {@link QueryBuilder.explain} returns: the plan, and its printout ({@link formatPlan}). */

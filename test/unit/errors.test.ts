@@ -36,6 +36,7 @@ function summarize(err: FloeError): string {
     .with({ code: 'CHECKSUM_MISMATCH' }, (e) => `checksum:${e.details.codec ?? 'source'}:${e.details.stored ?? '-'}`)
     .with({ code: 'UNAUTHORIZED' }, (e) => `refused:${e.details.reason}`)
     .with({ code: 'INVALID_CONFIG' }, (e) => `config:${e.details.field}`)
+    .with({ code: 'LIMIT_EXCEEDED' }, (e) => `limit:${e.details.kind}:${e.details.limit}`)
     .with({ code: 'STORAGE_ERROR' }, (e) => `storage:${e.details.transient === true ? 'transient' : 'permanent'}`)
     .with({ code: 'ABORTED' }, (e) => `aborted:${e.details.timedOut ? 'timeout' : (e.details.reason ?? '')}`)
     .with({ code: P.union('INVALID_ARGUMENT', 'INVALID_SELECTION', 'NOT_FOUND', 'UNSUPPORTED') }, (e) => `${e.code}:${e.details.dim ?? ''}`)

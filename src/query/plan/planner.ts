@@ -21,6 +21,7 @@ import type { CoalesceOptions } from './coalesce.ts';
 import { checkCoordinateLength, coordinateBytes, loadCoordinate, type Coordinate } from './coordinate.ts';
 import { cachesDecodedUnits, pinDecodedUnits, unitGrid, type UnitGrid } from './decoded-pass.ts';
 import { planFetches, type FetchPassResult, type Prefetched, type RequestJob } from './fetch-pass.ts';
+import { estimatePlan, resolveLimits, type PlanEstimate, type QueryLimits } from './plan-limits.ts';
 import type { ArrayPlan, QueryPlan } from './plan-types.ts';
 import { resolveArrays } from './resolve-arrays.ts';
 import { NEEDS_LABELS, resolveDims } from './resolve-dims.ts';
@@ -31,6 +32,13 @@ export interface PlanOptions {
   coalesce?: CoalesceOptions | undefined;
   /** Stops the query: requests in flight are cancelled, none starts after it fires, and the query rejects with ABORTED. */
   signal?: AbortSignal | undefined;
+  /** What one query may touch, checked by arithmetic before the chunk pass (plan-limits.ts). */
+  limits?: QueryLimits | undefined;
+  /**
+   * Called with the counts once they pass the limits, before the chunk pass enumerates anything;
+   * planning waits for it (the query server reserves memory here, or refuses by throwing).
+   */
+  admit?: ((estimate: PlanEstimate) => Promise<void> | void) | undefined;
 }
 
 export interface PreparedArray {
@@ -67,13 +75,14 @@ export interface PreparedQuery {
 }
 
 export async function planQuery(source: ResolvedSource, query: QueryNode, options: PlanOptions = {}): Promise<PreparedQuery> {
+  const limits = resolveLimits(options.limits);
   const meter = new Meter(source.store, options.signal);
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   const caches = source.caches;
   const hits: CacheHits = { shardIndexes: 0, chunks: 0, decodedChunks: 0, coordinates: 0, manifests: 0 };
   const planManifests = manifestPlanning(source, meter, hits);
   const coordinateManifests = new Map<string, readonly ManifestUse[]>();
-  const loadCoord = coordinateLoading(source, meter, hits, planManifests, coordinateManifests, query.from?.path ?? '/');
+  const loadCoord = coordinateLoading(source, meter, hits, planManifests, coordinateManifests, query.from?.path ?? '/', limits.maxCoordinateLabels);
   // Coordinates of labelled dimensions load alongside the array metadata (their paths follow from
   // the query alone), saving round trips; a failed early load surfaces only if the dimension exists.
   const early = new Map<string, Promise<Coordinate>>();
@@ -89,6 +98,11 @@ export async function planQuery(source: ResolvedSource, query: QueryNode, option
   const resolved = await resolveDims(dims, query.operations, async (dim) => checkCoordinateLength(await (early.get(dim.name) ?? loadCoord(dim.name)), dim.length));
   const dimPlans = resolved.map((d) => (d.coordinate ? { ...d, coordinate: { ...d.coordinate, manifests: coordinateManifests.get(d.coordinate.path) } } : d));
   const setOf = new Map(dimPlans.map((d) => [d.name, d]));
+  const estimate = estimatePlan(arrays.map(({ array, dims: names }) => ({ array, sets: names.map((n) => setOf.get(n)!.set) })), limits);
+  if (options.admit) {
+    await options.admit(estimate);
+    meter.checkAborted();
+  }
   const prefetched: Prefetched = { whole: new Map(), indexes: new Map(), spans: new Map() };
   const decoded = new Map<string, NdArray>();
   const fetches: FetchPassResult = { shardIndexes: [], jobs: [], cachedPieces: 0, emptyPieces: 0 };
@@ -163,7 +177,7 @@ function manifestPlanning(source: ResolvedSource, meter: Meter, hits: CacheHits)
 /** Loads a dimension's coordinate array (in the from array's group) through the coordinate cache. */
 function coordinateLoading(
   source: ResolvedSource, meter: Meter, hits: CacheHits, planManifests: ManifestPlanning,
-  manifestsOf: Map<string, readonly ManifestUse[]>, fromPath: string,
+  manifestsOf: Map<string, readonly ManifestUse[]>, fromPath: string, maxLabels: number,
 ): (dim: string) => Promise<Coordinate> {
   const coordinates = meter.store('coordinates');
   const caches = source.caches;
@@ -173,7 +187,7 @@ function coordinateLoading(
       // A coordinate is read whole: every manifest of it, loaded together and counted here.
       const manifests = await planManifests(path, [WHOLE_1D]);
       if (manifests) manifestsOf.set(path, manifests);
-      return loadCoordinate(coordinates, path, dim);
+      return loadCoordinate(coordinates, path, dim, maxLabels);
     };
     if (!caches) return load();
     const key = `${source.scope}${path}#coordinate`;
