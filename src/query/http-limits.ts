@@ -4,8 +4,12 @@
 // made here with the connection limits and timeouts applied, so no server Floe starts has
 // Node's defaults (no idle timeout, 60 s for headers, checked only every 30 s).
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
-import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import type { Server as HttpsServer } from 'node:https';
+import { createRequire } from 'node:module';
 import { floeError } from '../errors.ts';
+
+// node:https (and with it node:tls) loads only when a server asks for TLS, not on `import 'floe'`.
+const loadHttps = (): typeof import('node:https') => createRequire(import.meta.url)('node:https') as typeof import('node:https');
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -122,7 +126,7 @@ export function createLimitedServer(handler: Handler, limits: ServerLimits, tls?
   };
   // A TLS handshake comes before any header: it gets the headers' time (Node's default is 120 s).
   const server: NodeServer = tls
-    ? createHttpsServer({ ...options, cert: tls.cert, key: tls.key, handshakeTimeout: limits.headersTimeoutMs }, handler)
+    ? loadHttps().createServer({ ...options, cert: tls.cert, key: tls.key, handshakeTimeout: limits.headersTimeoutMs }, handler)
     : createHttpServer(options, handler);
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   server.maxConnections = limits.maxConnections;

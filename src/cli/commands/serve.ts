@@ -35,7 +35,7 @@ export const serveCommand: CommandSpec = {
     const host = ctx.string('host') ?? '127.0.0.1';
     const token = ctx.string('token') ?? ctx.io.env.FLOE_SERVE_TOKEN;
     const tls = tlsFiles(ctx);
-    const repo = await openRepository(ctx);
+    const repo = await openRepository(ctx, ctx.repoPath, {}); // the signal ends serving, after it started
     const server = createRepositoryServer(repo, {
       ...limitOptions(ctx), token, tls,
       onError: (err) => ctx.note(`floe serve: ${err instanceof Error ? err.message : String(err)}`),
