@@ -184,7 +184,7 @@ describe('history index = linear search of the snapshot list', () => {
   it('commit by commit: a chain of derived indexes stays equal to fresh builds', () => {
     fc.assert(
       fc.property(dagArb, ({ full }) => {
-        let list: SnapshotInfo[] = [];
+        let list: readonly SnapshotInfo[] = [];
         for (const s of full) {
           list = appendSnapshot(list, s);
           expectSameIndex(historyIndex(list), HistoryIndex.build(list));
@@ -209,7 +209,7 @@ describe('the encoded repo info does not depend on how the index was built', () 
         }
         const payload = Buffer.from(encodeRepoInfoPayload(info));
         const reversed = Buffer.from(encodeRepoInfoPayload({ ...info, snapshots: [...list].reverse() }));
-        let grown: SnapshotInfo[] = [];
+        let grown: readonly SnapshotInfo[] = [];
         for (const s of list) grown = appendSnapshot(grown, s);
         const appended = Buffer.from(encodeRepoInfoPayload({ ...info, snapshots: grown }));
         const decoded = decodeRepoInfo(encodeRepoInfo(info));

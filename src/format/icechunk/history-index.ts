@@ -258,7 +258,7 @@ export function indexDecodedList<T extends HistoryNode>(list: readonly T[], pare
  * `list` with `added` at its end, as a new array whose index is derived from `list`'s rather
  * than rebuilt: what a commit does to the snapshot list, in time linear with small constants.
  */
-export function appendSnapshot<T extends HistoryNode>(list: readonly T[], added: T): T[] {
+export function appendSnapshot<T extends HistoryNode>(list: readonly T[], added: T): readonly T[] {
   const next = [...list, added];
   const derived = historyIndex(list).appended(added);
   if (derived) cache.set(next, derived);
