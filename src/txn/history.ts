@@ -2,6 +2,7 @@
 // compares their snapshots directly (nodes by id, chunk refs by coordinates), so it works
 // between any two snapshots, not only an ancestor and a descendant. A session's status is the
 // same shape, computed from its change set.
+import { historyIndex } from '../format/icechunk/history-index.ts';
 import { idToString, type SnapshotId } from '../format/icechunk/ids.ts';
 import type { AbortOptions } from '../engine/storage/types.ts';
 import type { ChunkRef } from '../format/icechunk/manifest.ts';
@@ -11,7 +12,6 @@ import type { ChangeSet } from './change-set.ts';
 import { parseCoordsKey } from './change-set.ts';
 import { baseChunkRefs, NodeView } from './node-view.ts';
 import type { LoadedSnapshot, RepoObjects } from './objects.ts';
-import { findSnapshotInfo } from './refs.ts';
 
 /** The reference's DiffResult shape: node paths, and chunk coordinates per array path. */
 export interface DiffResult {
@@ -44,15 +44,13 @@ export function describeSnapshot(info: SnapshotInfo): SnapshotDescription {
   };
 }
 
-/** The snapshot and its ancestors, newest first. Cycles in a damaged file stop the walk. */
-export function* ancestors(info: RepoInfo, from: SnapshotId): Generator<SnapshotInfo> {
-  const seen = new Set<string>();
-  let current = findSnapshotInfo(info, from);
-  while (current && !seen.has(idToString(current.id))) {
-    seen.add(idToString(current.id));
-    yield current;
-    current = current.parentId ? findSnapshotInfo(info, current.parentId) : undefined;
-  }
+/**
+ * The snapshot and its ancestors, newest first, following the history index's parent positions
+ * (one array read a step). A parent missing from the list ends the walk; so does a loop in a
+ * damaged file, at the first snapshot met twice.
+ */
+export function ancestors(info: RepoInfo, from: SnapshotId): Generator<SnapshotInfo> {
+  return historyIndex(info.snapshots).ancestry(from);
 }
 
 /** The newest ancestor written at or before `asOf`. */

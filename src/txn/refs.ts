@@ -3,6 +3,7 @@
 // returns the new object plus the ops-log entry, or throws a typed error that stops the loop.
 import { floeError, type FloeError } from '../errors.ts';
 import { idsEqual, idToString, type SnapshotId } from '../format/icechunk/ids.ts';
+import { appendSnapshot, historyIndex } from '../format/icechunk/history-index.ts';
 import type { RefEntry, RepoInfo, SnapshotInfo } from '../format/icechunk/repo-info.ts';
 import type { RepoChange } from './repo-info-store.ts';
 import { validateNewRefName } from './ref-names.ts';
@@ -49,8 +50,9 @@ export function validateRefName(name: string, kind: 'branch' | 'tag'): void {
   validateNewRefName(name, kind);
 }
 
+/** The snapshot with this id (a binary search of the history index), or undefined. */
 export function findSnapshotInfo(info: RepoInfo, id: SnapshotId): SnapshotInfo | undefined {
-  return info.snapshots.find((s) => idsEqual(s.id, id));
+  return historyIndex(info.snapshots).find(id);
 }
 
 function requireSnapshot(info: RepoInfo, id: SnapshotId): SnapshotInfo {
@@ -126,7 +128,7 @@ export function addCommit(info: RepoInfo, branch: string, snapshot: SnapshotInfo
   const tip = branchTip(info, branch);
   if (!snapshot.parentId || !idsEqual(tip, snapshot.parentId)) throw branchMovedError(branch, snapshot.parentId ?? tip, tip);
   return {
-    info: { ...info, snapshots: [...info.snapshots, snapshot], branches: setRef(info.branches, branch, snapshot.id) },
+    info: { ...info, snapshots: appendSnapshot(info.snapshots, snapshot), branches: setRef(info.branches, branch, snapshot.id) },
     update: { kind: 'newCommit', branch, newSnapId: snapshot.id },
   };
 }
@@ -136,7 +138,7 @@ export function amendCommit(info: RepoInfo, branch: string, previous: SnapshotId
   const tip = branchTip(info, branch);
   if (!idsEqual(tip, previous)) throw branchMovedError(branch, previous, tip);
   return {
-    info: { ...info, snapshots: [...info.snapshots, snapshot], branches: setRef(info.branches, branch, snapshot.id) },
+    info: { ...info, snapshots: appendSnapshot(info.snapshots, snapshot), branches: setRef(info.branches, branch, snapshot.id) },
     update: { kind: 'commitAmended', branch, previousSnapId: previous, newSnapId: snapshot.id },
   };
 }
@@ -144,5 +146,5 @@ export function amendCommit(info: RepoInfo, branch: string, previous: SnapshotId
 /** Records a snapshot no branch points at (flush). */
 export function addDetachedSnapshot(info: RepoInfo, snapshot: SnapshotInfo): RepoChange {
   if (snapshot.parentId) requireSnapshot(info, snapshot.parentId);
-  return { info: { ...info, snapshots: [...info.snapshots, snapshot] }, update: { kind: 'newDetachedSnapshot', newSnapId: snapshot.id } };
+  return { info: { ...info, snapshots: appendSnapshot(info.snapshots, snapshot) }, update: { kind: 'newDetachedSnapshot', newSnapId: snapshot.id } };
 }

@@ -94,6 +94,14 @@ export class RepoInfoStore {
     return this.last;
   }
 
+  /**
+   * Keeps a state another store read (opening a repository reads the file before its options are
+   * known): the next read revalidates it with a HEAD instead of downloading and decoding again.
+   */
+  adopt(state: RepoInfoState): void {
+    this.last = state;
+  }
+
   /** How reads were answered: revalidated unchanged, fetched, decoded; `bytes` of the kept file. */
   cacheStats(): RepoInfoCacheStats {
     return { ...this.counters, bytes: this.last?.bytes.byteLength ?? 0 };

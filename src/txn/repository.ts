@@ -188,12 +188,14 @@ export class Repository {
     const request = requestOf(options);
     if (await backend.head(REPO_INFO_KEY, request)) {
       const probe = new RepoInfoStore(backend, { clock, retries: 1, updatesPerFile: 1000 });
-      const { info } = await probe.read(request);
+      const read = await probe.read(request);
+      const { info } = read;
       const storedValue = info.config ? decodeRepoConfig(info.config, REPO_INFO_KEY) : null;
       const stored = { config: decodeStoredConfig(storedValue, REPO_INFO_KEY), stored: storedValue };
       const overrides = validateRepoConfig(config ?? {});
       const resolved = resolveConfig(mergeConfig(stored.config, overrides));
       const store = new RepoInfoStore(backend, repoInfoStoreOptions(clock, resolved));
+      store.adopt(read); // decoded once: the first use revalidates it with a HEAD
       return new Repository(objects, store, undefined, stored, overrides, authorizeVirtualChunkAccess, clock, packing, concurrency);
     }
     if (await isSpec1Repository(backend, request)) {

@@ -210,10 +210,10 @@ const sorted = <T>(list: readonly T[], cmp: (a: T, b: T) => number) => [...list]
 type FileName = 'snapshot' | 'manifest' | 'transaction log' | 'repo info';
 interface OrderRule<T> {
   rule: string;
-  lists: (value: T) => readonly unknown[][];
+  lists: (value: T) => readonly (readonly unknown[])[];
   cmp: (a: never, b: never) => number;
 }
-const rule = <T, E>(text: string, lists: (value: T) => readonly E[][], cmp: (a: E, b: E) => number): OrderRule<T> => ({ rule: text, lists, cmp: cmp as OrderRule<T>['cmp'] });
+const rule = <T, E>(text: string, lists: (value: T) => readonly (readonly E[])[], cmp: (a: E, b: E) => number): OrderRule<T> => ({ rule: text, lists, cmp: cmp as OrderRule<T>['cmp'] });
 const ID_LISTS = ['newGroups', 'newArrays', 'deletedGroups', 'deletedArrays', 'updatedArrays', 'updatedGroups'] as const;
 
 const RULES: { [K in FileName]: OrderRule<never>[] } = {

@@ -7,6 +7,7 @@ import { INITIAL_SNAPSHOT_ID } from '../../src/format/icechunk/ids.ts';
 import { REPO_INFO_KEY } from '../../src/format/icechunk/keys.ts';
 import type { RepoInfo } from '../../src/format/icechunk/repo-info.ts';
 import * as refs from '../../src/txn/refs.ts';
+import { Repository, Storage } from '../../src/txn/index.ts';
 import { RepoInfoStore } from '../../src/txn/repo-info-store.ts';
 
 /** Counts GETs and HEADs of the repo info file. */
@@ -80,6 +81,16 @@ describe('repo info revalidation', () => {
     storage.gets = 0;
     expect((await writer.read()).info).toBe(written);
     expect(storage.gets).toBe(0);
+  });
+
+  it('opening a repository downloads and decodes the file once; its first use only revalidates', async () => {
+    const storage = new CountingStorage();
+    await new RepoInfoStore(storage, options).create(initialInfo());
+    storage.gets = 0;
+    const repo = await Repository.open(Storage.fromObjectStorage(storage));
+    expect(await repo.listBranches()).toEqual(['main']);
+    expect(storage.gets).toBe(1);
+    expect(repo.cacheStats().repoInfo).toMatchObject({ fetched: 0, decoded: 0, unchanged: 1 });
   });
 
   it('reports a deleted repo info file as NOT_FOUND', async () => {

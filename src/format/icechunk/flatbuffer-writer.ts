@@ -63,8 +63,17 @@ export function createStructVector<T>(
   return b.endVector();
 }
 
-/** Pushes raw bytes (already inside a struct being built) back to front. */
+/**
+ * Pushes raw bytes (already inside a struct being built) back to front: four at a time where the
+ * length allows (ids are 12 or 8 bytes), as little-endian words, which lays out the same bytes.
+ */
 export function pushBytes(b: Builder, bytes: Uint8Array): void {
+  if (bytes.length % 4 === 0) {
+    for (let i = bytes.length - 4; i >= 0; i -= 4) {
+      b.writeInt32((bytes[i] ?? 0) | ((bytes[i + 1] ?? 0) << 8) | ((bytes[i + 2] ?? 0) << 16) | ((bytes[i + 3] ?? 0) << 24));
+    }
+    return;
+  }
   // In range: i runs from length - 1 down to 0. (Every id of every ref: no check per byte.)
   for (let i = bytes.length - 1; i >= 0; i--) b.writeInt8(bytes[i]!);
 }
@@ -80,4 +89,17 @@ export function finishPayload(b: Builder, root: Offset): Uint8Array {
  */
 export function sharedString(b: Builder, s: string): Offset {
   return s === '' ? b.createString(s) : b.createSharedString(s);
+}
+
+/**
+ * `b.createString(s)` without the runtime's TextEncoder allocation when `s` is ASCII (its UTF-8
+ * is its char codes): the same bytes, written in place. A repo info file writes one message per
+ * snapshot on every commit, and encoding them was a third of that file's encoding time.
+ */
+export function createAsciiString(b: Builder, s: string): Offset {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return b.createString(s);
+  b.addInt8(0); // the terminating NUL, as createString writes it
+  b.startVector(1, s.length, 1);
+  for (let i = s.length - 1; i >= 0; i--) b.writeInt8(s.charCodeAt(i));
+  return b.endVector();
 }

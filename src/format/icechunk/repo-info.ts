@@ -5,10 +5,11 @@
 import type { Builder, Offset } from 'flatbuffers';
 import { floeError } from '../../errors.ts';
 import { decodeGuarded, FlatbufferReader } from './flatbuffer-reader.ts';
-import { addIdField, createOffsetVector, createU16Vector, finishPayload, newBuilder } from './flatbuffer-writer.ts';
+import { addIdField, addU64Field, createAsciiString, createOffsetVector, createU16Vector, finishPayload, newBuilder } from './flatbuffer-writer.ts';
+import { historyIndex, indexDecodedList, MISSING_PARENT, type HistoryIndex } from './history-index.ts';
 import { decodeFile, encodeFile, type EncodeFileOptions } from './framing.ts';
 import type { SpecVersion } from './header.ts';
-import { asSnapshotId, compareIds, idToString, type SnapshotId } from './ids.ts';
+import { asSnapshotId, idToString, type SnapshotId } from './ids.ts';
 import { decodeMetadataItems, encodeMetadataItems } from './metadata-items.ts';
 import { encodeFlexValue } from './flexbuffers-writer.ts';
 import { compareUtf8, decodeFlexbuffer, type MetadataItem, type MetadataValue } from './metadata-value.ts';
@@ -46,7 +47,8 @@ export interface RepoInfo {
   tags: RefEntry[];
   branches: RefEntry[];
   deletedTags: string[];
-  snapshots: SnapshotInfo[];
+  /** Treated as immutable: the history index is cached per array (history-index.ts). */
+  snapshots: readonly SnapshotInfo[];
   status: RepoStatus;
   metadata: MetadataItem[];
   /** Newest first. */
@@ -76,19 +78,9 @@ export function decodeRepoInfo(bytes: Uint8Array, where?: string): RepoInfo {
 function readRepo(r: FlatbufferReader, specVersion: SpecVersion): RepoInfo {
   const root = r.root();
   r.requiredVector(root, F.snapshots, 4, 'Repo.snapshots');
-  const raw = r.tables(root, F.snapshots).map((t) => ({
-    id: asSnapshotId(r.requiredStruct(t, 0, 12, 'SnapshotInfo.id')),
-    parentOffset: r.i32(t, 1),
-    flushedAt: r.u64n(t, 2),
-    message: r.requiredString(t, 3, 'SnapshotInfo.message'),
-    metadata: decodeMetadataItems(r, r.tables(t, 4), specVersion),
-  }));
+  const snapshots = readSnapshots(r, r.tables(root, F.snapshots), specVersion);
   const idAt = (index: number, what: string): SnapshotId =>
-    raw[index]?.id ?? r.corrupt(`${what} points at snapshot index ${index} of ${raw.length}`);
-  const snapshots = raw.map(({ parentOffset, ...s }): SnapshotInfo => ({
-    ...s,
-    parentId: parentOffset === -1 ? null : idAt(parentOffset, `the parent of ${idToString(s.id)}`),
-  }));
+    snapshots[index]?.id ?? r.corrupt(`${what} points at snapshot index ${index} of ${snapshots.length}`);
   const refs = (slot: number, name: string): RefEntry[] => {
     r.requiredVector(root, slot, 4, name);
     return r.tables(root, slot).map((t) => {
@@ -121,23 +113,51 @@ function readRepo(r: FlatbufferReader, specVersion: SpecVersion): RepoInfo {
   };
 }
 
+/**
+ * The snapshot list, each parent resolved from its position; the positions themselves go to the
+ * history index, which then needs no search to link parents.
+ */
+function readSnapshots(r: FlatbufferReader, tables: readonly number[], specVersion: SpecVersion): SnapshotInfo[] {
+  const rows = tables.map((table) => ({ table, id: asSnapshotId(r.requiredStruct(table, 0, 12, 'SnapshotInfo.id')) }));
+  const parentIndices = new Int32Array(rows.length);
+  const snapshots = rows.map(({ table, id }, i): SnapshotInfo => {
+    const parent = r.i32(table, 1);
+    parentIndices[i] = parent;
+    return {
+      id,
+      parentId: parent === -1 ? null : (rows[parent]?.id ?? r.corrupt(`the parent of ${idToString(id)} points at snapshot index ${parent} of ${rows.length}`)),
+      flushedAt: r.u64n(table, 2),
+      message: r.requiredString(table, 3, 'SnapshotInfo.message'),
+      metadata: decodeMetadataItems(r, r.tables(table, 4), specVersion),
+    };
+  });
+  indexDecodedList(snapshots, parentIndices);
+  return snapshots;
+}
+
+/**
+ * zstd level of the repo info file. Every commit rewrites the whole file (~60 payload bytes per
+ * snapshot, mostly random ids): level 1 compresses a 10,000-snapshot payload in ~1.2 ms of CPU
+ * against ~1.8 ms at level 3, for a file 2% larger (30.8 vs 30.2 bytes per snapshot). Readers do
+ * not depend on the level; the payload bytes are unchanged.
+ */
+export const REPO_INFO_ZSTD_LEVEL = 1;
+
 export function encodeRepoInfo(info: RepoInfo, options: EncodeFileOptions = {}): Uint8Array {
-  return encodeFile('repoInfo', info.specVersion, encodeRepoInfoPayload(info), options);
+  return encodeFile('repoInfo', info.specVersion, encodeRepoInfoPayload(info), { zstdLevel: REPO_INFO_ZSTD_LEVEL, ...options });
 }
 
 const byName = (a: RefEntry, b: RefEntry) => compareUtf8(a.name, b.name);
 const ascending = (a: number, b: number) => a - b;
 
 export function encodeRepoInfoPayload(info: RepoInfo): Uint8Array {
-  const b = newBuilder(4096);
-  const snapshots = [...info.snapshots].sort((x, y) => compareIds(x.id, y.id));
-  const indexOf = new Map(snapshots.map((s, i) => [idToString(s.id), i]));
+  // The index holds the id order and every parent's position in it: no sort, no id map here.
+  const index = historyIndex(info.snapshots);
+  const b = newBuilder(4096 + index.size * BYTES_PER_SNAPSHOT);
   const indexFor = (id: SnapshotId, what: string): number => {
-    const index = indexOf.get(idToString(id));
-    if (index === undefined) {
-      throw floeError('INVALID_ARGUMENT', `${what} points at snapshot ${idToString(id)}, which is not in the snapshot list`);
-    }
-    return index;
+    const position = index.positionOf(id);
+    if (position < 0) throw notListed(what, id);
+    return position;
   };
   // Children in the reference's creation order: tags, branches, deleted tags, snapshots,
   // status, metadata, feature flags, ops log, repo_before_updates, config.
@@ -155,7 +175,7 @@ export function encodeRepoInfoPayload(info: RepoInfo): Uint8Array {
   const tags = writeRefs(info.tags, 'tag');
   const branches = writeRefs(info.branches, 'branch');
   const deletedTags = createOffsetVector(b, [...info.deletedTags].sort(compareUtf8).map((name) => b.createString(name)));
-  const snapshotsVec = createOffsetVector(b, snapshots.map((s) => writeSnapshotInfo(b, s, info.specVersion, indexFor)));
+  const snapshotsVec = createOffsetVector(b, index.sorted.map((s, position) => writeSnapshotInfo(b, s, info.specVersion, parentIndex(index, position))));
   const status = writeStatus(b, info.status);
   const metadata = encodeMetadataItems(b, info.metadata, info.specVersion);
   const enabled = info.enabledFeatureFlags ? createU16Vector(b, [...info.enabledFeatureFlags].sort(ascending)) : undefined;
@@ -182,17 +202,26 @@ export function encodeRepoInfoPayload(info: RepoInfo): Uint8Array {
   return finishPayload(b, b.endObject());
 }
 
-function writeSnapshotInfo(
-  b: Builder,
-  s: SnapshotInfo,
-  spec: SpecVersion,
-  indexFor: (id: SnapshotId, what: string) => number,
-): Offset {
-  const metadata = encodeMetadataItems(b, s.metadata, spec);
-  const message = b.createString(s.message);
-  const parent = s.parentId === null ? -1 : indexFor(s.parentId, `the parent of ${idToString(s.id)}`);
+/** What one snapshot takes in the payload, about: sizes the builder so it need not grow. */
+const BYTES_PER_SNAPSHOT = 80;
+
+function notListed(what: string, id: SnapshotId): Error {
+  return floeError('INVALID_ARGUMENT', `${what} points at snapshot ${idToString(id)}, which is not in the snapshot list`);
+}
+
+function parentIndex(index: HistoryIndex<SnapshotInfo>, position: number): number {
+  const parent = index.parentPosition(position);
+  if (parent !== MISSING_PARENT) return parent; // NO_PARENT is the file's -1
+  const s = index.at(position);
+  throw notListed(`the parent of ${idToString(s.id)}`, s.parentId ?? s.id);
+}
+
+// Once per snapshot on every commit: no BigInt, and no sort or map for the common empty metadata.
+function writeSnapshotInfo(b: Builder, s: SnapshotInfo, spec: SpecVersion, parent: number): Offset {
+  const metadata = s.metadata.length === 0 ? createOffsetVector(b, []) : encodeMetadataItems(b, s.metadata, spec);
+  const message = createAsciiString(b, s.message);
   b.startObject(5);
-  b.addFieldInt64(2, BigInt(s.flushedAt), 0n);
+  addU64Field(b, 2, s.flushedAt);
   b.addFieldOffset(4, metadata, 0);
   b.addFieldOffset(3, message, 0);
   b.addFieldInt32(1, parent, 0);
@@ -200,11 +229,12 @@ function writeSnapshotInfo(
   return b.endObject();
 }
 
+// Up to `num_updates_per_repo_info_file` entries (1,000 by default) on every commit.
 function writeEntry(b: Builder, entry: OpsLogEntry): Offset {
   const update = writeUpdate(b, entry.update);
-  const backup = entry.backupPath === null ? undefined : b.createString(entry.backupPath);
+  const backup = entry.backupPath === null ? undefined : createAsciiString(b, entry.backupPath);
   b.startObject(4);
-  b.addFieldInt64(2, BigInt(entry.updatedAt), 0n);
+  addU64Field(b, 2, entry.updatedAt);
   if (backup !== undefined) b.addFieldOffset(3, backup, 0);
   b.addFieldOffset(1, update, 0);
   b.addFieldInt8(0, UPDATE_TYPE_CODES[entry.update.kind], 0);

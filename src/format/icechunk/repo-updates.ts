@@ -1,7 +1,7 @@
 // The ops-log entries of a repo info file: one table per update type, joined by a union.
 import type { Builder, Offset } from 'flatbuffers';
 import type { FlatbufferReader } from './flatbuffer-reader.ts';
-import { addIdField } from './flatbuffer-writer.ts';
+import { addIdField, createAsciiString } from './flatbuffer-writer.ts';
 import { asSnapshotId, type SnapshotId } from './ids.ts';
 
 /** Whether a repository accepts writes (`online`), only reads (`read-only`), or neither (`offline`). */
@@ -126,7 +126,7 @@ export function writeUpdate(b: Builder, u: RepoUpdate): Offset {
       return b.endObject();
     case 'tagCreated':
     case 'branchCreated': {
-      const name = b.createString(u.name);
+      const name = createAsciiString(b, u.name);
       b.startObject(1);
       b.addFieldOffset(0, name, 0);
       return b.endObject();
@@ -134,21 +134,21 @@ export function writeUpdate(b: Builder, u: RepoUpdate): Offset {
     case 'tagDeleted':
     case 'branchDeleted':
     case 'branchReset': {
-      const name = b.createString(u.name);
+      const name = createAsciiString(b, u.name);
       b.startObject(2);
       addIdField(b, 1, u.previousSnapId);
       b.addFieldOffset(0, name, 0);
       return b.endObject();
     }
     case 'newCommit': {
-      const branch = b.createString(u.branch);
+      const branch = createAsciiString(b, u.branch);
       b.startObject(2);
       addIdField(b, 1, u.newSnapId);
       b.addFieldOffset(0, branch, 0);
       return b.endObject();
     }
     case 'commitAmended': {
-      const branch = b.createString(u.branch);
+      const branch = createAsciiString(b, u.branch);
       b.startObject(3);
       addIdField(b, 2, u.newSnapId);
       addIdField(b, 1, u.previousSnapId);

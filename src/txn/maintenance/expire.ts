@@ -13,9 +13,9 @@
 // Released snapshots' objects stay in storage until garbage collection.
 import { floeError } from '../../errors.ts';
 import type { AbortOptions } from '../../engine/storage/types.ts';
+import { historyIndex, type HistoryIndex } from '../../format/icechunk/history-index.ts';
 import { idToString, INITIAL_SNAPSHOT_ID, type SnapshotId } from '../../format/icechunk/ids.ts';
 import type { RepoInfo, SnapshotInfo } from '../../format/icechunk/repo-info.ts';
-import { ancestors } from '../history.ts';
 import { MAIN_BRANCH } from '../refs.ts';
 import type { RepoInfoStore } from '../repo-info-store.ts';
 
@@ -42,26 +42,31 @@ export interface ExpiryPlan {
   result: ExpireResult;
 }
 
-/** The expiry of `info` at `olderThanMicros` (microseconds since the epoch), as a pure change. */
+/**
+ * The expiry of `info` at `olderThanMicros` (microseconds since the epoch), as a pure change.
+ * Snapshots are keyed by their position in the history index (the first of equal ids), so the
+ * plan is one pass over the list plus one walk per ref that stops where an earlier walk went.
+ */
 export function planExpiry(info: RepoInfo, olderThanMicros: number, options: ExpireOptions = {}): ExpiryPlan {
-  const key = idToString;
+  const index = historyIndex(info.snapshots);
+  const key = (id: SnapshotId) => index.positionOf(id);
   const expired = new Set(info.snapshots.filter((s) => s.parentId !== null && s.flushedAt < olderThanMicros).map((s) => key(s.id)));
   const tagTips = new Set(info.tags.map((t) => key(t.snapshotId)));
   const branchTips = new Set(info.branches.map((b) => key(b.snapshotId)));
   const mainTip = info.branches.find((b) => b.name === MAIN_BRANCH)?.snapshotId;
-  const protectedTips = new Set<string>();
+  const protectedTips = new Set<number>();
   if (!options.deleteExpiredTags) for (const t of tagTips) protectedTips.add(t);
   if (!options.deleteExpiredBranches) for (const b of branchTips) protectedTips.add(b);
   if (mainTip) protectedTips.add(key(mainTip));
   const released = new Set([...expired].filter((id) => !protectedTips.has(id)));
 
-  const rootOf = rootsOfRefs(info);
+  const rootOf = rootsOfRefs(info, index);
   const edited: string[] = [];
   const snapshots: SnapshotInfo[] = [];
   for (const s of info.snapshots) {
     if (released.has(key(s.id))) continue;
     if (s.parentId && released.has(key(s.parentId))) {
-      edited.push(key(s.id));
+      edited.push(idToString(s.id));
       snapshots.push({ ...s, parentId: rootOf.get(key(s.id)) ?? INITIAL_SNAPSHOT_ID });
     } else {
       snapshots.push(s);
@@ -80,29 +85,40 @@ export function planExpiry(info: RepoInfo, olderThanMicros: number, options: Exp
     deletedTags: [...info.deletedTags, ...deletedTags.filter((t) => !info.deletedTags.includes(t))],
   };
   checkRefsResolve(next);
+  const releasedIds = [...released].map((position) => idToString(index.at(position).id));
   return {
     info: next,
-    result: { releasedSnapshots: [...released].sort(), editedSnapshots: edited.sort(), deletedBranches: deletedBranches.sort(), deletedTags: deletedTags.sort() },
+    result: { releasedSnapshots: releasedIds.sort(), editedSnapshots: edited.sort(), deletedBranches: deletedBranches.sort(), deletedTags: deletedTags.sort() },
   };
 }
 
-/** For every snapshot on a ref's ancestry, the root (parentless snapshot) that ancestry ends in. */
-function rootsOfRefs(info: RepoInfo): Map<string, SnapshotId> {
-  const rootOf = new Map<string, SnapshotId>();
+/**
+ * For every snapshot on a ref's ancestry (by index position), the root (parentless snapshot)
+ * that ancestry ends in. A walk stops at a snapshot an earlier walk reached: from there on it
+ * would follow the same parent links to the same end, so each snapshot is visited once.
+ */
+function rootsOfRefs(info: RepoInfo, index: HistoryIndex<SnapshotInfo>): Map<number, SnapshotId> {
+  const rootOf = new Map<number, SnapshotId>();
   for (const ref of [...info.tags, ...info.branches]) {
-    const chain = [...ancestors(info, ref.snapshotId)];
-    const last = chain[chain.length - 1];
-    const root = last && last.parentId === null ? last.id : INITIAL_SNAPSHOT_ID;
-    for (const s of chain) if (!rootOf.has(idToString(s.id))) rootOf.set(idToString(s.id), root);
+    const fresh: number[] = [];
+    let root: SnapshotId | undefined;
+    for (const position of index.ancestryPositions(index.positionOf(ref.snapshotId))) {
+      root = rootOf.get(position);
+      if (root) break;
+      fresh.push(position);
+    }
+    const last = fresh.at(-1);
+    if (!root) root = last !== undefined && index.at(last).parentId === null ? index.at(last).id : INITIAL_SNAPSHOT_ID;
+    for (const position of fresh) rootOf.set(position, root);
   }
   return rootOf;
 }
 
 /** A ref left pointing at a released snapshot would be a bug in the plan: refuse to write it. */
 function checkRefsResolve(info: RepoInfo): void {
-  const present = new Set(info.snapshots.map((s) => idToString(s.id)));
+  const index = historyIndex(info.snapshots);
   for (const ref of [...info.branches, ...info.tags]) {
-    if (!present.has(idToString(ref.snapshotId))) {
+    if (index.positionOf(ref.snapshotId) < 0) {
       throw floeError('CONFLICT', `expiry would leave '${ref.name}' pointing at a released snapshot; nothing was written`, { where: ref.name, details: { kind: 'dangling-ref', ref: ref.name } });
     }
   }
