@@ -115,6 +115,33 @@ export interface ErrorDetailsByCode {
     /** The npm package to install. */
     readonly package: string;
   };
+  /** Input or output past one of Floe's resource limits (decoded sizes, JSON, shapes, paths). */
+  LIMIT_EXCEEDED: LimitDetails;
+}
+
+/**
+ * Which limit a `LIMIT_EXCEEDED` hit (docs/limits.md lists each with its default):
+ * - `'decoded-bytes'`: a decoder's output would pass what the data can decode to (a chunk's size
+ *   from the array metadata, or a configured maximum for a metadata file).
+ * - `'json-bytes'`, `'json-depth'`: a JSON document's size in UTF-8 bytes, or its nesting.
+ * - `'rank'`, `'elements'`, `'chunk-bytes'`, `'inner-chunks'`: an array's dimensions, its element
+ *   count, one decoded chunk's bytes, a shard's inner chunk count.
+ * - `'path-depth'`: names in a node path.
+ * - `'allocation'`: a result the process could not allocate.
+ */
+export type LimitKind =
+  | 'decoded-bytes' | 'json-bytes' | 'json-depth' | 'rank' | 'elements' | 'chunk-bytes' | 'inner-chunks' | 'path-depth' | 'allocation';
+
+/** The details of a `LIMIT_EXCEEDED`. */
+export interface LimitDetails {
+  /** Which limit. */
+  readonly kind: LimitKind;
+  /** The limit's value (bytes, levels, dimensions, elements, names). */
+  readonly limit: number;
+  /** What the input declared or reached, when known (a decoder stopped early may not know the total). */
+  readonly actual?: number;
+  /** `'decoded-bytes'`: the codec or file compression that refused. */
+  readonly codec?: string;
 }
 
 /**
@@ -183,6 +210,7 @@ export const ERROR_CODES = [
   'TIMEOUT',
   'ABORTED',
   'MISSING_DEPENDENCY',
+  'LIMIT_EXCEEDED',
 ] as const satisfies readonly (keyof ErrorDetailsByCode)[];
 
 /** The machine-readable kind of a {@link FloeError}; {@link ErrorDetailsByCode} gives its details. */

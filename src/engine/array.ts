@@ -85,7 +85,7 @@ export class ZarrArray {
       throw floeError('ALREADY_EXISTS', `a node already exists at ${array.path}; pass overwrite: true to replace it`, { where: key });
     }
     if (input.overwrite) await store.erasePrefix(array.prefix);
-    await store.set(key, encodeNodeMetadata(metadata));
+    await store.set(key, encodeNodeMetadata(metadata, key));
     return array;
   }
 
@@ -164,14 +164,14 @@ export class ZarrArray {
       if (!zipEvery(coords, keptChunks, (c, kept) => c < kept)) stale.push(this.chunkKey(coords));
     });
     await this.store.eraseValues(stale);
-    await this.store.set(metadataKey(this.path), encodeNodeMetadata(next));
+    await this.store.set(metadataKey(this.path), encodeNodeMetadata(next, metadataKey(this.path)));
     return new ZarrArray(this.store, this.path, next, this.defaults);
   }
 
   /** Replaces the attributes; returns the updated array. */
   async setAttributes(attributes: Attributes): Promise<ZarrArray> {
     const next = withArrayChanges(this.metadata, { attributes });
-    await this.store.set(metadataKey(this.path), encodeNodeMetadata(next));
+    await this.store.set(metadataKey(this.path), encodeNodeMetadata(next, metadataKey(this.path)));
     return new ZarrArray(this.store, this.path, next, this.defaults);
   }
 

@@ -47,7 +47,7 @@ export class ZarrGroup {
       if (options.attributes === undefined) return new ZarrGroup(store, path, meta);
     }
     const metadata = createGroupMetadata(options.attributes ?? {});
-    await store.set(key, encodeNodeMetadata(metadata));
+    await store.set(key, encodeNodeMetadata(metadata, key));
     return new ZarrGroup(store, path, metadata);
   }
 
@@ -98,7 +98,7 @@ export class ZarrGroup {
   /** Replaces the group's attributes, making an implicit group explicit; returns the updated group. */
   async setAttributes(attributes: Attributes): Promise<ZarrGroup> {
     const metadata = { ...(this.metadata ?? createGroupMetadata()), attributes };
-    await this.store.set(metadataKey(this.path), encodeNodeMetadata(metadata));
+    await this.store.set(metadataKey(this.path), encodeNodeMetadata(metadata, metadataKey(this.path)));
     return new ZarrGroup(this.store, this.path, metadata);
   }
 }

@@ -90,8 +90,8 @@ export class V1Array {
       throw floeError('ALREADY_EXISTS', 'the store already holds a v1 array; pass overwrite: true to replace it', { where: V1_META_KEY });
     }
     if (input.overwrite) await store.erasePrefix('');
-    await store.set(V1_META_KEY, encodeV1Metadata(metadata));
-    await store.set(V1_ATTRS_KEY, encodeV1Attributes(array.attributes));
+    await store.set(V1_META_KEY, encodeV1Metadata(metadata, V1_META_KEY));
+    await store.set(V1_ATTRS_KEY, encodeV1Attributes(array.attributes, V1_ATTRS_KEY));
     return array;
   }
 
@@ -138,7 +138,7 @@ export class V1Array {
 
   /** Replaces the attributes (the `attrs` key); returns the updated array. */
   async setAttributes(attributes: Attributes): Promise<V1Array> {
-    await this.store.set(V1_ATTRS_KEY, encodeV1Attributes(attributes));
+    await this.store.set(V1_ATTRS_KEY, encodeV1Attributes(attributes, V1_ATTRS_KEY));
     return new V1Array(this.store, this.metadata, attributes);
   }
 

@@ -9,6 +9,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { floeError, isFloeError, type ErrorCode } from '../errors.ts';
+import { parseJson as parseJsonDocument } from '../format/json.ts';
 import { query, type QueryOptions } from './builder.ts';
 import { executePrepared } from './execute/executor.ts';
 import { formatPlan } from './explain.ts';
@@ -121,11 +122,13 @@ export function createQueryServer(source: QuerySource, options: QueryServerOptio
   };
 }
 
+/** The query JSON, held to the JSON size and depth limits (format/json.ts): malformed or over them is 400. */
 function parseJson(text: string): unknown {
   try {
-    return JSON.parse(text) as unknown;
+    return parseJsonDocument(text, 'the query', { exactIntegers: false });
   } catch (err) {
-    throw new HttpError(400, 'INVALID_ARGUMENT', `the query is not valid JSON: ${(err as Error).message}`);
+    if (isFloeError(err, 'INVALID_METADATA', 'LIMIT_EXCEEDED')) throw new HttpError(400, 'INVALID_ARGUMENT', `the query is not valid JSON: ${err.message}`);
+    throw err;
   }
 }
 

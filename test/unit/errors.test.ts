@@ -34,6 +34,7 @@ function summarize(err: FloeError): string {
     .with({ code: 'MISSING_DEPENDENCY' }, (e) => `install:${e.details.package}`)
     .with({ code: 'CHECKSUM_MISMATCH' }, (e) => `checksum:${e.details.codec ?? 'source'}:${e.details.stored ?? '-'}`)
     .with({ code: 'UNAUTHORIZED' }, (e) => `refused:${e.details.reason}`)
+    .with({ code: 'LIMIT_EXCEEDED' }, (e) => `limit:${e.details.kind}:${e.details.limit}`)
     .with({ code: 'STORAGE_ERROR' }, (e) => `storage:${e.details.transient === true ? 'transient' : 'permanent'}`)
     .with({ code: P.union('INVALID_ARGUMENT', 'INVALID_SELECTION', 'NOT_FOUND', 'UNSUPPORTED') }, (e) => `${e.code}:${e.details.dim ?? ''}`)
     .with({ code: P.union('INVALID_METADATA', 'CORRUPT_OBJECT') }, (e) => `${e.code}:${e.details.codec ?? ''}`)
@@ -71,6 +72,7 @@ describe('typed error details', () => {
     expect(summarize(floeError('NOT_FOUND', 'no label', { details: { dim: 'time', value: '3' } }))).toBe('NOT_FOUND:time');
     expect(summarize(new FloeError('READ_ONLY', 'no writes'))).toBe('READ_ONLY');
     expect(summarize(floeError('UNAUTHORIZED', 'no', { details: { reason: 'virtual-chunk-redirect' } }))).toBe('refused:virtual-chunk-redirect');
+    expect(summarize(floeError('LIMIT_EXCEEDED', 'deep', { details: { kind: 'json-depth', limit: 512 } }))).toBe('limit:json-depth:512');
   });
 
   it('a chunk read keeps the codec details, inline and through the worker pool', async () => {
@@ -145,6 +147,8 @@ describe('typed error details: compile-time checks', () => {
     new FloeError('UNAUTHORIZED', 'x', { details: { reason: 'nope' } });
     // @ts-expect-error -- not a code
     floeError('NOPE', 'x');
+    // @ts-expect-error -- LIMIT_EXCEEDED names its limit
+    floeError('LIMIT_EXCEEDED', 'x', { details: { limit: 1 } });
     const err = floeError('CONFLICT', 'x', { details: { kind: 'gc-mark-outdated' } });
     // @ts-expect-error -- readers are checked too: no such field on CONFLICT details
     void err.details.reason;

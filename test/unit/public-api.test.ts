@@ -20,6 +20,9 @@ describe('public API', () => {
         // storage backends and wrappers
         'FsStorage', 'SqliteStorage', 'S3Storage', 'wrapStorage', 'withRetries', 'withTimeouts', 'withConcurrencyLimit',
         'createLimiter', 'withFaults', 'randomFaults', 'isTransientError',
+        // resource limits
+        'configureLimits', 'resourceLimits', 'DEFAULT_LIMITS', 'MAX_RANK', 'MAX_ELEMENTS', 'MAX_CHUNK_BYTES', 'MAX_INNER_CHUNKS',
+        'MAX_NODE_NAME_BYTES', 'MAX_PATH_DEPTH', 'MAX_JSON_DEPTH',
       ].sort(),
     );
   });
@@ -55,7 +58,7 @@ describe('public API', () => {
       'INVALID_ARGUMENT', 'INVALID_METADATA', 'INVALID_SELECTION', 'INVALID_KEY', 'INVALID_NAME',
       'NOT_FOUND', 'ALREADY_EXISTS', 'NODE_TYPE_MISMATCH', 'UNSUPPORTED', 'CORRUPT_OBJECT',
       'CHECKSUM_MISMATCH', 'PRECONDITION_FAILED', 'CONFLICT', 'READ_ONLY', 'UNAUTHORIZED', 'STORAGE_ERROR',
-      'TIMEOUT', 'ABORTED', 'MISSING_DEPENDENCY',
+      'TIMEOUT', 'ABORTED', 'MISSING_DEPENDENCY', 'LIMIT_EXCEEDED',
     ]);
   });
 

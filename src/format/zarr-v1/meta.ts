@@ -27,7 +27,7 @@ export interface V1Metadata {
 const REQUIRED = ['zarr_format', 'shape', 'chunks', 'dtype', 'compression', 'compression_opts', 'fill_value', 'order'] as const;
 
 export function parseV1Metadata(input: Uint8Array | string, where = 'meta'): V1Metadata {
-  const doc = parsePythonJson(typeof input === 'string' ? input : decodeText(input, where), where);
+  const doc = parsePythonJson(input, where);
   if (!isJsonObject(doc)) invalid(where, 'the document must be a JSON object');
   for (const key of REQUIRED) if (!(key in doc)) invalid(where, `"${key}" is required`);
   if (doc.zarr_format !== 1) invalid(where, `"zarr_format" must be 1, got ${JSON.stringify(doc.zarr_format)}`);
@@ -64,7 +64,7 @@ export function v1Compressor(meta: Pick<V1Metadata, 'compression' | 'compression
   }
 }
 
-export function encodeV1Metadata(meta: V1Metadata): Uint8Array {
+export function encodeV1Metadata(meta: V1Metadata, where = 'meta'): Uint8Array {
   const doc: { [key: string]: PyJson } = {
     ...meta.extra,
     chunks: [...meta.chunks],
@@ -76,17 +76,17 @@ export function encodeV1Metadata(meta: V1Metadata): Uint8Array {
     shape: [...meta.shape],
     zarr_format: 1,
   };
-  return new TextEncoder().encode(stringifyPythonJson(doc));
+  return new TextEncoder().encode(stringifyPythonJson(doc, 4, { where }));
 }
 
 export function parseV1Attributes(input: Uint8Array, where = 'attrs'): Attributes {
-  const doc = parsePythonJson(decodeText(input, where), where);
+  const doc = parsePythonJson(input, where);
   if (!isJsonObject(doc)) invalid(where, 'attributes must be a JSON object');
   return doc;
 }
 
-export function encodeV1Attributes(attrs: Attributes): Uint8Array {
-  return new TextEncoder().encode(stringifyPythonJson(attrs as PyJson));
+export function encodeV1Attributes(attrs: Attributes, where = 'attrs'): Uint8Array {
+  return new TextEncoder().encode(stringifyPythonJson(attrs as PyJson, 4, { where }));
 }
 
 function intList(value: JsonValue | undefined, min: number, field: string, where: string): number[] {
@@ -98,12 +98,4 @@ function intList(value: JsonValue | undefined, min: number, field: string, where
 
 function invalid(where: string, why: string): never {
   throw floeError('INVALID_METADATA', why, { where });
-}
-
-function decodeText(bytes: Uint8Array, where: string): string {
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch (cause) {
-    throw floeError('INVALID_METADATA', 'not valid UTF-8 text', { where, cause });
-  }
 }
