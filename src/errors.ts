@@ -123,6 +123,7 @@ export interface ErrorDetailsByCode {
  * Which limit a `LIMIT_EXCEEDED` hit (docs/limits.md lists each with its default):
  * - `'decoded-bytes'`: a decoder's output would pass what the data can decode to (a chunk's size
  *   from the array metadata, or a configured maximum for a metadata file).
+ * - `'encoded-bytes'`: a stored chunk larger than any encoding of it can be.
  * - `'json-bytes'`, `'json-depth'`: a JSON document's size in UTF-8 bytes, or its nesting.
  * - `'rank'`, `'elements'`, `'chunk-bytes'`, `'inner-chunks'`: an array's dimensions, its element
  *   count, one decoded chunk's bytes, a shard's inner chunk count.
@@ -130,7 +131,7 @@ export interface ErrorDetailsByCode {
  * - `'allocation'`: a result the process could not allocate.
  */
 export type LimitKind =
-  | 'decoded-bytes' | 'json-bytes' | 'json-depth' | 'rank' | 'elements' | 'chunk-bytes' | 'inner-chunks' | 'path-depth' | 'allocation';
+  | 'decoded-bytes' | 'encoded-bytes' | 'json-bytes' | 'json-depth' | 'rank' | 'elements' | 'chunk-bytes' | 'inner-chunks' | 'path-depth' | 'allocation';
 
 /** The details of a `LIMIT_EXCEEDED`. */
 export interface LimitDetails {

@@ -11,6 +11,8 @@ import { fillRegion, forEachProduct, projectDim, shiftView } from '../zarr/proje
 import type { CodecMetadata } from './types.ts';
 import { shown } from './bytes-codec-support.ts';
 import { argumentAt } from './checked-index.ts';
+import { limitExceeded, MAX_INNER_CHUNKS } from '../limits.ts';
+import { checkChunkBytes } from '../zarr/chunk-size.ts';
 import type { ArrayCodecImplementation } from './codec-implementation.ts';
 
 // The contracts live in codec-chain.ts, beside the chain they refer to.
@@ -37,6 +39,9 @@ export function shardingCodec(config: Record<string, unknown> | undefined, shard
   }
   const chunksPerShard = shardSpec.shape.map((s, i) => s / argumentAt(innerChunkShape, i, 'sharding chunk_shape'));
   const nChunks = product(chunksPerShard);
+  if (nChunks > MAX_INNER_CHUNKS) {
+    throw limitExceeded('inner-chunks', MAX_INNER_CHUNKS, `a shard of [${shardSpec.shape.join(', ')}] holds ${nChunks} inner chunks of [${innerChunkShape.join(', ')}], over the maximum of ${MAX_INNER_CHUNKS} (its index is read whole); use larger inner chunks`, { actual: nChunks });
+  }
   const innerChain = build(codecList(c.codecs, 'codecs'), { ...shardSpec, shape: innerChunkShape });
   const indexSpec: ChunkSpec = {
     shape: [...chunksPerShard, 2],
@@ -120,6 +125,7 @@ export function shardingCodec(config: Record<string, unknown> | undefined, shard
     innerChain,
     decodeIndex,
     innerIndex,
+    encodedSizeBound: () => indexByteLength + nChunks * innerChain.encodedSizeBound(),
     toJSON: () => ({
       name: 'sharding_indexed',
       configuration: {
@@ -133,6 +139,7 @@ export function shardingCodec(config: Record<string, unknown> | undefined, shard
     decodeRegion,
 
     decode(bytes, spec) {
+      checkChunkBytes(spec.shape, spec.dataType);
       const out: NdArray = { data: spec.dataType.allocate(product(spec.shape)), shape: [...spec.shape], stride: cStrides(spec.shape) };
       const whole = spec.shape.map((n) => ({ chunk: 0, start: 0, step: 1, count: n, outStart: 0 }));
       decodeRegion(bytes, whole, { data: out.data, offset: 0, stride: out.stride });

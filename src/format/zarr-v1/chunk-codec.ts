@@ -3,7 +3,7 @@
 // codecs (transpose for F order, bytes with the byte order, or vlen-utf8 for U<n>) that decode
 // the bytes `decode` returns. Only U<n> needs transcoding (UCS-4 <-> vlen-utf8 frames).
 import { floeError, isFloeError } from '../../errors.ts';
-import type { BytesToBytesCodec, CodecMetadata } from '../codecs/types.ts';
+import type { BytesToBytesCodec, CodecMetadata, DecodeLimits } from '../codecs/types.ts';
 import { decodeFrames, encodeFrames } from '../codecs/vlen-bytes.ts';
 import { product } from '../zarr/ndarray.ts';
 import type { V1ScalarType } from './dtype.ts';
@@ -27,7 +27,9 @@ const utf8Strict = new TextDecoder('utf-8', { fatal: true });
 
 export function v1ChunkCodec(meta: V1Metadata): V1ChunkCodec {
   const compressor = v1Compressor(meta);
-  const decompress = (b: Uint8Array): Uint8Array => (compressor ? compressor.decode(b) : b);
+  // A stored chunk decompresses to exactly the chunk's bytes; the compressor is held to that.
+  const limits: DecodeLimits = Object.freeze({ maxBytes: product(meta.chunks) * meta.dtype.itemSize });
+  const decompress = (b: Uint8Array): Uint8Array => (compressor ? compressor.decode(b, limits) : b);
   const compress = (b: Uint8Array): Uint8Array => (compressor ? compressor.encode(b) : b);
   const rank = meta.shape.length;
   const transpose: CodecMetadata[] = meta.order === 'F' && rank > 1 ? [{ name: 'transpose', configuration: { order: [...Array(rank).keys()].reverse() } }] : [];
