@@ -41,7 +41,7 @@ export interface ErrorDetailsByCode {
   INVALID_KEY: NoDetails;
   /** A node name the spec forbids, or a new branch or tag name Floe refuses. */
   INVALID_NAME: {
-    /** New branch and tag names: the rule the name breaks (docs/errors.md lists them). */
+    /** New branch and tag names: the rule the name breaks (docs/errors.md lists them); node names: 'too-long'. */
     readonly rule?:
       | 'not-a-string' | 'empty' | 'too-long' | 'unpaired-surrogate' | 'control-or-space' | 'forbidden-character'
       | 'slash' | 'double-dot' | 'leading-dash' | 'leading-dot' | 'trailing-dot' | 'lock-suffix' | 'at-brace' | 'lone-at';

@@ -1,6 +1,8 @@
 // A Zarr v3 array over any ZarrStore: read and write selections through the codec chain, with
 // bounded concurrency. Chunk-level I/O lives in ./chunk-io.ts.
+import { constants as bufferConstants } from 'node:buffer';
 import { floeError } from '../errors.ts';
+import { limitExceeded } from '../format/limits.ts';
 import { buildCodecChain, ScratchBuffer, type CodecChain } from '../format/codecs/pipeline.ts';
 import type { ArrayData, DataType, TypedArray } from '../format/zarr/data-types.ts';
 import {
@@ -37,6 +39,9 @@ export interface GetOptions extends ArrayIoOptions {
   /** Write the result into this buffer (length = elements x lanes) instead of allocating one. */
   out?: ArrayData;
 }
+
+/** The longest buffer Node allocates: the limit reported when a result cannot be allocated. */
+const BUFFER_MAX_LENGTH = bufferConstants.MAX_LENGTH;
 
 /** Reads smaller than this never use the worker pool. */
 const MIN_POOLED_READ_BYTES = 8 * 1024 * 1024;
@@ -122,7 +127,7 @@ export class ZarrArray {
     // Workers pay off when a read spans several chunks; a small read decodes inline into a
     // regular buffer (a fresh SharedArrayBuffer costs 2-5x more to allocate and fault in).
     const pool = n * this.dataType.lanes * this.dataType.laneBytes >= MIN_POOLED_READ_BYTES ? this.decodePool(options) : undefined;
-    const data = options.out ?? allocateOutput(this.dataType, n, pool !== undefined);
+    const data = options.out ?? allocateOutput(this.dataType, n, pool !== undefined, this.path);
     if (data.length !== n * lanes) {
       throw floeError('INVALID_ARGUMENT', `out buffer holds ${data.length} numbers, the selection needs ${n * lanes}`, { where: this.path });
     }
@@ -200,12 +205,21 @@ export class ZarrArray {
   }
 }
 
-/** Results are allocated in shared memory when workers decode, so they can write in place. */
-function allocateOutput(dataType: DataType, n: number, shared: boolean): ArrayData {
-  const sample = dataType.allocate(0);
-  if (!shared || Array.isArray(sample)) return dataType.allocate(n);
-  const Ctor = sample.constructor as new (buffer: SharedArrayBuffer) => TypedArray;
-  return new Ctor(new SharedArrayBuffer(n * dataType.lanes * dataType.laneBytes));
+/**
+ * Results are allocated in shared memory when workers decode, so they can write in place. A
+ * result the process cannot allocate is LIMIT_EXCEEDED ('allocation'), not a RangeError.
+ */
+function allocateOutput(dataType: DataType, n: number, shared: boolean, where: string): ArrayData {
+  try {
+    const sample = dataType.allocate(0);
+    if (!shared || Array.isArray(sample)) return dataType.allocate(n);
+    const Ctor = sample.constructor as new (buffer: SharedArrayBuffer) => TypedArray;
+    return new Ctor(new SharedArrayBuffer(n * dataType.lanes * dataType.laneBytes));
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    const bytes = n * Math.max(1, dataType.lanes * dataType.laneBytes);
+    throw limitExceeded('allocation', BUFFER_MAX_LENGTH, `a result of ${n} elements (${bytes} bytes) cannot be allocated (${err.message}); select less, or read it in parts`, { actual: bytes, where });
+  }
 }
 
 function shift(view: View, job: ChunkJob): View {

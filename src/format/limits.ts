@@ -103,6 +103,21 @@ export function configureLimits(changes: Partial<ResourceLimits>): ResourceLimit
   return current;
 }
 
+/**
+ * Refuses an array shape past MAX_RANK dimensions or MAX_ELEMENTS elements (the metadata of
+ * every Zarr version is checked with it, when read and when created).
+ */
+export function checkArrayShape(shape: readonly number[], where: string): void {
+  if (shape.length > MAX_RANK) {
+    throw limitExceeded('rank', MAX_RANK, `an array of ${shape.length} dimensions is over the maximum of ${MAX_RANK}`, { actual: shape.length, where });
+  }
+  let elements = 1;
+  for (const n of shape) elements *= n;
+  if (elements > MAX_ELEMENTS) {
+    throw limitExceeded('elements', MAX_ELEMENTS, `an array of shape [${shape.join(', ')}] has ${elements} elements, past ${MAX_ELEMENTS} (2^53 - 1), where index arithmetic stops being exact`, { actual: elements, where });
+  }
+}
+
 /** The one constructor of LIMIT_EXCEEDED errors; `message` says what was refused and what to do. */
 export function limitExceeded(
   kind: LimitKind,

@@ -4,6 +4,7 @@ import { floeError, isFloeError } from '../../errors.ts';
 import { ZARR_V1_COMPRESSOR_NAMES, zarrV1Implementation } from '../codecs/registry.ts';
 import type { BytesToBytesCodec } from '../codecs/types.ts';
 import { isJsonObject, stringifyJson, type JsonValue } from '../json.ts';
+import { checkArrayShape } from '../limits.ts';
 import type { Attributes } from '../zarr/metadata.ts';
 import { parseV1DataType, type V1DataType } from './dtype.ts';
 import { parseV1FillValue, v1FillJson, type V1FillValue } from './fill.ts';
@@ -32,6 +33,7 @@ export function parseV1Metadata(input: Uint8Array | string, where = 'meta'): V1M
   for (const key of REQUIRED) if (!(key in doc)) invalid(where, `"${key}" is required`);
   if (doc.zarr_format !== 1) invalid(where, `"zarr_format" must be 1, got ${JSON.stringify(doc.zarr_format)}`);
   const shape = intList(doc.shape, 0, 'shape', where);
+  checkArrayShape(shape, where);
   const chunks = intList(doc.chunks, 1, 'chunks', where);
   if (shape.length === 0) {
     throw floeError('UNSUPPORTED', 'a 0-dimensional v1 array has no chunk key ("".join of no indices); zarr 1.x never wrote one', { where });

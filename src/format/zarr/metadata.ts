@@ -4,6 +4,7 @@
 import { floeError } from '../../errors.ts';
 import type { CodecMetadata } from '../codecs/types.ts';
 import { isJsonObject, parseJson, stringifyJson, type JsonValue } from '../json.ts';
+import { checkArrayShape } from '../limits.ts';
 import { parseDataType, type DataType } from './data-types.ts';
 import { defaultFillValue, parseFillValue, type FillValue, type FillValueInput } from './fill-value.ts';
 import { parseChunkKeyEncoding, type ChunkKeyEncoding } from './chunk-keys.ts';
@@ -71,6 +72,7 @@ export function parseArrayMetadata(input: Uint8Array | string | JsonValue, where
 
 function parseArray(doc: { [key: string]: JsonValue }, where: string): ArrayMetadata {
   const shape = intList(doc.shape, where, 'shape', 0);
+  checkArrayShape(shape, where);
   const dataType = parseDataType(doc.data_type, `${where}: data_type`);
   const chunkShape = parseChunkGrid(doc.chunk_grid, shape.length, where);
   const chunkKeyEncoding = parseChunkKeyEncoding(doc.chunk_key_encoding, `${where}: chunk_key_encoding`);
