@@ -24,6 +24,8 @@ const MIN_DICT = 4096;
 const ENCODER_PROPS = { lc: 3, lp: 0, pb: 2 } as const;
 const ENCODER_PROPS_BYTE = 0x5d;
 const ALONE_HEADER = 13;
+/** How far the native decoder got when a stated size was not met (lzma-rs's message). */
+const PROBE_REACHED = /but decompressed to (\d+)/;
 /** The .lzma header's decoded size when the encoder did not state one. */
 const UNKNOWN_SIZE = 0xffff_ffff_ffff_ffffn;
 
@@ -74,10 +76,11 @@ export function decodeRaw(chain: readonly FilterSpec[], data: Uint8Array, maxByt
 /**
  * Decodes an .lzma ("alone") stream, holding it to maxBytes. A header stating the decoded size is
  * checked first. Without one (Python's encoder never writes it) the native decoder has no output
- * cap and no streaming API, so it first runs with the header's size set to maxBytes + 1: it stops
- * there, so a stream that long is refused having produced at most that much. A shorter stream
- * makes that run fail at its end marker; a second run with the size unknown then decodes it and
- * stops at the same place. The price, two decodes, is paid only by LZMA1 streams without a size.
+ * cap and no streaming API, so it first runs with the header's size set to maxBytes + 1. It stops
+ * near there (within one match, 273 bytes), and its error says how far it got: past the limit is
+ * refused; short of it means the stream ends first, and a second run with the size unknown decodes
+ * it, stopping at the same place. The price, two decodes, is paid only by LZMA1 streams without a
+ * size. An error that does not say how far it got is CORRUPT_OBJECT: no unbounded second run.
  */
 export function decodeAlone(stream: Uint8Array, maxBytes: number | undefined): Uint8Array {
   const native = napiLzma().lzma;
@@ -90,15 +93,20 @@ export function decodeAlone(stream: Uint8Array, maxBytes: number | undefined): U
     return native.decompressSync(stream);
   }
   const probe = Buffer.from(stream);
-  probe.writeBigUInt64LE(BigInt(maxBytes) + 1n, 5);
-  let reachedPastLimit = true;
+  const probeSize = maxBytes + 1;
+  probe.writeBigUInt64LE(BigInt(probeSize), 5);
   try {
     native.decompressSync(probe);
-  } catch {
-    reachedPastLimit = false; // ended (or broke) before maxBytes + 1 bytes
+  } catch (err) {
+    const reached = PROBE_REACHED.exec(err instanceof Error ? err.message : '');
+    if (!reached) throw corrupt(NAME, err instanceof Error ? err.message : String(err), err);
+    if (Number(reached[1]) < probeSize) {
+      const decoded = native.decompressSync(stream);
+      if (decoded.length > maxBytes) throw new DecodedSizeLimitError(maxBytes); // cannot happen: same stream, same stop
+      return decoded;
+    }
   }
-  if (reachedPastLimit) throw new DecodedSizeLimitError(maxBytes);
-  return native.decompressSync(stream);
+  throw new DecodedSizeLimitError(maxBytes);
 }
 
 export function encodeRaw(chain: readonly FilterSpec[], data: Uint8Array): Uint8Array {

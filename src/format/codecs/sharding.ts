@@ -57,6 +57,7 @@ export function shardingCodec(config: Record<string, unknown> | undefined, shard
   const lanes = shardSpec.dataType.lanes;
 
   const decodeIndex = (bytes: Uint8Array, shardSize?: number): ShardIndex => {
+    const innerBound = innerChain.encodedSizeBound();
     if (bytes.length !== indexByteLength) {
       throw floeError('CORRUPT_OBJECT', `shard index is ${bytes.length} bytes, expected ${indexByteLength}`);
     }
@@ -79,6 +80,10 @@ export function shardingCodec(config: Record<string, unknown> | undefined, shard
       }
       if (shardSize !== undefined && off + len > shardSize) {
         throw floeError('CORRUPT_OBJECT', `shard index entry ${i} points at bytes ${off}..${off + len}, outside the ${shardSize}-byte shard`);
+      }
+      // Checked before any range is fetched: no inner chunk encodes to more than its bound.
+      if (len > innerBound || off > Number.MAX_SAFE_INTEGER - len) {
+        throw floeError('CORRUPT_OBJECT', `shard index entry ${i} claims ${len} bytes at offset ${off}; an inner chunk takes at most ${innerBound}`);
       }
       offsets[i] = off;
       lengths[i] = len;
