@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isFloeError, type FloeError } from '../../src/errors.ts';
 import { parseJson, stringifyJson, type JsonValue } from '../../src/format/json.ts';
 import { configureLimits, DEFAULT_LIMITS } from '../../src/format/limits.ts';
+import { decodeV1Config } from '../../src/format/icechunk/spec1-config.ts';
 import { parseNodeMetadata } from '../../src/format/zarr/metadata.ts';
 import { encodeV1Attributes, parseV1Attributes } from '../../src/format/zarr-v1/meta.ts';
 import { MemoryStorage, Repository, Storage, openStore, createGroup, openGroup, createArray } from '../../src/index.ts';
@@ -149,6 +150,14 @@ describe('JSON size', () => {
     expect(refusal(() => stringifyJson(value)).details).toMatchObject({ kind: 'json-bytes', limit: MiB });
     expect(refusal(() => parseJson(JSON.stringify(value))).details).toMatchObject({ kind: 'json-bytes', limit: MiB });
     expect(refusal(() => encodeV1Attributes(value)).details).toMatchObject({ kind: 'json-bytes' });
+  });
+
+  it('holds a spec-1 config.yaml to the same size limit before parsing it', () => {
+    configureLimits({ jsonBytes: 1000 });
+    const yaml = new TextEncoder().encode(`inline_chunk_threshold_bytes: 512\nnote: "${'x'.repeat(1000)}"\n`);
+    expect(refusal(() => decodeV1Config(yaml, 'config.yaml')).details).toEqual({ kind: 'json-bytes', limit: 1000, actual: yaml.length });
+    configureLimits(DEFAULT_LIMITS);
+    expect(decodeV1Config(yaml)).toMatchObject({ inline_chunk_threshold_bytes: 512 });
   });
 
   it('counts UTF-8 bytes, not UTF-16 units, the same on both sides', () => {
