@@ -91,12 +91,7 @@ export function buildCodecChain(codecs: readonly CodecMetadata[], spec: ChunkSpe
   };
 }
 
-/**
- * The decoded size each bytes codec of a chain may produce, worked out from the chunk spec once:
- * the array -> bytes codec's exact size (or bound) for the first, then each codec's encoded bound
- * of what the one before it produces. Recomputed only when configureLimits changes the limits
- * (a variable-length bound depends on them); each decode reuses the same objects.
- */
+/** What the decoders of one chain may produce. */
 interface ChainLimits {
   /** The first bytes codec's (the last to decode). */
   readonly first: DecodeLimits;
@@ -106,6 +101,12 @@ interface ChainLimits {
   readonly encoded: number;
 }
 
+/**
+ * The decoded size each bytes codec of a chain may produce, worked out from the chunk spec once:
+ * the array -> bytes codec's exact size (or bound) for the first, then each codec's encoded bound
+ * of what the one before it produces. Recomputed only when configureLimits changes the limits
+ * (a variable-length bound depends on them); each decode reuses the same objects.
+ */
 class DecodeBounds {
   private basis: ResourceLimits | undefined;
   private limits: ChainLimits | undefined;
