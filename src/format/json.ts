@@ -225,9 +225,20 @@ interface DepthCheckOptions extends JsonWriteOptions {
  * its path in the document, and output past the size limit.
  */
 export function stringifyJson(value: JsonValue, indent = 2, options: JsonWriteOptions = {}): string {
-  checkJsonDepth(value, options);
-  return checkedText(() => write(value, indent, ''), options);
+  const maxDepth = options.maxDepth ?? resourceLimits().jsonDepth;
+  return checkedText(() => {
+    try {
+      return write(value, indent, '', 0, maxDepth);
+    } catch (err) {
+      // Only now walk the value again, to name the path of the first value too deep.
+      if (err === TOO_DEEP) checkJsonDepth(value, options);
+      throw err;
+    }
+  }, options);
 }
+
+/** Thrown by `write` past the depth limit (a cycle included); stringifyJson names the path. */
+const TOO_DEEP = new Error('JSON nests too deep');
 
 /**
  * Runs a JSON writer and holds its output to the size limit. A document past V8's longest string
@@ -259,17 +270,20 @@ export function checkJsonDepth(value: unknown, options: DepthCheckOptions = {}):
   const visit = (v: unknown, depth: number): void => {
     if (typeof v !== 'object' || v === null || ArrayBuffer.isView(v) || options.isLeaf?.(v)) return;
     if (depth >= maxDepth) throw tooDeep(maxDepth, ` at ${describePath(path)}`, options.where);
+    // Plain loops: this walk runs before every metadata write, so it allocates nothing per value.
     if (Array.isArray(v)) {
-      for (const [i, item] of v.entries()) {
+      for (let i = 0; i < v.length; i++) {
         path.push(i);
-        visit(item, depth + 1);
+        visit(v[i], depth + 1);
         path.pop();
       }
       return;
     }
-    for (const [key, item] of Object.entries(v)) {
+    const record = v as Record<string, unknown>;
+    for (const key in record) {
+      if (!Object.hasOwn(record, key)) continue;
       path.push(key);
-      visit(item, depth + 1);
+      visit(record[key], depth + 1);
       path.pop();
     }
   };
@@ -285,18 +299,20 @@ function describePath(path: readonly (string | number)[]): string {
   return text.startsWith('.') ? text.slice(1) : text;
 }
 
-function write(value: JsonValue, indent: number, pad: string): string {
+/** `depth`: arrays and objects around `value`; one more is refused past `maxDepth`. */
+function write(value: JsonValue, indent: number, pad: string, depth: number, maxDepth: number): string {
   if (typeof value === 'bigint') return value.toString();
   // JSON.stringify(-0) is "0": a -0.0 fill value would lose its sign bit. "-0.0" reads back as -0
   // here, in JSON.parse and in Python (where "-0" would be the integer 0).
   if (Object.is(value, -0)) return '-0.0';
   if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+  if (depth >= maxDepth) throw TOO_DEEP;
   const inner = pad + ' '.repeat(indent);
   const nl = indent > 0 ? '\n' : '';
   const colon = indent > 0 ? ': ' : ':';
   const items = Array.isArray(value)
-    ? value.map((v) => inner + write(v, indent, inner))
-    : Object.entries(value).map(([k, v]) => inner + JSON.stringify(k) + colon + write(v, indent, inner));
+    ? value.map((v) => inner + write(v, indent, inner, depth + 1, maxDepth))
+    : Object.entries(value).map(([k, v]) => inner + JSON.stringify(k) + colon + write(v, indent, inner, depth + 1, maxDepth));
   const [open, close] = Array.isArray(value) ? ['[', ']'] : ['{', '}'];
   if (items.length === 0) return open + close;
   return open + nl + items.join(',' + nl) + nl + pad + close;
