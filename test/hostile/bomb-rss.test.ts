@@ -4,6 +4,7 @@
 // decode to 4 KB drove RSS to 6.2 GB; now it must stay under 100 MB over the child's baseline.
 // Every other case is held to 2x what the data may decode to (the chunk's size, or the configured
 // limit of a metadata file) + 64 MiB.
+// FLOE_HOSTILE_REPORT=1 prints each child's baseline and peak RSS.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
