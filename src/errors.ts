@@ -32,6 +32,18 @@ export interface ErrorDetailsByCode {
     /** The codec whose configuration is invalid. */
     readonly codec?: string;
   };
+  /**
+   * A repository configuration value the reference Icechunk cannot store or apply: refused
+   * before anything is written (and a stored one Floe cannot read).
+   */
+  INVALID_CONFIG: {
+    /** The field, as a path: `manifest.splitting.split_sizes[0][1][0].num_chunks`. */
+    readonly field: string;
+    /** The refused value, as text. */
+    readonly value: string;
+    /** What the field accepts, e.g. `an integer in 1..=4294967295 (u32, not 0)`. */
+    readonly allowed: string;
+  };
   /** A selection out of bounds or of the wrong shape. */
   INVALID_SELECTION: {
     /** Query errors: the dimension of the bad positional selection. */
@@ -108,19 +120,30 @@ export interface ErrorDetailsByCode {
   };
   /** An operation ran past its deadline. */
   TIMEOUT: NoDetails;
-  /** Cancelled by the caller. */
-  ABORTED: NoDetails;
+  /** Cancelled by the caller's `AbortSignal` (or its `AbortSignal.timeout` deadline). */
+  ABORTED: {
+    /**
+     * True when the signal's reason is a timeout: a `TimeoutError` (what `AbortSignal.timeout`
+     * aborts with) or a `TIMEOUT` FloeError; false for a plain `abort()`.
+     */
+    readonly timedOut: boolean;
+    /** The signal's reason as text (an Error's message), when it has one. */
+    readonly reason?: string;
+  };
   /** An optional package the operation needs is not installed or does not load. */
   MISSING_DEPENDENCY: {
     /** The npm package to install. */
     readonly package: string;
   };
-  /** Input or output past one of Floe's resource limits (decoded sizes, JSON, shapes, paths). */
+  /**
+   * Input, output or a request past one of Floe's resource limits (decoded sizes, JSON, shapes,
+   * paths; a query's chunks, result bytes, labels or memory), refused before the work starts.
+   */
   LIMIT_EXCEEDED: LimitDetails;
 }
 
 /**
- * Which limit a `LIMIT_EXCEEDED` hit (docs/limits.md lists each with its default):
+ * Which limit a `LIMIT_EXCEEDED` hit (docs/limits.md lists the format limits with their defaults):
  * - `'decoded-bytes'`: a decoder's output would pass what the data can decode to (a chunk's size
  *   from the array metadata, or a configured maximum for a metadata file).
  * - `'encoded-bytes'`: a stored chunk larger than any encoding of it can be.
@@ -129,17 +152,25 @@ export interface ErrorDetailsByCode {
  *   count, one decoded chunk's bytes, a shard's inner chunk count.
  * - `'path-depth'`: names in a node path.
  * - `'allocation'`: a result the process could not allocate.
+ * - `'chunks'`, `'result-bytes'`, `'coordinate-labels'`: a query's chunks or boxes (`maxChunks`),
+ *   result bytes (`maxResultBytes`), coordinate labels (`maxCoordinateLabels`).
+ * - `'memory-budget'`: a query server's `memoryBudgetBytes`, which one request's estimate passes
+ *   on its own.
  */
 export type LimitKind =
-  | 'decoded-bytes' | 'encoded-bytes' | 'json-bytes' | 'json-depth' | 'rank' | 'elements' | 'chunk-bytes' | 'inner-chunks' | 'path-depth' | 'allocation';
+  | 'decoded-bytes' | 'encoded-bytes' | 'json-bytes' | 'json-depth' | 'rank' | 'elements' | 'chunk-bytes' | 'inner-chunks' | 'path-depth' | 'allocation'
+  | 'chunks' | 'result-bytes' | 'coordinate-labels' | 'memory-budget';
 
 /** The details of a `LIMIT_EXCEEDED`. */
 export interface LimitDetails {
   /** Which limit. */
   readonly kind: LimitKind;
-  /** The limit's value (bytes, levels, dimensions, elements, names). */
+  /** The limit's value (bytes, levels, dimensions, elements, names, chunks, labels). */
   readonly limit: number;
-  /** What the input declared or reached, when known (a decoder stopped early may not know the total). */
+  /**
+   * What the input declared or reached, or the request needed, when known (a decoder stopped
+   * early may not know the total; an upper bound where counted from metadata, rounded past 2^53).
+   */
   readonly actual?: number;
   /** `'decoded-bytes'`: the codec or file compression that refused. */
   readonly codec?: string;
@@ -194,6 +225,7 @@ export interface ConflictEntry {
 export const ERROR_CODES = [
   'INVALID_ARGUMENT',
   'INVALID_METADATA',
+  'INVALID_CONFIG',
   'INVALID_SELECTION',
   'INVALID_KEY',
   'INVALID_NAME',

@@ -19,15 +19,22 @@ export {
 
 // Plain Zarr v3: stores, arrays, groups, selections.
 export { StorageStore, type ZarrStore, type ListDir, type StorageStoreOptions } from './engine/store.ts';
-export { ZarrArray, type ArrayIoOptions, type GetOptions, type WriteValue } from './engine/array.ts';
-export { ZarrGroup, openNode, type ChildInfo } from './engine/group.ts';
+export { ZarrArray, type ArrayIoOptions, type GetOptions, type SetOptions, type OpenArrayOptions, type WriteValue } from './engine/array.ts';
+export { ZarrGroup, openNode, type ChildInfo, type NodeOpenOptions, type GroupCreateOptions, type AnyArrayInput } from './engine/group.ts';
 export { slice, type Slice, type Selection, type SelectionItem } from './engine/selection.ts';
 export { openStore, createArray, openArray, createGroup, openGroup, get, set } from './engine/api.ts';
 export type { OpenStoreOptions } from './engine/api.ts';
 
-// Zarr v1 (one array per store) and conversion to v3.
+// Zarr v2 arrays (groups are ZarrGroups with zarrFormat 2), consolidated metadata (v2 and v3).
+export { V2Array, type V2ArrayInput } from './engine/v2-array.ts';
+export type { V2ArrayMetadataInput, V2Descr } from './format/zarr-v2/create.ts';
+export type { NumcodecsConfig } from './format/numpy/numcodecs.ts';
+export { consolidate, type ConsolidateResult } from './engine/consolidated.ts';
+
+// Zarr v1 (one array per store) and conversion of v1 and v2 to v3.
 export { V1Array, type V1ArrayInput } from './engine/v1-array.ts';
 export { convertV1ToV3, type ConvertOptions, type ConvertResult } from './engine/convert.ts';
+export { convertV2ToV3, type ConvertV2Options, type ConvertV2Result } from './engine/convert-v2.ts';
 
 // Formats and data model.
 export type { NdArray } from './format/zarr/ndarray.ts';
@@ -52,7 +59,9 @@ export { withConcurrencyLimit } from './engine/storage/concurrency.ts';
 export { createLimiter, type Limiter } from './engine/storage/limiter.ts';
 export { withFaults, randomFaults, type Fault, type FaultPlan } from './engine/storage/faults.ts';
 export { isTransientError } from './engine/storage/transient.ts';
-export type { ObjectStorage, ByteRange, ObjectInfo, PutOptions, GetResult, ListDirResult, ListOptions, VersionToken } from './engine/storage/types.ts';
+export type {
+  ObjectStorage, ByteRange, ObjectInfo, PutOptions, CopyOptions, AbortOptions, GetResult, ListDirResult, ListOptions, VersionToken,
+} from './engine/storage/types.ts';
 // The read seam: what a session (and a plain store through its reader) offers every reader.
 export type { ReadSource, NodeInfo, ChunkLocation, StoredChunk, ManifestPlanner, ManifestUse, ChunkBox, CacheUse } from './engine/read-source.ts';
 
@@ -66,12 +75,16 @@ export type {
   S3StorageConstructorOptions, CommitOptions, RepositoryConfig, VirtualChunkContainer, DiffResult,
   SnapshotDescription, Conflict, ConflictType, ConflictSolver, ConflictCallback, BasicConflictSolverOptions,
   ForkJSON, RetryBackoff, ExpireOptions, ExpireResult, GcOptions, GcSummary, GcBudget, GcCursor, OpsLogItem,
+  ObjectStoreConfig, CachingConfig, CompressionConfig, HttpConfig, ManifestConfig, ManifestPreloadCondition, ManifestPreloadConfig,
+  ManifestSplitCondition, ManifestSplitDim, ManifestSplitDimCondition, ManifestSplitRule, ManifestSplittingConfig, RepoUpdateRetryConfig,
+  S3ChecksumAlgorithm, S3Options, StorageConcurrencySettings, StorageRetriesSettings, StorageSettings, StorageTimeoutSettings, U32Bound,
+  U64, VirtualChunkLocationCompressionConfig,
 } from './txn/index.ts';
 export type { SnapshotOpener } from './txn/session.ts';
 export type { StorageLike } from './txn/storage.ts';
 export type { MetadataValue } from './format/icechunk/metadata-value.ts';
 export type { RepoStatus, RepoAvailability } from './format/icechunk/repo-updates.ts';
-export type { Clock } from './txn/repo-info-store.ts';
+export { systemClock, type Clock } from './engine/storage/clock.ts';
 export type { CacheBudgets } from './txn/objects.ts';
 export type { ChunkPacking } from './txn/chunk-packer.ts';
 export type { GcStepResult, GcKind, KindTotals } from './txn/maintenance/gc.ts';
@@ -79,8 +92,9 @@ export type { GcStepResult, GcKind, KindTotals } from './txn/maintenance/gc.ts';
 // Declarative queries: a typed builder, a planner with explain(), and an HTTP endpoint.
 export { query, formatPlan, ReadCaches } from './query/index.ts';
 export { createQueryServer } from './query/http.ts';
-export type { QueryBuilder, QueryOptions, Explanation, QueryResult, ArrayResult, ExecutionReport, QueryPlan, CoalesceOptions, ReadCacheOptions } from './query/index.ts';
+export type { QueryBuilder, QueryOptions, Explanation, QueryResult, ArrayResult, ExecutionReport, QueryPlan, CoalesceOptions, ReadCacheOptions, QueryLimits } from './query/index.ts';
 export type { QueryServer, QueryServerOptions } from './query/http.ts';
+export type { NodeServer, ServerLimitOptions, TlsOptions } from './query/http-limits.ts';
 export type { WhereOp, WhereValue, ComparisonOp } from './query/nodes/where-node.ts';
 export type { LabelValue } from './query/nodes/label.ts';
 export type { NearestOptions } from './query/nodes/nearest-node.ts';

@@ -3,6 +3,8 @@
 // so a command only does its job.
 import type { ParseArgsConfig } from 'node:util';
 import path from 'node:path';
+import { systemClock, type Clock } from '../engine/storage/clock.ts';
+import type { AbortOptions } from '../engine/storage/types.ts';
 import type { CliIo } from './io.ts';
 import { toJsonText } from './json-output.ts';
 
@@ -44,8 +46,18 @@ export class CommandContext {
   get json(): boolean {
     return this.flags.json === true;
   }
+  /**
+   * The run's signal (SIGINT/SIGTERM in the real CLI) as options for every repository, store and
+   * query call a command makes, so Ctrl-C stops a long read, commit or query cleanly (ABORTED).
+   */
+  get request(): AbortOptions {
+    return { signal: this.io.signal };
+  }
   now(): number {
     return this.io.now ? this.io.now() : performance.now();
+  }
+  get clock(): Clock {
+    return this.io.clock ?? systemClock;
   }
   resolvePath(p: string): string {
     return path.resolve(this.io.cwd, p);

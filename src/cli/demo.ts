@@ -7,6 +7,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { floeError } from '../errors.ts';
 import { ZarrArray } from '../engine/array.ts';
 import { ZarrGroup } from '../engine/group.ts';
+import type { AbortOptions } from '../engine/storage/types.ts';
 import { slice } from '../engine/selection.ts';
 import { query } from '../query/builder.ts';
 import { ConflictDetector, Repository, Storage, type ConflictSolver, type Session } from '../txn/index.ts';
@@ -34,28 +35,29 @@ export const demoCommand: CommandSpec = {
     const location = ctx.repoPath;
     if (location.includes('://')) throw floeError('UNSUPPORTED', 'the demo writes a local directory; pass --repo PATH');
 
+    const request = ctx.request; // Ctrl-C stops each step cleanly (ABORTED)
     await clearPreviousDemo(location);
-    const repo = await Repository.create(Storage.newLocalFilesystem(location));
-    await repo.setMetadata({ [DEMO_MARK]: true });
+    const repo = await Repository.create(Storage.newLocalFilesystem(location), {}, 2, {}, request);
+    await repo.setMetadata({ [DEMO_MARK]: true }, request);
     step(`created a repository at ${location} (local filesystem, Icechunk spec 2)`);
 
-    const layout = await writeLayout(repo, grid);
+    const layout = await writeLayout(repo, grid, request);
     step(`committed the layout ${layout}: ${TEMPERATURE} float32 [${grid.time}, ${grid.lat}, ${grid.lon}] (time, lat, lon), shards [${grid.shard.join(', ')}] of inner chunks [${grid.inner.join(', ')}], zstd; coordinates time, lat, lon`);
 
     const written = await writeConcurrently(ctx, repo, grid);
     step(`${written.writers} writers committed concurrently: ${formatBytes(written.bytes)} of float32 in ${written.commits} commits, ${written.rebases} rebases over commits that landed first (one writer split its slab across ${written.forks} forks and merged them)`);
 
-    const tip = await repo.lookupBranch('main');
-    await repo.createTag('v1.0', tip);
+    const tip = await repo.lookupBranch('main', request);
+    await repo.createTag('v1.0', tip, request);
     step(`tagged ${tip} as v1.0`);
 
-    const check = await verify(repo, grid);
+    const check = await verify(repo, grid, request);
     step(`read day ${check.day} back from v1.0: ${check.values} values, all equal to what was written`);
 
-    const corrected = await correctOnBranch(repo, grid);
+    const corrected = await correctOnBranch(repo, grid, request);
     step(`branch "qc" from v1.0: set a bad day to NaN and committed ${corrected}; main and v1.0 are unchanged`);
 
-    const ran = await runQuery(repo);
+    const ran = await runQuery(repo, request);
     step(`explained and ran a query on v1.0:\n${indent(ran.text)}`);
 
     const size = await directorySize(location);
@@ -74,8 +76,8 @@ async function clearPreviousDemo(location: string): Promise<void> {
   rmSync(location, { recursive: true, force: true });
 }
 
-async function writeLayout(repo: Repository, grid: DemoGrid): Promise<string> {
-  const session = await repo.writableSession('main');
+async function writeLayout(repo: Repository, grid: DemoGrid, request: AbortOptions): Promise<string> {
+  const session = await repo.writableSession('main', request);
   const store = session.store;
   await ZarrGroup.create(store, '/', { attributes: { title: 'Floe demo: synthetic daily near-surface temperature, 2024' } });
   await ZarrGroup.create(store, '/climate', { attributes: { Conventions: 'CF-1.8' } });
@@ -102,7 +104,7 @@ async function writeLayout(repo: Repository, grid: DemoGrid): Promise<string> {
       },
     }],
   });
-  return session.commit('layout: coordinates and an empty temperature array');
+  return session.commit('layout: coordinates and an empty temperature array', { ...request });
 }
 
 /** Counts the commits each rebase replays over, passing the decision to the conflict detector. */
@@ -125,13 +127,13 @@ function shardBoxes(grid: DemoGrid, slab: number): Box[] {
   return boxes;
 }
 
-async function writeBoxes(session: Session, grid: DemoGrid, boxes: Box[], progress: Progress): Promise<void> {
-  const array = await ZarrArray.open(session.store, TEMPERATURE);
+async function writeBoxes(session: Session, grid: DemoGrid, boxes: Box[], progress: Progress, request: AbortOptions): Promise<void> {
+  const array = await ZarrArray.open(session.store, TEMPERATURE, request);
   for (const box of boxes) {
     // One shard at a time: each box is exactly one shard, so nothing is read back and memory stays at one shard.
     const data = new Float32Array(boxSize(box));
     fillBox(grid, box, data);
-    await array.set(box.map(([a, b]) => slice(a, b)), data);
+    await array.set(box.map(([a, b]) => slice(a, b)), data, { ...request });
     progress.add(data.byteLength);
   }
 }
@@ -146,30 +148,31 @@ async function writeConcurrently(ctx: CommandContext, repo: Repository, grid: De
   const total = grid.time * grid.lat * grid.lon * 4;
   const progress = new Progress({ label: 'writing', total, unit: 'bytes', stream: ctx.io.stderr, now: () => ctx.now() });
   const solver = new CountingSolver();
-  const sessions = await Promise.all(Array.from({ length: slabs }, () => repo.writableSession('main')));
+  const request = ctx.request;
+  const sessions = await Promise.all(Array.from({ length: slabs }, () => repo.writableSession('main', request)));
   const forks = 2;
   await Promise.all(
     sessions.map(async (session, slab) => {
       const boxes = shardBoxes(grid, slab);
       if (slab === slabs - 1) {
         const parts = Array.from({ length: forks }, () => session.fork());
-        await Promise.all(parts.map((fork, i) => writeBoxes(fork, grid, boxes.filter((_, k) => k % forks === i), progress)));
+        await Promise.all(parts.map((fork, i) => writeBoxes(fork, grid, boxes.filter((_, k) => k % forks === i), progress, request)));
         await session.merge(...parts);
       } else {
-        await writeBoxes(session, grid, boxes, progress);
+        await writeBoxes(session, grid, boxes, progress, request);
       }
-      await session.commit(`days ${slab * grid.shard[0]}-${Math.min(grid.time, (slab + 1) * grid.shard[0]) - 1}`, { rebaseWith: solver });
+      await session.commit(`days ${slab * grid.shard[0]}-${Math.min(grid.time, (slab + 1) * grid.shard[0]) - 1}`, { rebaseWith: solver, ...request });
     }),
   );
   progress.finish();
   return { writers: slabs, bytes: total, commits: slabs, rebases: solver.replayed, forks };
 }
 
-async function verify(repo: Repository, grid: DemoGrid) {
-  const session = await repo.readonlySession({ tag: 'v1.0' });
-  const array = await ZarrArray.open(session.store, TEMPERATURE);
+async function verify(repo: Repository, grid: DemoGrid, request: AbortOptions) {
+  const session = await repo.readonlySession({ tag: 'v1.0', ...request });
+  const array = await ZarrArray.open(session.store, TEMPERATURE, request);
   const day = 200;
-  const got = (await array.get([day, null, null])).data as Float32Array;
+  const got = (await array.get([day, null, null], { ...request })).data as Float32Array;
   const expected = new Float32Array(grid.lat * grid.lon);
   fillBox(grid, [[day, day + 1], [0, grid.lat], [0, grid.lon]], expected);
   const bad = expected.findIndex((v, i) => !Object.is(v, got[i]));
@@ -177,18 +180,18 @@ async function verify(repo: Repository, grid: DemoGrid) {
   return { day, values: got.length };
 }
 
-async function correctOnBranch(repo: Repository, grid: DemoGrid): Promise<string> {
-  await repo.createBranch('qc', await repo.lookupTag('v1.0'));
-  const session = await repo.writableSession('qc');
-  const array = await ZarrArray.open(session.store, TEMPERATURE);
-  await array.set([17, null, null], NaN);
+async function correctOnBranch(repo: Repository, grid: DemoGrid, request: AbortOptions): Promise<string> {
+  await repo.createBranch('qc', await repo.lookupTag('v1.0', request), request);
+  const session = await repo.writableSession('qc', request);
+  const array = await ZarrArray.open(session.store, TEMPERATURE, request);
+  await array.set([17, null, null], NaN, { ...request });
   void grid;
-  return session.commit('qc: day 17 failed quality control');
+  return session.commit('qc: day 17 failed quality control', { ...request });
 }
 
-async function runQuery(repo: Repository) {
-  const session = await repo.readonlySession({ tag: 'v1.0' });
-  const q = query(session)
+async function runQuery(repo: Repository, request: AbortOptions) {
+  const session = await repo.readonlySession({ tag: 'v1.0', ...request });
+  const q = query(session, { ...request })
     .from(TEMPERATURE, 'float32')
     .where('time', 'between', [new Date('2024-07-01T00:00:00Z'), new Date('2024-07-07T00:00:00Z')])
     .where('lat', 'between', [35, 60])

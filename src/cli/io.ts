@@ -1,5 +1,6 @@
 // What a command may touch of the outside world, injected so tests run commands in-process and
 // read exactly what a user would see. `bin/floe.mjs` passes the real process streams.
+import type { Clock } from '../engine/storage/clock.ts';
 
 /** The part of a writable stream commands use; `isTTY` decides progress bars vs. plain lines. */
 export interface OutputStream {
@@ -17,10 +18,15 @@ export interface CliIo {
   /** Relative paths (the repository, import sources, output files) resolve against this. */
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** Long-running commands (`serve`) stop when this aborts; the real CLI wires it to SIGINT/SIGTERM. */
+  /**
+   * Cancels the command: its storage, repository and query calls reject with ABORTED, and `serve`
+   * stops. The real CLI wires it to SIGINT/SIGTERM.
+   */
   readonly signal?: AbortSignal;
   /** Milliseconds, for timings and progress rates; injectable so tests control time. */
   readonly now?: () => number;
+  /** Wall time for cutoffs (`gc`, `expire`) and the repositories commands open. Default: the system clock. */
+  readonly clock?: Clock;
 }
 
 /** Collects output in memory: for tests, and for commands that build text before printing. */
@@ -44,9 +50,9 @@ export function processIo(): CliIo {
   // to stderr on every S3 command; stderr is for progress and one-line errors.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const controller = new AbortController();
-  const stop = () => controller.abort();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  // Once: a second Ctrl-C gets Node's default (exit at once) if the first one's clean stop hangs.
+  process.once('SIGINT', () => controller.abort(new Error('interrupted (SIGINT)')));
+  process.once('SIGTERM', () => controller.abort(new Error('terminated (SIGTERM)')));
   return { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), env: process.env, signal: controller.signal };
 }
 

@@ -72,11 +72,13 @@ function reportFailure(io: CliIo, command: string, err: unknown): number {
     return 2;
   }
   const message = err instanceof Error ? err.message : String(err);
+  // Stopped by SIGINT/SIGTERM (io.signal): the shell's code for an interrupted command.
+  const exitCode = isFloeError(err, 'ABORTED') ? 130 : 1;
   // FloeError messages already say where and what to do; other errors get their class name.
   const prefix = isFloeError(err) ? `${err.code}: ` : err instanceof Error && err.name !== 'Error' ? `${err.name}: ` : '';
   io.stderr.write(`floe ${command}: ${prefix}${message.split('\n')[0]}\n`);
   if (io.env.FLOE_DEBUG && err instanceof Error && err.stack) io.stderr.write(err.stack + '\n');
-  return 1;
+  return exitCode;
 }
 
 function isParseArgsError(err: unknown): boolean {

@@ -2,6 +2,7 @@
 // shape, dtype, chunking (outer and sharded inner), codecs, attributes, and how many chunks and
 // bytes it stores.
 import { nodeMetadata, type NodeInfo, type ReadSource, type StoredChunk } from '../engine/read-source.ts';
+import type { AbortOptions } from '../engine/storage/types.ts';
 import type { CodecMetadata } from '../format/codecs/types.ts';
 import type { NodeMetadata } from '../format/zarr/metadata.ts';
 import type { JsonValue } from '../format/json.ts';
@@ -39,20 +40,20 @@ function innerShape(meta: NodeMetadata): readonly number[] | undefined {
 const storedBytes = ({ location }: StoredChunk): number => (location.kind === 'inline' ? location.bytes.length : location.length);
 
 /** How many chunks an array stores and their bytes (inline, native and virtual alike). */
-async function storage(source: ReadSource, path: string): Promise<{ chunksStored: number; storedBytes: number }> {
+async function storage(source: ReadSource, path: string, request: AbortOptions | undefined): Promise<{ chunksStored: number; storedBytes: number }> {
   let chunksStored = 0;
   let bytes = 0;
-  for await (const chunk of source.chunks(path)) {
+  for await (const chunk of source.chunks(path, request)) {
     chunksStored++;
     bytes += storedBytes(chunk);
   }
   return { chunksStored, storedBytes: bytes };
 }
 
-export async function summarizeNode(source: ReadSource, node: NodeInfo, withStorage = true): Promise<NodeSummary> {
+export async function summarizeNode(source: ReadSource, node: NodeInfo, withStorage = true, request?: AbortOptions): Promise<NodeSummary> {
   const meta = nodeMetadata(node);
   if (meta.nodeType === 'group') return { path: node.path, kind: 'group', attributes: meta.attributes };
-  const stored = withStorage ? await storage(source, node.path) : undefined;
+  const stored = withStorage ? await storage(source, node.path, request) : undefined;
   const inner = innerShape(meta);
   return {
     path: node.path,
@@ -72,15 +73,15 @@ export async function summarizeNode(source: ReadSource, node: NodeInfo, withStor
  * Every node at or below `root`, in node-path order (depth first, children in order). `root`
  * itself may be no node (a repository's root before anyone wrote its zarr.json).
  */
-export async function nodesUnder(source: ReadSource, root: string): Promise<NodeInfo[]> {
+export async function nodesUnder(source: ReadSource, root: string, request?: AbortOptions): Promise<NodeInfo[]> {
   const out: NodeInfo[] = [];
   const below = async (path: string): Promise<void> => {
-    for (const child of await source.children(path)) {
+    for (const child of await source.children(path, request)) {
       out.push(child);
       if (child.kind === 'group') await below(child.path);
     }
   };
-  const top = await source.node(root);
+  const top = await source.node(root, request);
   if (top) out.push(top);
   if (top?.kind !== 'array') await below(root);
   return out;

@@ -3,6 +3,7 @@
 // an existing regular file is a SQLite repository, anything else a local directory.
 import { statSync } from 'node:fs';
 import { floeError, isFloeError } from '../errors.ts';
+import type { AbortOptions } from '../engine/storage/types.ts';
 import { Repository, Storage } from '../txn/index.ts';
 import type { CommandContext } from './command.ts';
 import { UsageError } from './command.ts';
@@ -47,11 +48,14 @@ export async function storageAt(ctx: CommandContext, location: string, kind: Sto
   }
 }
 
-/** Opens the repository at `--repo`; a missing one fails with what to run instead. */
-export async function openRepository(ctx: CommandContext, location = ctx.repoPath): Promise<Repository> {
+/**
+ * Opens the repository at `--repo`; a missing one fails with what to run instead. `request` carries
+ * the command's cancellation signal (`floe serve` passes none: its signal means "stop serving").
+ */
+export async function openRepository(ctx: CommandContext, location = ctx.repoPath, request: AbortOptions = ctx.request): Promise<Repository> {
   const storage = await storageAt(ctx, location, detectStorageKind(location));
   try {
-    return await Repository.open(storage);
+    return await Repository.open(storage, undefined, undefined, { clock: ctx.clock, ...request });
   } catch (err) {
     if (isFloeError(err, 'NOT_FOUND')) {
       throw floeError('NOT_FOUND', `no Floe repository at ${location}; create one with \`floe init --repo ${location}\` or run \`floe demo\``, { cause: err });

@@ -3,6 +3,7 @@
 import { floeError } from '../errors.ts';
 import { normalizePath } from '../format/zarr/paths.ts';
 import type { ReadSource } from '../engine/read-source.ts';
+import type { AbortOptions } from '../engine/storage/types.ts';
 import { slice, type Selection, type SelectionItem } from '../engine/selection.ts';
 import type { Repository, VersionOptions } from '../txn/index.ts';
 import { UsageError } from './command.ts';
@@ -56,16 +57,16 @@ function integer(item: string, whole: string): number {
 }
 
 /** Branch, then tag, then snapshot id; `~N` walks N parents back. */
-export async function resolveVersion(repo: Repository, ref: string): Promise<VersionOptions> {
+export async function resolveVersion(repo: Repository, ref: string, request?: AbortOptions): Promise<VersionOptions> {
   const [, base, back] = /^(.*)~(\d+)$/.exec(ref) ?? [];
   if (base !== undefined && back !== undefined) {
     let n = Number(back);
-    for await (const s of repo.ancestry(await resolveVersion(repo, base))) {
+    for await (const s of repo.ancestry({ ...(await resolveVersion(repo, base, request)), ...request })) {
       if (n-- === 0) return { snapshotId: s.id };
     }
     throw floeError('NOT_FOUND', `${base} has fewer than ${back} ancestors; see \`floe log ${base}\``);
   }
-  const [branches, tags] = await Promise.all([repo.listBranches(), repo.listTags()]);
+  const [branches, tags] = await Promise.all([repo.listBranches(request), repo.listTags(request)]);
   if (branches.includes(ref)) return { branch: ref };
   if (tags.includes(ref)) return { tag: ref };
   if (SNAPSHOT_ID.test(ref)) return { snapshotId: ref };
@@ -78,8 +79,8 @@ export async function resolveVersion(repo: Repository, ref: string): Promise<Ver
  */
 export type VersionReader = ReadSource & { readonly snapshotId: string };
 
-export async function openReadonly(repo: Repository, ref: string): Promise<VersionReader> {
-  return repo.readonlySession(await resolveVersion(repo, ref));
+export async function openReadonly(repo: Repository, ref: string, request?: AbortOptions): Promise<VersionReader> {
+  return repo.readonlySession({ ...(await resolveVersion(repo, ref, request)), ...request });
 }
 
 /** A version as the reference's diff options spell it, for `from` or `to`. */

@@ -1,13 +1,15 @@
 // Plain-function entry points (zarrita's style) over the classes, for the README's examples.
-import type { ArrayMetadataInput, Attributes } from '../format/zarr/metadata.ts';
+import { floeError, isFloeError } from '../errors.ts';
 import type { NdArray } from '../format/zarr/ndarray.ts';
-import { ZarrArray, type ArrayIoOptions, type GetOptions, type WriteValue } from './array.ts';
-import { ZarrGroup } from './group.ts';
+import { normalizePath } from '../format/zarr/paths.ts';
+import { ZarrArray, type GetOptions, type OpenArrayOptions, type SetOptions, type WriteValue } from './array.ts';
+import { createAnyArray, ZarrGroup, type AnyArrayInput, type GroupCreateOptions, type NodeOpenOptions } from './group.ts';
 import type { Selection } from './selection.ts';
 import { FsStorage } from './storage/fs.ts';
 import { MemoryStorage } from './storage/memory.ts';
 import type { ObjectStorage } from './storage/types.ts';
 import { StorageStore, type ZarrStore } from './store.ts';
+import { V2Array } from './v2-array.ts';
 
 /** Options of {@link openStore}. */
 export interface OpenStoreOptions {
@@ -25,24 +27,41 @@ export function openStore(location: string | ObjectStorage, options: OpenStoreOp
   return new StorageStore(storage, { readOnly: options.readOnly ?? false });
 }
 
-/** Creates an array at `path` (see {@link ZarrArray.create}); `ALREADY_EXISTS` unless `overwrite`. */
-export async function createArray(store: ZarrStore, path: string, input: ArrayMetadataInput & { overwrite?: boolean }, options?: ArrayIoOptions): Promise<ZarrArray> {
-  return ZarrArray.create(store, path, input, options);
+/**
+ * Creates an array at `path` (see {@link ZarrArray.create}; with `zarrFormat: 2`, a Zarr v2 array,
+ * see {@link V2Array.createAt}); `ALREADY_EXISTS` unless `overwrite`.
+ */
+export async function createArray(store: ZarrStore, path: string, input: AnyArrayInput, options?: OpenArrayOptions): Promise<ZarrArray> {
+  return createAnyArray(store, path, input, options);
 }
 
-/** Opens the array at `path` (see {@link ZarrArray.open}); `NOT_FOUND` when there is none. */
-export async function openArray(store: ZarrStore, path = '/', options?: ArrayIoOptions): Promise<ZarrArray> {
-  return ZarrArray.open(store, path, options);
+/**
+ * Opens the array at `path`: Zarr v3 (zarr.json) or, when there is none, Zarr v2 (`.zarray`; a
+ * {@link V2Array}); `zarrFormat` looks for one version only. `NOT_FOUND` when there is neither.
+ */
+export async function openArray(store: ZarrStore, path = '/', options: NodeOpenOptions = {}): Promise<ZarrArray> {
+  if (options.zarrFormat === 2) return V2Array.openAt(store, path, options);
+  try {
+    return await ZarrArray.open(store, path, options);
+  } catch (err) {
+    if (options.zarrFormat === 3 || !isFloeError(err, 'NOT_FOUND')) throw err;
+  }
+  try {
+    return await V2Array.openAt(store, path, options);
+  } catch (err) {
+    if (!isFloeError(err, 'NOT_FOUND')) throw err;
+    throw floeError('NOT_FOUND', `no array at ${normalizePath(path)} (neither zarr.json nor .zarray)`, { where: err.where });
+  }
 }
 
 /** Creates a group at `path`, or returns the existing group there (see {@link ZarrGroup.create}). */
-export async function createGroup(store: ZarrStore, path = '/', options?: { attributes?: Attributes; overwrite?: boolean }): Promise<ZarrGroup> {
+export async function createGroup(store: ZarrStore, path = '/', options?: GroupCreateOptions): Promise<ZarrGroup> {
   return ZarrGroup.create(store, path, options);
 }
 
-/** Opens the group at `path`, explicit or implicit (see {@link ZarrGroup.open}). */
-export async function openGroup(store: ZarrStore, path = '/'): Promise<ZarrGroup> {
-  return ZarrGroup.open(store, path);
+/** Opens the group at `path`: v3 explicit or implicit, or v2 (see {@link ZarrGroup.open}). */
+export async function openGroup(store: ZarrStore, path = '/', options?: NodeOpenOptions): Promise<ZarrGroup> {
+  return ZarrGroup.open(store, path, options);
 }
 
 /** Reads a selection of an array (all of it by default) as an {@link NdArray}. */
@@ -51,6 +70,6 @@ export async function get(array: ZarrArray, selection?: Selection, options?: Get
 }
 
 /** Writes a value (a scalar, an NdArray or flat data) into a selection of an array. */
-export async function set(array: ZarrArray, selection: Selection | undefined, value: WriteValue, options?: ArrayIoOptions): Promise<void> {
+export async function set(array: ZarrArray, selection: Selection | undefined, value: WriteValue, options?: SetOptions): Promise<void> {
   return array.set(selection, value, options);
 }

@@ -1,12 +1,14 @@
 // A Zarr v3 array over any ZarrStore: read and write selections through the codec chain, with
-// bounded concurrency. Chunk-level I/O lives in ./chunk-io.ts.
+// bounded concurrency. Chunk-level I/O lives in ./chunk-io.ts. Every operation takes `signal`
+// in its options; one `{ signal }` request object per operation goes to all its store calls.
 import { constants as bufferConstants } from 'node:buffer';
 import { floeError } from '../errors.ts';
 import { limitExceeded } from '../format/limits.ts';
+import { requestOf } from './abort.ts';
 import { buildCodecChain, ScratchBuffer, type CodecChain } from '../format/codecs/pipeline.ts';
 import type { ArrayData, DataType, TypedArray } from '../format/zarr/data-types.ts';
 import {
-  createArrayMetadata, encodeNodeMetadata, parseArrayMetadata, withArrayChanges,
+  createArrayMetadata, encodeNodeMetadata, nodeMetadataToJson, parseArrayMetadata, withArrayChanges,
   type ArrayMetadata, type ArrayMetadataInput, type Attributes,
 } from '../format/zarr/metadata.ts';
 import { cStrides, product, type NdArray } from '../format/zarr/ndarray.ts';
@@ -15,9 +17,10 @@ import { chunkKey } from '../format/zarr/chunk-keys.ts';
 import { keyPrefix, metadataKey, normalizePath } from '../format/zarr/paths.ts';
 import { ReadBuffers, readChunkRegion, writeChunkRegions, type ChunkJob, type ChunkReader, type View } from './chunk-io.ts';
 import { sharedDecodePool, type DecodePool } from './decode-pool.ts';
-import { mapLimit } from './concurrency.ts';
+import { DEFAULT_CONCURRENCY, mapLimit } from './storage/limiter.ts';
+import { updateConsolidatedV3 } from './consolidated.ts';
 import { forEachProduct, normalizeSelection, projectDim, resultShape, type DimSelection, type Selection } from './selection.ts';
-import type { ZarrStore } from './store.ts';
+import type { AbortOptions, ZarrStore } from './store.ts';
 import { writeSource, type WriteValue } from './write-value.ts';
 import { zipEvery, zipMap } from './indexing.ts';
 
@@ -34,14 +37,24 @@ export interface ArrayIoOptions {
   decodePool?: DecodePool | false;
 }
 
-/** Options of a read ({@link ZarrArray.get}). */
-export interface GetOptions extends ArrayIoOptions {
+/** Options of a read ({@link ZarrArray.get}); `signal` cancels it (`ABORTED`). */
+export interface GetOptions extends ArrayIoOptions, AbortOptions {
   /** Write the result into this buffer (length = elements x lanes) instead of allocating one. */
   out?: ArrayData;
 }
 
 /** The longest buffer Node allocates: the limit reported when a result cannot be allocated. */
 const BUFFER_MAX_LENGTH = bufferConstants.MAX_LENGTH;
+
+/**
+ * Options of a write ({@link ZarrArray.set}); `signal` cancels it (`ABORTED`). A write aborted
+ * while it checks partial chunks changes nothing; aborted while it writes, it leaves the chunks
+ * written so far, like a storage failure there (a session's commit is what makes writes atomic).
+ */
+export interface SetOptions extends ArrayIoOptions, AbortOptions {}
+
+/** Options of opening or creating an array: its I/O defaults, and `signal` for this call only. */
+export type OpenArrayOptions = ArrayIoOptions & AbortOptions;
 
 /** Reads smaller than this never use the worker pool. */
 const MIN_POOLED_READ_BYTES = 8 * 1024 * 1024;
@@ -71,9 +84,9 @@ export class ZarrArray {
   }
 
   /** Opens the array at `path`: `NOT_FOUND` when nothing is there, `NODE_TYPE_MISMATCH` for a group. */
-  static async open(store: ZarrStore, path = '/', options?: ArrayIoOptions): Promise<ZarrArray> {
+  static async open(store: ZarrStore, path = '/', options?: OpenArrayOptions): Promise<ZarrArray> {
     const key = metadataKey(path);
-    const bytes = await store.get(key);
+    const bytes = await store.get(key, requestOf(options));
     if (!bytes) throw floeError('NOT_FOUND', `no array at ${normalizePath(path)}`, { where: key });
     return new ZarrArray(store, path, parseArrayMetadata(bytes, key), options);
   }
@@ -82,15 +95,19 @@ export class ZarrArray {
    * Writes a new array's metadata (validated, codecs included) at `path`. Throws `ALREADY_EXISTS` when
    * a node exists there, unless `overwrite`, which first erases that node and everything below it.
    */
-  static async create(store: ZarrStore, path: string, input: ArrayMetadataInput & { overwrite?: boolean }, options?: ArrayIoOptions): Promise<ZarrArray> {
+  static async create(store: ZarrStore, path: string, input: ArrayMetadataInput & { overwrite?: boolean }, options?: OpenArrayOptions): Promise<ZarrArray> {
     const key = metadataKey(path);
     const metadata = createArrayMetadata(input, key);
     const array = new ZarrArray(store, path, metadata, options); // validates the codec chain before writing
-    if (!input.overwrite && (await store.get(key))) {
+    const request = requestOf(options);
+    if (!input.overwrite && (await store.get(key, request))) {
       throw floeError('ALREADY_EXISTS', `a node already exists at ${array.path}; pass overwrite: true to replace it`, { where: key });
     }
-    if (input.overwrite) await store.erasePrefix(array.prefix);
-    await store.set(key, encodeNodeMetadata(metadata, key));
+    if (input.overwrite) {
+      await store.erasePrefix(array.prefix, request);
+      await updateConsolidatedV3(store, path, undefined); // completes the erase: no signal
+    }
+    await writeArrayMetadata(store, array.path, metadata, request);
     return array;
   }
 
@@ -132,7 +149,8 @@ export class ZarrArray {
       throw floeError('INVALID_ARGUMENT', `out buffer holds ${data.length} numbers, the selection needs ${n * lanes}`, { where: this.path });
     }
     const out: View = { data, offset: 0, stride: cStrides(full) };
-    const io: ChunkReader = { store: this.store, pool, scratch: new ScratchBuffer(), buffers: new ReadBuffers() };
+    const request = requestOf(options);
+    const io: ChunkReader = { store: this.store, pool, scratch: new ScratchBuffer(), buffers: new ReadBuffers(), request };
     await mapLimit(this.jobs(dims), this.concurrency(options), (job) =>
       readChunkRegion(io, this.chunkKey(job.coords), this.chain, job, shift(out, job)),
     );
@@ -145,22 +163,31 @@ export class ZarrArray {
    * and every partly covered chunk are checked before the first chunk is written, so bad input or a
    * damaged chunk changes nothing (a storage failure midway can; see writeChunkRegions).
    */
-  async set(selection: Selection | undefined, value: WriteValue, options: ArrayIoOptions = {}): Promise<void> {
+  async set(selection: Selection | undefined, value: WriteValue, options: SetOptions = {}): Promise<void> {
     if (this.store.readOnly) throw floeError('READ_ONLY', `array ${this.path} is in a read-only store`, { where: this.path });
     const dims = normalizeSelection(selection, this.shape, this.path);
     const source = writeSource(this, dims, value);
     const writes = this.jobs(dims).map((job) => ({
       key: this.chunkKey(job.coords), job, src: shift(source, job), extent: this.edgeExtent(job.coords),
     }));
-    await writeChunkRegions(this.store, this.chain, writes, { concurrency: this.concurrency(options), holdBytes: WRITE_HOLD_BYTES });
+    const request = requestOf(options);
+    await writeChunkRegions(this.store, this.chain, writes, { concurrency: this.concurrency(options), holdBytes: WRITE_HOLD_BYTES, request });
   }
 
   /** Changes the shape; chunks wholly outside the new shape are deleted (core spec, "resize"). */
-  async resize(shape: readonly number[]): Promise<ZarrArray> {
+  async resize(shape: readonly number[], options?: AbortOptions): Promise<ZarrArray> {
     if (shape.length !== this.shape.length) {
       throw floeError('INVALID_ARGUMENT', `resize must keep ${this.shape.length} dimensions, got [${shape.join(', ')}]`, { where: this.path });
     }
     const next = withArrayChanges(this.metadata, { shape });
+    const request = requestOf(options);
+    await this.store.eraseValues(this.staleChunkKeys(shape), request);
+    await writeArrayMetadata(this.store, this.path, next, request);
+    return new ZarrArray(this.store, this.path, next, this.defaults);
+  }
+
+  /** Keys of the chunks wholly outside `shape`: what resizing to it deletes. */
+  protected staleChunkKeys(shape: readonly number[]): string[] {
     const stale: string[] = [];
     // A chunk is stale when it starts at or past the new extent in some dimension: c * size >= n,
     // i.e. c >= ceil(n / size), the new grid's chunk count.
@@ -168,15 +195,13 @@ export class ZarrArray {
     forEachProduct(zipMap(this.shape, this.chunkShape, (n, size) => [...Array(Math.ceil(n / size)).keys()]), (coords) => {
       if (!zipEvery(coords, keptChunks, (c, kept) => c < kept)) stale.push(this.chunkKey(coords));
     });
-    await this.store.eraseValues(stale);
-    await this.store.set(metadataKey(this.path), encodeNodeMetadata(next, metadataKey(this.path)));
-    return new ZarrArray(this.store, this.path, next, this.defaults);
+    return stale;
   }
 
   /** Replaces the attributes; returns the updated array. */
-  async setAttributes(attributes: Attributes): Promise<ZarrArray> {
+  async setAttributes(attributes: Attributes, options?: AbortOptions): Promise<ZarrArray> {
     const next = withArrayChanges(this.metadata, { attributes });
-    await this.store.set(metadataKey(this.path), encodeNodeMetadata(next, metadataKey(this.path)));
+    await writeArrayMetadata(this.store, this.path, next, requestOf(options));
     return new ZarrArray(this.store, this.path, next, this.defaults);
   }
 
@@ -187,7 +212,7 @@ export class ZarrArray {
   }
 
   private concurrency(options: ArrayIoOptions): number {
-    return options.concurrency ?? this.defaults.concurrency ?? 8;
+    return options.concurrency ?? this.defaults.concurrency ?? DEFAULT_CONCURRENCY;
   }
 
   private jobs(dims: readonly DimSelection[]): ChunkJob[] {
@@ -203,6 +228,16 @@ export class ZarrArray {
     const extents = zipMap(this.shape, this.chunkShape, (n, size) => ({ n, size }));
     return zipMap(coords, extents, (c, { n, size }) => Math.min(size, n - c * size));
   }
+}
+
+/**
+/**
+ * Writes zarr.json (cancelled by `request`'s signal), and then, once it is written, the change
+ * into any consolidated metadata above the array (whatever the signal does: see consolidated.ts).
+ */
+async function writeArrayMetadata(store: ZarrStore, path: string, metadata: ArrayMetadata, request: AbortOptions | undefined): Promise<void> {
+  await store.set(metadataKey(path), encodeNodeMetadata(metadata, metadataKey(path)), request);
+  await updateConsolidatedV3(store, path, nodeMetadataToJson(metadata));
 }
 
 /**

@@ -1,6 +1,10 @@
 // Reading and writing one chunk's part of a selection. A sharded chunk (a shard) is read by
 // fetching its index and only the byte ranges of the inner chunks the selection touches.
+// Cancellation: each chunk (and inner chunk) checks the operation's signal before it starts, and
+// its store calls carry the operation's one request object; chunks already handed to a decode
+// worker finish, no new one starts, so an aborted read never leaves the pool busy.
 import { floeError, isFloeError } from '../errors.ts';
+import { throwIfAborted, yieldDue, yieldToEventLoop } from './abort.ts';
 import { copyBytes } from '../format/bytes.ts';
 import type { TypedArray } from '../format/zarr/data-types.ts';
 import type { CodecChain, ScratchBuffer } from '../format/codecs/pipeline.ts';
@@ -8,11 +12,11 @@ import { copyFromChunk, fillRegion, shiftView } from '../format/zarr/projection.
 import type { ShardingCodec } from '../format/codecs/sharding.ts';
 import { checkChunkBytes } from '../format/zarr/chunk-size.ts';
 import { allEqual, cStrides, copyStrided, fillElements, product, type NdArray, type StridedView } from '../format/zarr/ndarray.ts';
-import { mapLimit } from './concurrency.ts';
+import { mapLimit } from './storage/limiter.ts';
 import { MIN_OFFLOAD_BYTES, type DecodePool } from './decode-pool.ts';
 import { checkedAt, dot, zipEvery, zipMap } from './indexing.ts';
 import { forEachProduct, projectDim, type ChunkProjection } from './selection.ts';
-import type { ZarrStore } from './store.ts';
+import type { AbortOptions, ZarrStore } from './store.ts';
 
 export type View = StridedView;
 
@@ -31,9 +35,14 @@ export interface ChunkReader {
   /** Decompression buffer for inline decodes; safe because a decode and its copy never yield. */
   readonly scratch: ScratchBuffer;
   readonly buffers: ReadBuffers;
+  /** The read's request options (its signal), passed to every store call. */
+  readonly request: AbortOptions | undefined;
 }
 
 export async function readChunkRegion(io: ChunkReader, key: string, chain: CodecChain, job: ChunkJob, dst: View): Promise<void> {
+  const signal = io.request?.signal;
+  if (yieldDue(signal)) await yieldToEventLoop(); // so the abort can fire at all (abort.ts)
+  throwIfAborted(signal, key);
   const counts = job.projections.map((p) => p.count);
   if (chain.sharding && !coversAllInner(chain.sharding, job.projections)) {
     await readShardRegion(io, key, chain.sharding, job.projections, dst);
@@ -46,14 +55,14 @@ export async function readChunkRegion(io: ChunkReader, key: string, chain: Codec
     // Uncompressed: read into a reused buffer and copy out; no allocation per chunk.
     const buffer = io.buffers.take(size);
     try {
-      const n = await io.store.getInto(key, buffer);
+      const n = await io.store.getInto(key, buffer, io.request);
       if (n === undefined) return fillRegion(dst, counts, chain.spec.fillValue.memory, chain.spec.dataType.lanes);
       if (n <= size) return withKey(key, () => chain.decodeRegion(buffer.subarray(0, n), job.projections, dst));
     } finally {
       io.buffers.give(buffer);
     }
   }
-  const bytes = await io.store.get(key);
+  const bytes = await io.store.get(key, io.request);
   if (!bytes) return fillRegion(dst, counts, chain.spec.fillValue.memory, chain.spec.dataType.lanes);
   await decodeAndCopy(io, chain, bytes, key, job.projections, dst);
 }
@@ -98,7 +107,7 @@ async function readPlainSpan(io: ChunkReader, key: string, chain: CodecChain, ps
   const item = dataType.itemSize;
   const length = (last - first + 1) * item;
   if (length * 2 > product(shape) * item) return false;
-  const bytes = await io.store.getRange(key, { offset: first * item, length });
+  const bytes = await io.store.getRange(key, { offset: first * item, length }, io.request);
   if (!bytes) {
     fillRegion(dst, ps.map((p) => p.count), chain.spec.fillValue.memory, dataType.lanes);
     return true;
@@ -123,7 +132,7 @@ async function readPlainSpan(io: ChunkReader, key: string, chain: CodecChain, ps
 async function readFileOnWorker(io: ChunkReader, key: string, chain: CodecChain, ps: readonly ChunkProjection[], dst: View): Promise<boolean> {
   const { shape, dataType } = chain.spec;
   if (!io.pool || !isShared(dst.data) || product(shape) * dataType.itemSize < MIN_OFFLOAD_BYTES) return false;
-  const span = await io.store.localFile?.(key);
+  const span = await io.store.localFile?.(key, io.request);
   if (span === undefined) return false;
   let found = false;
   try {
@@ -176,9 +185,9 @@ function coversAllInner(codec: ShardingCodec, ps: readonly ChunkProjection[]): b
 }
 
 async function readShardRegion(io: ChunkReader, key: string, codec: ShardingCodec, ps: readonly ChunkProjection[], dst: View): Promise<void> {
-  const { store } = io;
+  const { store, request } = io;
   const indexRange = codec.indexLocation === 'end' ? { suffixLength: codec.indexByteLength } : { offset: 0, length: codec.indexByteLength };
-  const indexBytes = await store.getRange(key, indexRange);
+  const indexBytes = await store.getRange(key, indexRange, request);
   const { fillValue, dataType } = codec.innerChain.spec;
   if (!indexBytes) return fillRegion(dst, ps.map((p) => p.count), fillValue.memory, dataType.lanes);
   const index = withKey(key, () => codec.decodeIndex(indexBytes));
@@ -187,12 +196,13 @@ async function readShardRegion(io: ChunkReader, key: string, codec: ShardingCode
   const jobs: ChunkProjection[][] = [];
   forEachProduct(inner, (q) => jobs.push(q));
   await mapLimit(jobs, SHARD_CONCURRENCY, async (q) => {
+    throwIfAborted(request?.signal, key);
     const view = shiftView(dst, q);
     const i = codec.innerIndex(q.map((p) => p.chunk));
     const offset = checkedAt(index.offsets, i, 'CORRUPT_OBJECT', 'inner chunk outside the shard index', key);
     const length = checkedAt(index.lengths, i, 'CORRUPT_OBJECT', 'inner chunk outside the shard index', key);
     if (offset < 0) return fillRegion(view, q.map((p) => p.count), fillValue.memory, dataType.lanes);
-    const bytes = await store.getRange(key, { offset, length });
+    const bytes = await store.getRange(key, { offset, length }, request);
     if (!bytes || bytes.length !== length) {
       throw floeError('CORRUPT_OBJECT', `shard index entry ${i} points past the end of the shard`, { where: key });
     }
@@ -222,6 +232,8 @@ export interface WriteChunksOptions {
    * a chunk is checked, dropped, and read and encoded again when its turn to be written comes.
    */
   readonly holdBytes: number;
+  /** The write's request options (its signal), passed to every store call. */
+  readonly request?: AbortOptions | undefined;
 }
 
 /**
@@ -232,23 +244,31 @@ export interface WriteChunksOptions {
  * which keeps memory bounded and I/O overlapping with compression. What cannot be promised on a
  * plain store: a storage failure in the write phase leaves the chunks written so far (there is no
  * transaction to roll back; sessions give that), and so does an encode failure there, which a
- * checked value meets only at codec limits such as an over-2-GiB string chunk.
+ * checked value meets only at codec limits such as an over-2-GiB string chunk. An abort is
+ * checked before each chunk: in the check phase it changes nothing, in the write phase it leaves
+ * the chunks written so far, as a storage failure there does.
  */
 export async function writeChunkRegions(store: ZarrStore, chain: CodecChain, writes: readonly ChunkWrite[], options: WriteChunksOptions): Promise<void> {
   const held = new Map<ChunkWrite, ChunkUpdate>();
   let heldBytes = 0;
+  const request = options.request;
+  const signal = request?.signal;
   await mapLimit(writes.filter((w) => !coversChunk(w)), options.concurrency, async (w) => {
-    const update = await prepareChunk(store, chain, w);
+    if (yieldDue(signal)) await yieldToEventLoop(); // so the abort can fire at all (abort.ts)
+    throwIfAborted(signal, w.key);
+    const update = await prepareChunk(store, chain, w, request);
     const size = update.bytes?.length ?? 0;
     if (heldBytes + size > options.holdBytes) return;
     held.set(w, update);
     heldBytes += size;
   });
   await mapLimit(writes, options.concurrency, async (w) => {
-    const update = held.get(w) ?? (await prepareChunk(store, chain, w));
+    if (yieldDue(signal)) await yieldToEventLoop();
+    throwIfAborted(signal, w.key);
+    const update = held.get(w) ?? (await prepareChunk(store, chain, w, request));
     held.delete(w);
-    if (update.bytes) await store.set(update.key, update.bytes);
-    else await store.erase(update.key);
+    if (update.bytes) await store.set(update.key, update.bytes, request);
+    else await store.erase(update.key, request);
   });
 }
 
@@ -258,12 +278,12 @@ function coversChunk(w: ChunkWrite): boolean {
 }
 
 /** Reads the old chunk when partly covered, merges the source in, and encodes (or marks erase). */
-async function prepareChunk(store: ZarrStore, chain: CodecChain, w: ChunkWrite): Promise<ChunkUpdate> {
+async function prepareChunk(store: ZarrStore, chain: CodecChain, w: ChunkWrite, request: AbortOptions | undefined): Promise<ChunkUpdate> {
   const { shape, dataType, fillValue } = chain.spec;
   const lanes = dataType.lanes;
   checkChunkBytes(shape, dataType, w.key); // a shard is merged whole: it must fit in memory at once
   const chunk: NdArray = { data: dataType.allocate(product(shape)), shape: [...shape], stride: cStrides(shape) };
-  const existing = coversChunk(w) ? undefined : await store.get(w.key);
+  const existing = coversChunk(w) ? undefined : await store.get(w.key, request);
   if (existing) {
     const all = shape.map((n) => ({ chunk: 0, start: 0, step: 1, count: n, outStart: 0 }));
     withKey(w.key, () => chain.decodeRegion(existing, all, { data: chunk.data, offset: 0, stride: chunk.stride }));

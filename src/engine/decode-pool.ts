@@ -64,6 +64,11 @@ export class DecodePool {
 
   constructor(readonly size: number) {}
 
+  /** Decodes sent to workers and not yet answered (an aborted read stops adding to them). */
+  get inFlight(): number {
+    return this.pending.size;
+  }
+
   /** Decodes `bytes` with `chain` on a worker; the result is a fresh, caller-owned array. */
   decode(chain: CodecChain, bytes: Uint8Array): Promise<NdArray> {
     return this.post(chain, bytes, undefined);

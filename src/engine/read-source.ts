@@ -8,7 +8,7 @@
 // txn, and txn and query may both import engine.
 import type { ReadCaches } from '../cache/read-caches.ts';
 import { parseNodeMetadata, type NodeMetadata } from '../format/zarr/metadata.ts';
-import type { ZarrStore } from './store.ts';
+import type { AbortOptions, ZarrStore } from './store.ts';
 
 /** A node of the tree: an array or an explicit group, with its `zarr.json` as stored. */
 export interface NodeInfo {
@@ -69,7 +69,7 @@ export interface ManifestPlanner {
    * Loads (through the source's own cache) the manifests of array `path` whose extents intersect
    * any of `boxes`, and describes them. Afterwards chunk reads of those boxes need no manifest fetch.
    */
-  planManifests(path: string, boxes: readonly ChunkBox[]): Promise<readonly ManifestUse[]>;
+  planManifests(path: string, boxes: readonly ChunkBox[], options?: AbortOptions): Promise<readonly ManifestUse[]>;
 }
 
 /**
@@ -85,7 +85,8 @@ export type CacheUse = 'read-write' | 'read-only' | 'none';
  * normalised absolute node paths ('/', '/a/b'); callers normalise user input first.
  *
  * The optional members are planning hints for the query layer; a source without them is read
- * with no manifest planning and only the caches a query names.
+ * with no manifest planning and only the caches a query names. Every method takes `{ signal }`
+ * last, passed to the reads it makes (ABORTED).
  */
 export interface ReadSource {
   /**
@@ -94,16 +95,16 @@ export interface ReadSource {
    */
   readonly store: ZarrStore;
   /** The node at `path`; undefined when there is none. */
-  node(path: string): Promise<NodeInfo | undefined>;
+  node(path: string, options?: AbortOptions): Promise<NodeInfo | undefined>;
   /**
    * The nodes directly under `path`, in node-path order; [] under an array. `path` need not be a
    * node itself: the root of a new repository has no zarr.json, yet its children are listed.
    */
-  children(path: string): Promise<readonly NodeInfo[]>;
+  children(path: string, options?: AbortOptions): Promise<readonly NodeInfo[]>;
   /** Where the chunk at grid coordinates `coords` of the array at `path` lies (`NOT_FOUND`: no array). */
-  locateChunk(path: string, coords: readonly number[]): Promise<ChunkLocation>;
+  locateChunk(path: string, coords: readonly number[], options?: AbortOptions): Promise<ChunkLocation>;
   /** Every chunk the array at `path` stores, in grid-coordinate order (`NOT_FOUND`: no array). */
-  chunks(path: string): AsyncIterable<StoredChunk>;
+  chunks(path: string, options?: AbortOptions): AsyncIterable<StoredChunk>;
 
   /** Loads the manifests a selection needs before its chunks are read, for explain(). */
   readonly manifests?: ManifestPlanner;

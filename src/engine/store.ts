@@ -1,11 +1,15 @@
 // The Zarr v3 abstract store (core spec, "Abstract store interface"), async, and its plain
 // implementation over any ObjectStorage. The method names `get`, `getRange` and `set` also make
 // a store usable by zarrita.js, which passes keys with a leading '/'.
+//
+// Every method takes optional `{ signal }` last (zarrita passes its request options, `signal`
+// included, the same way): a store passes it to its storage requests, so a fired signal rejects
+// the call with ABORTED. Callers pass one options object per operation, not one per chunk.
 import { floeError } from '../errors.ts';
-import { mapLimit } from './concurrency.ts';
-import type { ByteRange, ObjectStorage } from './storage/types.ts';
+import { checkConcurrency, DEFAULT_CONCURRENCY, mapLimit } from './storage/limiter.ts';
+import type { AbortOptions, ByteRange, ObjectStorage } from './storage/types.ts';
 
-export type { ByteRange } from './storage/types.ts';
+export type { AbortOptions, ByteRange } from './storage/types.ts';
 
 /** One level of a store listing, as returned by {@link ZarrStore.listDir}. */
 export interface ListDir {
@@ -31,39 +35,39 @@ export interface LocalFileSpan {
 export interface ZarrStore {
   readonly readOnly: boolean;
   /** Bytes of a key; `undefined` when absent (zarrita's contract). */
-  get(key: string): Promise<Uint8Array | undefined>;
+  get(key: string, options?: AbortOptions): Promise<Uint8Array | undefined>;
   /** Bytes of part of a key's value; `undefined` when the key is absent. */
-  getRange(key: string, range: ByteRange): Promise<Uint8Array | undefined>;
+  getRange(key: string, range: ByteRange, options?: AbortOptions): Promise<Uint8Array | undefined>;
   /**
    * Optional: reads a value into a caller-owned buffer and returns its length (reading nothing
    * when it is longer than `target`); `undefined` when absent. Lets readers reuse buffers.
    */
-  getInto?(key: string, target: Uint8Array): Promise<number | undefined>;
+  getInto?(key: string, target: Uint8Array, options?: AbortOptions): Promise<number | undefined>;
   /** Optional: a value's size in bytes without reading it; `undefined` when absent. */
-  size?(key: string): Promise<number | undefined>;
+  size?(key: string, options?: AbortOptions): Promise<number | undefined>;
   /** Batched reads of whole values (range `undefined`) or ranges, in request order. */
-  getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[]): Promise<(Uint8Array | undefined)[]>;
+  getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[], options?: AbortOptions): Promise<(Uint8Array | undefined)[]>;
   /**
    * Optional, for stores over local files: where a value's bytes lie, so decode workers can read
    * them themselves. `null` when the key has no value; `undefined` when it is not in a local file.
    */
-  localFile?(key: string): Promise<LocalFileSpan | null | undefined>;
+  localFile?(key: string, options?: AbortOptions): Promise<LocalFileSpan | null | undefined>;
   /** Writes (replaces) a key's value. */
-  set(key: string, value: Uint8Array): Promise<void>;
+  set(key: string, value: Uint8Array, options?: AbortOptions): Promise<void>;
   /** Writes `bytes` at `offset` of existing values (a read-modify-write on object storage). */
-  setPartialValues(requests: readonly (readonly [string, number, Uint8Array])[]): Promise<void>;
+  setPartialValues(requests: readonly (readonly [string, number, Uint8Array])[], options?: AbortOptions): Promise<void>;
   /** Deletes a key; deleting an absent key is not an error. */
-  erase(key: string): Promise<void>;
+  erase(key: string, options?: AbortOptions): Promise<void>;
   /** Deletes several keys. */
-  eraseValues(keys: readonly string[]): Promise<void>;
+  eraseValues(keys: readonly string[], options?: AbortOptions): Promise<void>;
   /** Deletes every key under a prefix (a node and all its descendants). */
-  erasePrefix(prefix: string): Promise<void>;
+  erasePrefix(prefix: string, options?: AbortOptions): Promise<void>;
   /** Every key in the store. */
-  list(): AsyncIterable<string>;
+  list(options?: AbortOptions): AsyncIterable<string>;
   /** Every key that starts with `prefix`, full keys. */
-  listPrefix(prefix: string): AsyncIterable<string>;
+  listPrefix(prefix: string, options?: AbortOptions): AsyncIterable<string>;
   /** Keys and child prefixes directly under a prefix (one level, like a directory listing). */
-  listDir(prefix: string): Promise<ListDir>;
+  listDir(prefix: string, options?: AbortOptions): Promise<ListDir>;
 }
 
 /** Drops zarrita's leading '/' so both conventions address the same key. */
@@ -71,26 +75,37 @@ export function normalizeKey(key: string): string {
   return key.startsWith('/') ? key.slice(1) : key;
 }
 
+/** A store's `getPartialValues` as `get`/`getRange` calls, at most `limit` in flight (a caller may pass thousands). */
+export function readPartialValues(
+  store: Pick<ZarrStore, 'get' | 'getRange'>,
+  requests: readonly (readonly [string, ByteRange | undefined])[],
+  limit: number,
+  options?: AbortOptions,
+): Promise<(Uint8Array | undefined)[]> {
+  return mapLimit(requests, limit, ([key, range]) => (range ? store.getRange(key, range, options) : store.get(key, options)));
+}
+
 /** Options of {@link StorageStore}. */
 export interface StorageStoreOptions {
   readOnly?: boolean;
   /** Key prefix inside the storage ('' or 'a/b/'). */
   prefix?: string;
+  /** Storage requests one `getPartialValues` call keeps in flight. Default 8; a positive integer. */
+  concurrency?: number;
 }
-
-/** Reads of one getPartialValues call in flight at once (a caller may pass thousands). */
-const PARTIAL_READS_IN_FLIGHT = 16;
 
 /** A plain (untracked) Zarr store: keys map one-to-one onto objects. */
 export class StorageStore implements ZarrStore {
   readonly readOnly: boolean;
   private readonly prefix: string;
+  private readonly concurrency: number;
 
   constructor(
     readonly storage: ObjectStorage,
     options: StorageStoreOptions = {},
   ) {
     this.readOnly = options.readOnly ?? false;
+    this.concurrency = checkConcurrency(options.concurrency ?? DEFAULT_CONCURRENCY);
     this.prefix = options.prefix ?? '';
     if (this.prefix !== '' && !this.prefix.endsWith('/')) this.prefix += '/';
   }
@@ -99,23 +114,23 @@ export class StorageStore implements ZarrStore {
     return this.prefix + normalizeKey(key);
   }
 
-  async get(key: string): Promise<Uint8Array | undefined> {
-    return (await this.storage.get(this.full(key)))?.bytes;
+  async get(key: string, options?: AbortOptions): Promise<Uint8Array | undefined> {
+    return (await this.storage.get(this.full(key), undefined, options))?.bytes;
   }
 
-  async getRange(key: string, range: ByteRange): Promise<Uint8Array | undefined> {
-    return (await this.storage.get(this.full(key), range))?.bytes;
+  async getRange(key: string, range: ByteRange, options?: AbortOptions): Promise<Uint8Array | undefined> {
+    return (await this.storage.get(this.full(key), range, options))?.bytes;
   }
 
-  async getInto(key: string, target: Uint8Array): Promise<number | undefined> {
-    if (this.storage.readInto) return (await this.storage.readInto(this.full(key), target)) ?? undefined;
-    const bytes = await this.get(key);
+  async getInto(key: string, target: Uint8Array, options?: AbortOptions): Promise<number | undefined> {
+    if (this.storage.readInto) return (await this.storage.readInto(this.full(key), target, undefined, options)) ?? undefined;
+    const bytes = await this.get(key, options);
     if (bytes && bytes.length <= target.length) target.set(bytes);
     return bytes?.length;
   }
 
-  async size(key: string): Promise<number | undefined> {
-    return (await this.storage.head(this.full(key)))?.size;
+  async size(key: string, options?: AbortOptions): Promise<number | undefined> {
+    return (await this.storage.head(this.full(key), options))?.size;
   }
 
   async localFile(key: string): Promise<LocalFileSpan | undefined> {
@@ -123,59 +138,59 @@ export class StorageStore implements ZarrStore {
     return path === undefined ? undefined : { path };
   }
 
-  getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[]): Promise<(Uint8Array | undefined)[]> {
-    return mapLimit(requests, PARTIAL_READS_IN_FLIGHT, ([key, range]) => (range ? this.getRange(key, range) : this.get(key)));
+  getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[], options?: AbortOptions): Promise<(Uint8Array | undefined)[]> {
+    return readPartialValues(this, requests, this.concurrency, options);
   }
 
-  async set(key: string, value: Uint8Array): Promise<void> {
+  async set(key: string, value: Uint8Array, options?: AbortOptions): Promise<void> {
     this.assertWritable(key);
-    await this.storage.put(this.full(key), value);
+    await this.storage.put(this.full(key), value, options);
   }
 
-  async setPartialValues(requests: readonly (readonly [string, number, Uint8Array])[]): Promise<void> {
+  async setPartialValues(requests: readonly (readonly [string, number, Uint8Array])[], options?: AbortOptions): Promise<void> {
     for (const [key, offset, bytes] of requests) {
       this.assertWritable(key);
-      const current = (await this.get(key)) ?? new Uint8Array(0);
+      const current = (await this.get(key, options)) ?? new Uint8Array(0);
       const next = new Uint8Array(Math.max(current.length, offset + bytes.length));
       next.set(current);
       next.set(bytes, offset);
-      await this.set(key, next);
+      await this.set(key, next, options);
     }
   }
 
-  async erase(key: string): Promise<void> {
-    await this.eraseValues([key]);
+  async erase(key: string, options?: AbortOptions): Promise<void> {
+    await this.eraseValues([key], options);
   }
 
-  async eraseValues(keys: readonly string[]): Promise<void> {
+  async eraseValues(keys: readonly string[], options?: AbortOptions): Promise<void> {
     keys.forEach((k) => this.assertWritable(k));
-    if (keys.length > 0) await this.storage.delete(keys.map((k) => this.full(k)));
+    if (keys.length > 0) await this.storage.delete(keys.map((k) => this.full(k)), options);
   }
 
-  async erasePrefix(prefix: string): Promise<void> {
+  async erasePrefix(prefix: string, options?: AbortOptions): Promise<void> {
     this.assertWritable(prefix);
     const batch: string[] = [];
-    for await (const info of this.storage.list(this.full(prefix))) {
+    for await (const info of this.storage.list(this.full(prefix), options)) {
       batch.push(info.key);
-      if (batch.length === 1000) await this.storage.delete(batch.splice(0));
+      if (batch.length === 1000) await this.storage.delete(batch.splice(0), options);
     }
-    if (batch.length > 0) await this.storage.delete(batch);
+    if (batch.length > 0) await this.storage.delete(batch, options);
   }
 
-  list(): AsyncIterable<string> {
-    return this.listPrefix('');
+  list(options?: AbortOptions): AsyncIterable<string> {
+    return this.listPrefix('', options);
   }
 
-  async *listPrefix(prefix: string): AsyncIterable<string> {
+  async *listPrefix(prefix: string, options?: AbortOptions): AsyncIterable<string> {
     const cut = this.prefix.length;
-    for await (const info of this.storage.list(this.full(prefix))) yield info.key.slice(cut);
+    for await (const info of this.storage.list(this.full(prefix), options)) yield info.key.slice(cut);
   }
 
-  async listDir(prefix: string): Promise<ListDir> {
+  async listDir(prefix: string, options?: AbortOptions): Promise<ListDir> {
     const p = normalizeKey(prefix);
     const dir = p === '' || p.endsWith('/') ? p : p + '/';
     const full = this.full(dir);
-    const result = await this.storage.listDir(full);
+    const result = await this.storage.listDir(full, options);
     return {
       keys: result.objects.map((o) => o.key.slice(full.length)),
       prefixes: result.prefixes.map((q) => q.slice(full.length).replace(/\/$/, '')),
@@ -194,12 +209,16 @@ export class StorageStore implements ZarrStore {
 export abstract class ReadOnlyZarrStore implements ZarrStore {
   readonly readOnly = true;
 
-  abstract get(key: string): Promise<Uint8Array | undefined>;
-  abstract getRange(key: string, range: ByteRange): Promise<Uint8Array | undefined>;
-  abstract getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[]): Promise<(Uint8Array | undefined)[]>;
-  abstract list(): AsyncIterable<string>;
-  abstract listPrefix(prefix: string): AsyncIterable<string>;
-  abstract listDir(prefix: string): Promise<ListDir>;
+  abstract get(key: string, options?: AbortOptions): Promise<Uint8Array | undefined>;
+  abstract getRange(key: string, range: ByteRange, options?: AbortOptions): Promise<Uint8Array | undefined>;
+  abstract list(options?: AbortOptions): AsyncIterable<string>;
+  abstract listPrefix(prefix: string, options?: AbortOptions): AsyncIterable<string>;
+  abstract listDir(prefix: string, options?: AbortOptions): Promise<ListDir>;
+
+  /** Reads through this store's `get` and `getRange`, {@link DEFAULT_CONCURRENCY} in flight. */
+  getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[], options?: AbortOptions): Promise<(Uint8Array | undefined)[]> {
+    return readPartialValues(this, requests, DEFAULT_CONCURRENCY, options);
+  }
 
   set(key: string): Promise<void> {
     return this.refuse(key);

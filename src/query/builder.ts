@@ -17,6 +17,7 @@ import { WhereIndexNode } from './nodes/where-index-node.ts';
 import { WhereNode, type WhereOp, type WhereValue } from './nodes/where-node.ts';
 import type { LabelValue } from './nodes/label.ts';
 import type { CoalesceOptions } from './plan/coalesce.ts';
+import type { QueryLimits } from './plan/plan-limits.ts';
 import { planQuery, type PreparedQuery } from './plan/planner.ts';
 import type { QueryPlan } from './plan/plan-types.ts';
 import type { DTypeName, QueryResult } from './result-types.ts';
@@ -37,8 +38,18 @@ export interface QueryOptions {
   decodePool?: DecodePool | false | undefined;
   /** Clock for the report's elapsed time, in ms; injectable for tests. Default `performance.now`. */
   now?: (() => number) | undefined;
-  /** Stops the query: no request starts after it fires, and the query rejects with its reason. */
+  /**
+   * Stops the query (explain or execute): requests in flight are cancelled, none starts after it
+   * fires, and the query rejects with `ABORTED` (its reason as `cause`; `details.timedOut` for
+   * `AbortSignal.timeout(ms)`).
+   */
   signal?: AbortSignal | undefined;
+  /**
+   * What one query may touch (chunks, result bytes, coordinate labels), counted from metadata
+   * before anything is enumerated; past one the query rejects with LIMIT_EXCEEDED. Defaults:
+   * 1,000,000 chunks, 4 GiB, 10,000,000 labels.
+   */
+  limits?: QueryLimits | undefined;
 }
 
 /** What {@link QueryBuilder.explain} returns: the plan, and its printout ({@link formatPlan}). */

@@ -6,6 +6,7 @@ export type { QueryResult, ArrayResult, ExecutionReport, DataOf, DTypeName } fro
 export type { QueryPlan, DimPlan, CoordinatePlan, ArrayPlan, PlannedRequest, ShardIndexUse, PlanExpectation } from './plan/plan-types.ts';
 export type { CacheHits } from './plan/planner.ts';
 export type { CoalesceOptions } from './plan/coalesce.ts';
+export type { QueryLimits } from './plan/plan-limits.ts';
 export type { LabelValue } from './nodes/label.ts';
 export type { WhereOp } from './nodes/where-node.ts';
 export type { OperationNode, NodeKind } from './nodes/node-kind.ts';

@@ -1,9 +1,12 @@
 // Counts every request a query makes, by purpose, so explain's expectations and execute's
 // report can be compared. A read-only ZarrStore wrapper: one Meter, one view per purpose. Every
-// request passes here, so this is also where an aborted query stops fetching. Manifests are read
-// by the source itself (a session), which reports them to `record`.
+// request passes here, so this is also where an aborted query stops fetching: no request starts
+// once the query's signal fired, and the signal goes with every request to the source's store,
+// which cancels those in flight (ABORTED). Manifests are read by the source itself (a session),
+// which reports them to `record`.
 import { floeError } from '../errors.ts';
-import { ReadOnlyZarrStore, type ByteRange, type ListDir, type ZarrStore } from '../engine/store.ts';
+import { requestOf, throwIfAborted, yieldDue, yieldToEventLoop } from '../engine/abort.ts';
+import { ReadOnlyZarrStore, type AbortOptions, type ByteRange, type ListDir, type ZarrStore } from '../engine/store.ts';
 
 export const FETCH_PURPOSES = ['metadata', 'manifest', 'coordinates', 'shardIndex', 'data', 'unplanned'] as const;
 /** Why a query read something; requests and bytes are counted per purpose. */
@@ -28,16 +31,21 @@ export class Meter {
     unplanned: { requests: 0, bytes: 0 },
   };
 
-  constructor(readonly inner: ZarrStore, private readonly signal?: AbortSignal) {}
+  /** The query's one request options object (its signal), for every request it makes. */
+  readonly request: AbortOptions | undefined;
+
+  constructor(readonly inner: ZarrStore, readonly signal?: AbortSignal) {
+    this.request = requestOf({ signal });
+  }
 
   record(purpose: FetchPurpose, bytes: Uint8Array | number | undefined): void {
     this.counts[purpose].requests++;
     this.counts[purpose].bytes += typeof bytes === 'number' ? bytes : (bytes?.byteLength ?? 0);
   }
 
-  /** Throws the abort reason once the query's signal fired: no new request starts after that. */
+  /** Throws ABORTED once the query's signal fired: no new request starts after that. */
   checkAborted(): void {
-    this.signal?.throwIfAborted();
+    throwIfAborted(this.signal);
   }
 
   store(purpose: FetchPurpose): ZarrStore {
@@ -60,33 +68,31 @@ class MeteredStore extends ReadOnlyZarrStore {
   }
 
   async get(key: string): Promise<Uint8Array | undefined> {
+    if (yieldDue(this.meter.signal)) await yieldToEventLoop(); // so the abort can fire at all (abort.ts)
     this.meter.checkAborted();
-    const bytes = await this.meter.inner.get(key);
+    const bytes = await this.meter.inner.get(key, this.meter.request);
     this.meter.record(this.purpose, bytes);
     return bytes;
   }
 
   async getRange(key: string, range: ByteRange): Promise<Uint8Array | undefined> {
+    if (yieldDue(this.meter.signal)) await yieldToEventLoop();
     this.meter.checkAborted();
-    const bytes = await this.meter.inner.getRange(key, range);
+    const bytes = await this.meter.inner.getRange(key, range, this.meter.request);
     this.meter.record(this.purpose, bytes);
     return bytes;
   }
 
-  getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[]): Promise<(Uint8Array | undefined)[]> {
-    return Promise.all(requests.map(([k, r]) => (r ? this.getRange(k, r) : this.get(k))));
-  }
-
   list(): AsyncIterable<string> {
-    return this.meter.inner.list();
+    return this.meter.inner.list(this.meter.request);
   }
 
   listPrefix(prefix: string): AsyncIterable<string> {
-    return this.meter.inner.listPrefix(prefix);
+    return this.meter.inner.listPrefix(prefix, this.meter.request);
   }
 
   listDir(prefix: string): Promise<ListDir> {
-    return this.meter.inner.listDir(prefix);
+    return this.meter.inner.listDir(prefix, this.meter.request);
   }
 
   protected override refuse(key: string): Promise<never> {

@@ -5,7 +5,6 @@
 // header) and byteLength, plus the fetch report, so a client can view each array in place.
 import type { ArrayData } from '../format/zarr/data-types.ts';
 import { parseJson } from '../format/json.ts';
-import { zipEvery } from '../engine/indexing.ts';
 import type { ArrayResult, ExecutionReport } from './result-types.ts';
 
 export const BINARY_CONTENT_TYPE = 'application/vnd.floe.query-result';
@@ -26,26 +25,37 @@ function jsonData(data: ArrayData): unknown[] {
 
 const pad8 = (n: number) => (n + 7) & ~7;
 
+/** The binary form as one buffer (a copy of every array; the server sends the parts instead). */
 export function encodeBinary(arrays: readonly ArrayResult[], report: ExecutionReport): Buffer {
+  return Buffer.concat(encodeBinaryParts(arrays, report));
+}
+
+/**
+ * The binary form as pieces to write in order: the header, then each array's bytes as a view of
+ * the result itself (no copy) followed by its zero padding.
+ */
+export function encodeBinaryParts(arrays: readonly ArrayResult[], report: ExecutionReport): Uint8Array[] {
   let at = 0;
+  const views: Uint8Array[] = [];
   const entries = arrays.map((a) => {
-    const bytes = a.data as Exclude<ArrayData, unknown[]>;
-    const entry = { path: a.path, dtype: a.dtype, dims: a.dims, shape: a.shape, byteOffset: at, byteLength: bytes.byteLength };
-    at += pad8(bytes.byteLength);
+    const v = a.data as Exclude<ArrayData, unknown[]>;
+    views.push(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+    const entry = { path: a.path, dtype: a.dtype, dims: a.dims, shape: a.shape, byteOffset: at, byteLength: v.byteLength };
+    at += pad8(v.byteLength);
     return entry;
   });
   const rawHeader = Buffer.from(JSON.stringify({ arrays: entries, report }));
   const headerLength = pad8(4 + rawHeader.length) - 4;
-  const out = Buffer.alloc(4 + headerLength + at, 0);
-  out.writeUInt32LE(headerLength, 0);
-  out.fill(0x20, 4, 4 + headerLength);
-  rawHeader.copy(out, 4);
-  zipEvery(arrays, entries, (a, entry) => {
-    const v = a.data as Exclude<ArrayData, unknown[]>;
-    Buffer.from(v.buffer, v.byteOffset, v.byteLength).copy(out, 4 + headerLength + entry.byteOffset);
-    return true;
-  });
-  return out;
+  const head = Buffer.alloc(4 + headerLength, 0x20);
+  head.writeUInt32LE(headerLength, 0);
+  rawHeader.copy(head, 4);
+  const parts: Uint8Array[] = [head];
+  for (const view of views) {
+    parts.push(view);
+    const padding = pad8(view.byteLength) - view.byteLength;
+    if (padding > 0) parts.push(new Uint8Array(padding));
+  }
+  return parts;
 }
 
 export interface DecodedBinary {

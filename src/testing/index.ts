@@ -14,6 +14,7 @@ export { fillValueArb, type Fill, type FillOptions } from './arbitraries/fill-va
 export { HISTORY_ARRAY, HISTORY_PATHS, describeHistoryOp, historyOpArb, repositoryHistoryArb, type HistoryOp, type HistoryOptions, type HistoryPath, type Slot } from './arbitraries/repository-history.ts';
 export { describeSelection, selectionArb, selectionItemArb, type SelectionOptions } from './arbitraries/selections.ts';
 export { v1ArrayInputArb, type V1Case, type V1CaseOptions } from './arbitraries/v1-metadata.ts';
+export { v2ArrayInputArb, type V2Case } from './arbitraries/v2-metadata.ts';
 export { ModelArray, pythonSliceIndices, resolveOrUndefined, resolveSelection, resultShapeOf, type ModelDim, type ModelItem } from './model/array-model.ts';
 export { RepositoryModel, listTree, type ConflictKind, type ErrorClass, type Expectation, type ListedNode, type ModelConflict, type ReadSource, type RepositoryModelOptions, type TreeListing } from './model/repository-model.ts';
 export type { ArrayAdapter, ArrayHandle, ArrayRead, RepositoryAdapter, RepositoryHandle } from './adapters/types.ts';
@@ -25,4 +26,5 @@ export { customBackend } from './adapters/icechunk-storage.ts';
 export { checkArrayCase } from './array-runner.ts';
 export { checkHistory, describeHistory, type Mismatch } from './repository-runner.ts';
 export { compareArrays, compareRepositories, formatDivergence, type ArrayConformanceOptions, type ConformanceResult, type Divergence, type RepositoryConformanceOptions, type RunOptions } from './harness.ts';
+export { FakeClock, type FakeClockOptions } from './fake-clock.ts';
 export { runConformance, ZARRITA_CASES, ZARRITA_SELECTIONS, type ConformanceCommandOptions, type ConformancePeer } from './conformance-command.ts';

@@ -3,9 +3,10 @@
 // reader (the reference included) fetches them by byte range. One put per pack instead of one
 // per chunk is what makes writing many small chunks fast: creating a file or sending a PUT costs
 // far more than copying a few KiB. A pack is written when it is full and before any snapshot can
-// refer to it (commit, amend, flush); until then its chunks are read from memory.
+// refer to it (commit, amend, flush); until then its chunks are read from memory. A pack whose
+// write is aborted (or fails) stays unwritten and readable, and the next flush writes it.
 import { floeError, isFloeError } from '../errors.ts';
-import type { ByteRange } from '../engine/storage/types.ts';
+import type { AbortOptions, ByteRange } from '../engine/storage/types.ts';
 import { idToString, newChunkId, type ChunkId } from '../format/icechunk/ids.ts';
 import type { RepoObjects } from './objects.ts';
 
@@ -59,13 +60,13 @@ export class ChunkPacker {
   ) {}
 
   /** Stores a chunk's bytes (copied: callers may reuse their buffer) and says where they are. */
-  async write(bytes: Uint8Array): Promise<ChunkPlacement> {
+  async write(bytes: Uint8Array, options?: AbortOptions): Promise<ChunkPlacement> {
     if (bytes.length > this.packing.maxChunkBytes) {
       const chunkId = newChunkId();
-      await this.objects.writeChunk(chunkId, bytes);
+      await this.objects.writeChunk(chunkId, bytes, options);
       return { chunkId, offset: 0, length: bytes.length };
     }
-    if (this.open && this.open.used + bytes.length > this.packing.packBytes) await this.store(this.seal());
+    if (this.open && this.open.used + bytes.length > this.packing.packBytes) await this.store(this.seal(), options);
     const pack = (this.open ??= { id: newChunkId(), buffer: new Uint8Array(this.packing.packBytes), used: 0 });
     const offset = pack.used;
     pack.buffer.set(bytes, offset);
@@ -81,9 +82,9 @@ export class ChunkPacker {
   }
 
   /** Writes every pack; after it resolves, every chunk written so far is in storage. */
-  async flush(): Promise<void> {
+  async flush(options?: AbortOptions): Promise<void> {
     if (this.open) this.seal();
-    for (const pack of [...this.unwritten.values()]) await this.store(pack);
+    for (const pack of [...this.unwritten.values()]) await this.store(pack, options);
   }
 
   /** Drops unwritten packs (the session discarded its changes; nothing refers to them). */
@@ -111,9 +112,9 @@ export class ChunkPacker {
     return sealed;
   }
 
-  private async store(pack: { id: ChunkId; bytes: Uint8Array }): Promise<void> {
+  private async store(pack: { id: ChunkId; bytes: Uint8Array }, options: AbortOptions | undefined): Promise<void> {
     try {
-      await this.objects.writeChunk(pack.id, pack.bytes);
+      await this.objects.writeChunk(pack.id, pack.bytes, options);
     } catch (err) {
       // A fresh random id that already exists is this pack, stored by an earlier attempt whose
       // answer was lost (or by the fork it came from).

@@ -2,7 +2,9 @@
 // array whose chunks changed (one per array, or several by the splitting rules), the snapshot
 // itself, and the transaction log. Manifests are written here; the snapshot and log are returned
 // for the commit sequence to write in its order.
-import { mapLimit } from '../engine/concurrency.ts';
+import { throwIfAborted, yieldDue, yieldToEventLoop } from '../engine/abort.ts';
+import { mapLimit } from '../engine/storage/limiter.ts';
+import type { AbortOptions } from '../engine/storage/types.ts';
 import { idToString, newManifestId, type NodeId, type SnapshotId } from '../format/icechunk/ids.ts';
 import type { Manifest } from '../format/icechunk/manifest.ts';
 import type { MetadataItem, MetadataValue } from '../format/icechunk/metadata-value.ts';
@@ -25,7 +27,9 @@ export interface BuildCommitInput {
   /** The config's `manifest` section (splitting rules). */
   manifestConfig: MetadataValue;
   /** Array manifests rewritten in parallel. */
-  concurrency?: number;
+  concurrency: number;
+  /** The commit's request options (its signal), for every manifest read and write. */
+  request?: AbortOptions | undefined;
 }
 
 export interface BuiltCommit {
@@ -38,7 +42,10 @@ export async function buildCommit(input: BuildCommitInput): Promise<BuiltCommit>
   const view = new NodeView(base, changes);
   const baseFiles = new Map(base.snapshot.manifestFiles.map((f) => [idToString(f.id), f]));
   const files = new Map<string, ManifestFileInfo>();
-  const nodes = await mapLimit(view.nodes(), input.concurrency ?? 8, async (node): Promise<NodeSnapshot> => {
+  const nodes = await mapLimit(view.nodes(), input.concurrency, async (node): Promise<NodeSnapshot> => {
+    const signal = input.request?.signal;
+    if (yieldDue(signal)) await yieldToEventLoop(); // so the abort can fire at all (abort.ts)
+    throwIfAborted(signal, node.path);
     const extra = node.base?.extra ?? null;
     if (node.kind === 'group') return { id: node.id, path: node.path, userData: node.userData, nodeData: { kind: 'group' }, extra };
     const array = node.array!;
@@ -82,14 +89,14 @@ function chunksChanged(node: ResolvedNode, changes: ChangeSet): boolean {
 async function writeArrayManifests(input: BuildCommitInput, node: ResolvedNode, files: Map<string, ManifestFileInfo>): Promise<ManifestRef[]> {
   const shape = node.array!.shape;
   // Chunks outside the current chunk grid (after a shrink) are dropped, as they are unreachable.
-  const refs = (await currentChunkRefs(input.objects, input.changes, node)).filter(
+  const refs = (await currentChunkRefs(input.objects, input.changes, node, input.request)).filter(
     (r) => insideGrid(r.index, shape),
   );
   const sizes = splitSizesFor(input.manifestConfig, { path: node.path, dimensionNames: node.array!.dimensionNames, rank: shape.length });
   const out: ManifestRef[] = [];
   for (const group of groupRefs(refs, sizes)) {
     const manifest: Manifest = { specVersion: 2, id: newManifestId(), arrays: [{ nodeId: node.id, refs: group.refs }] };
-    const sizeBytes = await input.objects.writeManifest(manifest);
+    const sizeBytes = await input.objects.writeManifest(manifest, input.request);
     files.set(idToString(manifest.id), { id: manifest.id, sizeBytes, numChunkRefs: group.refs.length });
     out.push({ objectId: manifest.id, extents: group.extents });
   }

@@ -7,7 +7,16 @@
 // When the branch moved under the session, the repo-info change throws CONFLICT (branch-moved).
 // `onBranchMoved` is the seam where rebase plugs in: it may patch the session onto the new tip
 // and ask for another attempt; by default the CONFLICT reaches the caller.
+//
+// Cancellation (`options.signal`): every step up to the repo-info update takes the signal, and so
+// do the backoff and rebase between attempts; the update checks it last before its
+// compare-and-swap, which then runs to its end (repo-info-store.ts). So an aborted commit moved
+// no branch: what it wrote is unreferenced garbage, the session keeps its changes and can commit
+// again; a commit that returned is complete.
 import { floeError, isFloeError, type FloeError } from '../errors.ts';
+import { sleepAbortably, throwIfAborted } from '../engine/abort.ts';
+import type { Clock } from '../engine/storage/clock.ts';
+import type { AbortOptions } from '../engine/storage/types.ts';
 import { idsEqual, idToString, newSnapshotId, parseSnapshotId, type NodeId, type SnapshotId } from '../format/icechunk/ids.ts';
 import { sortMetadata, type MetadataItem, type MetadataValue } from '../format/icechunk/metadata-value.ts';
 import type { SnapshotInfo } from '../format/icechunk/repo-info.ts';
@@ -17,10 +26,10 @@ import { buildCommit } from './commit-builder.ts';
 import type { ConflictSolver } from './conflicts/solver.ts';
 import type { LoadedSnapshot, RepoObjects } from './objects.ts';
 import { addCommit, addDetachedSnapshot, amendCommit, findSnapshotInfo } from './refs.ts';
-import type { Clock, RepoInfoStore } from './repo-info-store.ts';
+import type { RepoInfoStore } from './repo-info-store.ts';
 
-/** Options of {@link Session.commit} (and `amend`/`flush`). */
-export interface CommitOptions {
+/** Options of {@link Session.commit} (and `amend`/`flush`); `signal` cancels it (`ABORTED`, branch unmoved). */
+export interface CommitOptions extends AbortOptions {
   /** Snapshot properties (JSON values). */
   metadata?: Record<string, MetadataValue>;
   /** Commit even when the session has no changes. Default false. */
@@ -46,10 +55,8 @@ export interface RetryBackoff {
   initialMs?: number;
   /** Default 250 ms. */
   maxMs?: number;
-  /** Injectable for tests; default Math.random. */
+  /** Injectable for tests; default Math.random. The waits run on the repository's clock. */
   random?: () => number;
-  /** Injectable for tests; default setTimeout. */
-  sleep?: (ms: number) => Promise<void>;
 }
 
 export function backoffDelayMs(attempt: number, backoff: RetryBackoff = {}): number {
@@ -59,8 +66,6 @@ export function backoffDelayMs(attempt: number, backoff: RetryBackoff = {}): num
   return (backoff.random ?? Math.random)() * ceiling;
 }
 
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /** What `onBranchMoved` learns when the branch moved. */
 export interface BranchMoved {
   branch: string;
@@ -69,13 +74,15 @@ export interface BranchMoved {
   error: FloeError<'CONFLICT'>;
 }
 
-/** Returns true after moving the session onto `current` (rebase) to try again. */
-export type BranchMovedHandler = (moved: BranchMoved) => Promise<boolean>;
+/** Returns true after moving the session onto `current` (rebase) to try again; `options` carry the commit's signal. */
+export type BranchMovedHandler = (moved: BranchMoved, options?: AbortOptions) => Promise<boolean>;
 
 export interface CommitTarget {
   objects: RepoObjects;
   repoInfo: RepoInfoStore;
   clock: Clock;
+  /** Array manifests rewritten in parallel. */
+  concurrency: number;
   manifestConfig: MetadataValue;
   /** Current base and changes; read again on every attempt (a rebase replaces them). */
   base(): LoadedSnapshot;
@@ -100,14 +107,16 @@ export async function runCommit(
     throw floeError('INVALID_ARGUMENT', 'there are no changes to commit; pass allowEmpty: true to commit anyway', { details: { reason: 'no-changes' } });
   }
   const tries = Math.max(1, options.rebaseTries ?? (options.rebaseWith ? 1000 : 5));
+  const signal = options.signal;
+  const request = signal ? { signal } : undefined;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await commitOnce(target, kind, message, options);
+      return await commitOnce(target, kind, message, options, request);
     } catch (err) {
       const moved = branchMovedOf(err);
       if (!moved || !onBranchMoved || attempt >= tries) throw err;
-      await (options.retryBackoff?.sleep ?? defaultSleep)(backoffDelayMs(attempt, options.retryBackoff));
-      if (!(await onBranchMoved(moved))) throw err;
+      await sleepAbortably(target.clock, backoffDelayMs(attempt, options.retryBackoff), signal, moved.branch);
+      if (!(await onBranchMoved(moved, request))) throw err;
     }
   }
 }
@@ -122,20 +131,26 @@ function branchMovedOf(err: unknown): BranchMoved | undefined {
 
 const parseId = (text: string): SnapshotId => parseSnapshotId(text);
 
-async function commitOnce(target: CommitTarget, kind: CommitKind, message: string, options: CommitOptions): Promise<CommitResult> {
+async function commitOnce(
+  target: CommitTarget, kind: CommitKind, message: string, options: CommitOptions, request: AbortOptions | undefined,
+): Promise<CommitResult> {
+  throwIfAborted(request?.signal);
   const base = target.base();
   const changes = target.changes();
   const snapshotId = newSnapshotId();
   const flushedAt = Math.floor(target.clock.nowMs() * 1000);
   const metadata: MetadataItem[] = sortMetadata(Object.entries(options.metadata ?? {}).map(([name, value]) => ({ name, value })));
-  const built = await buildCommit({ objects: target.objects, base, changes, snapshotId, message, metadata, flushedAt, manifestConfig: target.manifestConfig });
+  const built = await buildCommit({
+    objects: target.objects, base, changes, snapshotId, message, metadata, flushedAt, manifestConfig: target.manifestConfig,
+    concurrency: target.concurrency, request,
+  });
   let log = built.transactionLog;
   if (kind.kind === 'amend') {
-    const previous = await target.objects.loadTransactionLog(base.snapshot.id);
+    const previous = await target.objects.loadTransactionLog(base.snapshot.id, request);
     if (previous) log = mergeTransactionLogs(snapshotId, previous, log);
   }
-  await target.objects.writeTransactionLog(log);
-  const loaded = await target.objects.writeSnapshot(built.snapshot);
+  await target.objects.writeTransactionLog(log, request);
+  const loaded = await target.objects.writeSnapshot(built.snapshot, request);
   const info = (parentId: SnapshotId | null): SnapshotInfo => ({ id: snapshotId, parentId, flushedAt, message, metadata });
   await target.repoInfo.update((current) => {
     switch (kind.kind) {
@@ -151,7 +166,7 @@ async function commitOnce(target: CommitTarget, kind: CommitKind, message: strin
         return amendCommit(current, kind.branch, base.snapshot.id, info(parent));
       }
     }
-  });
+  }, request);
   return { snapshot: loaded };
 }
 

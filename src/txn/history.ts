@@ -3,6 +3,7 @@
 // between any two snapshots, not only an ancestor and a descendant. A session's status is the
 // same shape, computed from its change set.
 import { idToString, type SnapshotId } from '../format/icechunk/ids.ts';
+import type { AbortOptions } from '../engine/storage/types.ts';
 import type { ChunkRef } from '../format/icechunk/manifest.ts';
 import type { RepoInfo, SnapshotInfo } from '../format/icechunk/repo-info.ts';
 import type { NodeSnapshot } from '../format/icechunk/snapshot.ts';
@@ -85,7 +86,7 @@ function sameManifests(a: NodeSnapshot, b: NodeSnapshot): boolean {
 }
 
 /** Differences from snapshot `from` to snapshot `to`. */
-export async function diffSnapshots(objects: RepoObjects, from: LoadedSnapshot, to: LoadedSnapshot): Promise<DiffResult> {
+export async function diffSnapshots(objects: RepoObjects, from: LoadedSnapshot, to: LoadedSnapshot, options?: AbortOptions): Promise<DiffResult> {
   const out = emptyDiff();
   const before = new Map(from.snapshot.nodes.map((n) => [idToString(n.id), n]));
   const after = new Map(to.snapshot.nodes.map((n) => [idToString(n.id), n]));
@@ -100,8 +101,8 @@ export async function diffSnapshots(objects: RepoObjects, from: LoadedSnapshot, 
       if (!sameBytes(old.userData, node.userData)) (kind === 'group' ? out.updatedGroups : out.updatedArrays).push(node.path);
     }
     if (kind === 'array' && !(old && sameManifests(old, node))) {
-      const oldRefs = old && old.nodeData.kind === 'array' ? await baseChunkRefs(objects, old) : new Map<string, ChunkRef>();
-      const newRefs = await baseChunkRefs(objects, node);
+      const oldRefs = old && old.nodeData.kind === 'array' ? await baseChunkRefs(objects, old, options) : new Map<string, ChunkRef>();
+      const newRefs = await baseChunkRefs(objects, node, options);
       const changed: number[][] = [];
       for (const [c, ref] of newRefs) {
         const prev = oldRefs.get(c);

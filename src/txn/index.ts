@@ -5,7 +5,12 @@ export { Session, type SessionMode } from './session.ts';
 export { SessionStore } from './session-store.ts';
 export { ChangeSet, type ChunkChange } from './change-set.ts';
 export type { CommitOptions, BranchMoved, BranchMovedHandler } from './commit.ts';
-export type { RepositoryConfig, VirtualChunkContainer, ObjectStoreConfig } from './config.ts';
+export type {
+  RepositoryConfig, VirtualChunkContainer, ObjectStoreConfig, CachingConfig, CompressionConfig, HttpConfig, ManifestConfig,
+  ManifestPreloadCondition, ManifestPreloadConfig, ManifestSplitCondition, ManifestSplitDim, ManifestSplitDimCondition, ManifestSplitRule,
+  ManifestSplittingConfig, RepoUpdateRetryConfig, S3ChecksumAlgorithm, S3Options, StorageConcurrencySettings, StorageRetriesSettings,
+  StorageSettings, StorageTimeoutSettings, U32Bound, U64, VirtualChunkLocationCompressionConfig,
+} from './config.ts';
 export type { DiffResult, SnapshotDescription } from './history.ts';
 export type { VirtualChunkAuthorization, VirtualCredentials } from './virtual-chunks.ts';
 export {

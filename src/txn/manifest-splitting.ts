@@ -1,62 +1,36 @@
-// Manifest splitting by the config's rules (the reference's ManifestSplittingConfig, serde form):
-//   splitting: { split_sizes: [[<array condition>, [{ condition: <dim condition>, num_chunks }]]] }
-// Array conditions: { path_matches: { regex } }, { name_matches: { regex } }, { and: [...] },
-// { or: [...] }, "AnyArray". Dimension conditions: { Axis: n }, { DimensionName: name }, "Any".
-// The first array rule that matches wins; within it, each dimension takes the first matching
-// dimension rule. Dimensions no rule matches are not split.
+// Manifest splitting by the config's rules: which split sizes apply (split-rules.ts, the
+// reference's resolution), then the grouping of an array's chunk refs into manifests.
 import { floeError } from '../errors.ts';
 import type { ChunkRef } from '../format/icechunk/manifest.ts';
 import { zipMap } from '../engine/indexing.ts';
 import type { ChunkIndexRange } from '../format/icechunk/snapshot.ts';
 import type { MetadataValue } from '../format/icechunk/metadata-value.ts';
+import type { ManifestSplitRule } from '../format/icechunk/repo-config.ts';
+import { decodeStoredConfig } from '../format/icechunk/repo-config-codec.ts';
+import { splitSizesForRules, type SplitTarget } from './split-rules.ts';
 
-type Json = { [key: string]: MetadataValue };
-const isObject = (v: MetadataValue | undefined): v is Json => !!v && typeof v === 'object' && !Array.isArray(v) && typeof v !== 'bigint';
+export type { SplitTarget } from './split-rules.ts';
 
-export interface SplitTarget {
-  path: string;
-  dimensionNames: readonly (string | null)[] | null;
-  rank: number;
-}
-
-function arrayMatches(condition: MetadataValue, target: SplitTarget): boolean {
-  if (condition === 'AnyArray') return true;
-  if (!isObject(condition)) return false;
-  const regex = (v: MetadataValue | undefined) => (isObject(v) && typeof v.regex === 'string' ? new RegExp(v.regex) : undefined);
-  if ('path_matches' in condition) return regex(condition.path_matches)?.test(target.path) ?? false;
-  if ('name_matches' in condition) return regex(condition.name_matches)?.test(target.path.slice(target.path.lastIndexOf('/') + 1)) ?? false;
-  if (Array.isArray(condition.and)) return condition.and.every((c) => arrayMatches(c, target));
-  if (Array.isArray(condition.or)) return condition.or.some((c) => arrayMatches(c, target));
-  return false;
-}
-
-function dimensionMatches(condition: MetadataValue | undefined, axis: number, name: string | null): boolean {
-  if (condition === 'Any') return true;
-  if (!isObject(condition)) return false;
-  if ('Axis' in condition) return Number(condition.Axis) === axis;
-  if ('DimensionName' in condition) return name !== null && condition.DimensionName === name;
-  return false;
-}
-
-/** Chunks per manifest along each dimension (undefined: not split along it). */
+/**
+ * Chunks per manifest along each dimension (undefined: not split along it). `manifestConfig` is
+ * the config's `manifest` in its stored (serde) form, as commits carry it.
+ */
 export function splitSizesFor(manifestConfig: MetadataValue, target: SplitTarget): (number | undefined)[] {
-  const sizes: (number | undefined)[] = new Array(target.rank).fill(undefined);
-  const splitting = isObject(manifestConfig) ? manifestConfig.splitting : undefined;
-  const rules = isObject(splitting) && Array.isArray(splitting.split_sizes) ? splitting.split_sizes : [];
-  for (const rule of rules) {
-    if (!Array.isArray(rule)) continue;
-    const [condition, dimRules, ...extra] = rule;
-    if (condition === undefined || dimRules === undefined || extra.length > 0 || !arrayMatches(condition, target)) continue;
-    const dims = Array.isArray(dimRules) ? dimRules : [];
-    for (let axis = 0; axis < target.rank; axis++) {
-      const name = target.dimensionNames?.[axis] ?? null;
-      const hit = dims.find((d) => isObject(d) && dimensionMatches(d.condition, axis, name));
-      const n = isObject(hit) ? Number(hit.num_chunks) : NaN;
-      if (Number.isInteger(n) && n > 0) sizes[axis] = n;
-    }
-    return sizes;
+  return splitSizesForRules(splitRulesOf(manifestConfig), target);
+}
+
+// Read once per stored value (a commit passes the same one for every array).
+const rulesByConfig = new WeakMap<object, readonly ManifestSplitRule[]>();
+
+/** The typed rules, read by the config model (which checked them when the config was set). */
+function splitRulesOf(manifestConfig: MetadataValue): readonly ManifestSplitRule[] {
+  if (manifestConfig === null || typeof manifestConfig !== 'object') return [];
+  let rules = rulesByConfig.get(manifestConfig);
+  if (rules === undefined) {
+    rules = decodeStoredConfig({ manifest: manifestConfig }).manifest?.splitting?.split_sizes ?? [];
+    rulesByConfig.set(manifestConfig, rules);
   }
-  return sizes;
+  return rules;
 }
 
 export interface ManifestGroup {

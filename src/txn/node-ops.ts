@@ -2,6 +2,7 @@
 // node), delete a subtree, move a subtree, write or delete a chunk. The session store and the
 // session's own methods both call these, so the rules are written once.
 import { floeError } from '../errors.ts';
+import type { AbortOptions } from '../engine/storage/types.ts';
 import { newNodeId } from '../format/icechunk/ids.ts';
 import type { ChunkRef, VirtualChecksum } from '../format/icechunk/manifest.ts';
 import { isValidNodePath } from '../format/icechunk/node-path.ts';
@@ -80,13 +81,13 @@ export function moveSubtree(ctx: WriteContext, from: string, to: string): void {
  * object for small chunks, an object of their own for big ones), so the session holds
  * references, not bytes, and commit writes at most the last pack before the metadata.
  */
-export async function writeChunk(ctx: WriteContext, node: ResolvedNode, coords: number[], bytes: Uint8Array): Promise<void> {
+export async function writeChunk(ctx: WriteContext, node: ResolvedNode, coords: number[], bytes: Uint8Array, options?: AbortOptions): Promise<void> {
   ctx.assertWritable(node.path);
   let ref: ChunkRef;
   if (bytes.length <= ctx.inlineThreshold) {
     ref = { kind: 'inline', index: coords, data: bytes.slice() };
   } else {
-    ref = { kind: 'native', index: coords, ...(await ctx.packer.write(bytes)) };
+    ref = { kind: 'native', index: coords, ...(await ctx.packer.write(bytes, options)) };
   }
   ctx.changes.setChunk(node.id, coords, ref);
 }

@@ -3,6 +3,7 @@
 // for "which node is at this path" live in one place.
 import { floeError } from '../errors.ts';
 import { zipEvery, zipMap } from '../engine/indexing.ts';
+import type { AbortOptions } from '../engine/storage/types.ts';
 import { idToString, type NodeId } from '../format/icechunk/ids.ts';
 import { compareChunkIndices, findArrayManifest, findChunkRef, type ChunkRef } from '../format/icechunk/manifest.ts';
 import { compareNodePaths } from '../format/icechunk/node-path.ts';
@@ -91,14 +92,16 @@ export function extentsContain(ref: ManifestRef, coords: readonly number[]): boo
 }
 
 /** The chunk reference at `coords`, or undefined when the chunk is absent (fill value). */
-export async function chunkRefAt(objects: RepoObjects, changes: ChangeSet, node: ResolvedNode, coords: readonly number[]): Promise<ChunkRef | undefined> {
+export async function chunkRefAt(
+  objects: RepoObjects, changes: ChangeSet, node: ResolvedNode, coords: readonly number[], options?: AbortOptions,
+): Promise<ChunkRef | undefined> {
   const change = changes.chunkChange(node.id, coords);
   if (change !== undefined) return change ?? undefined;
   const data = node.base?.nodeData;
   if (!data || data.kind !== 'array') return undefined;
   for (const ref of data.manifests) {
     if (!extentsContain(ref, coords)) continue;
-    const manifest = await objects.loadManifest(ref.objectId);
+    const manifest = await objects.loadManifest(ref.objectId, options);
     const array = findArrayManifest(manifest, node.id);
     const found = array && findChunkRef(array, coords);
     if (found) return found;
@@ -107,11 +110,11 @@ export async function chunkRefAt(objects: RepoObjects, changes: ChangeSet, node:
 }
 
 /** The chunk refs an array has in its base snapshot, without this session's changes. */
-export async function baseChunkRefs(objects: RepoObjects, node: NodeSnapshot | undefined): Promise<Map<string, ChunkRef>> {
+export async function baseChunkRefs(objects: RepoObjects, node: NodeSnapshot | undefined, options?: AbortOptions): Promise<Map<string, ChunkRef>> {
   const out = new Map<string, ChunkRef>();
   if (!node || node.nodeData.kind !== 'array') return out;
   for (const ref of node.nodeData.manifests) {
-    const manifest = await objects.loadManifest(ref.objectId);
+    const manifest = await objects.loadManifest(ref.objectId, options);
     const array = findArrayManifest(manifest, node.id);
     for (const chunk of array?.refs ?? []) out.set(coordsKey(chunk.index), chunk);
   }
@@ -119,9 +122,9 @@ export async function baseChunkRefs(objects: RepoObjects, node: NodeSnapshot | u
 }
 
 /** Every chunk ref of a node as the session sees it, sorted by coordinates. */
-export async function currentChunkRefs(objects: RepoObjects, changes: ChangeSet, node: ResolvedNode): Promise<ChunkRef[]> {
+export async function currentChunkRefs(objects: RepoObjects, changes: ChangeSet, node: ResolvedNode, options?: AbortOptions): Promise<ChunkRef[]> {
   if (node.kind !== 'array') return [];
-  const refs = await baseChunkRefs(objects, node.base);
+  const refs = await baseChunkRefs(objects, node.base, options);
   for (const [key, change] of changes.chunkChangesOf(node.id) ?? []) {
     if (change === null) refs.delete(key);
     else refs.set(key, change);

@@ -1,10 +1,16 @@
 // Reading and writing the immutable objects of a repository (snapshots, manifests, transaction
 // logs, chunks) through byte-budgeted caches with single-flight loading. Keys come from the
 // format's keys module only.
+//
+// Cancellation: every method takes `{ signal }`. Reads and writes of one caller pass it to their
+// storage request. A cached snapshot or manifest load is shared by every reader that asks for it
+// meanwhile, so it runs without any one caller's signal; a caller whose signal fires stops
+// waiting for it at once (ABORTED) while the load finishes into the cache for the others.
 import { ByteLru } from '../cache/lru.ts';
 import { ReadCaches, type ReadCacheOptions } from '../cache/read-caches.ts';
 import { floeError } from '../errors.ts';
-import type { ByteRange, ObjectStorage } from '../engine/storage/types.ts';
+import { abortable, throwIfAborted } from '../engine/abort.ts';
+import type { AbortOptions, ByteRange, ObjectStorage } from '../engine/storage/types.ts';
 import { idToString, type ChunkId, type ManifestId, type SnapshotId } from '../format/icechunk/ids.ts';
 import { chunkKey, manifestKey, snapshotKey, transactionLogKey } from '../format/icechunk/keys.ts';
 import { decodeManifest, encodeManifest, type Manifest } from '../format/icechunk/manifest.ts';
@@ -58,67 +64,73 @@ export class RepoObjects {
     this.readCaches = new ReadCaches(budgets);
   }
 
-  loadSnapshot(id: SnapshotId): Promise<LoadedSnapshot> {
+  loadSnapshot(id: SnapshotId, options?: AbortOptions): Promise<LoadedSnapshot> {
     const key = snapshotKey(id);
-    return this.snapshots.load(key, async () => {
+    const signal = options?.signal;
+    throwIfAborted(signal, key);
+    const load = this.snapshots.load(key, async () => {
       const snapshot = decodeSnapshot(await this.require(key, 'snapshot'), key);
       return { snapshot, byPath: new Map(snapshot.nodes.map((n) => [n.path, n])) };
     });
+    return abortable(load, signal, key);
   }
 
-  async loadManifest(id: ManifestId): Promise<Manifest> {
-    return (await this.loadManifestReporting(id)).manifest;
+  async loadManifest(id: ManifestId, options?: AbortOptions): Promise<Manifest> {
+    return (await this.loadManifestReporting(id, options)).manifest;
   }
 
   /** Like loadManifest, telling whether this call fetched the object (and its size). */
-  async loadManifestReporting(id: ManifestId): Promise<ManifestLoad> {
+  async loadManifestReporting(id: ManifestId, options?: AbortOptions): Promise<ManifestLoad> {
     const key = manifestKey(id);
+    const signal = options?.signal;
+    throwIfAborted(signal, key);
     let fetched = false;
-    const cached = await this.manifests.load(key, async () => {
+    const load = this.manifests.load(key, async () => {
       fetched = true;
       const bytes = await this.require(key, 'manifest');
       return { manifest: decodeManifest(bytes, key), bytes: bytes.length };
     });
+    const cached = await abortable(load, signal, key);
     return { ...cached, status: fetched ? 'fetched' : 'cached' };
   }
 
-  async loadTransactionLog(id: SnapshotId): Promise<TransactionLog | undefined> {
+  async loadTransactionLog(id: SnapshotId, options?: AbortOptions): Promise<TransactionLog | undefined> {
     const key = transactionLogKey(id);
-    const got = await this.storage.get(key);
+    const got = await this.storage.get(key, undefined, options);
     return got ? decodeTransactionLog(got.bytes, key) : undefined;
   }
 
-  async snapshotExists(id: SnapshotId): Promise<boolean> {
-    return (await this.storage.head(snapshotKey(id))) !== null;
+  async snapshotExists(id: SnapshotId, options?: AbortOptions): Promise<boolean> {
+    return (await this.storage.head(snapshotKey(id), options)) !== null;
   }
 
-  async readChunk(id: ChunkId, range: ByteRange): Promise<Uint8Array> {
+  async readChunk(id: ChunkId, range: ByteRange, options?: AbortOptions): Promise<Uint8Array> {
     const key = chunkKey(id);
-    const got = await this.storage.get(key, range);
+    const got = await this.storage.get(key, range, options);
     if (!got) throw floeError('NOT_FOUND', `chunk object ${idToString(id)} is missing; the repository may have been garbage-collected under this session`, { where: key });
     return got.bytes;
   }
 
   // Chunks, manifests and transaction logs have fresh random ids: create-only writes never
   // overwrite, and on the local filesystem they are a lock-free link (measured 1.7-1.9x faster).
-  async writeChunk(id: ChunkId, bytes: Uint8Array): Promise<void> {
-    await this.storage.put(chunkKey(id), bytes, { ifNoneMatch: '*' });
+  async writeChunk(id: ChunkId, bytes: Uint8Array, options?: AbortOptions): Promise<void> {
+    await this.storage.put(chunkKey(id), bytes, { ifNoneMatch: '*', signal: options?.signal });
   }
 
-  async writeManifest(manifest: Manifest): Promise<number> {
+  async writeManifest(manifest: Manifest, options?: AbortOptions): Promise<number> {
     const bytes = encodeManifest(manifest);
-    await this.storage.put(manifestKey(manifest.id), bytes, { ifNoneMatch: '*' });
+    await this.storage.put(manifestKey(manifest.id), bytes, { ifNoneMatch: '*', signal: options?.signal });
     this.manifests.set(manifestKey(manifest.id), { manifest, bytes: bytes.length });
     return bytes.length;
   }
 
-  async writeTransactionLog(log: TransactionLog): Promise<void> {
-    await this.storage.put(transactionLogKey(log.id), encodeTransactionLog(log), { ifNoneMatch: '*' });
+  async writeTransactionLog(log: TransactionLog, options?: AbortOptions): Promise<void> {
+    await this.storage.put(transactionLogKey(log.id), encodeTransactionLog(log), { ifNoneMatch: '*', signal: options?.signal });
   }
 
   /** Snapshots are written once under a fresh id; `ifNoneMatch` makes a reused id an error, not an overwrite. */
-  async writeSnapshot(snapshot: Snapshot): Promise<LoadedSnapshot> {
-    await this.storage.put(snapshotKey(snapshot.id), encodeSnapshot(snapshot), { ifNoneMatch: '*' });
+  async writeSnapshot(snapshot: Snapshot, options?: AbortOptions): Promise<LoadedSnapshot> {
+    await this.storage.put(snapshotKey(snapshot.id), encodeSnapshot(snapshot), { ifNoneMatch: '*', signal: options?.signal });
     const loaded = { snapshot, byPath: new Map(snapshot.nodes.map((n) => [n.path, n])) };
     this.snapshots.set(snapshotKey(snapshot.id), loaded);
     return loaded;

@@ -3,6 +3,7 @@
 // transaction log with our changes and returns patched changes (or the conflicts), which then
 // apply on top of that commit. Nothing changes unless every step succeeds.
 import { floeError } from '../errors.ts';
+import type { AbortOptions } from '../engine/storage/types.ts';
 import { idsEqual, idToString, type SnapshotId } from '../format/icechunk/ids.ts';
 import type { ChangeSet } from './change-set.ts';
 import { ConflictError } from './conflicts/conflict-error.ts';
@@ -20,6 +21,8 @@ export interface RebaseInput {
   changes: ChangeSet;
   /** Rebase onto this snapshot (a descendant of `base` on the branch); default: the branch tip now. */
   onto?: SnapshotId;
+  /** Its signal cancels the rebase's reads (ABORTED); the session is then unchanged. */
+  request?: AbortOptions | undefined;
 }
 
 export interface RebaseResult {
@@ -30,8 +33,8 @@ export interface RebaseResult {
 }
 
 export async function rebaseChanges(input: RebaseInput, solver: ConflictSolver): Promise<RebaseResult> {
-  const { objects, base } = input;
-  const info = (await input.repoInfo.read()).info;
+  const { objects, base, request } = input;
+  const info = (await input.repoInfo.read(request)).info;
   const tipId = input.onto ?? branchTip(info, input.branch);
   if (idsEqual(tipId, base.snapshot.id)) return { tip: base, changes: input.changes, replayed: 0 };
   const commits: SnapshotId[] = [];
@@ -53,9 +56,9 @@ export async function rebaseChanges(input: RebaseInput, solver: ConflictSolver):
   let ours = input.changes.clone();
   let ourBase = base;
   for (const id of commits.reverse()) {
-    const theirLog = await objects.loadTransactionLog(id);
+    const theirLog = await objects.loadTransactionLog(id, request);
     if (!theirLog) throw floeError('NOT_FOUND', `cannot rebase over snapshot ${idToString(id)}: its transaction log is missing`, { where: idToString(id) });
-    const theirs = await objects.loadSnapshot(id);
+    const theirs = await objects.loadSnapshot(id, request);
     const resolution = await solver.solve({ theirLog, theirs, ourBase, ours });
     if (resolution.kind === 'unsolvable') {
       throw new ConflictError(resolution.conflicts, `cannot rebase branch '${input.branch}' over commit ${idToString(id)}`);

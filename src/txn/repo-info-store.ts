@@ -3,18 +3,19 @@
 // back the old bytes up under `overwritten/`, append to the ops log, then write with `ifMatch`.
 // A lost race re-reads and re-applies the change (bounded); a change that no longer applies
 // (a branch moved or vanished) throws from the change function and stops the loop.
+//
+// Cancellation: reads, the backup and the backoff between attempts take the caller's signal; the
+// compare-and-swap itself does not. It is the point of no return of every repository change (a
+// commit's last step), so the signal is checked just before it and the write then runs to its
+// end: an aborted change has changed no ref, and one that returned was not half cancelled (over
+// S3 an aborted conditional write could not tell whether it happened).
 import { floeError, isFloeError } from '../errors.ts';
-import type { ObjectStorage, VersionToken } from '../engine/storage/types.ts';
+import { abortable, sleepAbortably, throwIfAborted, yieldDue, yieldToEventLoop } from '../engine/abort.ts';
+import { systemClock, type Clock } from '../engine/storage/clock.ts';
+import type { AbortOptions, ObjectStorage, VersionToken } from '../engine/storage/types.ts';
 import { newSnapshotId } from '../format/icechunk/ids.ts';
 import { overwrittenRepoKey, PREFIXES, REPO_INFO_KEY } from '../format/icechunk/keys.ts';
 import { decodeRepoInfo, encodeRepoInfo, type OpsLogEntry, type RepoInfo, type RepoUpdate } from '../format/icechunk/repo-info.ts';
-
-/** Injected time, so tests control timestamps and backup key order. */
-export interface Clock {
-  /** Milliseconds since the Unix epoch. */
-  nowMs(): number;
-}
-export const systemClock: Clock = { nowMs: () => Date.now() };
 
 export interface RepoInfoState {
   info: RepoInfo;
@@ -31,17 +32,21 @@ export interface RepoChange {
 export type ChangeFunction = (current: RepoInfo) => RepoChange | Promise<RepoChange>;
 
 export interface RepoInfoStoreOptions {
+  /** Timestamps and backup key order, and the backoff's waits. Default: the system clock. */
   clock?: Clock;
   /** Compare-and-swap attempts before giving up. */
   retries: number;
   /** Ops-log entries kept in the file; older ones stay reachable through `repo_before_updates`. */
   updatesPerFile: number;
-  /** Sleep between attempts (tests pass a no-op). */
-  backoff?: (attempt: number) => Promise<void>;
+  /**
+   * Wait between attempts; ends early (rejecting) when `signal` fires. Default: a jittered
+   * exponential delay on the clock.
+   */
+  backoff?: (attempt: number, signal?: AbortSignal) => Promise<void>;
 }
 
-const defaultBackoff = (attempt: number): Promise<void> =>
-  new Promise((resolve) => setTimeout(resolve, Math.min(200, 2 ** Math.min(attempt, 7)) * Math.random()));
+/** Full jitter up to 2^attempt ms, at most 200 ms. */
+const backoffDelayMs = (attempt: number): number => Math.min(200, 2 ** Math.min(attempt, 7)) * Math.random();
 
 export interface RepoInfoCacheStats {
   reads: number;
@@ -57,7 +62,7 @@ export interface RepoInfoCacheStats {
 
 export class RepoInfoStore {
   private readonly clock: Clock;
-  private readonly backoff: (attempt: number) => Promise<void>;
+  private readonly backoff: (attempt: number, signal?: AbortSignal) => Promise<void>;
   private last: RepoInfoState | undefined;
   private readonly counters = { reads: 0, unchanged: 0, fetched: 0, decoded: 0 };
 
@@ -66,20 +71,20 @@ export class RepoInfoStore {
     private readonly options: RepoInfoStoreOptions,
   ) {
     this.clock = options.clock ?? systemClock;
-    this.backoff = options.backoff ?? defaultBackoff;
+    this.backoff = options.backoff ?? ((attempt, signal) => sleepAbortably(this.clock, backoffDelayMs(attempt), signal, REPO_INFO_KEY));
   }
 
   /**
    * The current repo info; NOT_FOUND when the storage holds no repository. The file is mutable,
    * so a kept copy is revalidated by version: a HEAD, and a GET only when the version changed.
    */
-  async read(): Promise<RepoInfoState> {
+  async read(options?: AbortOptions): Promise<RepoInfoState> {
     this.counters.reads++;
-    if (this.last && (await this.currentVersion()) === this.last.version) {
+    if (this.last && (await this.currentVersion(options)) === this.last.version) {
       this.counters.unchanged++;
       return this.last;
     }
-    const got = await this.storage.get(REPO_INFO_KEY);
+    const got = await this.storage.get(REPO_INFO_KEY, undefined, options);
     if (!got) throw missingRepoInfo();
     this.counters.fetched++;
     // Changed back between the HEAD and the GET (or a backend without versions in HEAD).
@@ -94,15 +99,16 @@ export class RepoInfoStore {
     return { ...this.counters, bytes: this.last?.bytes.byteLength ?? 0 };
   }
 
-  private async currentVersion(): Promise<VersionToken | undefined> {
-    const head = await this.storage.head(REPO_INFO_KEY);
+  private async currentVersion(options: AbortOptions | undefined): Promise<VersionToken | undefined> {
+    const head = await this.storage.head(REPO_INFO_KEY, options);
     if (!head) throw missingRepoInfo();
     return head.version;
   }
 
   /** Writes the first repo info file; ALREADY_EXISTS when another one won. */
-  async create(info: RepoInfo): Promise<void> {
+  async create(info: RepoInfo, options?: AbortOptions): Promise<void> {
     const bytes = encodeRepoInfo(info);
+    throwIfAborted(options?.signal, REPO_INFO_KEY); // then, like update's swap, it runs to its end
     try {
       const { version } = await this.storage.put(REPO_INFO_KEY, bytes, { ifNoneMatch: '*' });
       this.last = { info, bytes, version };
@@ -114,12 +120,17 @@ export class RepoInfoStore {
     }
   }
 
-  /** Applies `change` by compare-and-swap, retrying lost races; returns the written object. */
-  async update(change: ChangeFunction): Promise<RepoInfo> {
+  /**
+   * Applies `change` by compare-and-swap, retrying lost races; returns the written object. A
+   * `signal` stops it (ABORTED) at any point before the swap, never during it (see the header).
+   */
+  async update(change: ChangeFunction, options?: AbortOptions): Promise<RepoInfo> {
+    const signal = options?.signal;
     let lastError: unknown;
     for (let attempt = 0; attempt < this.options.retries; attempt++) {
-      if (attempt > 0) await this.backoff(attempt);
-      const current = await this.read();
+      // abortable as well: a custom backoff may not watch the signal itself
+      if (attempt > 0) await abortable(this.backoff(attempt, signal), signal, REPO_INFO_KEY);
+      const current = await this.read(options);
       const { info, update } = await change(current.info);
       checkAvailability(current.info, update);
       const nowMs = this.clock.nowMs();
@@ -128,7 +139,9 @@ export class RepoInfoStore {
       const bytes = encodeRepoInfo(next);
       try {
         // The backup goes first: once the new file is visible, its ops log points at it.
-        await this.storage.put(backupKey, current.bytes, { ifNoneMatch: '*' });
+        await this.storage.put(backupKey, current.bytes, { ifNoneMatch: '*', signal });
+        if (yieldDue(signal)) await yieldToEventLoop(); // an abort pending in the event loop lands now
+        throwIfAborted(signal, REPO_INFO_KEY);
         const { version } = await this.storage.put(REPO_INFO_KEY, bytes, { ifMatch: current.version });
         this.last = { info: next, bytes, version };
         return next;
@@ -137,7 +150,7 @@ export class RepoInfoStore {
         lastError = err;
       }
     }
-    throw floeError('CONFLICT', `the repo info file kept changing; gave up after ${this.options.retries} attempts (raise repoUpdateRetries)`, {
+    throw floeError('CONFLICT', `the repo info file kept changing; gave up after ${this.options.retries} attempts (raise repoUpdateRetries.default.maxTries)`, {
       where: REPO_INFO_KEY,
       cause: lastError,
       details: { kind: 'repo-update-retries-exhausted' },

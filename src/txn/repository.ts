@@ -1,17 +1,27 @@
 // A repository: create / open over a Storage, sessions, refs, history, config, metadata,
 // feature flags and status. Names and argument order mirror the reference's JS `Repository`;
 // snapshot ids are base32 strings at this API, branded ids inside.
+//
+// Cancellation: every method that reads or writes storage takes `{ signal }` as its last
+// options argument (after the reference's positional arguments) and passes it down (ABORTED).
+// A change of the repo info (refs, config, status, expiry, a commit) is cancelled only before
+// its compare-and-swap, so an aborted call has changed no ref.
 import { floeError, isFloeError } from '../errors.ts';
+import { requestOf } from '../engine/abort.ts';
+import type { AbortOptions } from '../engine/storage/types.ts';
 import { idToString, INITIAL_SNAPSHOT_ID, parseSnapshotId, type SnapshotId } from '../format/icechunk/ids.ts';
-import { REPO_INFO_KEY } from '../format/icechunk/keys.ts';
+import { REPO_INFO_KEY, V1_CONFIG_KEY } from '../format/icechunk/keys.ts';
 import type { MetadataValue } from '../format/icechunk/metadata-value.ts';
 import { decodeRepoConfig, encodeRepoConfig, type RepoInfo, type RepoStatus } from '../format/icechunk/repo-info.ts';
 import type { Snapshot } from '../format/icechunk/snapshot.ts';
-import { fromStoredConfig, mergeConfig, resolveConfig, toStoredConfig, type RepositoryConfig, type ResolvedConfig } from './config.ts';
+import { decodeStoredConfig, encodeStoredConfig, isEmptyConfig, validateRepoConfig } from '../format/icechunk/repo-config-codec.ts';
+import { configuredBackoff, mergeConfig, resolveConfig, type RepositoryConfig, type ResolvedConfig } from './config.ts';
 import { ancestors, describeSnapshot, diffSnapshots, snapshotAsOf, type DiffResult, type SnapshotDescription } from './history.ts';
 import { RepoObjects, type CacheBudgets } from './objects.ts';
 import * as refs from './refs.ts';
-import { RepoInfoStore, systemClock, type Clock } from './repo-info-store.ts';
+import { systemClock, type Clock } from '../engine/storage/clock.ts';
+import { checkConcurrency, DEFAULT_CONCURRENCY } from '../engine/storage/limiter.ts';
+import { RepoInfoStore, type RepoInfoStoreOptions } from './repo-info-store.ts';
 import { resolveChunkPacking, type ChunkPacking } from './chunk-packer.ts';
 import { Session } from './session.ts';
 import * as maintenance from './maintenance/index.ts';
@@ -21,7 +31,15 @@ import type { VirtualChunkAuthorization } from './virtual-chunks.ts';
 
 /** Floe-only options, after the reference's positional arguments. */
 export interface RepositoryOptions {
+  /** Cancels this `open`/`create`/`openOrCreate` call only (`ABORTED`); later calls take their own. */
+  signal?: AbortSignal | undefined;
+  /** Time for snapshot and ops-log timestamps, backup names, GC cutoffs and commit backoff. Default: the system clock. */
   clock?: Clock;
+  /**
+   * Storage requests a session keeps in flight when it fans out over a list (manifest loads,
+   * `getPartialValues`, per-node commit work). Default 8; must be a positive integer.
+   */
+  concurrency?: number;
   cache?: CacheBudgets;
   /**
    * How a session stores small chunks: up to `maxChunkBytes` (default 64 KiB) they share pack
@@ -37,10 +55,10 @@ export type VersionOptions = { branch: string } | { tag: string } | { snapshotId
  * Which version a read-only session reads: a {@link VersionOptions}, or the newest snapshot of a
  * branch written at or before `asOf` (time travel).
  */
-export type ReadonlySessionOptions = VersionOptions | ({ branch: string; asOf: Date });
+export type ReadonlySessionOptions = (VersionOptions | ({ branch: string; asOf: Date })) & AbortOptions;
 
 /** The two versions {@link Repository.diff} compares: one `from*` and one `to*` (branch, tag or snapshot id). */
-export interface DiffOptions {
+export interface DiffOptions extends AbortOptions {
   fromBranch?: string;
   fromTag?: string;
   fromSnapshotId?: string;
@@ -59,6 +77,15 @@ export interface FeatureFlag {
 }
 
 const INITIAL_MESSAGE = 'Repository initialized';
+
+/** The repo info store's limits from the configuration (`repoUpdateRetries`, ops-log length). */
+function repoInfoStoreOptions(clock: Clock, resolved: ResolvedConfig): RepoInfoStoreOptions {
+  const { repoUpdateBackoff: bounds } = resolved;
+  return {
+    clock, retries: resolved.repoUpdateRetries, updatesPerFile: resolved.numUpdatesPerRepoInfoFile,
+    ...(bounds ? { backoff: configuredBackoff(bounds, clock) } : {}),
+  };
+}
 
 /**
  * A versioned Icechunk repository over a {@link Storage}: branches, tags and snapshots of a Zarr node
@@ -79,17 +106,20 @@ export class Repository {
     /** Undefined for spec-1 repositories, which are read-only. */
     private readonly infoStore: RepoInfoStore | undefined,
     private readonly spec1Info: RepoInfo | undefined,
-    private storedConfig: { config: RepositoryConfig; carried: Record<string, MetadataValue> },
+    /** The stored configuration, read, and its stored form (whose unknown fields a save carries over). */
+    private storedConfig: { config: RepositoryConfig; stored: MetadataValue },
     private userConfig: RepositoryConfig,
     private readonly authorized: VirtualChunkAuthorization,
     private readonly clock: Clock,
     private readonly packing: ChunkPacking,
+    private readonly concurrency: number,
   ) {}
 
   /** Whether the storage holds a repository (spec 2, or a spec-1 repository Floe can read). */
-  static async exists(storage: StorageLike): Promise<boolean> {
+  static async exists(storage: StorageLike, options?: AbortOptions): Promise<boolean> {
     const backend = objectStorageOf(storage);
-    return (await backend.head(REPO_INFO_KEY)) !== null || (await isSpec1Repository(backend));
+    const request = requestOf(options);
+    return (await backend.head(REPO_INFO_KEY, request)) !== null || (await isSpec1Repository(backend, request));
   }
 
   /**
@@ -104,11 +134,15 @@ export class Repository {
     options: RepositoryOptions = {},
   ): Promise<Repository> {
     if (specVersion !== null && specVersion !== 2) throw floeError('UNSUPPORTED', `Floe creates spec-2 repositories only, not spec ${specVersion}`);
+    // Refused before anything is written: the reference could not open a repository holding it.
+    const canonical = validateRepoConfig(config);
     const packing = resolveChunkPacking(options.chunkPacking);
+    const concurrency = checkConcurrency(options.concurrency ?? DEFAULT_CONCURRENCY);
     const backend = objectStorageOf(storage);
-    if (await Repository.exists(backend)) throw floeError('ALREADY_EXISTS', 'a repository already exists in this storage; use Repository.open');
+    const request = requestOf(options);
+    if (await Repository.exists(backend, request)) throw floeError('ALREADY_EXISTS', 'a repository already exists in this storage; use Repository.open');
     const clock = options.clock ?? systemClock;
-    const resolved = resolveConfig(config);
+    const resolved = resolveConfig(canonical);
     const objects = new RepoObjects(backend, options.cache);
     const now = Math.floor(clock.nowMs() * 1000);
     const initial: Snapshot = {
@@ -117,21 +151,23 @@ export class Repository {
     };
     // The initial snapshot and its log have a fixed id: a concurrent creator may have written
     // them already, which is fine; only one repo info file can win below.
-    await ignoreExisting(objects.writeSnapshot(initial));
+    await ignoreExisting(objects.writeSnapshot(initial, request));
     await objects.writeTransactionLog({
       specVersion: 2, id: INITIAL_SNAPSHOT_ID, newGroups: [], newArrays: [], deletedGroups: [], deletedArrays: [],
       updatedArrays: [], updatedGroups: [], updatedChunks: [], movedNodes: [],
-    });
-    const stored = { config, carried: {} };
-    const store = new RepoInfoStore(backend, { clock, retries: resolved.repoUpdateRetries, updatesPerFile: resolved.numUpdatesPerRepoInfoFile });
+    }, request);
+    // As the reference: a repository created without settings stores no config.
+    const storedValue = isEmptyConfig(canonical) ? null : encodeStoredConfig(canonical);
+    const stored = { config: canonical, stored: storedValue };
+    const store = new RepoInfoStore(backend, repoInfoStoreOptions(clock, resolved));
     await store.create({
       specVersion: 2, repoSpecVersion: 2, tags: [], branches: [{ name: refs.MAIN_BRANCH, snapshotId: INITIAL_SNAPSHOT_ID }], deletedTags: [],
       snapshots: [{ id: INITIAL_SNAPSHOT_ID, parentId: null, flushedAt: now, message: INITIAL_MESSAGE, metadata: initial.metadata }],
       status: { availability: 'online', setAt: now, limitedAvailabilityReason: null }, metadata: [],
       latestUpdates: [{ update: { kind: 'repoInitialized' }, updatedAt: now, backupPath: null }], repoBeforeUpdates: null,
-      config: encodeRepoConfig(toStoredConfig(config)), enabledFeatureFlags: null, disabledFeatureFlags: null,
-    });
-    return new Repository(objects, store, undefined, stored, {}, authorizeVirtualChunkAccess, clock, packing);
+      config: storedValue === null ? null : encodeRepoConfig(storedValue), enabledFeatureFlags: null, disabledFeatureFlags: null,
+    }, request);
+    return new Repository(objects, store, undefined, stored, {}, authorizeVirtualChunkAccess, clock, packing, concurrency);
   }
 
   /**
@@ -145,21 +181,26 @@ export class Repository {
     options: RepositoryOptions = {},
   ): Promise<Repository> {
     const packing = resolveChunkPacking(options.chunkPacking);
+    const concurrency = checkConcurrency(options.concurrency ?? DEFAULT_CONCURRENCY);
     const backend = objectStorageOf(storage);
     const clock = options.clock ?? systemClock;
     const objects = new RepoObjects(backend, options.cache);
-    if (await backend.head(REPO_INFO_KEY)) {
+    const request = requestOf(options);
+    if (await backend.head(REPO_INFO_KEY, request)) {
       const probe = new RepoInfoStore(backend, { clock, retries: 1, updatesPerFile: 1000 });
-      const { info } = await probe.read();
-      const stored = fromStoredConfig(info.config ? decodeRepoConfig(info.config, REPO_INFO_KEY) : null);
-      const resolved = resolveConfig(mergeConfig(stored.config, config ?? undefined));
-      const store = new RepoInfoStore(backend, { clock, retries: resolved.repoUpdateRetries, updatesPerFile: resolved.numUpdatesPerRepoInfoFile });
-      return new Repository(objects, store, undefined, stored, config ?? {}, authorizeVirtualChunkAccess, clock, packing);
+      const { info } = await probe.read(request);
+      const storedValue = info.config ? decodeRepoConfig(info.config, REPO_INFO_KEY) : null;
+      const stored = { config: decodeStoredConfig(storedValue, REPO_INFO_KEY), stored: storedValue };
+      const overrides = validateRepoConfig(config ?? {});
+      const resolved = resolveConfig(mergeConfig(stored.config, overrides));
+      const store = new RepoInfoStore(backend, repoInfoStoreOptions(clock, resolved));
+      return new Repository(objects, store, undefined, stored, overrides, authorizeVirtualChunkAccess, clock, packing, concurrency);
     }
-    if (await isSpec1Repository(backend)) {
-      const stored = fromStoredConfig(await readSpec1Config(backend));
-      const info = await readSpec1RepoInfo(backend, objects);
-      return new Repository(objects, undefined, info, stored, config ?? {}, authorizeVirtualChunkAccess, clock, packing);
+    if (await isSpec1Repository(backend, request)) {
+      const storedValue = await readSpec1Config(backend, request);
+      const stored = { config: decodeStoredConfig(storedValue, V1_CONFIG_KEY), stored: storedValue };
+      const info = await readSpec1RepoInfo(backend, objects, request);
+      return new Repository(objects, undefined, info, stored, validateRepoConfig(config ?? {}), authorizeVirtualChunkAccess, clock, packing, concurrency);
     }
     throw floeError('NOT_FOUND', 'no Icechunk repository in this storage; use Repository.create');
   }
@@ -172,7 +213,7 @@ export class Repository {
     authorizeVirtualChunkAccess: VirtualChunkAuthorization = {},
     options: RepositoryOptions = {},
   ): Promise<Repository> {
-    if (await Repository.exists(storage)) return Repository.open(storage, config, authorizeVirtualChunkAccess, options);
+    if (await Repository.exists(storage, options)) return Repository.open(storage, config, authorizeVirtualChunkAccess, options);
     try {
       return await Repository.create(storage, config ?? {}, specVersion, authorizeVirtualChunkAccess, options);
     } catch (err) {
@@ -195,9 +236,9 @@ export class Repository {
   }
 
   /** The current repo info (re-read for spec 2: another process may have changed it). */
-  async repoInfo(): Promise<RepoInfo> {
+  async repoInfo(options?: AbortOptions): Promise<RepoInfo> {
     if (this.spec1Info) return this.spec1Info;
-    return (await this.infoStore!.read()).info;
+    return (await this.infoStore!.read(requestOf(options))).info;
   }
 
   private writable(): RepoInfoStore {
@@ -214,6 +255,7 @@ export class Repository {
       virtual: { containers: resolved.virtualChunkContainers, authorized: this.authorized },
       clock: this.clock,
       packing: this.packing,
+      concurrency: this.concurrency,
     };
   }
 
@@ -222,31 +264,33 @@ export class Repository {
    * tag or snapshot, or when nothing was written by `asOf`.
    */
   async readonlySession(options: ReadonlySessionOptions = { branch: refs.MAIN_BRANCH }): Promise<Session> {
-    const info = await this.repoInfo();
-    let id = await this.resolveVersion(info, options);
+    const request = requestOf(options);
+    const info = await this.repoInfo(request);
+    let id = await this.resolveVersion(info, options, request);
     if ('asOf' in options) {
       const found = snapshotAsOf(info, id, options.asOf);
       if (!found) throw floeError('NOT_FOUND', `branch '${options.branch}' has no snapshot written at or before ${options.asOf.toISOString()}`);
       id = found.id;
     }
-    return new Session(this.sessionDeps(), await this.objects.loadSnapshot(id), 'branch' in options ? options.branch : null, 'readonly');
+    return new Session(this.sessionDeps(), await this.objects.loadSnapshot(id, request), 'branch' in options ? options.branch : null, 'readonly');
   }
 
   /**
    * A writable session on a branch's tip; its commit moves the branch. `READ_ONLY` when the repository
    * is spec 1 or not online (see {@link Repository.setStatus}).
    */
-  async writableSession(branch: string): Promise<Session> {
+  async writableSession(branch: string, options?: AbortOptions): Promise<Session> {
     this.writable();
-    const info = await this.repoInfo();
+    const request = requestOf(options);
+    const info = await this.repoInfo(request);
     if (info.status.availability !== 'online') throw floeError('READ_ONLY', `the repository is ${info.status.availability}; writable sessions are refused`);
-    return new Session(this.sessionDeps(), await this.objects.loadSnapshot(refs.branchTip(info, branch)), branch, 'writable');
+    return new Session(this.sessionDeps(), await this.objects.loadSnapshot(refs.branchTip(info, branch), request), branch, 'writable');
   }
 
-  private async resolveVersion(info: RepoInfo, options: VersionOptions): Promise<SnapshotId> {
+  private async resolveVersion(info: RepoInfo, options: VersionOptions, request: AbortOptions | undefined): Promise<SnapshotId> {
     if ('snapshotId' in options) {
       const id = parseSnapshotId(options.snapshotId);
-      if (!refs.findSnapshotInfo(info, id) && !(await this.objects.snapshotExists(id))) {
+      if (!refs.findSnapshotInfo(info, id) && !(await this.objects.snapshotExists(id, request))) {
         throw floeError('NOT_FOUND', `snapshot ${options.snapshotId} is not in this repository`, { where: options.snapshotId });
       }
       return id;
@@ -255,66 +299,67 @@ export class Repository {
   }
 
   /** Branch names, sorted. */
-  async listBranches(): Promise<string[]> {
-    return (await this.repoInfo()).branches.map((b) => b.name).sort();
+  async listBranches(options?: AbortOptions): Promise<string[]> {
+    return (await this.repoInfo(options)).branches.map((b) => b.name).sort();
   }
   /** Tag names, sorted. */
-  async listTags(): Promise<string[]> {
-    return (await this.repoInfo()).tags.map((t) => t.name).sort();
+  async listTags(options?: AbortOptions): Promise<string[]> {
+    return (await this.repoInfo(options)).tags.map((t) => t.name).sort();
   }
   /** The snapshot id a branch points at; `NOT_FOUND` for an unknown branch. */
-  async lookupBranch(branch: string): Promise<string> {
-    return idToString(refs.branchTip(await this.repoInfo(), branch));
+  async lookupBranch(branch: string, options?: AbortOptions): Promise<string> {
+    return idToString(refs.branchTip(await this.repoInfo(options), branch));
   }
   /** The snapshot id a tag points at; `NOT_FOUND` for an unknown tag. */
-  async lookupTag(tag: string): Promise<string> {
-    return idToString(refs.tagTarget(await this.repoInfo(), tag));
+  async lookupTag(tag: string, options?: AbortOptions): Promise<string> {
+    return idToString(refs.tagTarget(await this.repoInfo(options), tag));
   }
 
   /** A snapshot's id, parent, time, message and metadata; `NOT_FOUND` when it is not in the repository. */
-  async lookupSnapshot(snapshotId: string): Promise<SnapshotDescription> {
-    const found = refs.findSnapshotInfo(await this.repoInfo(), parseSnapshotId(snapshotId));
+  async lookupSnapshot(snapshotId: string, options?: AbortOptions): Promise<SnapshotDescription> {
+    const found = refs.findSnapshotInfo(await this.repoInfo(options), parseSnapshotId(snapshotId));
     if (!found) throw floeError('NOT_FOUND', `snapshot ${snapshotId} is not in this repository`, { where: snapshotId });
     return describeSnapshot(found);
   }
 
   /** The manifest files a snapshot references, with their sizes and chunk reference counts. */
-  async lookupManifestFiles(snapshotId: string): Promise<{ id: string; sizeBytes: number; numChunkRefs: number }[]> {
-    const { snapshot } = await this.objects.loadSnapshot(parseSnapshotId(snapshotId));
+  async lookupManifestFiles(snapshotId: string, options?: AbortOptions): Promise<{ id: string; sizeBytes: number; numChunkRefs: number }[]> {
+    const { snapshot } = await this.objects.loadSnapshot(parseSnapshotId(snapshotId), requestOf(options));
     return snapshot.manifestFiles.map((f) => ({ id: idToString(f.id), sizeBytes: f.sizeBytes, numChunkRefs: f.numChunkRefs }));
   }
 
   /** Creates a branch at a snapshot; `ALREADY_EXISTS` when the name is taken. */
-  async createBranch(name: string, snapshotId: string): Promise<void> {
+  async createBranch(name: string, snapshotId: string, options?: AbortOptions): Promise<void> {
     refs.validateRefName(name, 'branch'); // before any I/O
     const id = parseSnapshotId(snapshotId);
-    await this.writable().update((info) => refs.createBranch(info, name, id));
+    await this.writable().update((info) => refs.createBranch(info, name, id), requestOf(options));
   }
   /** Deletes a branch (its snapshots stay until expired and collected); `main` cannot be deleted. */
-  async deleteBranch(name: string): Promise<void> {
-    await this.writable().update((info) => refs.deleteBranch(info, name));
+  async deleteBranch(name: string, options?: AbortOptions): Promise<void> {
+    await this.writable().update((info) => refs.deleteBranch(info, name), requestOf(options));
   }
   /** Points `branch` at `toSnapshotId`; with `fromSnapshotId`, only if the branch is still there (else CONFLICT). */
-  async resetBranch(branch: string, toSnapshotId: string, fromSnapshotId?: string | null): Promise<void> {
+  async resetBranch(branch: string, toSnapshotId: string, fromSnapshotId?: string | null, options?: AbortOptions): Promise<void> {
     const to = parseSnapshotId(toSnapshotId);
     const expected = fromSnapshotId ? parseSnapshotId(fromSnapshotId) : undefined;
-    await this.writable().update((info) => refs.resetBranch(info, branch, to, expected));
+    await this.writable().update((info) => refs.resetBranch(info, branch, to, expected), requestOf(options));
   }
   /** Creates a tag at a snapshot. Tags are immutable: a taken (or deleted) name is refused. */
-  async createTag(name: string, snapshotId: string): Promise<void> {
+  async createTag(name: string, snapshotId: string, options?: AbortOptions): Promise<void> {
     refs.validateRefName(name, 'tag'); // before any I/O
     const id = parseSnapshotId(snapshotId);
-    await this.writable().update((info) => refs.createTag(info, name, id));
+    await this.writable().update((info) => refs.createTag(info, name, id), requestOf(options));
   }
   /** Deletes a tag; its name cannot be reused. */
-  async deleteTag(name: string): Promise<void> {
-    await this.writable().update((info) => refs.deleteTag(info, name));
+  async deleteTag(name: string, options?: AbortOptions): Promise<void> {
+    await this.writable().update((info) => refs.deleteTag(info, name), requestOf(options));
   }
 
   /** The snapshot of a branch, tag or id and its ancestors, newest first. */
-  async *ancestry(options: VersionOptions): AsyncGenerator<SnapshotDescription> {
-    const info = await this.repoInfo();
-    for (const s of ancestors(info, await this.resolveVersion(info, options))) yield describeSnapshot(s);
+  async *ancestry(options: VersionOptions & AbortOptions): AsyncGenerator<SnapshotDescription> {
+    const request = requestOf(options);
+    const info = await this.repoInfo(request);
+    for (const s of ancestors(info, await this.resolveVersion(info, options, request))) yield describeSnapshot(s);
   }
 
   /**
@@ -322,41 +367,42 @@ export class Repository {
    * Throws `INVALID_ARGUMENT` without a from and a to version.
    */
   async diff(options: DiffOptions): Promise<DiffResult> {
-    const info = await this.repoInfo();
+    const request = requestOf(options);
+    const info = await this.repoInfo(request);
     const pick = (branch?: string, tag?: string, snapshotId?: string): VersionOptions => {
       if (branch !== undefined) return { branch };
       if (tag !== undefined) return { tag };
       if (snapshotId !== undefined) return { snapshotId };
       throw floeError('INVALID_ARGUMENT', 'diff needs a from and a to version (branch, tag or snapshot id)');
     };
-    const from = await this.resolveVersion(info, pick(options.fromBranch, options.fromTag, options.fromSnapshotId));
-    const to = await this.resolveVersion(info, pick(options.toBranch, options.toTag, options.toSnapshotId));
-    return diffSnapshots(this.objects, await this.objects.loadSnapshot(from), await this.objects.loadSnapshot(to));
+    const from = await this.resolveVersion(info, pick(options.fromBranch, options.fromTag, options.fromSnapshotId), request);
+    const to = await this.resolveVersion(info, pick(options.toBranch, options.toTag, options.toSnapshotId), request);
+    return diffSnapshots(this.objects, await this.objects.loadSnapshot(from, request), await this.objects.loadSnapshot(to, request), request);
   }
 
   /** Persists this process's config overrides into the repository. */
-  async saveConfig(): Promise<void> {
+  async saveConfig(options?: AbortOptions): Promise<void> {
     const merged = this.config;
-    const stored = toStoredConfig(merged, this.storedConfig.carried);
-    await this.writable().update((info) => ({ info: { ...info, config: encodeRepoConfig(stored) }, update: { kind: 'configChanged' } }));
-    this.storedConfig = { config: merged, carried: this.storedConfig.carried };
+    const stored = encodeStoredConfig(merged, this.storedConfig.stored);
+    await this.writable().update((info) => ({ info: { ...info, config: encodeRepoConfig(stored) }, update: { kind: 'configChanged' } }), requestOf(options));
+    this.storedConfig = { config: merged, stored };
     this.userConfig = {};
   }
 
   /** The repository's metadata (user key/value pairs). */
-  async getMetadata(): Promise<Record<string, MetadataValue>> {
-    return Object.fromEntries((await this.repoInfo()).metadata.map((m) => [m.name, m.value]));
+  async getMetadata(options?: AbortOptions): Promise<Record<string, MetadataValue>> {
+    return Object.fromEntries((await this.repoInfo(options)).metadata.map((m) => [m.name, m.value]));
   }
 
   /** Replaces the repository's metadata. */
-  async setMetadata(metadata: Record<string, MetadataValue>): Promise<void> {
+  async setMetadata(metadata: Record<string, MetadataValue>, options?: AbortOptions): Promise<void> {
     const items = Object.entries(metadata).map(([name, value]) => ({ name, value }));
-    await this.writable().update((info) => ({ info: { ...info, metadata: items }, update: { kind: 'metadataChanged' } }));
+    await this.writable().update((info) => ({ info: { ...info, metadata: items }, update: { kind: 'metadataChanged' } }), requestOf(options));
   }
 
   /** Every feature flag Floe knows, with the repository's settings. */
-  async featureFlags(): Promise<FeatureFlag[]> {
-    const info = await this.repoInfo();
+  async featureFlags(options?: AbortOptions): Promise<FeatureFlag[]> {
+    const info = await this.repoInfo(options);
     return refs.FEATURE_FLAGS.map((f) => {
       const setting = info.enabledFeatureFlags?.includes(f.id) ? true : info.disabledFeatureFlags?.includes(f.id) ? false : undefined;
       return { id: f.id, name: f.name, defaultEnabled: f.defaultEnabled, ...(setting === undefined ? {} : { setting }), enabled: setting ?? f.defaultEnabled };
@@ -364,7 +410,7 @@ export class Repository {
   }
 
   /** `setting` undefined clears the explicit setting (back to the default). */
-  async setFeatureFlag(name: string, setting?: boolean | null): Promise<void> {
+  async setFeatureFlag(name: string, setting?: boolean | null, options?: AbortOptions): Promise<void> {
     const flag = refs.FEATURE_FLAGS.find((f) => f.name === name);
     if (!flag) throw floeError('INVALID_ARGUMENT', `unknown feature flag '${name}' (known: ${refs.FEATURE_FLAGS.map((f) => f.name).join(', ')})`);
     await this.writable().update((info) => {
@@ -377,18 +423,18 @@ export class Repository {
         info: { ...info, enabledFeatureFlags: enabled, disabledFeatureFlags: disabled },
         update: { kind: 'featureFlagChanged', id: flag.id, newValue: setting ?? flag.defaultEnabled, isSet },
       };
-    });
+    }, requestOf(options));
   }
 
   /** The repository's availability (online, read-only, ...) and why, when it was set. */
-  async status(): Promise<RepoStatus> {
-    return (await this.repoInfo()).status;
+  async status(options?: AbortOptions): Promise<RepoStatus> {
+    return (await this.repoInfo(options)).status;
   }
 
   /** Online, read-only or offline. Allowed in any state, so a read-only repository can be reopened. */
-  async setStatus(availability: RepoStatus['availability'], reason?: string): Promise<void> {
+  async setStatus(availability: RepoStatus['availability'], reason?: string, options?: AbortOptions): Promise<void> {
     const status: RepoStatus = { availability, setAt: Math.floor(this.clock.nowMs() * 1000), limitedAvailabilityReason: reason ?? null };
-    await this.writable().update((info) => ({ info: { ...info, status }, update: { kind: 'repoStatusChanged', status } }));
+    await this.writable().update((info) => ({ info: { ...info, status }, update: { kind: 'repoStatusChanged', status } }), requestOf(options));
   }
 
   /**
@@ -408,7 +454,7 @@ export class Repository {
 
   /** Deletes unreachable objects last modified before `deleteObjectsOlderThan`, to the end. */
   async garbageCollect(deleteObjectsOlderThan: Date, options: maintenance.GcOptions = {}): Promise<maintenance.GcSummary> {
-    return (await this.garbageCollector(deleteObjectsOlderThan, options)).runToCompletion();
+    return (await this.garbageCollector(deleteObjectsOlderThan, options)).runToCompletion(requestOf(options));
   }
 
   /** An incremental GC: `run({ maxObjects, maxMs })` sweeps a budget and returns a resumable cursor. */
@@ -419,15 +465,17 @@ export class Repository {
   }
 
   /** Replaces `fromSnapshot`..`toSnapshot` of `branch`'s history by one snapshot; returns its id. */
-  async squash(branch: string, fromSnapshot: string, toSnapshot: string, message: string): Promise<string> {
-    return maintenance.squash({ objects: this.objects, store: this.writable() }, branch, fromSnapshot, toSnapshot, message);
+  async squash(branch: string, fromSnapshot: string, toSnapshot: string, message: string, options?: AbortOptions): Promise<string> {
+    return maintenance.squash({ objects: this.objects, store: this.writable() }, branch, fromSnapshot, toSnapshot, message, requestOf(options));
   }
 
   /** Every update of the repo info file, newest first, across `overwritten/` backups. */
-  async *opsLog(): AsyncGenerator<maintenance.OpsLogItem> {
-    yield* maintenance.opsLog(this.objects.storage, (await this.writable().read()).info);
+  async *opsLog(options?: AbortOptions): AsyncGenerator<maintenance.OpsLogItem> {
+    const request = requestOf(options);
+    yield* maintenance.opsLog(this.objects.storage, (await this.writable().read(request)).info, request);
   }
 }
+
 
 async function ignoreExisting(write: Promise<unknown>): Promise<void> {
   try {

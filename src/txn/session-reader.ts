@@ -15,9 +15,10 @@
 // the snapshot's, and a change set has no version to detect that); with uncommitted changes it
 // uses no cache at all.
 import type { ReadCaches } from '../cache/read-caches.ts';
-import { mapLimit } from '../engine/concurrency.ts';
+import { mapLimit } from '../engine/storage/limiter.ts';
 import { zipEvery, zipMap } from '../engine/indexing.ts';
 import type { CacheUse, ChunkBox, ChunkLocation, ManifestPlanner, ManifestUse, NodeInfo, StoredChunk } from '../engine/read-source.ts';
+import type { AbortOptions } from '../engine/storage/types.ts';
 import { idToString } from '../format/icechunk/ids.ts';
 import type { ChunkRef } from '../format/icechunk/manifest.ts';
 import type { ChunkIndexRange } from '../format/icechunk/snapshot.ts';
@@ -26,8 +27,6 @@ import type { ChangeSet } from './change-set.ts';
 import { chunkRefAt, currentChunkRefs, requireArray, type NodeView, type ResolvedNode } from './node-view.ts';
 import type { RepoObjects } from './objects.ts';
 
-const MANIFEST_CONCURRENCY = 8;
-
 /** What the reader needs of its session. */
 export interface ReaderContext {
   view(): NodeView;
@@ -35,12 +34,14 @@ export interface ReaderContext {
   readonly changes: ChangeSet;
   readonly readOnly: boolean;
   readonly snapshotId: string;
+  /** Manifest loads in flight at once. */
+  readonly concurrency: number;
 }
 
 export class SessionReader {
   /** Children by parent path, for a view without changes (which cannot change under it). */
   private childIndex: { view: NodeView; byParent: Map<string, NodeInfo[]> } | undefined;
-  readonly manifests: ManifestPlanner = { planManifests: (path, boxes) => this.planManifests(path, boxes) };
+  readonly manifests: ManifestPlanner = { planManifests: (path, boxes, options) => this.planManifests(path, boxes, options) };
 
   constructor(private readonly ctx: ReaderContext) {}
 
@@ -57,15 +58,15 @@ export class SessionReader {
     return this.childIndex.byParent.get(path) ?? [];
   }
 
-  async locateChunk(path: string, coords: readonly number[]): Promise<ChunkLocation> {
+  async locateChunk(path: string, coords: readonly number[], options?: AbortOptions): Promise<ChunkLocation> {
     const node = requireArray(this.ctx.view().nodeAt(path), path);
-    const ref = await chunkRefAt(this.ctx.objects, this.ctx.changes, node, coords);
+    const ref = await chunkRefAt(this.ctx.objects, this.ctx.changes, node, coords, options);
     return ref ? locationOf(ref) : { kind: 'missing' };
   }
 
-  async *chunks(path: string): AsyncIterable<StoredChunk> {
+  async *chunks(path: string, options?: AbortOptions): AsyncIterable<StoredChunk> {
     const node = requireArray(this.ctx.view().nodeAt(path), path);
-    for (const ref of await currentChunkRefs(this.ctx.objects, this.ctx.changes, node)) yield { coords: ref.index, location: locationOf(ref) };
+    for (const ref of await currentChunkRefs(this.ctx.objects, this.ctx.changes, node, options)) yield { coords: ref.index, location: locationOf(ref) };
   }
 
   get cacheScope(): string {
@@ -81,12 +82,12 @@ export class SessionReader {
     return this.ctx.objects.readCaches;
   }
 
-  private async planManifests(path: string, boxes: readonly ChunkBox[]): Promise<readonly ManifestUse[]> {
+  private async planManifests(path: string, boxes: readonly ChunkBox[], options: AbortOptions | undefined): Promise<readonly ManifestUse[]> {
     const data = this.ctx.view().nodeAt(normalizePath(path))?.base?.nodeData;
     if (!data || data.kind !== 'array') return []; // a new array: its chunks live in the change set
     const wanted = data.manifests.filter((ref) => boxes.some((b) => intersects(ref.extents, b)));
-    return mapLimit(wanted, MANIFEST_CONCURRENCY, async (ref) => {
-      const { status, bytes } = await this.ctx.objects.loadManifestReporting(ref.objectId);
+    return mapLimit(wanted, this.ctx.concurrency, async (ref) => {
+      const { status, bytes } = await this.ctx.objects.loadManifestReporting(ref.objectId, options);
       return { id: idToString(ref.objectId), extents: ref.extents.map((e) => ({ from: e.from, to: e.to })), status, bytes };
     });
   }

@@ -1,11 +1,14 @@
 // A session seen as a Zarr v3 store, so Floe's arrays and groups (and zarrita) read and write
 // through it unchanged. `zarr.json` keys map to node metadata, chunk keys to manifest refs
 // (inline, native chunk objects, virtual); any other key does not exist in an Icechunk repository.
+// Every method takes `{ signal }` last and passes it to the manifest loads and chunk reads and
+// writes it makes (ABORTED); the change set records a write only once its chunk is stored.
 import { floeError, isFloeError } from '../errors.ts';
-import { mapLimit } from '../engine/concurrency.ts';
+import { throwIfAborted } from '../engine/abort.ts';
+import { mapLimit } from '../engine/storage/limiter.ts';
 import type { ListDir, LocalFileSpan, ZarrStore } from '../engine/store.ts';
 import { normalizeKey } from '../engine/store.ts';
-import type { ByteRange } from '../engine/storage/types.ts';
+import type { AbortOptions, ByteRange } from '../engine/storage/types.ts';
 import type { ChunkId } from '../format/icechunk/ids.ts';
 import { chunkKey } from '../format/icechunk/keys.ts';
 import type { ChunkRef } from '../format/icechunk/manifest.ts';
@@ -16,9 +19,11 @@ import { fetchVirtualChunk, checkContainerExists, type VirtualChunkAccess } from
 
 export interface StoreContext extends WriteContext {
   readonly readOnly: boolean;
+  /** Reads one `getPartialValues` call keeps in flight. */
+  readonly concurrency: number;
   readonly virtual: VirtualChunkAccess;
   /** A native chunk's bytes (the session may still hold them in memory, unwritten). */
-  readChunk(chunkId: ChunkId, range: { offset: number; length: number }): Promise<Uint8Array>;
+  readChunk(chunkId: ChunkId, range: { offset: number; length: number }, options?: AbortOptions): Promise<Uint8Array>;
 }
 
 /** Resolves a store byte range against a value of `size` bytes; undefined when out of bounds. */
@@ -60,16 +65,16 @@ export class SessionStore implements ZarrStore {
     return this.ctx.readOnly;
   }
 
-  get(key: string): Promise<Uint8Array | undefined> {
-    return this.read(key, undefined);
+  get(key: string, options?: AbortOptions): Promise<Uint8Array | undefined> {
+    return this.read(key, undefined, options);
   }
 
-  getRange(key: string, range: ByteRange): Promise<Uint8Array | undefined> {
-    return this.read(key, range);
+  getRange(key: string, range: ByteRange, options?: AbortOptions): Promise<Uint8Array | undefined> {
+    return this.read(key, range, options);
   }
 
-  getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[]): Promise<(Uint8Array | undefined)[]> {
-    return mapLimit(requests, 16, ([key, range]) => this.read(key, range));
+  getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[], options?: AbortOptions): Promise<(Uint8Array | undefined)[]> {
+    return mapLimit(requests, this.ctx.concurrency, ([key, range]) => this.read(key, range, options));
   }
 
   /**
@@ -77,40 +82,41 @@ export class SessionStore implements ZarrStore {
    * chunk object (whole or packed), so decode workers read it themselves as they do for plain
    * stores. Inline, virtual and not yet written chunks are read through `get`.
    */
-  async localFile(key: string): Promise<LocalFileSpan | null | undefined> {
+  async localFile(key: string, options?: AbortOptions): Promise<LocalFileSpan | null | undefined> {
     const storage = this.ctx.objects.storage;
     if (!storage.localFile) return undefined;
     const parsed = classifyKey(this.ctx.view(), key);
     if (parsed.kind !== 'chunk') return undefined;
-    const ref = await chunkRefAt(this.ctx.objects, this.ctx.changes, requireArray(parsed.node, parsed.node.path), parsed.coords);
+    const ref = await chunkRefAt(this.ctx.objects, this.ctx.changes, requireArray(parsed.node, parsed.node.path), parsed.coords, options);
     if (!ref) return null;
     if (ref.kind !== 'native' || this.ctx.packer.pending(ref.chunkId, ref) !== undefined) return undefined;
     return { path: storage.localFile(chunkKey(ref.chunkId)), offset: ref.offset, length: ref.length, required: true };
   }
 
   /** Whether a key holds a value in this session: a node's zarr.json, or a chunk (inline, stored or virtual). */
-  async exists(key: string): Promise<boolean> {
+  async exists(key: string, options?: AbortOptions): Promise<boolean> {
     const parsed = classifyKey(this.ctx.view(), key);
     if (parsed.kind === 'metadata') return this.ctx.view().nodeAt(parsed.path) !== undefined;
-    if (parsed.kind === 'chunk') return (await chunkRefAt(this.ctx.objects, this.ctx.changes, parsed.node, parsed.coords)) !== undefined;
+    if (parsed.kind === 'chunk') return (await chunkRefAt(this.ctx.objects, this.ctx.changes, parsed.node, parsed.coords, options)) !== undefined;
     return false;
   }
 
-  async set(key: string, value: Uint8Array): Promise<void> {
+  async set(key: string, value: Uint8Array, options?: AbortOptions): Promise<void> {
+    throwIfAborted(options?.signal, key); // metadata writes touch no storage: check here
     const parsed = classifyKey(this.ctx.view(), key);
     if (parsed.kind === 'metadata') return setNodeMetadata(this.ctx, parsed.path, value);
-    if (parsed.kind === 'chunk') return writeChunk(this.ctx, parsed.node, parsed.coords, value);
+    if (parsed.kind === 'chunk') return writeChunk(this.ctx, parsed.node, parsed.coords, value, options);
     this.ctx.assertWritable(key);
     throw floeError('INVALID_KEY', `${JSON.stringify(key)} is neither a zarr.json nor a chunk key of an existing array; create the array first`, { where: key });
   }
 
-  async setPartialValues(requests: readonly (readonly [string, number, Uint8Array])[]): Promise<void> {
+  async setPartialValues(requests: readonly (readonly [string, number, Uint8Array])[], options?: AbortOptions): Promise<void> {
     for (const [key, offset, bytes] of requests) {
-      const current = (await this.get(key)) ?? new Uint8Array(0);
+      const current = (await this.get(key, options)) ?? new Uint8Array(0);
       const next = new Uint8Array(Math.max(current.length, offset + bytes.length));
       next.set(current);
       next.set(bytes, offset);
-      await this.set(key, next);
+      await this.set(key, next, options);
     }
   }
 
@@ -144,13 +150,13 @@ export class SessionStore implements ZarrStore {
   }
 
   /** The reference's `setIfNotExists`: writes only when the key has no value. */
-  async setIfNotExists(key: string, value: Uint8Array): Promise<void> {
-    if (!(await this.exists(key))) await this.set(key, value);
+  async setIfNotExists(key: string, value: Uint8Array, options?: AbortOptions): Promise<void> {
+    if (!(await this.exists(key, options))) await this.set(key, value, options);
   }
 
   /** The reference's `isEmpty`: no key starts with `prefix`. */
-  async isEmpty(prefix: string): Promise<boolean> {
-    for await (const key of this.listPrefix(prefix)) {
+  async isEmpty(prefix: string, options?: AbortOptions): Promise<boolean> {
+    for await (const key of this.listPrefix(prefix, options)) {
       void key;
       return false;
     }
@@ -158,33 +164,33 @@ export class SessionStore implements ZarrStore {
   }
 
   /** The reference's `clear`: deletes every node. */
-  clear(): Promise<void> {
-    return this.erasePrefix('');
+  clear(options?: AbortOptions): Promise<void> {
+    return this.erasePrefix('', options);
   }
 
   /** The reference's `deleteDir`: deletes everything under `prefix` as a directory. */
-  deleteDir(prefix: string): Promise<void> {
+  deleteDir(prefix: string, options?: AbortOptions): Promise<void> {
     const p = normalizeKey(prefix);
-    return this.erasePrefix(p === '' || p.endsWith('/') ? p : p + '/');
+    return this.erasePrefix(p === '' || p.endsWith('/') ? p : p + '/', options);
   }
 
   /** The reference's `getsize`: a value's size in bytes, without fetching chunk bytes. */
-  async getsize(key: string): Promise<number> {
+  async getsize(key: string, options?: AbortOptions): Promise<number> {
     const parsed = classifyKey(this.ctx.view(), key);
     if (parsed.kind === 'metadata') {
       const node = this.ctx.view().nodeAt(parsed.path);
       if (node) return node.userData.length;
     } else if (parsed.kind === 'chunk') {
-      const ref = await chunkRefAt(this.ctx.objects, this.ctx.changes, parsed.node, parsed.coords);
+      const ref = await chunkRefAt(this.ctx.objects, this.ctx.changes, parsed.node, parsed.coords, options);
       if (ref) return ref.kind === 'inline' ? ref.data.length : ref.length;
     }
     throw floeError('NOT_FOUND', `no value at ${JSON.stringify(key)}`, { where: key });
   }
 
   /** The reference's `getsizePrefix`: the sizes of every value under `prefix`, added up. */
-  async getsizePrefix(prefix: string): Promise<number> {
+  async getsizePrefix(prefix: string, options?: AbortOptions): Promise<number> {
     let total = 0;
-    for await (const key of this.listPrefix(prefix)) total += await this.getsize(key);
+    for await (const key of this.listPrefix(prefix, options)) total += await this.getsize(key, options);
     return total;
   }
 
@@ -198,16 +204,18 @@ export class SessionStore implements ZarrStore {
     return true;
   }
 
-  async erase(key: string): Promise<void> {
-    await this.eraseValues([key]);
+  async erase(key: string, options?: AbortOptions): Promise<void> {
+    await this.eraseValues([key], options);
   }
 
   /** The reference's name for erase. */
-  delete(key: string): Promise<void> {
-    return this.erase(key);
+  delete(key: string, options?: AbortOptions): Promise<void> {
+    return this.erase(key, options);
   }
 
-  async eraseValues(keys: readonly string[]): Promise<void> {
+  /** Erasing only records tombstones (no storage request): the signal is checked once, first. */
+  async eraseValues(keys: readonly string[], options?: AbortOptions): Promise<void> {
+    throwIfAborted(options?.signal, keys[0]);
     for (const key of keys) {
       const parsed = classifyKey(this.ctx.view(), key);
       if (parsed.kind === 'metadata') deleteSubtree(this.ctx, parsed.path);
@@ -216,7 +224,8 @@ export class SessionStore implements ZarrStore {
     }
   }
 
-  async erasePrefix(prefix: string): Promise<void> {
+  async erasePrefix(prefix: string, options?: AbortOptions): Promise<void> {
+    throwIfAborted(options?.signal, prefix);
     this.ctx.assertWritable(prefix);
     const p = normalizeKey(prefix);
     const nodePath = p === '' ? '/' : p.endsWith('/') ? '/' + p.slice(0, -1) : undefined;
@@ -225,15 +234,15 @@ export class SessionStore implements ZarrStore {
       if (nodePath !== '/') return;
     }
     const keys: string[] = [];
-    for await (const key of this.listPrefix(p)) keys.push(key);
-    await this.eraseValues(keys);
+    for await (const key of this.listPrefix(p, options)) keys.push(key);
+    await this.eraseValues(keys, options);
   }
 
-  list(): AsyncIterable<string> {
-    return this.listPrefix('');
+  list(options?: AbortOptions): AsyncIterable<string> {
+    return this.listPrefix('', options);
   }
 
-  async *listPrefix(prefix: string): AsyncIterable<string> {
+  async *listPrefix(prefix: string, options?: AbortOptions): AsyncIterable<string> {
     const p = normalizeKey(prefix);
     for (const node of this.ctx.view().nodes()) {
       const nodePrefix = pathToKeyPrefix(node.path);
@@ -242,14 +251,14 @@ export class SessionStore implements ZarrStore {
       const metaKey = metadataKeyOf(node.path);
       if (metaKey.startsWith(p)) yield metaKey;
       if (node.kind !== 'array') continue;
-      for (const ref of await currentChunkRefs(this.ctx.objects, this.ctx.changes, node)) {
+      for (const ref of await currentChunkRefs(this.ctx.objects, this.ctx.changes, node, options)) {
         const key = chunkKeyOf(node, ref.index);
         if (key.startsWith(p)) yield key;
       }
     }
   }
 
-  async listDir(prefix: string): Promise<ListDir> {
+  async listDir(prefix: string, options?: AbortOptions): Promise<ListDir> {
     let p = normalizeKey(prefix);
     if (p !== '' && !p.endsWith('/')) p += '/';
     const keys = new Set<string>();
@@ -268,7 +277,7 @@ export class SessionStore implements ZarrStore {
     // Inside an array: one level of its chunk keys.
     const owner = [...view.nodes()].reverse().find((n) => n.kind === 'array' && p.startsWith(pathToKeyPrefix(n.path)));
     if (owner) {
-      for (const ref of await currentChunkRefs(this.ctx.objects, this.ctx.changes, owner)) {
+      for (const ref of await currentChunkRefs(this.ctx.objects, this.ctx.changes, owner, options)) {
         const key = chunkKeyOf(owner, ref.index);
         if (!key.startsWith(p)) continue;
         const rest = key.slice(p.length);
@@ -280,7 +289,8 @@ export class SessionStore implements ZarrStore {
     return { keys: [...keys].sort(), prefixes: [...prefixes].sort() };
   }
 
-  private async read(key: string, range: ByteRange | undefined): Promise<Uint8Array | undefined> {
+  private async read(key: string, range: ByteRange | undefined, options: AbortOptions | undefined): Promise<Uint8Array | undefined> {
+    throwIfAborted(options?.signal, key); // metadata and inline chunks are read from memory
     const parsed = classifyKey(this.ctx.view(), key);
     if (parsed.kind === 'metadata') {
       const node = this.ctx.view().nodeAt(parsed.path);
@@ -289,11 +299,11 @@ export class SessionStore implements ZarrStore {
       return r && node.userData.subarray(r.offset, r.offset + r.length);
     }
     if (parsed.kind !== 'chunk') return undefined;
-    const ref = await chunkRefAt(this.ctx.objects, this.ctx.changes, requireArray(parsed.node, parsed.node.path), parsed.coords);
-    return ref && this.readRef(ref, range);
+    const ref = await chunkRefAt(this.ctx.objects, this.ctx.changes, requireArray(parsed.node, parsed.node.path), parsed.coords, options);
+    return ref && this.readRef(ref, range, options);
   }
 
-  private async readRef(ref: ChunkRef, range: ByteRange | undefined): Promise<Uint8Array | undefined> {
+  private async readRef(ref: ChunkRef, range: ByteRange | undefined, options: AbortOptions | undefined): Promise<Uint8Array | undefined> {
     const size = ref.kind === 'inline' ? ref.data.length : ref.length;
     const r = rangeWithin(range, size);
     if (!r) return undefined;
@@ -301,9 +311,9 @@ export class SessionStore implements ZarrStore {
       case 'inline':
         return ref.data.subarray(r.offset, r.offset + r.length);
       case 'native':
-        return this.ctx.readChunk(ref.chunkId, { offset: ref.offset + r.offset, length: r.length });
+        return this.ctx.readChunk(ref.chunkId, { offset: ref.offset + r.offset, length: r.length }, options);
       case 'virtual':
-        return fetchVirtualChunk(this.ctx.virtual, ref, r);
+        return fetchVirtualChunk(this.ctx.virtual, ref, r, options);
     }
   }
 }

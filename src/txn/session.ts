@@ -1,10 +1,14 @@
 // A session: a view of one snapshot, read-only or writable on a branch. A writable session
 // collects changes in its ChangeSet (through `store` or its own methods) until commit, amend or
 // flush turns them into a new snapshot. Names and shapes follow the reference's JS Session.
+// Every method that reads or writes storage takes `{ signal }` in its options (ABORTED); an
+// aborted commit leaves the branch where it was and the session's changes in place.
 import type { ReadCaches } from '../cache/read-caches.ts';
 import { floeError } from '../errors.ts';
+import { throwIfAborted } from '../engine/abort.ts';
 import type { CacheUse, ChunkLocation, ManifestPlanner, NodeInfo, ReadSource, StoredChunk } from '../engine/read-source.ts';
-import type { ByteRange } from '../engine/storage/types.ts';
+import type { Clock } from '../engine/storage/clock.ts';
+import type { AbortOptions, ByteRange } from '../engine/storage/types.ts';
 import { idsEqual, idToString, type ChunkId, type NodeId, type SnapshotId } from '../format/icechunk/ids.ts';
 import type { MetadataValue } from '../format/icechunk/metadata-value.ts';
 import { ChangeSet, copyChangeSet } from './change-set.ts';
@@ -21,7 +25,7 @@ import { NodeView } from './node-view.ts';
 import type { LoadedSnapshot, RepoObjects } from './objects.ts';
 import { rebaseChanges } from './rebase.ts';
 import { requireFeature } from './refs.ts';
-import type { Clock, RepoInfoStore } from './repo-info-store.ts';
+import type { RepoInfoStore } from './repo-info-store.ts';
 import { SessionReader } from './session-reader.ts';
 import { SessionStore, type StoreContext } from './session-store.ts';
 import type { VirtualChunkAccess } from './virtual-chunks.ts';
@@ -33,6 +37,8 @@ export interface SessionDeps {
   config: ResolvedConfig;
   virtual: VirtualChunkAccess;
   clock: Clock;
+  /** Storage requests in flight when the session fans out over a list (RepositoryOptions.concurrency). */
+  concurrency: number;
   /** How small chunks share objects (a Floe option, not stored in the repository). */
   packing: ChunkPacking;
 }
@@ -46,7 +52,7 @@ export type SessionMode = 'readonly' | 'writable';
  */
 export interface SnapshotOpener {
   /** A read-only session on the snapshot with this id (base32). */
-  readonlySession(options: { snapshotId: string }): Promise<Session>;
+  readonlySession(options: { snapshotId: string } & AbortOptions): Promise<Session>;
 }
 
 /**
@@ -92,6 +98,9 @@ export class Session implements StoreContext, ReadSource {
   get virtual(): VirtualChunkAccess {
     return this.deps.virtual;
   }
+  get concurrency(): number {
+    return this.deps.concurrency;
+  }
   get inlineThreshold(): number {
     return this.deps.config.inlineChunkThresholdBytes;
   }
@@ -123,21 +132,23 @@ export class Session implements StoreContext, ReadSource {
 
   // ReadSource: the read seam (src/engine/read-source.ts), implemented in session-reader.ts.
 
-  /** The node at `path` as this session sees it; undefined when there is none. */
-  async node(path: string): Promise<NodeInfo | undefined> {
+  /** The node at `path` as this session sees it; undefined when there is none (read from memory). */
+  async node(path: string, options?: AbortOptions): Promise<NodeInfo | undefined> {
+    throwIfAborted(options?.signal, path);
     return this.reader.node(path);
   }
   /** The nodes directly under `path` (a group, or the root before it has a zarr.json), in node-path order. */
-  async children(path: string): Promise<readonly NodeInfo[]> {
+  async children(path: string, options?: AbortOptions): Promise<readonly NodeInfo[]> {
+    throwIfAborted(options?.signal, path);
     return this.reader.children(path);
   }
   /** Where a chunk's bytes lie: inline, a native chunk object's byte range, or a virtual range. */
-  locateChunk(path: string, coords: readonly number[]): Promise<ChunkLocation> {
-    return this.reader.locateChunk(path, coords);
+  locateChunk(path: string, coords: readonly number[], options?: AbortOptions): Promise<ChunkLocation> {
+    return this.reader.locateChunk(path, coords, options);
   }
   /** Every chunk the array at `path` stores, uncommitted ones included, in grid order. */
-  chunks(path: string): AsyncIterable<StoredChunk> {
-    return this.reader.chunks(path);
+  chunks(path: string, options?: AbortOptions): AsyncIterable<StoredChunk> {
+    return this.reader.chunks(path, options);
   }
   /** For queries: loads the manifests a selection needs before its chunks are read. */
   get manifests(): ManifestPlanner {
@@ -157,8 +168,8 @@ export class Session implements StoreContext, ReadSource {
   }
 
   /** A native chunk's bytes: from this session's unwritten packs, else from storage. */
-  async readChunk(chunkId: ChunkId, range: ByteRange & { offset: number; length: number }): Promise<Uint8Array> {
-    return this.packer.pending(chunkId, range) ?? this.deps.objects.readChunk(chunkId, range);
+  async readChunk(chunkId: ChunkId, range: ByteRange & { offset: number; length: number }, options?: AbortOptions): Promise<Uint8Array> {
+    return this.packer.pending(chunkId, range) ?? this.deps.objects.readChunk(chunkId, range, options);
   }
 
   /** The node tree as this session sees it: the base snapshot with the uncommitted changes applied. */
@@ -186,9 +197,9 @@ export class Session implements StoreContext, ReadSource {
   }
 
   /** Moves a node and its subtree to another path (needs the `move_node` feature flag). */
-  async moveNode(fromPath: string, toPath: string): Promise<void> {
+  async moveNode(fromPath: string, toPath: string, options?: AbortOptions): Promise<void> {
     this.assertWritable(fromPath);
-    if (this.deps.repoInfo) requireFeature((await this.deps.repoInfo.read()).info, 'move_node');
+    if (this.deps.repoInfo) requireFeature((await this.deps.repoInfo.read(options)).info, 'move_node');
     moveSubtree(this as WriteContext, fromPath, toPath);
   }
 
@@ -208,8 +219,8 @@ export class Session implements StoreContext, ReadSource {
     const branch = this.requireBranch('commit');
     const solver = options.rebaseWith;
     const onMoved: BranchMovedHandler | undefined = solver
-      ? async (moved) => {
-          await this.rebaseWithSolver(branch, solver, moved.current);
+      ? async (moved, request) => {
+          await this.rebaseWithSolver(branch, solver, moved.current, request);
           return true;
         }
       : this.onBranchMoved;
@@ -221,14 +232,14 @@ export class Session implements StoreContext, ReadSource {
    * session's snapshot. Conflicts go to `solver` (default: fail listing them, ConflictError);
    * on failure the session is unchanged.
    */
-  async rebase(solver: ConflictSolver = new ConflictDetector()): Promise<void> {
-    await this.rebaseWithSolver(this.requireBranch('rebase'), solver, undefined);
+  async rebase(solver: ConflictSolver = new ConflictDetector(), options?: AbortOptions): Promise<void> {
+    await this.rebaseWithSolver(this.requireBranch('rebase'), solver, undefined, options);
   }
 
-  private async rebaseWithSolver(branch: string, solver: ConflictSolver, onto: SnapshotId | undefined): Promise<void> {
+  private async rebaseWithSolver(branch: string, solver: ConflictSolver, onto: SnapshotId | undefined, request: AbortOptions | undefined): Promise<void> {
     const repoInfo = this.requireRepoInfo();
     const result = await rebaseChanges(
-      { objects: this.deps.objects, repoInfo, branch, base: this.base, changes: this.changes, ...(onto ? { onto } : {}) },
+      { objects: this.deps.objects, repoInfo, branch, base: this.base, changes: this.changes, request, ...(onto ? { onto } : {}) },
       solver,
     );
     this.rebaseOnto(result.tip, result.changes);
@@ -262,9 +273,9 @@ export class Session implements StoreContext, ReadSource {
   }
 
   /** Revives a fork serialised with `toJSON()` (a JSON string or the parsed value). */
-  static async fromFork(repo: SnapshotOpener, json: unknown): Promise<Session> {
+  static async fromFork(repo: SnapshotOpener, json: unknown, options?: AbortOptions): Promise<Session> {
     const fork = parseForkJSON(json);
-    const reader = await repo.readonlySession({ snapshotId: fork.snapshotId });
+    const reader = await repo.readonlySession({ snapshotId: fork.snapshotId, signal: options?.signal });
     const session = Session.forkOf(reader.deps, reader.base);
     copyChangeSet(changeSetFromJSON(fork.changes), session.changes);
     session.packer.adopt(packsFromJSON(fork.packs));
@@ -342,12 +353,13 @@ export class Session implements StoreContext, ReadSource {
   private async finish(kind: CommitKind, message: string, options: CommitOptions, onMoved = this.onBranchMoved): Promise<string> {
     const repoInfo = this.requireRepoInfo();
     // Every pack must be in storage before a snapshot can refer to its chunks.
-    await this.packer.flush();
+    await this.packer.flush(options.signal ? { signal: options.signal } : undefined);
     const { snapshot } = await runCommit(
       {
         objects: this.deps.objects,
         repoInfo,
         clock: this.deps.clock,
+        concurrency: this.deps.concurrency,
         manifestConfig: this.deps.config.manifest as MetadataValue,
         base: () => this.base,
         changes: () => this.changes,

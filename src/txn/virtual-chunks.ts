@@ -13,6 +13,8 @@
 // refused: authorization covers the container's prefix, not wherever it points.
 import { open, stat } from 'node:fs/promises';
 import { floeError, type ErrorDetails } from '../errors.ts';
+import { abortable, abortedError, throwIfAborted } from '../engine/abort.ts';
+import type { AbortOptions } from '../engine/storage/types.ts';
 import type { VirtualChunkRef } from '../format/icechunk/manifest.ts';
 import type { VirtualChunkContainer } from './config.ts';
 import { matchLength, normalizeUrl, realFileWithin, type NormalizedUrl, type UrlVerdict } from './virtual-urls.ts';
@@ -109,8 +111,12 @@ export function checkContainerExists(containers: readonly VirtualChunkContainer[
 }
 
 /** Reads `length` bytes at `offset` inside the ref's range (the whole ref by default). */
-export async function fetchVirtualChunk(access: VirtualChunkAccess, ref: VirtualChunkRef, within?: { offset: number; length: number }): Promise<Uint8Array> {
+export async function fetchVirtualChunk(
+  access: VirtualChunkAccess, ref: VirtualChunkRef, within?: { offset: number; length: number }, options?: AbortOptions,
+): Promise<Uint8Array> {
   const location = ref.location;
+  const signal = options?.signal;
+  throwIfAborted(signal, location);
   const { container, prefix, url } = resolveContainer(access.containers, location);
   if (!(container.urlPrefix in access.authorized)) {
     throw refused(
@@ -127,9 +133,9 @@ export async function fetchVirtualChunk(access: VirtualChunkAccess, ref: Virtual
       throw refused(`virtual chunk file ${location} resolves (through a symlink) outside its container ${container.urlPrefix}`, location, 'virtual-chunk-outside-container');
     }
     if (file === 'missing') throw floeError('NOT_FOUND', `the file behind a virtual chunk is missing: ${url.href}`, { where: location });
-    return readFileRange(ref, file, offset, length);
+    return readFileRange(ref, file, offset, length, signal);
   }
-  if (/^https?:\/\//.test(url.origin) && container.store.type === 'Http') return readHttpRange(ref, url.href, offset, length, container.store.field0.headers ?? {});
+  if (/^https?:\/\//.test(url.origin) && container.store.type === 'Http') return readHttpRange(ref, url.href, offset, length, container.store.field0.headers ?? {}, signal);
   throw refused(
     `virtual chunks in ${container.store.type} containers (${location}) are not readable by Floe yet; only file:// and http(s):// containers are`,
     location,
@@ -137,7 +143,7 @@ export async function fetchVirtualChunk(access: VirtualChunkAccess, ref: Virtual
   );
 }
 
-async function readFileRange(ref: VirtualChunkRef, file: string, offset: number, length: number): Promise<Uint8Array> {
+async function readFileRange(ref: VirtualChunkRef, file: string, offset: number, length: number, signal: AbortSignal | undefined): Promise<Uint8Array> {
   let info;
   try {
     info = await stat(file);
@@ -155,6 +161,7 @@ async function readFileRange(ref: VirtualChunkRef, file: string, offset: number,
     const out = new Uint8Array(length);
     let done = 0;
     while (done < length) {
+      throwIfAborted(signal, ref.location);
       const { bytesRead } = await handle.read(out, done, length - done, offset + done);
       if (bytesRead === 0) break;
       done += bytesRead;
@@ -165,7 +172,9 @@ async function readFileRange(ref: VirtualChunkRef, file: string, offset: number,
   }
 }
 
-async function readHttpRange(ref: VirtualChunkRef, href: string, offset: number, length: number, headers: Record<string, string>): Promise<Uint8Array> {
+async function readHttpRange(
+  ref: VirtualChunkRef, href: string, offset: number, length: number, headers: Record<string, string>, signal: AbortSignal | undefined,
+): Promise<Uint8Array> {
   const request: Record<string, string> = { ...headers, range: `bytes=${offset}-${offset + length - 1}` };
   const checksum = ref.checksum;
   if (checksum && 'etag' in checksum) request['if-match'] = quotedEtag(checksum.etag);
@@ -173,8 +182,9 @@ async function readHttpRange(ref: VirtualChunkRef, href: string, offset: number,
   let response: Response;
   try {
     // Redirects are not followed: the container authorized is the prefix, not wherever it points.
-    response = await fetch(href, { headers: request, redirect: 'manual' });
+    response = await fetch(href, { headers: request, redirect: 'manual', ...(signal ? { signal } : {}) });
   } catch (err) {
+    if (signal?.aborted) throw abortedError(signal, ref.location);
     throw floeError('STORAGE_ERROR', `fetching virtual chunk ${ref.location} failed: ${(err as Error).message}`, { where: ref.location, cause: err });
   }
   if (response.status >= 300 && response.status < 400) {
@@ -207,7 +217,7 @@ async function readHttpRange(ref: VirtualChunkRef, href: string, offset: number,
       throw floeError('CORRUPT_OBJECT', `virtual chunk ${ref.location}: asked for bytes ${offset}-${offset + length - 1}, the server sent ${contentRange}`, { where: ref.location });
     }
   }
-  const body = new Uint8Array(await response.arrayBuffer());
+  const body = new Uint8Array(await abortable(response.arrayBuffer(), signal, ref.location));
   // A server that ignores Range sends the whole object: cut the range out of it.
   const bytes = response.status === 200 ? body.subarray(offset, offset + length) : body;
   if (bytes.length !== length) {

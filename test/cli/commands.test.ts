@@ -3,6 +3,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/testing/fake-clock.ts';
+import { createGroup, openStore } from '../../src/engine/api.ts';
 import { fieldValue, floe, NT, NX, NY, removeTempDirs, sampleRepository, tempDir } from './helpers.ts';
 
 afterAll(removeTempDirs);
@@ -103,6 +105,26 @@ describe('write commands', () => {
     expect(read.data[NX + 3]).toBe(Math.fround(fieldValue(1, 1, 3)));
   });
 
+  it('import converts a Zarr v2 hierarchy into v3, and refuses one with a codec v3 lacks by name', async () => {
+    const work = tempDir();
+    expect((await floe(['init', '--storage', 'sqlite', '--repo', 'v2.floe'], { cwd: work })).code).toBe(0);
+    const store = openStore(path.join(work, 'legacy.zarr'));
+    const root = await createGroup(store, '/', { zarrFormat: 2, attributes: { source: 'v2' } });
+    const t = await (await root.createGroup('g')).createArray('t', { zarrFormat: 2, shape: [2, 3], chunks: [1, 3], dtype: '>f4', order: 'F' });
+    await t.set(undefined, Float32Array.of(1, 2, 3, 4, 5, 6));
+    const names = await root.createArray('names', { zarrFormat: 2, shape: [2], chunks: [2], dtype: '<U3', fillValue: '' });
+    await names.set(undefined, ['ab', 'é']);
+    const imported = await floe(['import', 'legacy.zarr', '--repo', 'v2.floe', '--json'], { cwd: work });
+    expect(imported.code).toBe(0);
+    expect((JSON.parse(imported.stdout) as { summary: string }).summary).toBe('converted Zarr v2: 2 groups, 2 arrays, 2 chunks copied, 1 re-encoded');
+    const cat = async (target: string) => (JSON.parse((await floe(['cat', target, '--repo', 'v2.floe', '--json'], { cwd: work })).stdout) as { data: unknown[] }).data;
+    expect([await cat('main:/legacy/g/t'), await cat('main:/legacy/names')]).toEqual([[1, 2, 3, 4, 5, 6], ['ab', 'é']]);
+    await root.createArray('z', { zarrFormat: 2, shape: [1], chunks: [1], dtype: '<i2', compressor: { id: 'zlib', level: 1 } });
+    const refused = await floe(['import', 'legacy.zarr', '--into', '/again', '--repo', 'v2.floe'], { cwd: work });
+    expect([refused.code, refused.stderr.trim().split('\n').length]).toEqual([1, 1]);
+    expect(refused.stderr).toMatch(/UNSUPPORTED: .*"zlib" has no Zarr v3 codec/);
+  });
+
   it('expire and gc clean up old history', async () => {
     const work = tempDir();
     const sample = await sampleRepository(work);
@@ -113,6 +135,21 @@ describe('write commands', () => {
     const gc = JSON.parse((await floe(['gc', '--older-than', '0', '--json', ...args], { cwd: work })).stdout) as { deleted: { snapshots: { objects: number } } };
     expect(gc.deleted.snapshots.objects).toBeGreaterThan(0);
     expect((await floe(['cat', 'main:/weather/temperature[1, 0, 0]', ...args], { cwd: work })).stdout).toBe('271.\n'); // still readable after GC
+  });
+
+  it('expire and gc count --older-than back from the injected clock', async () => {
+    const work = tempDir();
+    const sample = await sampleRepository(work);
+    const args = ['--repo', sample.repoPath, '--json'];
+    expect((await floe(['tag', 'delete', 'v1', ...args], { cwd: work })).code).toBe(0);
+    const expire = async (clock?: FakeClock) => JSON.parse((await floe(['expire', '--older-than', '1h', ...args], { cwd: work, ...(clock ? { clock } : {}) })).stdout) as { releasedSnapshots: string[] };
+    expect((await expire()).releasedSnapshots).toEqual([]); // nothing is an hour old yet
+    const twoHoursOn = new FakeClock({ startMs: Date.now() + 7_200_000 });
+    expect((await expire(twoHoursOn)).releasedSnapshots).toContain(sample.v1);
+    // gc's repository runs on the same clock: a cutoff an hour after the real now is not "in the future".
+    const gc = await floe(['gc', '--older-than', '1h', ...args], { cwd: work, clock: twoHoursOn });
+    expect(gc.code, gc.stderr).toBe(0);
+    expect((JSON.parse(gc.stdout) as { deleted: { snapshots: { objects: number } } }).deleted.snapshots.objects).toBeGreaterThan(0);
   });
 });
 

@@ -8,6 +8,7 @@ import { ZarrArray } from '../../src/engine/array.ts';
 import { ZarrGroup } from '../../src/engine/group.ts';
 import { slice } from '../../src/engine/selection.ts';
 import { BufferStream, type CliIo } from '../../src/cli/io.ts';
+import type { Clock } from '../../src/engine/storage/clock.ts';
 import { run } from '../../src/cli/main.ts';
 import { Repository, Storage } from '../../src/txn/index.ts';
 
@@ -33,10 +34,13 @@ export function removeTempDirs(): void {
   for (const dir of madeDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
-export async function floe(argv: string[], options: { cwd: string; tty?: boolean; env?: Record<string, string>; signal?: AbortSignal; now?: () => number }): Promise<CliResult> {
+export async function floe(argv: string[], options: { cwd: string; tty?: boolean; env?: Record<string, string>; signal?: AbortSignal; now?: () => number; clock?: Clock }): Promise<CliResult> {
   const stdout = new BufferStream(options.tty ?? false);
   const stderr = new BufferStream(options.tty ?? false);
-  const io: CliIo = { stdout, stderr, cwd: options.cwd, env: options.env ?? {}, ...(options.signal ? { signal: options.signal } : {}), ...(options.now ? { now: options.now } : {}) };
+  const io: CliIo = {
+    stdout, stderr, cwd: options.cwd, env: options.env ?? {},
+    ...(options.signal ? { signal: options.signal } : {}), ...(options.now ? { now: options.now } : {}), ...(options.clock ? { clock: options.clock } : {}),
+  };
   const code = await run(argv, io);
   return { code, stdout: stdout.text, stderr: stderr.text };
 }

@@ -1,11 +1,14 @@
 // `floe serve`: zarrita reads branches, tags and snapshots through FetchStore; Range, 404s,
 // ETags/304, CORS and the query route; and the real command serves until stopped.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
+import { connect } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as zarr from 'zarrita';
 import { createRepositoryServer, type RepositoryServer } from '../../src/cli/serve/repository-server.ts';
-import { fieldValue, NX, NY, removeTempDirs, ROOT, sampleRepository, tempDir } from './helpers.ts';
+import { fieldValue, floe, NX, NY, removeTempDirs, ROOT, sampleRepository, tempDir } from './helpers.ts';
 
 let server: RepositoryServer;
 let base: string;
@@ -103,6 +106,110 @@ describe('floe serve over HTTP', () => {
     const explain = await fetch(`${base}/v1/explain?q=${encodeURIComponent(JSON.stringify({ from: '/weather/temperature' }))}`);
     expect(explain.status).toBe(200);
     expect(((await explain.json()) as { text: string }).text).toContain('/weather/temperature');
+  });
+});
+
+describe('floe serve protections', () => {
+  it('answers 400 for a malformed URL and 413 for a key larger than the memory budget', async () => {
+    expect((await fetch(`${base}/main/weather%ZZ/zarr.json`)).status).toBe(400);
+    expect((await fetch(`${base}/%E0%A4%A/zarr.json`)).status).toBe(400);
+    const small = createRepositoryServer((await sampleRepository(tempDir())).repo, { memoryBudgetBytes: 40 });
+    const url = await small.listen(0, '127.0.0.1');
+    try {
+      const res = await fetch(`${url}/main/weather/lat/c/0`);
+      expect(res.status).toBe(413);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/ask for a smaller Range/);
+      expect((await fetch(`${url}/main/weather/lat/c/0`, { headers: { Range: 'bytes=0-15' } })).status).toBe(206);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('with a token: 401 without it or with a wrong one, 200 with it; a CORS preflight needs none', async () => {
+    const guarded = createRepositoryServer((await sampleRepository(tempDir())).repo, { token: 'tok-3141' });
+    const url = await guarded.listen(0, '127.0.0.1');
+    try {
+      for (const path of ['/', '/main/zarr.json', '/main/weather/lat/c/0', `/main/explain?q=${encodeURIComponent('{"from": "/weather/lat"}')}`]) {
+        const missing = await fetch(url + path);
+        expect(missing.status).toBe(401);
+        expect(missing.headers.get('www-authenticate')).toBe('Bearer realm="floe"');
+        expect(missing.headers.get('access-control-allow-origin')).toBe('*');
+        const body = await missing.text();
+        expect(body).not.toContain('weather');
+        expect((await fetch(url + path, { headers: { Authorization: 'Bearer tok-3142' } })).status).toBe(401);
+        expect((await fetch(url + path, { headers: { Authorization: 'Bearer tok-3141' } })).status).toBe(200);
+      }
+      const post = await fetch(`${url}/main/query`, { method: 'POST', body: '{"from": "/weather/lat"}' });
+      expect(post.status).toBe(401);
+      const preflight = await fetch(`${url}/main/zarr.json`, { method: 'OPTIONS', headers: { Origin: 'http://example.test', 'Access-Control-Request-Headers': 'authorization' } });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get('access-control-allow-headers')).toContain('Authorization');
+      expect(await preflight.text()).toBe('');
+    } finally {
+      await guarded.close();
+    }
+  });
+
+  it('serves HTTPS with --tls-cert/--tls-key material (a self-signed certificate made with openssl)', async () => {
+    const dir = tempDir();
+    const [cert, key] = [path.join(dir, 'cert.pem'), path.join(dir, 'key.pem')];
+    execFileSync('openssl', [
+      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
+      '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert,
+    ], { stdio: 'ignore' });
+    const tls = { cert: readFileSync(cert), key: readFileSync(key) };
+    const secure = createRepositoryServer((await sampleRepository(dir)).repo, { tls, token: 'tls-token', headersTimeoutMs: 500, requestTimeoutMs: 1_000 });
+    const url = await secure.listen(0, '127.0.0.1');
+    try {
+      expect(url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      const get = (authorization?: string) =>
+        new Promise<{ status: number; body: string }>((resolve, reject) => {
+          const req = httpsRequest(`${url}/main/weather/temperature/zarr.json`, { ca: tls.cert, headers: authorization ? { authorization } : {} }, (res) => {
+            let body = '';
+            res.on('data', (d: Buffer) => (body += d.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          });
+          req.on('error', reject);
+          req.end();
+        });
+      expect((await get()).status).toBe(401);
+      const ok = await get('Bearer tls-token');
+      expect(ok.status).toBe(200);
+      expect((JSON.parse(ok.body) as { shape: number[] }).shape).toEqual([6, NY, NX]);
+      await expect(fetch(`${url}/main/zarr.json`)).rejects.toThrow(); // an untrusted certificate is refused by default
+      // A client that never starts its TLS handshake is cut after the headers' time, not Node's 120 s.
+      const started = performance.now();
+      await new Promise<void>((resolve) => {
+        const socket = connect(Number(new URL(url).port), '127.0.0.1');
+        socket.on('error', () => undefined);
+        socket.on('close', () => resolve());
+        socket.setTimeout(5_000, () => socket.destroy()); // bounded: a server that never cuts it fails below
+        socket.resume();
+      });
+      expect(performance.now() - started).toBeLessThan(3_000);
+    } finally {
+      await secure.close();
+    }
+  });
+
+  it('warns loudly when bound beyond loopback without a token, and takes the token from FLOE_SERVE_TOKEN', async () => {
+    const dir = tempDir();
+    const { repoPath } = await sampleRepository(dir);
+    const stopped = AbortSignal.abort(); // listens, prints, closes at once
+    const open = await floe(['serve', '--repo', repoPath, '--host', '0.0.0.0', '--port', '0'], { cwd: dir, signal: stopped });
+    expect(open.code).toBe(0);
+    expect(open.stderr).toMatch(/WARNING: listening on 0\.0\.0\.0 WITHOUT A TOKEN/);
+    const tokened = await floe(['serve', '--repo', repoPath, '--host', '0.0.0.0', '--port', '0'], { cwd: dir, signal: stopped, env: { FLOE_SERVE_TOKEN: 'x-1' } });
+    expect(tokened.stderr).not.toContain('WITHOUT A TOKEN');
+    expect(tokened.stderr).toMatch(/without TLS/);
+    const local = await floe(['serve', '--repo', repoPath, '--port', '0'], { cwd: dir, signal: stopped });
+    expect(local.stderr).not.toContain('WARNING');
+    expect(local.stdout).toMatch(/at http:\/\/127\.0\.0\.1:\d+/);
+    const bad = await floe(['serve', '--repo', repoPath, '--port', '0', '--max-chunks', '1.5'], { cwd: dir, signal: stopped });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--max-chunks takes a whole number/);
+    const half = await floe(['serve', '--repo', repoPath, '--port', '0', '--tls-cert', 'c.pem'], { cwd: dir, signal: stopped });
+    expect(half.stderr).toMatch(/--tls-cert and --tls-key go together/);
   });
 });
 

@@ -31,6 +31,7 @@ import { MemoryStorage } from '../../src/engine/storage/memory.ts';
 import { StorageStore } from '../../src/engine/store.ts';
 import type { CodecMetadata } from '../../src/format/codecs/types.ts';
 import type { ArrayData } from '../../src/format/zarr/data-types.ts';
+import { bytesOf, cOrdered } from '../support/zarrita-layout.ts';
 
 type Dtype = 'int8' | 'int16' | 'int32' | 'int64' | 'uint8' | 'uint16' | 'uint32' | 'uint64' | 'float32' | 'float64' | 'bool';
 const DTYPES: readonly Dtype[] = ['int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'float32', 'float64', 'bool'];
@@ -54,30 +55,6 @@ function values(dtype: Dtype): ArrayData {
     case 'float64': return Float64Array.from({ length: N }, (_, i) => (i === 5 ? -Infinity : f(i) * 1e300 / 7));
     case 'bool': return Uint8Array.from({ length: N }, (_, i) => (f(i) > 0 ? 1 : 0));
   }
-}
-
-/** Elements as bytes for a bit-exact comparison; zarrita's BoolArray becomes 0/1 bytes. */
-function bytesOf(data: unknown): Uint8Array {
-  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  return Uint8Array.from(data as Iterable<boolean>, (b) => (b ? 1 : 0));
-}
-
-/** A zarrita result laid out in C order (it may hand back F-ordered data with matching strides). */
-function cOrdered(result: { data: unknown; shape: number[]; stride: number[] }): Uint8Array {
-  const src = bytesOf(result.data);
-  const n = result.shape.reduce((a, b) => a * b, 1);
-  const w = n === 0 ? 1 : src.length / n;
-  const out = new Uint8Array(n * w);
-  const idx = new Array<number>(result.shape.length).fill(0);
-  for (let k = 0; k < n; k++) {
-    const e = idx.reduce((acc, x, d) => acc + x * result.stride[d]!, 0);
-    out.set(src.subarray(e * w, (e + 1) * w), k * w);
-    for (let d = result.shape.length - 1; d >= 0; d--) {
-      if (++idx[d]! < result.shape[d]!) break;
-      idx[d] = 0;
-    }
-  }
-  return out;
 }
 
 const endian = (dtype: Dtype, e: 'little' | 'big'): CodecMetadata =>

@@ -7,7 +7,8 @@ import { ZarrArray } from '../../src/engine/array.ts';
 import { ZarrGroup } from '../../src/engine/group.ts';
 import { slice } from '../../src/engine/selection.ts';
 import type { Repository } from '../../src/txn/index.ts';
-import { ancestryIds, memoryRepo, readValues, type VirtualClock } from '../txn/maintenance/helpers.ts';
+import type { FakeClock } from '../../src/testing/fake-clock.ts';
+import { ancestryIds, memoryRepo, readValues } from '../txn/maintenance/helpers.ts';
 
 type Op =
   | { kind: 'write'; branch: number; chunk: number; value: number }
@@ -55,14 +56,14 @@ async function readEveryRef(repo: Repository): Promise<Map<string, number[] | nu
   return out;
 }
 
-async function gcAndCheck(repo: Repository, clock: VirtualClock): Promise<void> {
+async function gcAndCheck(repo: Repository, clock: FakeClock): Promise<void> {
   const before = await readEveryRef(repo);
   clock.advance(1);
   await repo.garbageCollect(new Date(clock.nowMs()));
   expect(await readEveryRef(repo)).toEqual(before);
 }
 
-async function apply(repo: Repository, clock: VirtualClock, op: Op, tagCount: { n: number }): Promise<void> {
+async function apply(repo: Repository, clock: FakeClock, op: Op, tagCount: { n: number }): Promise<void> {
   const branches = await repo.listBranches();
   const pick = (i: number) => branches[i % branches.length]!;
   const ignoreExpected = async (work: Promise<unknown>) => {

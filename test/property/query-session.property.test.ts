@@ -8,11 +8,12 @@ import { describe, expect, it } from 'vitest';
 import { ZarrGroup } from '../../src/engine/group.ts';
 import { MemoryStorage } from '../../src/engine/storage/memory.ts';
 import { query } from '../../src/query/index.ts';
+import type { RepositoryConfig } from '../../src/txn/config.ts';
 import { Repository } from '../../src/txn/repository.ts';
 import { Storage } from '../../src/txn/storage.ts';
 import { applyPreds, dimArb, layoutArb, modelSelection, writeCase } from '../query/query-model.ts';
 
-const splitByFirstDim = { manifest: { splitting: { split_sizes: [['AnyArray', [{ condition: { DimensionName: 'd0' }, num_chunks: 1 }]]] } } };
+const splitByFirstDim: RepositoryConfig = { manifest: { splitting: { split_sizes: [['any_array', [{ condition: { DimensionName: 'd0' }, num_chunks: 1 }]]] } } };
 
 describe('query properties over sessions', () => {
   it('equals the in-memory selection on committed data, cold and warm', async () => {

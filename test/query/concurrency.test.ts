@@ -1,6 +1,7 @@
 // Requests in flight stay within `concurrency`, and an aborted query (by its signal, or by the
 // HTTP server's timeout) starts no further request.
 import { describe, expect, it } from 'vitest';
+import { isFloeError } from '../../src/errors.ts';
 import { MemoryStorage } from '../../src/engine/storage/memory.ts';
 import { StorageStore, type ByteRange } from '../../src/engine/store.ts';
 import { createQueryServer } from '../../src/query/http.ts';
@@ -66,12 +67,13 @@ describe('bounded query concurrency', () => {
 });
 
 describe('aborting a query', () => {
-  it('starts no request after its signal fires and rejects with the reason', async () => {
+  it('starts no request after its signal fires and rejects with ABORTED, the reason as cause', async () => {
     store.reset(2);
     const controller = new AbortController();
     const reason = new Error('enough');
     store.onRequest = (n) => n === 6 && controller.abort(reason);
-    await expect(scattered({ concurrency: 3, signal: controller.signal }).execute()).rejects.toBe(reason);
+    const err = await scattered({ concurrency: 3, signal: controller.signal }).execute().catch((e: unknown) => e);
+    expect(isFloeError(err, 'ABORTED') ? [err.details, err.cause] : err).toEqual([{ timedOut: false, reason: 'enough' }, reason]);
     await new Promise((r) => setTimeout(r, 50));
     expect(store.requests).toBe(6);
   });

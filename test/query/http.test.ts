@@ -58,7 +58,7 @@ describe('query server', () => {
     ['an unknown dimension', () => post({ from: '/temperature', ops: [{ where: ['depth', '<', 3] }] }), 400, 'INVALID_ARGUMENT', /unknown dimension "depth"/],
     ['a label not found', () => post({ from: '/temperature', ops: [{ where: ['lat', '=', 15] }] }), 404, 'NOT_FOUND', /label 15 not found in dimension "lat"/],
     ['a type mismatch', () => post({ from: '/temperature', ops: [{ where: ['lon', '>', { date: '2000-01-01' }] }] }), 400, 'INVALID_ARGUMENT', /type mismatch on dimension "lon"/],
-    ['a result over the limit', () => post({ from: '/temperature' }), 413, 'RESULT_TOO_LARGE', /131328 bytes, over the server's limit of 40000/],
+    ['a result over the limit', () => post({ from: '/temperature' }), 413, 'LIMIT_EXCEEDED', /131328 result bytes, over the maxResultBytes limit of 40000/],
     ['a missing array', () => post({ from: '/salinity' }), 404, 'NOT_FOUND', /no array at \/salinity/],
     ['GET on /query', () => fetch(`${base}/query`), 405, 'METHOD_NOT_ALLOWED', /POST \/query/],
     ['explain without q', () => fetch(`${base}/explain`), 400, 'INVALID_ARGUMENT', /needs \?q=/],

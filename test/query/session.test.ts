@@ -8,6 +8,7 @@ import { MemoryStorage } from '../../src/engine/storage/memory.ts';
 import type { ByteRange, GetResult } from '../../src/engine/storage/types.ts';
 import { ZarrGroup } from '../../src/engine/group.ts';
 import { query } from '../../src/query/index.ts';
+import type { RepositoryConfig } from '../../src/txn/config.ts';
 import { Repository, type RepositoryOptions } from '../../src/txn/repository.ts';
 import { Storage } from '../../src/txn/storage.ts';
 import { expectedBox, range, value, weatherStore } from './support.ts';
@@ -30,7 +31,7 @@ class LoggedStorage extends MemoryStorage {
 async function weatherRepo(options: RepositoryOptions = {}) {
   const backend = new LoggedStorage();
   // One manifest per time chunk (24 steps), so a selection in one day touches one manifest of two.
-  const config = { manifest: { splitting: { split_sizes: [['AnyArray', [{ condition: { DimensionName: 'time' }, num_chunks: 1 }]]] } } };
+  const config: RepositoryConfig = { manifest: { splitting: { split_sizes: [['any_array', [{ condition: { DimensionName: 'time' }, num_chunks: 1 }]]] } } };
   const repo = await Repository.create(Storage.fromObjectStorage(backend), config);
   const writer = await repo.writableSession('main');
   await ZarrGroup.create(writer.store, '/');

@@ -276,6 +276,42 @@ export function defineStorageContract(name: string, factory: StorageFactory, opt
       });
     }
 
+    it('rejects every call with ABORTED when its signal has fired, touching nothing', async () => {
+      const { version } = await s.put('kept', enc('old'));
+      const controller = new AbortController();
+      controller.abort(new Error('stop'));
+      const signal = controller.signal;
+      const calls: [string, () => Promise<unknown>][] = [
+        ['get', () => s.get('kept', undefined, { signal })],
+        ['get range', () => s.get('kept', { offset: 1, length: 1 }, { signal })],
+        ['head', () => s.head('kept', { signal })],
+        ['put', () => s.put('kept', enc('new'), { signal })],
+        ['put ifMatch', () => s.put('kept', enc('new'), { ifMatch: version, signal })],
+        ['put ifNoneMatch', () => s.put('fresh/a', enc('new'), { ifNoneMatch: '*', signal })],
+        ['put new', () => s.put('fresh/b', enc('new'), { signal })],
+        ['copy', () => s.copy('kept', 'fresh/c', { signal })],
+        ['list', () => collect(s.list('', { signal }))],
+        ['listDir', () => s.listDir('', { signal })],
+        ['delete', () => s.delete(['kept'], { signal })],
+      ];
+      for (const [name, call] of calls) {
+        const err = await call().then(() => undefined, (e: unknown) => e);
+        expect(isFloeError(err, 'ABORTED') ? err.details : err, name).toEqual({ timedOut: false, reason: 'stop' });
+      }
+      expect((await collect(s.list(''))).map((o) => o.key)).toEqual(['kept']);
+      const kept = await s.get('kept');
+      expect(kept && dec(kept.bytes)).toBe('old');
+      expect(kept?.version).toBe(version);
+    });
+
+    it('tells a fired AbortSignal.timeout apart: ABORTED with timedOut', async () => {
+      const signal = AbortSignal.timeout(1);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const err = await s.put('late', enc('x'), { signal }).then(() => undefined, (e: unknown) => e);
+      expect(isFloeError(err, 'ABORTED') && err.details.timedOut).toBe(true);
+      expect(await s.head('late')).toBeNull();
+    });
+
     it('lets exactly one of many concurrent conditional writers win', async () => {
       const base = (await s.put('cas', enc('0'))).version;
       const writers = Array.from({ length: 8 }, (_, i) =>

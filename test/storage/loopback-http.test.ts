@@ -59,6 +59,23 @@ describe('S3 requests against a server that never answers', () => {
     await storage.close();
   });
 
+  it("abort a request in flight when the caller's signal fires: ABORTED, the connection closed", async () => {
+    server = await startLoopbackServer();
+    const storage = new S3Storage({ bucket: 'b', endpoint: server.endpoint, forcePathStyle: true, credentials: keys });
+    const controller = new AbortController();
+    const reason = new Error('user pressed stop');
+    const aborted = failureOf(storage.get('k', undefined, { signal: controller.signal }));
+    expect(await waitFor(() => server!.requests.length === 1, 10_000)).toBe(true);
+    controller.abort(reason);
+    const err = await aborted;
+    expect(isFloeError(err, 'ABORTED') ? [err.details, err.cause] : err).toEqual([{ timedOut: false, reason: 'user pressed stop' }, reason]);
+    expect(await waitFor(() => server!.closedByClient === 1, 2000)).toBe(true);
+    // A deadline through the signal (far below requestTimeoutMs, 30 s) is a timed-out ABORTED.
+    const late = await failureOf(storage.head('k', { signal: AbortSignal.timeout(300) }));
+    expect(isFloeError(late, 'ABORTED') && late.details.timedOut).toBe(true);
+    await storage.close();
+  });
+
   it('Storage.newS3 retries with backoff by default, and can be told not to', async () => {
     server = await startLoopbackServer();
     const endpointUrl = server.endpoint;

@@ -2,39 +2,40 @@ import { describe, expect, it } from 'vitest';
 import { floeError, isFloeError } from '../../src/errors.ts';
 import { withConcurrencyLimit } from '../../src/engine/storage/concurrency.ts';
 import { randomFaults, withFaults } from '../../src/engine/storage/faults.ts';
-import { createLimiter, mapLimited } from '../../src/engine/storage/limiter.ts';
+import { createLimiter } from '../../src/engine/storage/limiter.ts';
 import { MemoryStorage } from '../../src/engine/storage/memory.ts';
 import { withRetries } from '../../src/engine/storage/retries.ts';
 import { withTimeouts } from '../../src/engine/storage/timeouts.ts';
 import { transientError } from '../../src/engine/storage/transient.ts';
 import type { ObjectStorage } from '../../src/engine/storage/types.ts';
 import { wrapStorage } from '../../src/engine/storage/wrap.ts';
+import { FakeClock } from '../../src/testing/fake-clock.ts';
 import { collect, defineStorageContract, expectCode } from './contract.ts';
 import { defineModelTest } from './model.ts';
 
 const enc = (s: string) => new TextEncoder().encode(s);
-const noSleep = async () => {};
 
 /** Retries over a storage that fails 30% of calls before they act must look like a plain storage. */
 const flakyButRetried = async () => ({
-  storage: withRetries(withFaults(new MemoryStorage(), randomFaults(0.3, 7)), { maxAttempts: 12, sleep: noSleep }),
+  storage: withRetries(withFaults(new MemoryStorage(), randomFaults(0.3, 7)), { maxAttempts: 12, clock: new FakeClock() }),
 });
 defineStorageContract('memory with injected faults and retries', flakyButRetried);
 
 describe('storage wrappers', () => {
   defineModelTest('memory with injected faults and retries', flakyButRetried, { numRuns: 100, maxCommands: 40 });
 
-  it('retries transient failures with growing, jittered delays, then gives up', async () => {
-    const delays: number[] = [];
+  it('retries transient failures with growing, jittered delays on its clock, then gives up', async () => {
+    const clock = new FakeClock();
     let calls = 0;
     const failing = wrapStorage(new MemoryStorage(), async () => {
       calls += 1;
       throw transientError('flaky', 'k', undefined);
     });
-    const s = withRetries(failing, { maxAttempts: 5, baseDelayMs: 100, maxDelayMs: 300, random: () => 1, sleep: async (ms) => void delays.push(ms) });
+    const s = withRetries(failing, { maxAttempts: 5, baseDelayMs: 100, maxDelayMs: 300, random: () => 1, clock });
     await expectCode(s.get('k'), 'STORAGE_ERROR');
     expect(calls).toBe(5);
-    expect(delays).toEqual([100, 200, 300, 300]);
+    expect(clock.sleeps).toEqual([100, 200, 300, 300]);
+    expect(clock.nowMs()).toBe(Date.UTC(2030, 0, 1) + 900); // the waits passed on the clock, not in real time
   });
 
   it('never retries a failed precondition or a permanent error', async () => {
@@ -44,7 +45,7 @@ describe('storage wrappers', () => {
       if (call.operation === 'put') puts += 1;
       return run();
     });
-    const s = withRetries(counting, { sleep: noSleep });
+    const s = withRetries(counting, { clock: new FakeClock() });
     await s.put('k', enc('1'));
     await expectCode(s.put('k', enc('2'), { ifNoneMatch: '*' }), 'PRECONDITION_FAILED');
     expect(puts).toBe(2);
@@ -52,7 +53,7 @@ describe('storage wrappers', () => {
     const broken = withRetries(wrapStorage(inner, async () => {
       gets += 1;
       throw floeError('STORAGE_ERROR', 'disk on fire');
-    }), { sleep: noSleep });
+    }), { clock: new FakeClock() });
     await expectCode(broken.get('k'), 'STORAGE_ERROR');
     expect(gets).toBe(1);
   });
@@ -62,7 +63,7 @@ describe('storage wrappers', () => {
     const keys = Array.from({ length: 50 }, (_, i) => `p/${String(i).padStart(3, '0')}`);
     for (const k of keys) await inner.put(k, enc(k));
     // Two item fetches fail before they act; the retry re-lists and skips what was yielded.
-    const s = withRetries(withFaults(inner, (call, n) => (call.operation === 'list' && (n === 10 || n === 31) ? { kind: 'fail-before' } : undefined)), { sleep: noSleep });
+    const s = withRetries(withFaults(inner, (call, n) => (call.operation === 'list' && (n === 10 || n === 31) ? { kind: 'fail-before' } : undefined)), { clock: new FakeClock() });
     expect((await collect(s.list('p/'))).map((o) => o.key)).toEqual(keys);
   });
 
@@ -99,6 +100,5 @@ describe('storage wrappers', () => {
     await Promise.all(Array.from({ length: 20 }, (_, i) => s.put(`k${i}`, enc('x'))));
     expect(peak).toBe(3);
     expect(() => createLimiter(0)).toThrow(/positive integer/);
-    expect(await mapLimited([3, 1, 2], 2, async (n) => n * 10)).toEqual([30, 10, 20]);
   });
 });

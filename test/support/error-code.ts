@@ -10,3 +10,21 @@ export function codeOf(run: () => unknown): string | undefined {
   }
   return undefined;
 }
+
+/** What a call throws as a FloeError: code, message and where; anything else fails the test. */
+export function failureOf(run: () => unknown): { code: string; message: string; where: string | undefined } {
+  try {
+    run();
+  } catch (err) {
+    if (isFloeError(err)) return { code: err.code, message: err.message, where: err.where };
+    throw err;
+  }
+  throw new Error('expected a FloeError');
+}
+
+/** `base` with `patch` applied and `drop` removed, as JSON text: a metadata document to test. */
+export function documentWith(base: Record<string, unknown>, patch: Record<string, unknown>, drop?: string): string {
+  const doc: Record<string, unknown> = { ...base, ...patch };
+  if (drop) delete doc[drop];
+  return JSON.stringify(doc);
+}

@@ -18,8 +18,12 @@ function zarrStore(store) {
   };
 }
 
+function storageAt(dir) {
+  return Storage.newCustom(customBackend(new FsStorage({ root: dir })));
+}
+
 async function run() {
-  const storage = Storage.newCustom(customBackend(new FsStorage({ root: command.dir })));
+  const storage = command.dir === undefined ? undefined : storageAt(command.dir);
   switch (command.op) {
     case 'write': {
       const repo = await Repository.create(storage);
@@ -39,6 +43,45 @@ async function run() {
       const arr = await zarr.open(zarr.root(zarrStore(session.store)).resolve(command.path), { kind: 'array' });
       const result = await zarr.get(arr);
       return { snapshot: session.snapshotId, values: Array.from(result.data, Number), branches: await repo.listBranches(), tags: await repo.listTags() };
+    }
+    case 'create-with-configs': {
+      // One repository per item, created with the item's config through the reference JS API.
+      const out = [];
+      for (const item of command.items) out.push({ config: (await Repository.create(storageAt(item.dir), item.config)).config });
+      return out;
+    }
+    case 'open-configs': {
+      // Opens each repository; `resave` stores its config again as the reference serializes it.
+      const out = [];
+      for (const item of command.items) {
+        try {
+          const repo = await Repository.open(storageAt(item.dir));
+          if (item.resave) await repo.saveConfig();
+          out.push({ ok: true, config: repo.config });
+        } catch (err) {
+          out.push({ ok: false, error: String(err?.message ?? err) });
+        }
+      }
+      return out;
+    }
+    case 'commit-arrays': {
+      // One repository per item, created with the item's config; the root and listed groups, each
+      // array's zarr.json and its listed chunks (4 bytes each) go through the store; one commit.
+      const out = [];
+      for (const item of command.items) {
+        const repo = await Repository.create(storageAt(item.dir), item.config);
+        const session = await repo.writableSession('main');
+        const group = Buffer.from(JSON.stringify({ zarr_format: 3, node_type: 'group', attributes: {} }));
+        for (const p of ['', ...(item.groups ?? [])]) await session.store.set(p === '' ? 'zarr.json' : `${p.slice(1)}/zarr.json`, group);
+        for (const array of item.arrays) {
+          await session.store.set(`${array.path.slice(1)}/zarr.json`, Buffer.from(JSON.stringify(array.metadata)));
+          for (const [k, index] of array.chunks.entries()) {
+            await session.store.set(`${array.path.slice(1)}/c/${index.join('/')}`, Buffer.from(Int32Array.of(k).buffer));
+          }
+        }
+        out.push({ snapshot: await session.commit('split by the reference') });
+      }
+      return out;
     }
     default:
       throw new Error(`unknown op ${command.op}`);

@@ -2,7 +2,8 @@
 // inflated in full) fails the test instead of exhausting the machine. A V8 heap limit alone would
 // not do: Buffers and native zstd/lzma memory live outside the heap. The watchdog polls the child's
 // /proc/<pid>/status (VmRSS, and VmHWM, the kernel's high-water mark) and kills the child by its pid
-// once either passes the bound, or once the time limit passes.
+// once either passes the bound, or once the time limit passes. watchRss does the same for a
+// process started elsewhere (a server under test): sampled on an interval, killed by PID.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
@@ -30,15 +31,60 @@ export interface WatchdogResult {
   readonly stderr: string;
 }
 
-/** VmRSS and VmHWM of a live process in bytes; zeros once it has gone. */
-function readRss(pid: number): { rss: number; hwm: number } {
+export interface RssReading {
+  /** Resident bytes now. */
+  readonly rss: number;
+  /** Peak resident bytes since the process started. */
+  readonly peak: number;
+}
+
+/** The process's RSS and peak RSS, or undefined once it has exited. */
+export function readRss(pid: number): RssReading | undefined {
+  let status: string;
   try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kib = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
-    return { rss: kib('VmRSS'), hwm: kib('VmHWM') };
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
   } catch {
-    return { rss: 0, hwm: 0 };
+    return undefined;
   }
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
+  return { rss: kib('VmRSS'), peak: kib('VmHWM') };
+}
+
+export interface RssWatch {
+  /** The highest VmHWM seen (bytes). */
+  readonly peak: () => number;
+  readonly samples: () => number;
+  /** True when the watch killed the process for passing `killAboveBytes`. */
+  readonly killed: () => boolean;
+  stop(): void;
+}
+
+/** Samples every `intervalMs`; past `killAboveBytes` the process gets SIGKILL. */
+export function watchRss(pid: number, options: { readonly intervalMs: number; readonly killAboveBytes: number }): RssWatch {
+  let peak = 0;
+  let samples = 0;
+  let killed = false;
+  const sample = () => {
+    const reading = readRss(pid);
+    if (!reading) return;
+    samples++;
+    peak = Math.max(peak, reading.peak, reading.rss);
+    if (peak > options.killAboveBytes && !killed) {
+      killed = true;
+      process.kill(pid, 'SIGKILL');
+    }
+  };
+  sample();
+  const timer = setInterval(sample, options.intervalMs);
+  return {
+    peak: () => peak,
+    samples: () => samples,
+    killed: () => killed,
+    stop: () => {
+      clearInterval(timer);
+      sample();
+    },
+  };
 }
 
 /** Runs `node <execArgv> <script> <args>` and watches its memory until it exits or is killed. */
@@ -53,29 +99,25 @@ export function runWithRssWatchdog(script: string, args: readonly string[], opti
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
   child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-  let peak = 0;
-  let killed: WatchdogResult['killed'] = false;
-  const kill = (why: 'rss' | 'timeout'): void => {
-    if (killed || pid === undefined) return;
-    killed = why;
+  const watch = pid === undefined ? undefined : watchRss(pid, { intervalMs: options.pollMs ?? 5, killAboveBytes: options.maxRssBytes });
+  let timedOut = false;
+  const deadline = setTimeout(() => {
+    if (pid === undefined || watch?.killed()) return;
+    timedOut = true;
     process.kill(pid, 'SIGKILL');
+  }, options.timeoutMs ?? 60_000);
+  const finish = (): { peak: number; killed: WatchdogResult['killed'] } => {
+    clearTimeout(deadline);
+    watch?.stop();
+    return { peak: watch?.peak() ?? 0, killed: watch?.killed() ? 'rss' : timedOut ? 'timeout' : false };
   };
-  const poll = setInterval(() => {
-    if (pid === undefined) return;
-    const { rss, hwm } = readRss(pid);
-    peak = Math.max(peak, rss, hwm);
-    if (peak > options.maxRssBytes) kill('rss');
-  }, options.pollMs ?? 5);
-  const deadline = setTimeout(() => kill('timeout'), options.timeoutMs ?? 60_000);
   return new Promise((resolve, reject) => {
     child.once('error', (err) => {
-      clearInterval(poll);
-      clearTimeout(deadline);
+      finish();
       reject(err);
     });
     child.once('close', (code) => {
-      clearInterval(poll);
-      clearTimeout(deadline);
+      const { peak, killed } = finish();
       resolve({ exitCode: code, peakRssBytes: peak, killed, stdout, stderr });
     });
   });

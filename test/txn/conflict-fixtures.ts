@@ -3,12 +3,13 @@
 import { ZarrArray } from '../../src/engine/array.ts';
 import { ZarrGroup } from '../../src/engine/group.ts';
 import type { ZarrStore } from '../../src/engine/store.ts';
-import { Repository, Storage, type Session } from '../../src/txn/index.ts';
+import { Repository, Storage, type RepositoryOptions, type Session } from '../../src/txn/index.ts';
 
 export const int32 = { shape: [8], chunkShape: [4], dataType: 'int32', fillValue: 0 } as never;
 
-export async function baseRepository(): Promise<Repository> {
-  const repo = await Repository.create(Storage.newInMemory());
+/** `options` are the repository's (a fake clock, say). */
+export async function baseRepository(options: RepositoryOptions = {}): Promise<Repository> {
+  const repo = await Repository.create(Storage.newInMemory(), {}, 2, {}, options);
   const s = await repo.writableSession('main');
   await ZarrGroup.create(s.store, '/');
   await ZarrGroup.create(s.store, '/g');

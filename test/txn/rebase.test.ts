@@ -1,6 +1,7 @@
 // Rebase replays a session's changes over every commit made since it began, in order; the
 // commit loop retries with it, bounded by rebaseTries, waiting a jittered backoff in between.
 import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/testing/fake-clock.ts';
 import { backoffDelayMs } from '../../src/txn/commit.ts';
 import { BasicConflictSolver, ConflictDetector, ConflictError, type ConflictSolver, type Resolution, type SolveInput } from '../../src/txn/index.ts';
 import { baseRepository, createArray, createGroup, deleteNode, readArray, setAttribute, writeChunk } from './conflict-fixtures.ts';
@@ -84,8 +85,9 @@ describe('rebase', () => {
     await expect(reader.rebase()).rejects.toMatchObject({ code: 'READ_ONLY' });
   });
 
-  it('commit retries with rebaseWith until it lands, bounded by rebaseTries', async () => {
-    const repo = await baseRepository();
+  it('commit retries with rebaseWith until it lands, bounded by rebaseTries, backing off on the clock', async () => {
+    const clock = new FakeClock();
+    const repo = await baseRepository({ clock });
     const ours = await repo.writableSession('main');
     await writeChunk(ours.store, '/a', 0, 3);
     // A solver that lets another writer commit every time it runs: the branch always moves again.
@@ -102,10 +104,9 @@ describe('rebase', () => {
     const other = await repo.writableSession('main');
     await writeChunk(other.store, '/g/b', 1, 99);
     await other.commit('first mover');
-    const sleeps: number[] = [];
-    const err = await ours.commit('ours', { rebaseWith: busy, rebaseTries: 4, retryBackoff: { sleep: async (ms) => { sleeps.push(ms); }, random: () => 1 } }).catch((e: unknown) => e);
+    const err = await ours.commit('ours', { rebaseWith: busy, rebaseTries: 4, retryBackoff: { random: () => 1 } }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'CONFLICT', details: { kind: 'branch-moved' } });
-    expect(sleeps).toEqual([2, 4, 8]);
+    expect(clock.sleeps).toEqual([2, 4, 8]);
     expect(calls).toBeGreaterThanOrEqual(3);
     // Once the interloper stops, the same options land the commit.
     const snapshot = await ours.commit('ours', { rebaseWith: new ConflictDetector(), rebaseTries: 4 });

@@ -5,6 +5,7 @@ import { REPO_INFO_KEY } from '../../src/format/icechunk/keys.ts';
 import { decodeRepoInfo, type RepoInfo } from '../../src/format/icechunk/repo-info.ts';
 import { RepoInfoStore, withOpsLogEntry } from '../../src/txn/repo-info-store.ts';
 import * as refs from '../../src/txn/refs.ts';
+import { FakeClock } from '../../src/testing/fake-clock.ts';
 
 function initialInfo(): RepoInfo {
   return {
@@ -21,8 +22,9 @@ const noBackoff = async () => {};
 describe('RepoInfoStore', () => {
   it('backs up the old file under overwritten/ and appends to the ops log', async () => {
     const storage = new MemoryStorage();
-    let now = 1_700_000_000_000;
-    const store = new RepoInfoStore(storage, { clock: { nowMs: () => now }, retries: 5, updatesPerFile: 1000, backoff: noBackoff });
+    const now = 1_700_000_000_000;
+    const clock = new FakeClock({ startMs: now });
+    const store = new RepoInfoStore(storage, { clock, retries: 5, updatesPerFile: 1000, backoff: noBackoff });
     await store.create(initialInfo());
     const before = (await storage.get(REPO_INFO_KEY))!.bytes;
     await store.update((info) => refs.createBranch(info, 'dev', INITIAL_SNAPSHOT_ID));
@@ -36,7 +38,7 @@ describe('RepoInfoStore', () => {
     expect(info.latestUpdates[0]!.backupPath).toBeNull();
     expect(info.latestUpdates[1]!.backupPath).toBe(backups[0]!.slice('overwritten/'.length));
     // Time going backwards still gives strictly increasing updated_at.
-    now -= 10_000;
+    clock.setTime(now - 10_000);
     await store.update((i) => refs.createTag(i, 'v1', INITIAL_SNAPSHOT_ID));
     const again = decodeRepoInfo((await storage.get(REPO_INFO_KEY))!.bytes);
     expect(again.latestUpdates[0]!.updatedAt).toBeGreaterThan(again.latestUpdates[1]!.updatedAt);

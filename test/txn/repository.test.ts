@@ -6,6 +6,7 @@ import { ZarrArray } from '../../src/engine/array.ts';
 import { ZarrGroup } from '../../src/engine/group.ts';
 import { slice } from '../../src/engine/selection.ts';
 import { MemoryStorage } from '../../src/engine/storage/memory.ts';
+import { FakeClock } from '../../src/testing/fake-clock.ts';
 import { Repository, Storage } from '../../src/txn/index.ts';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'floe-repo-'));
@@ -77,17 +78,17 @@ describe('Repository', () => {
   });
 
   it('walks ancestry, finds versions by time and diffs any two versions', async () => {
-    let now = Date.UTC(2030, 0, 1);
-    const repo = await Repository.create(Storage.newInMemory(), {}, 2, {}, { clock: { nowMs: () => now } });
+    const clock = new FakeClock();
+    const repo = await Repository.create(Storage.newInMemory(), {}, 2, {}, { clock });
     const s = await repo.writableSession('main');
     await ZarrGroup.create(s.store, '/');
     const a = await ZarrArray.create(s.store, '/a', { shape: [8], chunkShape: [4], dataType: 'int32' } as never);
     await a.set(undefined, 1);
-    now += 60_000;
+    clock.advance(60_000);
     const c1 = await s.commit('one', { metadata: { author: 'me' } });
     await a.set([slice(4, 8)], 2);
     await ZarrGroup.create(s.store, '/g');
-    now += 60_000;
+    clock.advance(60_000);
     const c2 = await s.commit('two');
     const history = [];
     for await (const snap of repo.ancestry({ branch: 'main' })) history.push(snap);

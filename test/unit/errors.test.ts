@@ -23,6 +23,7 @@ import {
 } from '../../src/index.ts';
 import { missingDependency } from '../../src/optional-dependency.ts';
 import { transientError } from '../../src/engine/storage/transient.ts';
+import { abortedError } from '../../src/engine/abort.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -34,12 +35,14 @@ function summarize(err: FloeError): string {
     .with({ code: 'MISSING_DEPENDENCY' }, (e) => `install:${e.details.package}`)
     .with({ code: 'CHECKSUM_MISMATCH' }, (e) => `checksum:${e.details.codec ?? 'source'}:${e.details.stored ?? '-'}`)
     .with({ code: 'UNAUTHORIZED' }, (e) => `refused:${e.details.reason}`)
+    .with({ code: 'INVALID_CONFIG' }, (e) => `config:${e.details.field}`)
     .with({ code: 'LIMIT_EXCEEDED' }, (e) => `limit:${e.details.kind}:${e.details.limit}`)
     .with({ code: 'STORAGE_ERROR' }, (e) => `storage:${e.details.transient === true ? 'transient' : 'permanent'}`)
+    .with({ code: 'ABORTED' }, (e) => `aborted:${e.details.timedOut ? 'timeout' : (e.details.reason ?? '')}`)
     .with({ code: P.union('INVALID_ARGUMENT', 'INVALID_SELECTION', 'NOT_FOUND', 'UNSUPPORTED') }, (e) => `${e.code}:${e.details.dim ?? ''}`)
     .with({ code: P.union('INVALID_METADATA', 'CORRUPT_OBJECT') }, (e) => `${e.code}:${e.details.codec ?? ''}`)
     .with(
-      { code: P.union('INVALID_KEY', 'INVALID_NAME', 'ALREADY_EXISTS', 'NODE_TYPE_MISMATCH', 'PRECONDITION_FAILED', 'READ_ONLY', 'TIMEOUT', 'ABORTED') },
+      { code: P.union('INVALID_KEY', 'INVALID_NAME', 'ALREADY_EXISTS', 'NODE_TYPE_MISMATCH', 'PRECONDITION_FAILED', 'READ_ONLY', 'TIMEOUT') },
       (e) => e.code,
     )
     .exhaustive();
@@ -73,6 +76,11 @@ describe('typed error details', () => {
     expect(summarize(new FloeError('READ_ONLY', 'no writes'))).toBe('READ_ONLY');
     expect(summarize(floeError('UNAUTHORIZED', 'no', { details: { reason: 'virtual-chunk-redirect' } }))).toBe('refused:virtual-chunk-redirect');
     expect(summarize(floeError('LIMIT_EXCEEDED', 'deep', { details: { kind: 'json-depth', limit: 512 } }))).toBe('limit:json-depth:512');
+    expect(summarize(floeError('LIMIT_EXCEEDED', 'many', { details: { kind: 'chunks', limit: 10, actual: 11 } }))).toBe('limit:chunks:10');
+    const controller = new AbortController();
+    controller.abort(new Error('user'));
+    expect(summarize(abortedError(controller.signal))).toBe('aborted:user');
+    expect(summarize(floeError('INVALID_CONFIG', 'too big', { details: { field: 'inlineChunkThresholdBytes', value: '70000', allowed: 'u16' } }))).toBe('config:inlineChunkThresholdBytes');
   });
 
   it('a chunk read keeps the codec details, inline and through the worker pool', async () => {

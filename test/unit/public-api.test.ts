@@ -14,9 +14,9 @@ describe('public API', () => {
       [
         'BasicConflictSolver', 'CONFLICT_TYPES', 'CallbackConflictSolver', 'ChangeSet', 'ConflictDetector', 'ConflictError',
         'GarbageCollection', 'VersionSelection', 'isConflictError', 'ERROR_CODES', 'FloeError', 'MemoryStorage', 'Repository', 'Session', 'SessionStore',
-        'ReadCaches', 'Storage', 'V1Array', 'convertV1ToV3', 'StorageStore', 'ZarrArray', 'ZarrGroup', 'createQueryServer', 'formatPlan', 'query',
+        'ReadCaches', 'Storage', 'V1Array', 'convertV1ToV3', 'V2Array', 'convertV2ToV3', 'consolidate', 'StorageStore', 'ZarrArray', 'ZarrGroup', 'createQueryServer', 'formatPlan', 'query',
         'createArray', 'createGroup', 'get', 'isFloeError', 'openArray', 'openGroup', 'openNode',
-        'openStore', 'set', 'slice',
+        'openStore', 'set', 'slice', 'systemClock',
         // storage backends and wrappers
         'FsStorage', 'SqliteStorage', 'S3Storage', 'wrapStorage', 'withRetries', 'withTimeouts', 'withConcurrencyLimit',
         'createLimiter', 'withFaults', 'randomFaults', 'isTransientError',
@@ -55,7 +55,7 @@ describe('public API', () => {
 
   it('keeps the error codes stable', () => {
     expect([...ERROR_CODES]).toEqual([
-      'INVALID_ARGUMENT', 'INVALID_METADATA', 'INVALID_SELECTION', 'INVALID_KEY', 'INVALID_NAME',
+      'INVALID_ARGUMENT', 'INVALID_METADATA', 'INVALID_CONFIG', 'INVALID_SELECTION', 'INVALID_KEY', 'INVALID_NAME',
       'NOT_FOUND', 'ALREADY_EXISTS', 'NODE_TYPE_MISMATCH', 'UNSUPPORTED', 'CORRUPT_OBJECT',
       'CHECKSUM_MISMATCH', 'PRECONDITION_FAILED', 'CONFLICT', 'READ_ONLY', 'UNAUTHORIZED', 'STORAGE_ERROR',
       'TIMEOUT', 'ABORTED', 'MISSING_DEPENDENCY', 'LIMIT_EXCEEDED',

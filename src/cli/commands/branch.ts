@@ -1,4 +1,5 @@
 // `floe branch`: list branches with their tips; create, delete, or reset one.
+import { DEFAULT_CONCURRENCY, mapLimit } from '../../engine/storage/limiter.ts';
 import { UsageError, type CommandSpec } from '../command.ts';
 import { openRepository } from '../repository-location.ts';
 import { resolveVersion } from '../targets.ts';
@@ -10,11 +11,12 @@ export const branchCommand: CommandSpec = {
   examples: ['floe branch', 'floe branch create experiment v1.0', 'floe branch reset experiment main~1', 'floe branch delete experiment'],
   async run(ctx) {
     const repo = await openRepository(ctx);
+    const request = ctx.request;
     const [action = 'list', name, other] = ctx.positionals;
     switch (action) {
       case 'list': {
         ctx.atMost(1);
-        const rows = await Promise.all((await repo.listBranches()).map(async (b) => ({ name: b, snapshotId: await repo.lookupBranch(b) })));
+        const rows = await mapLimit(await repo.listBranches(request), DEFAULT_CONCURRENCY, async (b) => ({ name: b, snapshotId: await repo.lookupBranch(b, request) }));
         if (ctx.json) return ctx.printJson(rows);
         for (const r of rows) ctx.print(`${r.name.padEnd(24)} ${r.snapshotId}`);
         return;
@@ -22,23 +24,23 @@ export const branchCommand: CommandSpec = {
       case 'create': {
         ctx.atMost(3);
         if (!name) throw new UsageError('branch create needs a NAME');
-        const id = await snapshotIdOf(repo, await resolveVersion(repo, other ?? 'main'));
-        await repo.createBranch(name, id);
+        const id = await snapshotIdOf(repo, await resolveVersion(repo, other ?? 'main', request), request);
+        await repo.createBranch(name, id, request);
         return report(ctx, { action: 'created', branch: name, snapshotId: id });
       }
       case 'delete': {
         ctx.atMost(2);
         if (!name) throw new UsageError('branch delete needs a NAME');
-        await repo.deleteBranch(name);
+        await repo.deleteBranch(name, request);
         return report(ctx, { action: 'deleted', branch: name });
       }
       case 'reset': {
         ctx.atMost(3);
         if (!name || !other) throw new UsageError('branch reset needs NAME and TO');
-        const from = await repo.lookupBranch(name);
-        const id = await snapshotIdOf(repo, await resolveVersion(repo, other));
+        const from = await repo.lookupBranch(name, request);
+        const id = await snapshotIdOf(repo, await resolveVersion(repo, other, request), request);
         // Conditional on the tip we just read: a commit landing meanwhile makes this a CONFLICT, not a lost commit.
-        await repo.resetBranch(name, id, from);
+        await repo.resetBranch(name, id, from, request);
         return report(ctx, { action: 'reset', branch: name, snapshotId: id, previousSnapshotId: from });
       }
       default:

@@ -22,8 +22,8 @@ export const catCommand: CommandSpec = {
     ctx.atMost(1);
     const target = parseTarget(ctx.positional(0, 'the array (ref:path[slice])'));
     const repo = await openRepository(ctx);
-    const opened = await openTargetArray(repo, target);
-    const values = await readTarget(opened, target, MAX_VALUES);
+    const opened = await openTargetArray(repo, target, ctx.request);
+    const values = await readTarget(opened, target, MAX_VALUES, ctx.request);
     if (ctx.json) {
       const head = { path: target.path, ref: target.ref, dtype: opened.array.dtype, shape: values.shape };
       return writeJsonWithArray((text) => writeAll(ctx.io.stdout, text), head, 'data', values.data);

@@ -13,9 +13,10 @@ export const diffCommand: CommandSpec = {
   async run(ctx) {
     ctx.atMost(2);
     const repo = await openRepository(ctx);
-    const from = await resolveVersion(repo, ctx.positional(0, 'FROM version'));
-    const to = await resolveVersion(repo, ctx.positional(1, 'TO version'));
-    const diff = await repo.diff({ ...diffSide(from, 'from'), ...diffSide(to, 'to') });
+    const request = ctx.request;
+    const from = await resolveVersion(repo, ctx.positional(0, 'FROM version'), request);
+    const to = await resolveVersion(repo, ctx.positional(1, 'TO version'), request);
+    const diff = await repo.diff({ ...diffSide(from, 'from'), ...diffSide(to, 'to'), ...request });
     if (ctx.json) return ctx.printJson(diff);
     for (const line of describeDiff(diff)) ctx.print(line);
   },

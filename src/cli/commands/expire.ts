@@ -13,11 +13,12 @@ export const expireCommand: CommandSpec = {
     ctx.atMost(0);
     const given = ctx.string('older-than');
     if (given === undefined) throw new UsageError('expire needs --older-than (e.g. 30d)');
-    const cutoff = parseCutoff(given, Date.now());
+    const cutoff = parseCutoff(given, ctx.clock.nowMs());
     const repo = await openRepository(ctx);
     const result = await repo.expireSnapshots(cutoff, {
       deleteExpiredBranches: ctx.flags['delete-expired-branches'] === true,
       deleteExpiredTags: ctx.flags['delete-expired-tags'] === true,
+      ...ctx.request,
     });
     if (ctx.json) return ctx.printJson({ olderThan: cutoff, ...result });
     ctx.print(`expired ${result.releasedSnapshots.length} snapshot${result.releasedSnapshots.length === 1 ? '' : 's'} older than ${cutoff.toISOString()}; re-parented ${result.editedSnapshots.length}`);

@@ -2,7 +2,7 @@
 // plain Zarr v3 store, bytes verbatim, with the node at the store's root.
 import { readdirSync, existsSync } from 'node:fs';
 import { floeError } from '../../errors.ts';
-import { mapLimit } from '../../engine/concurrency.ts';
+import { DEFAULT_CONCURRENCY, mapLimit } from '../../engine/storage/limiter.ts';
 import { FsStorage } from '../../engine/storage/fs.ts';
 import type { CommandSpec } from '../command.ts';
 import { Progress } from '../progress.ts';
@@ -19,18 +19,19 @@ export const exportCommand: CommandSpec = {
     const dir = ctx.resolvePath(ctx.positional(1, 'the output directory'));
     if (existsSync(dir) && readdirSync(dir).length > 0) throw floeError('ALREADY_EXISTS', `${dir} is not empty; export into a new directory`);
     const repo = await openRepository(ctx);
-    const source = await openReadonly(repo, target.ref);
-    if (!(await source.node(target.path))) throw floeError('NOT_FOUND', `no group or array at ${target.path} in ${target.ref}; see \`floe ls ${target.ref}\``);
+    const request = ctx.request;
+    const source = await openReadonly(repo, target.ref, request);
+    if (!(await source.node(target.path, request))) throw floeError('NOT_FOUND', `no group or array at ${target.path} in ${target.ref}; see \`floe ls ${target.ref}\``);
     const prefix = target.path === '/' ? '' : target.path.slice(1) + '/';
     const keys: string[] = [];
-    for await (const key of source.store.listPrefix(prefix)) keys.push(key);
+    for await (const key of source.store.listPrefix(prefix, request)) keys.push(key);
     const out = new FsStorage({ root: dir, durable: false });
     const progress = new Progress({ label: 'exporting', total: keys.length, unit: 'items', stream: ctx.io.stderr, now: () => ctx.now() });
     let bytes = 0;
-    await mapLimit(keys, 8, async (key) => {
-      const value = await source.store.get(key);
+    await mapLimit(keys, DEFAULT_CONCURRENCY, async (key) => {
+      const value = await source.store.get(key, request);
       if (value) {
-        await out.put(key.slice(prefix.length), value);
+        await out.put(key.slice(prefix.length), value, request);
         bytes += value.length;
       }
       progress.add(1);

@@ -20,16 +20,17 @@ export const gcCommand: CommandSpec = {
   options: { 'older-than': { type: 'string' }, 'dry-run': { type: 'boolean' } },
   async run(ctx) {
     ctx.atMost(0);
-    const cutoff = parseCutoff(ctx.string('older-than') ?? '1h', Date.now());
+    const cutoff = parseCutoff(ctx.string('older-than') ?? '1h', ctx.clock.nowMs());
     const dryRun = ctx.flags['dry-run'] === true;
     const repo = await openRepository(ctx);
-    const gc = await repo.garbageCollector(cutoff, { dryRun });
+    const request = ctx.request;
+    const gc = await repo.garbageCollector(cutoff, { dryRun, ...request });
     const progress = new Progress({ label: dryRun ? 'gc (dry run)' : 'gc', unit: 'items', stream: ctx.io.stderr, now: () => ctx.now() });
-    let step = await gc.run({ maxObjects: STEP_OBJECTS });
+    let step = await gc.run({ maxObjects: STEP_OBJECTS }, request);
     progress.add(step.summary.scanned);
     while (!step.done) {
       const before = step.summary.scanned;
-      step = await gc.run({ maxObjects: STEP_OBJECTS });
+      step = await gc.run({ maxObjects: STEP_OBJECTS }, request);
       progress.add(step.summary.scanned - before);
     }
     const summary = step.summary;

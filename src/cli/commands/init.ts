@@ -22,10 +22,10 @@ export const initCommand: CommandSpec = {
     const kind = (given as StorageKind | undefined) ?? detectStorageKind(location);
     if (kind === 'sqlite') mkdirSync(path.dirname(location), { recursive: true });
     const storage = await storageAt(ctx, location, kind);
-    const repo = await Repository.create(storage).catch((err: unknown) => {
+    const repo = await Repository.create(storage, {}, 2, {}, ctx.request).catch((err: unknown) => {
       throw missingBucketError(location, err) ?? err;
     });
-    const tip = await repo.lookupBranch('main');
+    const tip = await repo.lookupBranch('main', ctx.request);
     if (ctx.json) ctx.printJson({ repository: location, storage: kind, branch: 'main', snapshotId: tip });
     else ctx.print(`created an empty ${kind} repository at ${location} (branch main at ${tip})`);
   },

@@ -1,4 +1,5 @@
 // `floe log [ref]`: the ancestry of a version, newest first, like `git log`.
+import type { AbortOptions } from '../../engine/storage/types.ts';
 import type { SnapshotDescription } from '../../txn/index.ts';
 import type { CommandSpec } from '../command.ts';
 import { openRepository } from '../repository-location.ts';
@@ -15,12 +16,13 @@ export const logCommand: CommandSpec = {
     const repo = await openRepository(ctx);
     const ref = ctx.positionals[0] ?? 'main';
     const entries: SnapshotDescription[] = [];
-    for await (const s of repo.ancestry(await resolveVersion(repo, ref))) {
+    const request = ctx.request;
+    for await (const s of repo.ancestry({ ...(await resolveVersion(repo, ref, request)), ...request })) {
       if (entries.length >= limit) break;
       entries.push(s);
     }
     if (ctx.json) return ctx.printJson(entries);
-    const labels = await refLabels(repo);
+    const labels = await refLabels(repo, request);
     for (const s of entries) {
       const names = labels.get(s.id);
       ctx.print(`${s.id}${names ? `  (${names.join(', ')})` : ''}`);
@@ -30,10 +32,10 @@ export const logCommand: CommandSpec = {
 };
 
 /** Snapshot id -> the branches and tags that point at it, for decorating the log. */
-async function refLabels(repo: Awaited<ReturnType<typeof openRepository>>): Promise<Map<string, string[]>> {
+async function refLabels(repo: Awaited<ReturnType<typeof openRepository>>, request: AbortOptions): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>();
   const add = (id: string, label: string) => out.set(id, [...(out.get(id) ?? []), label]);
-  for (const b of await repo.listBranches()) add(await repo.lookupBranch(b), b);
-  for (const t of await repo.listTags()) add(await repo.lookupTag(t), `tag: ${t}`);
+  for (const b of await repo.listBranches(request)) add(await repo.lookupBranch(b, request), b);
+  for (const t of await repo.listTags(request)) add(await repo.lookupTag(t, request), `tag: ${t}`);
   return out;
 }

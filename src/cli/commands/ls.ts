@@ -1,6 +1,7 @@
 // `floe ls [ref] [path]`: the tree of groups and arrays, with shape, dtype, chunking, codecs and
 // the bytes each array stores.
 import { floeError } from '../../errors.ts';
+import { DEFAULT_CONCURRENCY, mapLimit } from '../../engine/storage/limiter.ts';
 import { normalizePath } from '../../format/zarr/paths.ts';
 import type { CommandSpec } from '../command.ts';
 import { formatBytes, nodesUnder, summarizeNode, type NodeSummary } from '../node-summary.ts';
@@ -18,10 +19,11 @@ export const lsCommand: CommandSpec = {
     const [ref, path] = second !== undefined ? [first!, second] : first?.startsWith('/') ? ['main', first] : [first ?? 'main', '/'];
     const root = normalizePath(path);
     const repo = await openRepository(ctx);
-    const source = await openReadonly(repo, ref);
-    const nodes = await nodesUnder(source, root);
+    const request = ctx.request;
+    const source = await openReadonly(repo, ref, request);
+    const nodes = await nodesUnder(source, root, request);
     if (nodes.length === 0 && root !== '/') throw floeError('NOT_FOUND', `no group or array at ${root} in ${ref}; try \`floe ls ${ref}\``);
-    const summaries = await Promise.all(nodes.map((n) => summarizeNode(source, n)));
+    const summaries = await mapLimit(nodes, DEFAULT_CONCURRENCY, (n) => summarizeNode(source, n, true, request));
     if (ctx.json) return ctx.printJson({ ref, snapshotId: source.snapshotId, nodes: summaries });
     ctx.print(`${ref} @ ${source.snapshotId}`);
     for (const s of summaries) ctx.print(treeLine(s, root));

@@ -23,13 +23,13 @@ export const plotCommand: CommandSpec = {
     ctx.atMost(1);
     const target = parseTarget(ctx.positional(0, 'the array slice (ref:path[slice])'));
     const repo = await openRepository(ctx);
-    const opened = await openTargetArray(repo, target);
+    const opened = await openTargetArray(repo, target, ctx.request);
     if (opened.shape.length !== 2) {
       throw new UsageError(`the selection has ${opened.shape.length} dimensions [${opened.shape.join(', ')}]; plot needs 2, e.g. ${target.ref}:${target.path}[0] for the first plane`);
     }
     const kind = opened.array.dataType.kind;
     if (kind !== 'float' && kind !== 'int' && kind !== 'uint' && kind !== 'bool') throw floeError('UNSUPPORTED', `plot draws numbers; ${target.path} is ${opened.array.dtype}`);
-    const values = await readTarget(opened, target, MAX_VALUES);
+    const values = await readTarget(opened, target, MAX_VALUES, ctx.request);
     const numbers = values.data instanceof BigInt64Array || values.data instanceof BigUint64Array ? Float64Array.from(values.data, Number) : (values.data as ArrayLike<number>);
     const [rows, cols] = opened.shape as [number, number];
     const range = { ...(ctx.number('vmin') !== undefined ? { min: ctx.number('vmin')! } : {}), ...(ctx.number('vmax') !== undefined ? { max: ctx.number('vmax')! } : {}) };

@@ -23,7 +23,8 @@ async function prepare(ctx: CommandContext): Promise<QueryBuilder> {
   ctx.atMost(1);
   const json = parseQueryText(ctx.positional(0, 'the query'));
   const repo = await openRepository(ctx);
-  return applyJsonQuery(query(await openReadonly(repo, ctx.string('ref') ?? 'main')), json);
+  const request = ctx.request;
+  return applyJsonQuery(query(await openReadonly(repo, ctx.string('ref') ?? 'main', request), { ...request }), json);
 }
 
 export const explainCommand: CommandSpec = {

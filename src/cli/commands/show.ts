@@ -13,10 +13,11 @@ export const showCommand: CommandSpec = {
     ctx.atMost(1);
     const target = parseTarget(ctx.positional(0, 'the node (ref:path)'));
     const repo = await openRepository(ctx);
-    const source = await openReadonly(repo, target.ref);
-    const node = await source.node(target.path);
+    const request = ctx.request;
+    const source = await openReadonly(repo, target.ref, request);
+    const node = await source.node(target.path, request);
     if (!node) throw floeError('NOT_FOUND', `no group or array at ${target.path} in ${target.ref}; see \`floe ls ${target.ref}\``);
-    const summary = await summarizeNode(source, node);
+    const summary = await summarizeNode(source, node, true, request);
     const metadata = parseJson(new TextDecoder().decode(node.document));
     if (ctx.json) return ctx.printJson({ ref: target.ref, snapshotId: source.snapshotId, ...summary, metadata });
     ctx.print(`${summary.kind} ${summary.path} in ${target.ref} @ ${source.snapshotId}`);

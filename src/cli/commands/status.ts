@@ -1,5 +1,6 @@
 // `floe status`: the repository at a glance: storage, availability, spec version, refs, flags.
 // (A CLI has no open session between commands, so there are no uncommitted changes to show.)
+import { DEFAULT_CONCURRENCY, mapLimit } from '../../engine/storage/limiter.ts';
 import type { CommandSpec } from '../command.ts';
 import { detectStorageKind, openRepository } from '../repository-location.ts';
 
@@ -9,8 +10,11 @@ export const statusCommand: CommandSpec = {
   async run(ctx) {
     ctx.atMost(0);
     const repo = await openRepository(ctx);
-    const [status, branches, tags, flags, info] = await Promise.all([repo.status(), repo.listBranches(), repo.listTags(), repo.featureFlags(), repo.repoInfo()]);
-    const tips = await Promise.all(branches.map(async (name) => ({ name, snapshotId: await repo.lookupBranch(name) })));
+    const request = ctx.request;
+    const [status, branches, tags, flags, info] = await Promise.all([
+      repo.status(request), repo.listBranches(request), repo.listTags(request), repo.featureFlags(request), repo.repoInfo(request),
+    ]);
+    const tips = await mapLimit(branches, DEFAULT_CONCURRENCY, async (name) => ({ name, snapshotId: await repo.lookupBranch(name, request) }));
     const result = {
       repository: ctx.repoPath,
       storage: detectStorageKind(ctx.repoPath),

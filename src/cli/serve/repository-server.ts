@@ -6,25 +6,33 @@
 //   GET      /<ref>/explain?q=...   its plan
 // <ref> is a branch, tag, snapshot id or ref~N. Branches and tags are resolved on every request,
 // so a commit shows up at once; snapshot URLs never change and are served as immutable.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// The query server's limits apply to every route (src/query/http-limits.ts): one memory budget
+// covers queries and key reads of every version; with a token every request but a CORS
+// preflight needs it (401); `tls` serves HTTPS.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ReadSource } from '../../engine/read-source.ts';
-import { isFloeError } from '../../errors.ts';
-import { createQueryServer, type QueryServer } from '../../query/http.ts';
+import { answerError, createQueryHandler, type QueryHandler, type QueryServerContext } from '../../query/http.ts';
+import { baseUrl, createLimitedServer, resolveServerLimits, type NodeServer, type ServerLimitOptions, type TlsOptions } from '../../query/http-limits.ts';
+import { bearerTokenCheck, decodeSegment, HttpError, requestUrl, unauthorized } from '../../query/http-request.ts';
+import { MemoryBudget } from '../../query/memory-budget.ts';
 import type { Repository } from '../../txn/index.ts';
 import { resolveVersion } from '../targets.ts';
 import { resolveRange } from './byte-range.ts';
 import { statKey } from './stored-object.ts';
 
-export interface RepositoryServerOptions {
+export interface RepositoryServerOptions extends ServerLimitOptions {
   /** Snapshots kept open (sessions and their query services). Default 16. */
   readonly openSnapshots?: number;
   /** Told of failures answered 500. Default: ignored. */
   readonly onError?: (err: unknown) => void;
+  /** Every request but a CORS preflight must send `Authorization: Bearer <token>`. */
+  readonly token?: string | undefined;
+  /** Serve HTTPS with this certificate and key (PEM). */
+  readonly tls?: TlsOptions | undefined;
 }
 
 export interface RepositoryServer {
-  readonly server: Server;
+  readonly server: NodeServer;
   listen(port?: number, host?: string): Promise<string>;
   close(): Promise<void>;
 }
@@ -32,7 +40,7 @@ export interface RepositoryServer {
 const CORS = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'GET, HEAD, POST, OPTIONS',
-  'access-control-allow-headers': 'Range, If-None-Match, Content-Type, Accept',
+  'access-control-allow-headers': 'Range, If-None-Match, Content-Type, Accept, Authorization',
   'access-control-expose-headers': 'Content-Length, Content-Range, Accept-Ranges, ETag',
   'access-control-max-age': '86400',
 } as const;
@@ -40,11 +48,15 @@ const CORS = {
 interface OpenSnapshot {
   /** A read-only session, seen only through the read seam. */
   readonly source: ReadSource;
-  query?: QueryServer;
+  query?: QueryHandler;
 }
 
 export function createRepositoryServer(repo: Repository, options: RepositoryServerOptions = {}): RepositoryServer {
   const limit = options.openSnapshots ?? 16;
+  const limits = resolveServerLimits(options);
+  const context: QueryServerContext = { limits, budget: new MemoryBudget(limits.memoryBudgetBytes) };
+  const checkToken = bearerTokenCheck(options.token);
+  const ignore = () => undefined;
   const open = new Map<string, OpenSnapshot>(); // insertion order = least recently used first
 
   const snapshot = async (ref: string): Promise<{ entry: OpenSnapshot; immutable: boolean }> => {
@@ -54,28 +66,32 @@ export function createRepositoryServer(repo: Repository, options: RepositoryServ
     if (entry) open.delete(id);
     else entry = { source: await repo.readonlySession({ snapshotId: id }) };
     open.set(id, entry);
-    if (open.size > limit) {
-      const [oldest, old] = open.entries().next().value!;
-      open.delete(oldest);
-      void old.query?.close().catch(() => undefined);
-    }
+    // The least recently used goes; its requests in flight keep their own references.
+    const [oldest] = open.keys();
+    if (open.size > limit && oldest !== undefined) open.delete(oldest);
     return { entry, immutable: 'snapshotId' in version };
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
     const method = req.method ?? 'GET';
-    if (method === 'OPTIONS') return end(res, 204, {});
+    if (method === 'OPTIONS') return end(res, 204, {}); // a preflight carries no token and reveals nothing
+    const verdict = checkToken(req);
+    if (verdict !== 'ok') throw unauthorized(verdict);
+    const url = requestUrl(req, limits.maxUrlBytes);
     const [rawRef = '', ...rest] = url.pathname.slice(1).split('/');
-    const ref = decodeURIComponent(rawRef);
-    const key = rest.map(decodeURIComponent).join('/');
+    const ref = decodeSegment(rawRef);
+    const key = rest.map(decodeSegment).join('/');
     if (ref === '') {
       if (method !== 'GET' && method !== 'HEAD') return notAllowed(res, 'GET, HEAD, OPTIONS');
       const refs = await listRefs(repo);
       return sendJson(res, 200, refs, method === 'HEAD');
     }
     const { entry, immutable } = await snapshot(ref);
-    if (key === 'query' || key === 'explain') return forwardToQuery(entry, req, res, key, url.search);
+    if (key === 'query' || key === 'explain') {
+      for (const [k, v] of Object.entries(CORS)) res.setHeader(k, v);
+      entry.query ??= createQueryHandler(entry.source, { onServerError: options.onError ?? ignore }, context);
+      return entry.query(req, res, key, url);
+    }
     if (method !== 'GET' && method !== 'HEAD') return notAllowed(res, 'GET, HEAD, OPTIONS');
     const object = key === '' ? undefined : await statKey(entry.source, key);
     if (!object) return sendJson(res, 404, { error: { code: 'NOT_FOUND', message: `no key ${JSON.stringify(key)} in ${ref}` } }, method === 'HEAD');
@@ -93,47 +109,43 @@ export function createRepositoryServer(repo: Repository, options: RepositoryServ
     headers['content-length'] = String(length);
     const status = range.kind === 'partial' ? 206 : 200;
     if (method === 'HEAD') return end(res, status, headers);
+    await reserveForKey(res, length);
     const bytes = length === 0 ? new Uint8Array(0) : await entry.source.store.getRange(key, { offset, length });
     if (!bytes) return sendJson(res, 404, { error: { code: 'NOT_FOUND', message: `no key ${JSON.stringify(key)} in ${ref}` } }, false);
     res.writeHead(status, { ...CORS, ...headers });
     res.end(bytes);
   };
 
-  const server = createServer((req, res) => {
+  /** A key's bytes are held while they are sent: they come out of the same budget as queries. */
+  const reserveForKey = async (res: ServerResponse, bytes: number): Promise<void> => {
+    const answer = await context.budget.reserve(bytes, limits.queueTimeoutMs);
+    if (answer.kind === 'too-large') throw new HttpError(413, 'LIMIT_EXCEEDED', `the answer would be ${bytes} bytes, over the server's memory budget of ${context.budget.totalBytes}; ask for a smaller Range`);
+    if (answer.kind === 'busy') throw new HttpError(503, 'BUSY', 'the server\'s memory budget is in use; retry shortly, or ask for a smaller Range', { 'retry-after': '1' });
+    if (res.closed) return answer.release();
+    res.once('close', answer.release);
+  };
+
+  const server = createLimitedServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      if (res.headersSent) return void res.destroy();
-      const status = isFloeError(err, 'NOT_FOUND') ? 404 : isFloeError(err, 'INVALID_ARGUMENT', 'INVALID_KEY') ? 400 : 500;
-      if (status === 500) options.onError?.(err);
-      const message = status === 500 ? 'the server failed to answer' : (err as Error).message;
-      sendJson(res, status, { error: { code: isFloeError(err) ? err.code : 'INTERNAL', message } }, req.method === 'HEAD');
+      for (const [k, v] of Object.entries(CORS)) if (!res.headersSent) res.setHeader(k, v);
+      answerError(res, err, options.onError ?? ignore);
     });
-  });
+  }, limits, options.tls);
 
   return {
     server,
     listen: (port = 0, host = '127.0.0.1') =>
       new Promise((resolve, reject) => {
         server.once('error', reject);
-        server.listen(port, host, () => resolve(`http://${host.includes(':') ? `[${host}]` : host}:${(server.address() as AddressInfo).port}`));
+        server.listen(port, host, () => resolve(baseUrl(server, host, options.tls !== undefined)));
       }),
     close: async () => {
-      await Promise.all([...open.values()].map((e) => e.query?.close().catch(() => undefined)));
       open.clear();
+      const closed = new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
       server.closeAllConnections();
-      await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+      await closed;
     },
   };
-}
-
-/**
- * The query service is its own node:http handler (src/query/http.ts); each open snapshot gets
- * one, and requests are handed to it with the `/<ref>` prefix taken off the URL.
- */
-function forwardToQuery(entry: OpenSnapshot, req: IncomingMessage, res: ServerResponse, route: string, search: string): void {
-  entry.query ??= createQueryServer(entry.source);
-  for (const [k, v] of Object.entries(CORS)) res.setHeader(k, v);
-  req.url = `/${route}${search}`;
-  entry.query.server.emit('request', req, res);
 }
 
 async function listRefs(repo: Repository) {

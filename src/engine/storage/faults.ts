@@ -1,5 +1,7 @@
 // Fault injection for tests: make chosen calls fail with a transient error before reaching the
 // backend, fail after it acted (the answer is lost, the effect is not), or run late.
+import { sleepAbortably } from '../abort.ts';
+import { systemClock } from './clock.ts';
 import { transientError } from './transient.ts';
 import type { ObjectStorage } from './types.ts';
 import { wrapStorage, type StorageCall } from './wrap.ts';
@@ -27,7 +29,7 @@ export function withFaults(inner: ObjectStorage, plan: FaultPlan): ObjectStorage
     calls += 1;
     const fault = plan(call, calls);
     if (fault?.kind === 'fail-before') throw injected(call);
-    if (fault?.kind === 'delay') await new Promise((resolve) => setTimeout(resolve, fault.ms));
+    if (fault?.kind === 'delay') await sleepAbortably(systemClock, fault.ms, call.signal, call.key); // a delay ends when the caller aborts
     const result = await run();
     if (fault?.kind === 'fail-after') throw injected(call);
     return result;

@@ -4,6 +4,7 @@ import { closeSync, constants, fstatSync, fsyncSync, futimesSync, lstatSync, mkd
 import { open, utimes } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { throwIfAborted } from '../abort.ts';
 import type { VersionToken } from './types.ts';
 
 /** Names beginning with this are the backend's own (temp and lock files): never keys, never listed. */
@@ -41,8 +42,11 @@ export function lockPathOf(file: string): string {
   return path.join(path.dirname(file), `${RESERVED_PREFIX}lock.${path.basename(file)}`);
 }
 
-/** Writes `bytes` to a new temp file (creating parent directories), fsynced when `durable`. */
-export async function writeTempFile(file: string, bytes: Uint8Array, durable: boolean): Promise<string> {
+/**
+ * Writes `bytes` to a new temp file (creating parent directories), fsynced when `durable`. A
+ * `signal` is checked between the steps; when it fires, the temp file is removed (ABORTED).
+ */
+export async function writeTempFile(file: string, bytes: Uint8Array, durable: boolean, signal?: AbortSignal): Promise<string> {
   // A concurrent delete may remove an emptied parent directory between mkdir and open: retry.
   for (let attempt = 0; ; attempt++) {
     mkdirSync(path.dirname(file), { recursive: true });
@@ -57,22 +61,36 @@ export async function writeTempFile(file: string, bytes: Uint8Array, durable: bo
     try {
       let written = 0;
       while (written < bytes.length) {
+        throwIfAborted(signal, file);
         const { bytesWritten } = await handle.write(bytes, written, bytes.length - written);
         written += bytesWritten;
       }
+      throwIfAborted(signal, file);
       if (durable) await handle.sync();
-    } finally {
+    } catch (err) {
       await handle.close();
+      unlinkQuietly(temp); // an aborted or failed write leaves no temp file behind
+      throw err;
     }
+    await handle.close();
     return temp;
   }
 }
 
+function unlinkQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // gone already
+  }
+}
+
 /**
- * Synchronous `writeTempFile` for a new object: the temp file also gets its fresh mtime (see
- * `stampMtime`) before the fsync, and its stats are returned (the version token it will carry).
+ * Synchronous `writeTempFile` for a new object: the temp file also gets its fresh mtime (`nowMs`
+ * plus random sub-millisecond digits, see `stampMtime`) before the fsync, and its stats are
+ * returned (the version token it will carry).
  */
-export function writeStampedTempFileSync(file: string, bytes: Uint8Array, durable: boolean): { temp: string; stats: BigIntStats } {
+export function writeStampedTempFileSync(file: string, bytes: Uint8Array, durable: boolean, nowMs: number): { temp: string; stats: BigIntStats } {
   const dir = path.dirname(file);
   // A concurrent delete may remove an emptied parent directory between mkdir and open: retry.
   for (let attempt = 0; ; attempt++) {
@@ -90,7 +108,7 @@ export function writeStampedTempFileSync(file: string, bytes: Uint8Array, durabl
     try {
       let written = 0;
       while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
-      const seconds = Math.floor(Date.now()) / 1000 + Math.random() / 1000;
+      const seconds = Math.floor(nowMs) / 1000 + Math.random() / 1000;
       futimesSync(fd, seconds, seconds);
       if (durable) fsyncSync(fd);
       const stats = fstatSync(fd, { bigint: true });
@@ -109,12 +127,12 @@ export function writeStampedTempFileSync(file: string, bytes: Uint8Array, durabl
 }
 
 /**
- * Gives `temp` an mtime later than `previousNs` (the file it will replace) with random
- * sub-millisecond digits, so a token is not repeated even when an inode is reused within one
- * clock tick (Linux file timestamps advance in jiffies, not nanoseconds).
+ * Gives `temp` the mtime `nowMs`, or one later than `previousNs` (the file it will replace), with
+ * random sub-millisecond digits, so a token is not repeated even when an inode is reused within
+ * one clock tick (Linux file timestamps advance in jiffies, not nanoseconds).
  */
-export async function stampMtime(temp: string, previousNs: bigint | undefined): Promise<void> {
-  let seconds = Math.floor(Date.now()) / 1000 + Math.random() / 1000;
+export async function stampMtime(temp: string, previousNs: bigint | undefined, nowMs: number): Promise<void> {
+  let seconds = Math.floor(nowMs) / 1000 + Math.random() / 1000;
   if (previousNs !== undefined) {
     const previousSeconds = Number(previousNs) / 1e9;
     if (seconds <= previousSeconds + 2e-6) seconds = previousSeconds + 2e-6 + Math.random() / 1e4;

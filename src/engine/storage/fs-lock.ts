@@ -7,6 +7,8 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { floeError } from '../../errors.ts';
 import { parseJson } from '../../format/json.ts';
+import { sleepAbortably, throwIfAborted } from '../abort.ts';
+import { systemClock, type Clock } from './clock.ts';
 
 /** How {@link FsStorage} waits for, and takes over, another writer's per-key lock file. */
 export interface FileLockOptions {
@@ -23,10 +25,6 @@ interface LockOwner {
 }
 
 const HOST = hostname();
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 function isErrno(err: unknown, ...codes: string[]): boolean {
   return typeof err === 'object' && err !== null && codes.includes((err as { code?: string }).code ?? '');
@@ -79,10 +77,10 @@ function processIsGone(pid: number): boolean {
 }
 
 /** True when the lock at `lockPath` looks abandoned. */
-function isStale(lockPath: string, staleMs: number): LockOwner | null | false {
+function isStale(lockPath: string, staleMs: number, nowMs: number): LockOwner | null | false {
   let ageMs: number;
   try {
-    ageMs = Date.now() - statSync(lockPath).mtimeMs;
+    ageMs = nowMs - statSync(lockPath).mtimeMs;
   } catch {
     return false; // released meanwhile
   }
@@ -119,25 +117,36 @@ function breakLock(lockPath: string, judged: LockOwner | null): void {
   }
 }
 
-/** Runs `action` while holding the lock file `lockPath`; the directory must exist. */
-export async function withFileLock<T>(lockPath: string, action: () => Promise<T> | T, options: FileLockOptions = {}): Promise<T> {
+/**
+ * Runs `action` while holding the lock file `lockPath`; the directory must exist. `clock` times
+ * the wait and judges staleness against the lock file's mtime. A `signal` that fires while
+ * waiting ends the wait with ABORTED (at once: the poll's sleep is abortable).
+ */
+export async function withFileLock<T>(
+  lockPath: string,
+  action: () => Promise<T> | T,
+  options: FileLockOptions = {},
+  clock: Clock = systemClock,
+  signal?: AbortSignal,
+): Promise<T> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const staleMs = options.staleMs ?? 30_000;
   const owner: LockOwner = { pid: process.pid, host: HOST, nonce: randomBytes(8).toString('hex') };
-  const deadline = Date.now() + timeoutMs;
+  const deadline = clock.nowMs() + timeoutMs;
   let delayMs = 1;
   while (!tryCreate(lockPath, owner)) {
-    const stale = isStale(lockPath, staleMs);
+    throwIfAborted(signal, lockPath);
+    const stale = isStale(lockPath, staleMs, clock.nowMs());
     if (stale !== false) {
       breakLock(lockPath, stale);
       continue;
     }
-    if (Date.now() > deadline) {
+    if (clock.nowMs() > deadline) {
       throw floeError('TIMEOUT', `could not lock ${lockPath} within ${timeoutMs} ms; if no Floe process uses it, delete the lock file`, {
         where: lockPath,
       });
     }
-    await sleep(delayMs * (0.5 + Math.random()));
+    await sleepAbortably(clock, delayMs * (0.5 + Math.random()), signal, lockPath);
     delayMs = Math.min(delayMs * 2, 50);
   }
   try {

@@ -5,11 +5,15 @@
 //   `rename` under the key's lock file for every other write;
 // - conditional updates compare the version token while holding the key's lock;
 // - the directory is fsynced after the name changes, when `durable` (default).
-// See docs/storage.md for the version token and the reasoning.
+// A signal is checked before every step (reads and create-only writes are one synchronous step);
+// an aborted replace removes its temp file, and once a name has changed the write has happened
+// and resolves. See docs/storage.md for the version token and the reasoning.
 import { readdirSync, linkSync, renameSync, rmdirSync, unlinkSync, closeSync, type BigIntStats, type Dirent } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { floeError } from '../../errors.ts';
+import { floeError, isFloeError } from '../../errors.ts';
+import { throwIfAborted } from '../abort.ts';
+import { systemClock, type Clock } from './clock.ts';
 import { DirectoryGuard, openObjectFile, symlinkRefused } from './fs-containment.ts';
 import { withFileLock, type FileLockOptions } from './fs-lock.ts';
 import {
@@ -20,7 +24,9 @@ import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
 import { compareKeys } from './memory.ts';
 import { checkPrecondition, preconditionFailed, validatePutOptions } from './preconditions.ts';
 import { resolveRange, validateRange } from './ranges.ts';
-import type { ByteRange, GetResult, ListDirResult, ListOptions, ObjectInfo, ObjectStorage, PutOptions, VersionToken } from './types.ts';
+import type {
+  AbortOptions, ByteRange, CopyOptions, GetResult, ListDirResult, ListOptions, ObjectInfo, ObjectStorage, PutOptions, VersionToken,
+} from './types.ts';
 
 /** Options of {@link FsStorage}. */
 export interface FsStorageOptions {
@@ -30,6 +36,12 @@ export interface FsStorageOptions {
   durable?: boolean;
   /** Per-key lock: wait limit and stale-lock age. */
   lock?: FileLockOptions;
+  /**
+   * Time for the mtimes written objects get (their `lastModified`), lock waits and staleness, and
+   * temp-file sweeps. Default: the system clock. Lock and temp files carry mtimes the OS sets, so a
+   * fake clock should start near real time.
+   */
+  clock?: Clock;
 }
 
 /**
@@ -42,6 +54,7 @@ export class FsStorage implements ObjectStorage {
   readonly root: string;
   private readonly durable: boolean;
   private readonly lockOptions: FileLockOptions;
+  private readonly clock: Clock;
   /** Directories under the root known not to be symlinks (fs-containment.ts). */
   private readonly dirs: DirectoryGuard;
 
@@ -49,10 +62,12 @@ export class FsStorage implements ObjectStorage {
     this.root = path.resolve(options.root);
     this.durable = options.durable ?? true;
     this.lockOptions = options.lock ?? {};
+    this.clock = options.clock ?? systemClock;
     this.dirs = new DirectoryGuard(this.root);
   }
 
-  async get(key: string, range?: ByteRange): Promise<GetResult | null> {
+  async get(key: string, range?: ByteRange, options?: AbortOptions): Promise<GetResult | null> {
+    throwIfAborted(options?.signal, key);
     const file = this.pathOf(key);
     if (range) validateRange(range, key);
     if (!this.dirs.checkParents(key, false)) return null;
@@ -72,7 +87,8 @@ export class FsStorage implements ObjectStorage {
     return this.pathOf(key);
   }
 
-  async readInto(key: string, target: Uint8Array, range?: ByteRange): Promise<number | null> {
+  async readInto(key: string, target: Uint8Array, range?: ByteRange, options?: AbortOptions): Promise<number | null> {
+    throwIfAborted(options?.signal, key);
     const file = this.pathOf(key);
     if (range) validateRange(range, key);
     if (!this.dirs.checkParents(key, false)) return null;
@@ -87,7 +103,8 @@ export class FsStorage implements ObjectStorage {
     }
   }
 
-  async head(key: string): Promise<ObjectInfo | null> {
+  async head(key: string, options?: AbortOptions): Promise<ObjectInfo | null> {
+    throwIfAborted(options?.signal, key);
     const file = this.pathOf(key);
     if (!this.dirs.checkParents(key, false)) return null;
     const stats = lstatOrNull(file);
@@ -96,11 +113,12 @@ export class FsStorage implements ObjectStorage {
   }
 
   async put(key: string, bytes: Uint8Array, options?: PutOptions): Promise<{ version: VersionToken }> {
+    throwIfAborted(options?.signal, key);
     const file = this.pathOf(key);
     validatePutOptions(options, key);
     this.dirs.checkParents(key, true);
     if (options?.ifNoneMatch === '*') return this.createOnly(key, file, bytes);
-    const temp = await this.writeTemp(key, file, bytes);
+    const temp = await this.writeTemp(key, file, bytes, options?.signal);
     try {
       return await this.replaceLocked(key, file, temp, options);
     } catch (err) {
@@ -112,7 +130,8 @@ export class FsStorage implements ObjectStorage {
     }
   }
 
-  async copy(from: string, to: string, options?: { ifMatch?: VersionToken }): Promise<{ version: VersionToken }> {
+  async copy(from: string, to: string, options?: CopyOptions): Promise<{ version: VersionToken }> {
+    throwIfAborted(options?.signal, to);
     const source = this.pathOf(from);
     this.pathOf(to); // validate before any I/O
     const opened = this.dirs.checkParents(from, false) ? openObjectFile(source, from, this.root) : null;
@@ -127,19 +146,21 @@ export class FsStorage implements ObjectStorage {
     } finally {
       closeSync(opened.fd);
     }
-    return this.put(to, bytes);
+    return this.put(to, bytes, { signal: options?.signal });
   }
 
   async *list(prefix: string, options?: ListOptions): AsyncIterable<ObjectInfo> {
+    throwIfAborted(options?.signal, prefix);
     validatePrefix(prefix);
     const slash = prefix.lastIndexOf('/');
     const dirKey = prefix.slice(0, slash + 1); // '' or ends in '/'
     const namePrefix = prefix.slice(slash + 1);
     if (dirKey !== '' && !this.dirs.checkParents(dirKey, false)) return;
-    yield* this.walk(dirKey, namePrefix, options?.startAfter);
+    yield* this.walk(dirKey, namePrefix, options?.startAfter, options?.signal);
   }
 
-  async listDir(prefix: string): Promise<ListDirResult> {
+  async listDir(prefix: string, options?: AbortOptions): Promise<ListDirResult> {
+    throwIfAborted(options?.signal, prefix);
     validateDirPrefix(prefix);
     if (prefix !== '' && !this.dirs.checkParents(prefix, false)) return { objects: [], prefixes: [] };
     const objects: ObjectInfo[] = [];
@@ -156,16 +177,19 @@ export class FsStorage implements ObjectStorage {
     return { objects, prefixes };
   }
 
-  async delete(keys: readonly string[]): Promise<void> {
+  async delete(keys: readonly string[], options?: AbortOptions): Promise<void> {
+    const signal = options?.signal;
+    throwIfAborted(signal, keys[0]);
     const targets = keys.map((key) => ({ key, file: this.pathOf(key) }));
     for (const { key, file } of targets) {
+      throwIfAborted(signal, key); // keys deleted before the abort stay deleted
       if (!this.dirs.checkParents(key, false) || !lstatOrNull(file)) continue;
       try {
         // Under the key's lock so a delete cannot slip between a conditional write's check and rename.
         await withFileLock(lockPathOf(file), () => {
           unlinkQuietly(file);
           if (this.durable) fsyncDirectory(path.dirname(file));
-        }, this.lockOptions);
+        }, this.lockOptions, this.clock, signal);
       } catch (err) {
         if (!isErrno(err, 'ENOENT')) throw err; // directory removed meanwhile: nothing to delete
       }
@@ -193,7 +217,7 @@ export class FsStorage implements ObjectStorage {
         if (entry.isDirectory()) sweep(full);
         else if (entry.name.startsWith(`${RESERVED_PREFIX}tmp-`) || /\.stale-[0-9a-f]+$/.test(entry.name)) {
           const stats = lstatOrNull(full);
-          if (stats && Date.now() - Number(stats.mtimeMs) > olderThanMs) {
+          if (stats && this.clock.nowMs() - Number(stats.mtimeMs) > olderThanMs) {
             unlinkQuietly(full);
             removed += 1;
           }
@@ -224,10 +248,14 @@ export class FsStorage implements ObjectStorage {
     return file;
   }
 
-  private async writeTemp(key: string, file: string, bytes: Uint8Array): Promise<string> {
+  private async writeTemp(key: string, file: string, bytes: Uint8Array, signal: AbortSignal | undefined): Promise<string> {
     try {
-      return await writeTempFile(file, bytes, this.durable);
+      return await writeTempFile(file, bytes, this.durable, signal);
     } catch (err) {
+      if (isFloeError(err, 'ABORTED')) {
+        this.removeEmptyParents(path.dirname(file)); // an aborted write leaves no directory behind
+        throw err;
+      }
       if (isErrno(err, 'ENOTDIR', 'EEXIST')) throw conflictWithObject(key, err);
       throw floeError('STORAGE_ERROR', `cannot write ${JSON.stringify(key)} under ${this.root}`, { where: key, cause: err });
     }
@@ -242,7 +270,7 @@ export class FsStorage implements ObjectStorage {
     let temp: string;
     let stats: BigIntStats;
     try {
-      ({ temp, stats } = writeStampedTempFileSync(file, bytes, this.durable));
+      ({ temp, stats } = writeStampedTempFileSync(file, bytes, this.durable, this.clock.nowMs()));
     } catch (err) {
       this.removeEmptyParents(path.dirname(file));
       if (isErrno(err, 'ENOTDIR', 'EEXIST')) throw conflictWithObject(key, err);
@@ -262,19 +290,25 @@ export class FsStorage implements ObjectStorage {
     return { version: versionOf(stats) };
   }
 
-  /** Check the precondition and rename into place, all under the key's lock. */
+  /**
+   * Check the precondition and rename into place, all under the key's lock. The signal is checked
+   * last before the rename: after it the write has happened and resolves.
+   */
   private async replaceLocked(key: string, file: string, temp: string, options?: PutOptions): Promise<{ version: VersionToken }> {
+    const signal = options?.signal;
     return withFileLock(lockPathOf(file), async () => {
+      throwIfAborted(signal, key);
       const current = lstatOrNull(file);
       if (current?.isDirectory()) throw conflictWithObject(key);
       checkPrecondition(key, current ? versionOf(current) : undefined, options);
-      await stampMtime(temp, current?.mtimeNs);
+      await stampMtime(temp, current?.mtimeNs, this.clock.nowMs());
       const stats = lstatOrNull(temp);
       if (!stats) throw floeError('STORAGE_ERROR', `temp file for ${JSON.stringify(key)} vanished`, { where: key });
+      throwIfAborted(signal, key);
       renameSync(temp, file);
       if (this.durable) fsyncDirectory(path.dirname(file));
       return { version: versionOf(stats) };
-    }, this.lockOptions);
+    }, this.lockOptions, this.clock, signal);
   }
 
   /** Directory entries under a directory key ('' or ending in '/'), in key order, ours skipped. */
@@ -293,7 +327,8 @@ export class FsStorage implements ObjectStorage {
       .sort((a, b) => compareKeys(sortName(a), sortName(b)));
   }
 
-  private *walk(dirKey: string, namePrefix: string, startAfter: string | undefined): Generator<ObjectInfo> {
+  private *walk(dirKey: string, namePrefix: string, startAfter: string | undefined, signal: AbortSignal | undefined): Generator<ObjectInfo> {
+    throwIfAborted(signal, dirKey); // once per directory: a listing may be long
     for (const entry of this.entries(dirKey)) {
       if (!entry.name.startsWith(namePrefix)) continue;
       const key = dirKey + entry.name;
@@ -301,7 +336,7 @@ export class FsStorage implements ObjectStorage {
         // Skip a directory whose keys all sort before `startAfter`.
         const inside = `${key}/`;
         if (startAfter !== undefined && compareKeys(inside, startAfter) < 0 && !startAfter.startsWith(inside)) continue;
-        yield* this.walk(inside, '', startAfter);
+        yield* this.walk(inside, '', startAfter, signal);
       } else if (startAfter === undefined || compareKeys(key, startAfter) > 0) {
         const stats = lstatOrNull(path.join(this.root, key));
         if (stats?.isFile()) yield infoOf(key, stats); // may have been deleted since readdir

@@ -1,6 +1,8 @@
 // Public pieces of the storage layer: the contract, key rules and the backends.
 export type {
+  AbortOptions,
   ByteRange,
+  CopyOptions,
   GetResult,
   ListDirResult,
   ObjectInfo,
@@ -15,7 +17,8 @@ export { MemoryStorage, compareKeys, type MemoryStorageOptions } from './memory.
 export { FsStorage, type FsStorageOptions } from './fs.ts';
 export { SqliteStorage, type SqliteStorageOptions } from './sqlite.ts';
 export { S3Storage, type S3StorageOptions } from './s3.ts';
-export { createLimiter, mapLimited, type Limiter } from './limiter.ts';
+export { createLimiter, mapLimit, type Limiter } from './limiter.ts';
+export { systemClock, type Clock } from './clock.ts';
 export { wrapStorage, type Around, type StorageCall, type StorageOperation } from './wrap.ts';
 export { withRetries, type RetryOptions } from './retries.ts';
 export { withTimeouts, type TimeoutOptions } from './timeouts.ts';

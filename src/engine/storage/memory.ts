@@ -1,13 +1,18 @@
 // In-memory backend for tests and ephemeral repositories. Every operation is applied synchronously
 // inside one call, so conditional writes are trivially atomic; bytes are copied in and out so a
-// caller mutating its buffer never changes a stored object.
+// caller mutating its buffer never changes a stored object. Being synchronous, a call can only be
+// aborted before it starts: each checks its signal first.
 import { floeError } from '../../errors.ts';
+import { throwIfAborted } from '../abort.ts';
 import { copyBytes } from '../../format/bytes.ts';
+import { systemClock, type Clock } from './clock.ts';
 import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
 import { checkPrecondition, validatePutOptions } from './preconditions.ts';
 import { resolveRange, validateRange } from './ranges.ts';
 import type {
+  AbortOptions,
   ByteRange,
+  CopyOptions,
   GetResult,
   ListDirResult,
   ListOptions,
@@ -25,8 +30,8 @@ interface StoredObject {
 
 /** Options of {@link MemoryStorage}. */
 export interface MemoryStorageOptions {
-  /** Clock for `lastModified`; injectable for tests. Default `() => new Date()`. */
-  now?: () => Date;
+  /** Time recorded as each write's `lastModified`. Default: the system clock. */
+  clock?: Clock;
 }
 
 /**
@@ -40,14 +45,14 @@ export class MemoryStorage implements ObjectStorage {
   // still invalidates older tokens (no ABA).
   private generation = 0;
   private closed = false;
-  private readonly now: () => Date;
+  private readonly clock: Clock;
 
   constructor(options: MemoryStorageOptions = {}) {
-    this.now = options.now ?? (() => new Date());
+    this.clock = options.clock ?? systemClock;
   }
 
-  async get(key: string, range?: ByteRange): Promise<GetResult | null> {
-    this.checkOpen();
+  async get(key: string, range?: ByteRange, options?: AbortOptions): Promise<GetResult | null> {
+    this.checkOpen(options, key);
     validateKey(key);
     if (range) validateRange(range, key);
     const object = this.objects.get(key);
@@ -56,23 +61,23 @@ export class MemoryStorage implements ObjectStorage {
     return { bytes: object.bytes.slice(start, end), version: object.version }; // a plain Uint8Array: slice copies
   }
 
-  async head(key: string): Promise<ObjectInfo | null> {
-    this.checkOpen();
+  async head(key: string, options?: AbortOptions): Promise<ObjectInfo | null> {
+    this.checkOpen(options, key);
     validateKey(key);
     const object = this.objects.get(key);
     return object ? infoOf(key, object) : null;
   }
 
   async put(key: string, bytes: Uint8Array, options?: PutOptions): Promise<{ version: VersionToken }> {
-    this.checkOpen();
+    this.checkOpen(options, key);
     validateKey(key);
     validatePutOptions(options, key);
     checkPrecondition(key, this.objects.get(key)?.version, options);
     return { version: this.store(key, copyBytes(bytes)) }; // Buffer#slice would not copy
   }
 
-  async copy(from: string, to: string, options?: { ifMatch?: VersionToken }): Promise<{ version: VersionToken }> {
-    this.checkOpen();
+  async copy(from: string, to: string, options?: CopyOptions): Promise<{ version: VersionToken }> {
+    this.checkOpen(options, to);
     validateKey(from);
     validateKey(to);
     const source = this.objects.get(from);
@@ -83,7 +88,7 @@ export class MemoryStorage implements ObjectStorage {
   }
 
   async *list(prefix: string, options?: ListOptions): AsyncIterable<ObjectInfo> {
-    this.checkOpen();
+    this.checkOpen(options, prefix);
     validatePrefix(prefix);
     const after = options?.startAfter;
     // Snapshot the matching keys first so writes during iteration cannot break it.
@@ -91,13 +96,14 @@ export class MemoryStorage implements ObjectStorage {
       .filter((k) => k.startsWith(prefix) && (after === undefined || compareKeys(k, after) > 0))
       .sort(compareKeys);
     for (const key of keys) {
+      throwIfAborted(options?.signal, prefix); // the consumer may await between items
       const object = this.objects.get(key);
       if (object) yield infoOf(key, object);
     }
   }
 
-  async listDir(prefix: string): Promise<ListDirResult> {
-    this.checkOpen();
+  async listDir(prefix: string, options?: AbortOptions): Promise<ListDirResult> {
+    this.checkOpen(options, prefix);
     validateDirPrefix(prefix);
     const objects: ObjectInfo[] = [];
     const prefixes = new Set<string>();
@@ -111,8 +117,8 @@ export class MemoryStorage implements ObjectStorage {
     return { objects, prefixes: [...prefixes].sort(compareKeys) };
   }
 
-  async delete(keys: readonly string[]): Promise<void> {
-    this.checkOpen();
+  async delete(keys: readonly string[], options?: AbortOptions): Promise<void> {
+    this.checkOpen(options, keys[0]);
     keys.forEach((key) => validateKey(key));
     for (const key of keys) this.objects.delete(key);
   }
@@ -124,12 +130,13 @@ export class MemoryStorage implements ObjectStorage {
   private store(key: string, bytes: Uint8Array): VersionToken {
     this.generation += 1;
     const version = `g${this.generation}`;
-    this.objects.set(key, { bytes, version, lastModified: this.now() });
+    this.objects.set(key, { bytes, version, lastModified: new Date(this.clock.nowMs()) });
     return version;
   }
 
-  private checkOpen(): void {
+  private checkOpen(options: AbortOptions | undefined, where: string | undefined): void {
     if (this.closed) throw floeError('STORAGE_ERROR', 'memory storage is closed');
+    throwIfAborted(options?.signal, where);
   }
 }
 

@@ -1,6 +1,9 @@
 // Retries with exponential backoff and full jitter for transient failures (see transient.ts).
-// A failed precondition is never retried: the caller must re-read and decide.
+// A failed precondition is never retried: the caller must re-read and decide, and neither is a
+// call whose signal fired: the backoff ends at once and the call rejects with ABORTED.
 import { floeError, isFloeError } from '../../errors.ts';
+import { abortedOr, sleepAbortably } from '../abort.ts';
+import { systemClock, type Clock } from './clock.ts';
 import { isTransientError } from './transient.ts';
 import type { ObjectStorage } from './types.ts';
 import { wrapStorage, type StorageCall } from './wrap.ts';
@@ -17,13 +20,11 @@ export interface RetryOptions {
   isRetryable?: (err: unknown, call: StorageCall) => boolean;
   /** Injectable for tests. */
   random?: () => number;
-  /** Waits between attempts; injectable for tests. Default `setTimeout`. */
-  sleep?: (ms: number) => Promise<void>;
+  /** Waits between attempts with `clock.sleep`. Default: the system clock. */
+  clock?: Clock;
   /** Called before each retry (logging, stats). */
   onRetry?: (info: { call: StorageCall; attempt: number; delayMs: number; error: unknown }) => void;
 }
-
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Wraps a storage so transient failures are retried with exponential backoff and full jitter.
@@ -38,18 +39,19 @@ export function withRetries(inner: ObjectStorage, options: RetryOptions = {}): O
   const cap = options.maxDelayMs ?? 2000;
   const retryable = options.isRetryable ?? ((err: unknown) => isTransientError(err));
   const random = options.random ?? Math.random;
-  const sleep = options.sleep ?? defaultSleep;
+  const clock = options.clock ?? systemClock;
 
   return wrapStorage(inner, async (call, run) => {
     for (let attempt = 1; ; attempt++) {
       try {
         return await run();
       } catch (err) {
+        if (call.signal?.aborted) throw abortedOr(err, call.signal, call.key);
         const giveUp = attempt >= maxAttempts || isFloeError(err, 'PRECONDITION_FAILED') || !retryable(err, call);
         if (giveUp) throw err;
         const delayMs = Math.round(random() * Math.min(cap, base * 2 ** (attempt - 1)));
         options.onRetry?.({ call, attempt, delayMs, error: err });
-        await sleep(delayMs);
+        await sleepAbortably(clock, delayMs, call.signal, call.key);
       }
     }
   });

@@ -1,5 +1,6 @@
 // Classifies what the AWS SDK throws into Floe errors, in one place for every S3 call.
 import { floeError, isFloeError } from '../../errors.ts';
+import { abortedError } from '../abort.ts';
 import { transientError } from './transient.ts';
 
 interface SdkErrorShape {
@@ -43,9 +44,13 @@ function isTransient(err: unknown): boolean {
   return /SlowDown|Throttl|RequestTimeout/.test(name);
 }
 
-/** Wraps an SDK failure as STORAGE_ERROR (transient when a retry may help) or TIMEOUT. */
-export function storageFailure(operation: string, where: string, err: unknown): Error {
+/**
+ * Wraps an SDK failure as STORAGE_ERROR (transient when a retry may help) or TIMEOUT; as ABORTED
+ * when the caller's `signal` fired (the SDK then fails with its own AbortError).
+ */
+export function storageFailure(operation: string, where: string, err: unknown, signal?: AbortSignal): Error {
   if (isFloeError(err)) return err;
+  if (signal?.aborted) return abortedError(signal, where);
   const name = (err as SdkErrorShape | null)?.name ?? 'Error';
   const message = `S3 ${operation} failed: ${name} ${httpStatusOf(err) ?? ''} ${(err as Error)?.message ?? ''}`.trim();
   if (name === 'AbortError' || name === 'TimeoutError') return floeError('TIMEOUT', message, { where, cause: err });

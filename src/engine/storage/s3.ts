@@ -6,19 +6,23 @@
 // One attempt per request: retries belong to the `withRetries` wrapper, which never retries a
 // failed precondition. Large reads are split into parallel ranged GETs pinned to one ETag.
 // The AWS SDK (~0.25 s to load) is imported on the first request, so importing Floe or building
-// an S3Storage costs nothing until S3 is used.
+// an S3Storage costs nothing until S3 is used. A caller's signal is checked before each request
+// and aborts the HTTP request in flight (ABORTED); a write aborted in flight may have happened.
 import { createHash } from 'node:crypto';
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import { floeError } from '../../errors.ts';
 import { importOptional } from '../../optional-dependency.ts';
+import { throwIfAborted } from '../abort.ts';
 import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
-import { mapLimited } from './limiter.ts';
+import { mapLimit } from './limiter.ts';
 import { checkPrecondition, preconditionFailed, validatePutOptions } from './preconditions.ts';
 import { resolveRange, validateRange } from './ranges.ts';
 import {
   httpStatusOf, isAmbiguousWriteFailure, isInvalidRange, isNotFound, isPreconditionFailed, storageFailure,
 } from './s3-errors.ts';
-import type { ByteRange, GetResult, ListDirResult, ListOptions, ObjectInfo, ObjectStorage, PutOptions, VersionToken } from './types.ts';
+import type {
+  AbortOptions, ByteRange, CopyOptions, GetResult, ListDirResult, ListOptions, ObjectInfo, ObjectStorage, PutOptions, VersionToken,
+} from './types.ts';
 
 /** Options of {@link S3Storage}: bucket, prefix, endpoint, credentials and server quirks. */
 export interface S3StorageOptions {
@@ -142,43 +146,51 @@ export class S3Storage implements ObjectStorage {
   }
 
   /** Creates the bucket if it does not exist (tests, first use). */
-  async ensureBucket(): Promise<void> {
+  async ensureBucket(options?: AbortOptions): Promise<void> {
+    const signal = options?.signal;
+    throwIfAborted(signal, this.bucket);
     const { sdk, client } = await this.sdk();
     try {
-      await client.send(new sdk.CreateBucketCommand({ Bucket: this.bucket }), this.call());
+      await client.send(new sdk.CreateBucketCommand({ Bucket: this.bucket }), this.call(signal));
     } catch (err) {
       const name = (err as { name?: string }).name;
-      if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw storageFailure('CreateBucket', this.bucket, err);
+      if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw storageFailure('CreateBucket', this.bucket, err, signal);
     }
   }
 
-  async get(key: string, range?: ByteRange): Promise<GetResult | null> {
+  async get(key: string, range?: ByteRange, options?: AbortOptions): Promise<GetResult | null> {
+    const signal = options?.signal;
+    throwIfAborted(signal, key);
     validateKey(key);
     if (range) validateRange(range, key);
     if (range && ('suffixLength' in range ? range.suffixLength === 0 : range.length === 0)) {
       // HTTP cannot ask for zero bytes ('bytes=-0' is ignored and returns everything).
-      const info = await this.head(key);
+      const info = await this.head(key, options);
       return info ? { bytes: new Uint8Array(0), version: info.version ?? '' } : null;
     }
-    if (range && 'suffixLength' in range) return this.getSuffix(key, range.suffixLength);
+    if (range && 'suffixLength' in range) return this.getSuffix(key, range.suffixLength, signal);
     const start = range?.offset ?? 0;
     const end = range?.length === undefined ? undefined : start + range.length;
-    return this.readSpan(key, start, end);
+    return this.readSpan(key, start, end, undefined, signal);
   }
 
-  async head(key: string): Promise<ObjectInfo | null> {
+  async head(key: string, options?: AbortOptions): Promise<ObjectInfo | null> {
+    const signal = options?.signal;
+    throwIfAborted(signal, key);
     validateKey(key);
     const { sdk, client } = await this.sdk();
     try {
-      const r = await client.send(new sdk.HeadObjectCommand({ Bucket: this.bucket, Key: this.root + key }), this.call());
+      const r = await client.send(new sdk.HeadObjectCommand({ Bucket: this.bucket, Key: this.root + key }), this.call(signal));
       return { key, size: r.ContentLength ?? 0, lastModified: r.LastModified ?? new Date(0), version: unquote(r.ETag) };
     } catch (err) {
       if (isNotFound(err)) return null;
-      throw storageFailure('HeadObject', key, err);
+      throw storageFailure('HeadObject', key, err, signal);
     }
   }
 
   async put(key: string, bytes: Uint8Array, options?: PutOptions): Promise<{ version: VersionToken }> {
+    const signal = options?.signal;
+    throwIfAborted(signal, key);
     validateKey(key);
     validatePutOptions(options, key);
     const conditional = options?.ifMatch !== undefined || options?.ifNoneMatch !== undefined;
@@ -194,26 +206,29 @@ export class S3Storage implements ObjectStorage {
           ...(options?.metadata ? { Metadata: { ...options.metadata } } : {}),
           ...(options?.ifMatch !== undefined ? { IfMatch: this.etagHeader(options.ifMatch) } : {}),
           ...(options?.ifNoneMatch ? { IfNoneMatch: options.ifNoneMatch } : {}),
-        }), this.call());
+        }), this.call(signal));
       return { version: unquote(r.ETag) };
     } catch (err) {
-      if (!conditional) throw storageFailure('PutObject', key, err);
+      // Aborted in flight: whether the write happened is unknown, as after a TIMEOUT.
+      if (!conditional || signal?.aborted) throw storageFailure('PutObject', key, err, signal);
       // AWS answers If-Match on a missing key with 404, Ceph with 412: both mean "not written".
       if (isPreconditionFailed(err) || isNotFound(err)) throw preconditionFailed(key, `the server refused it (${httpStatusOf(err)})`, err);
       if (isAmbiguousWriteFailure(err)) return this.settleAmbiguousWrite(key, bytes, err);
-      throw storageFailure('PutObject', key, err);
+      throw storageFailure('PutObject', key, err, signal);
     }
   }
 
-  async copy(from: string, to: string, options?: { ifMatch?: VersionToken }): Promise<{ version: VersionToken }> {
+  async copy(from: string, to: string, options?: CopyOptions): Promise<{ version: VersionToken }> {
+    const signal = options?.signal;
+    throwIfAborted(signal, to);
     validateKey(from);
     validateKey(to);
     const ifMatch = options?.ifMatch;
     if (ifMatch !== undefined && (this.options.copyConditions ?? 'client') === 'client') {
       // Race-free: the GET returns exactly version `ifMatch` or fails, and only then is anything written.
-      const source = await this.readSpan(from, 0, undefined, ifMatch);
+      const source = await this.readSpan(from, 0, undefined, ifMatch, signal);
       if (!source) throw preconditionFailed(from, 'the copy source does not exist (ifMatch)');
-      return this.put(to, source.bytes);
+      return this.put(to, source.bytes, { signal });
     }
     const { sdk, client } = await this.sdk();
     let etag: string;
@@ -224,15 +239,16 @@ export class S3Storage implements ObjectStorage {
           Key: this.root + to,
           CopySource: `${this.bucket}/${encodeURIComponent(this.root + from).replace(/%2F/g, '/')}`,
           ...(ifMatch !== undefined ? { CopySourceIfMatch: this.etagHeader(ifMatch) } : {}),
-        }), this.call());
+        }), this.call(signal));
       etag = unquote(r.CopyObjectResult?.ETag);
     } catch (err) {
+      if (signal?.aborted) throw storageFailure('CopyObject', from, err, signal);
       if (isPreconditionFailed(err)) throw preconditionFailed(from, 'the copy source changed (ifMatch)', err);
       if (isNotFound(err)) {
         if (ifMatch !== undefined) throw preconditionFailed(from, 'the copy source does not exist (ifMatch)', err);
         throw floeError('NOT_FOUND', `cannot copy ${JSON.stringify(from)}: no such object`, { where: from, cause: err });
       }
-      throw storageFailure('CopyObject', from, err);
+      throw storageFailure('CopyObject', from, err, signal);
     }
     // A server that ignores the copy condition copies whatever is there: detect it by the ETag
     // (for single-part objects a copy keeps the content MD5) and take the copy back, so a lost
@@ -245,22 +261,24 @@ export class S3Storage implements ObjectStorage {
   }
 
   async *list(prefix: string, options?: ListOptions): AsyncIterable<ObjectInfo> {
+    throwIfAborted(options?.signal, prefix);
     validatePrefix(prefix);
     let token: string | undefined;
     do {
-      const page = await this.listPage(prefix, token, false, options?.startAfter);
+      const page = await this.listPage(prefix, token, false, options?.startAfter, options?.signal);
       for (const o of page.Contents ?? []) yield this.infoOf(o);
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
   }
 
-  async listDir(prefix: string): Promise<ListDirResult> {
+  async listDir(prefix: string, options?: AbortOptions): Promise<ListDirResult> {
+    throwIfAborted(options?.signal, prefix);
     validateDirPrefix(prefix);
     const objects: ObjectInfo[] = [];
     const prefixes: string[] = [];
     let token: string | undefined;
     do {
-      const page = await this.listPage(prefix, token, true);
+      const page = await this.listPage(prefix, token, true, undefined, options?.signal);
       for (const o of page.Contents ?? []) objects.push(this.infoOf(o));
       for (const p of page.CommonPrefixes ?? []) if (p.Prefix) prefixes.push(p.Prefix.slice(this.root.length));
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
@@ -268,22 +286,25 @@ export class S3Storage implements ObjectStorage {
     return { objects, prefixes };
   }
 
-  async delete(keys: readonly string[]): Promise<void> {
+  async delete(keys: readonly string[], options?: AbortOptions): Promise<void> {
+    const signal = options?.signal;
+    throwIfAborted(signal, keys[0]);
     keys.forEach((key) => validateKey(key));
     const batches: string[][] = [];
     for (let i = 0; i < keys.length; i += 1000) batches.push(keys.slice(i, i + 1000));
     const { sdk, client } = await this.sdk();
-    await mapLimited(batches, 4, async (batch) => {
+    await mapLimit(batches, 4, async (batch) => {
+      throwIfAborted(signal, batch[0]);
       let failed: { Key?: string | undefined; Code?: string | undefined; Message?: string | undefined }[];
       try {
         const r = await client.send(
           new sdk.DeleteObjectsCommand({
             Bucket: this.bucket,
             Delete: { Objects: batch.map((k) => ({ Key: this.root + k })), Quiet: true },
-          }), this.call());
+          }), this.call(signal));
         failed = (r.Errors ?? []).filter((e: { Code?: string | undefined }) => e.Code !== 'NoSuchKey');
       } catch (err) {
-        throw storageFailure('DeleteObjects', batch[0] ?? '', err);
+        throw storageFailure('DeleteObjects', batch[0] ?? '', err, signal);
       }
       if (failed.length > 0) {
         const first = failed.slice(0, 3).map((e) => `${e.Key}: ${e.Code} ${e.Message ?? ''}`).join('; ');
@@ -296,9 +317,10 @@ export class S3Storage implements ObjectStorage {
     if (this.client && this.client !== this.options.client) this.client.destroy();
   }
 
-  /** Per-request options: abort the HTTP request after `requestTimeoutMs`. */
-  private call(): { abortSignal: AbortSignal } {
-    return { abortSignal: AbortSignal.timeout(this.options.requestTimeoutMs ?? 30_000) };
+  /** Per-request options: abort the HTTP request after `requestTimeoutMs`, or when the caller's signal fires. */
+  private call(signal?: AbortSignal): { abortSignal: AbortSignal } {
+    const deadline = AbortSignal.timeout(this.options.requestTimeoutMs ?? 30_000);
+    return { abortSignal: signal ? AbortSignal.any([signal, deadline]) : deadline };
   }
 
   private etagHeader(version: VersionToken): string {
@@ -313,10 +335,10 @@ export class S3Storage implements ObjectStorage {
     throw preconditionFailed(key, `the server answered ${httpStatusOf(cause) ?? 'nothing'} and the object does not hold this write`, cause);
   }
 
-  private async getSuffix(key: string, suffixLength: number): Promise<GetResult | null> {
+  private async getSuffix(key: string, suffixLength: number, signal: AbortSignal | undefined): Promise<GetResult | null> {
     const { sdk, client } = await this.sdk();
     try {
-      const r = await client.send(new sdk.GetObjectCommand({ Bucket: this.bucket, Key: this.root + key, Range: `bytes=-${suffixLength}` }), this.call());
+      const r = await client.send(new sdk.GetObjectCommand({ Bucket: this.bucket, Key: this.root + key, Range: `bytes=-${suffixLength}` }), this.call(signal));
       const bytes = await bodyBytes(r.Body);
       const total = totalOf(r.ContentRange);
       // A server that ignored the Range header sent the whole object: cut it here.
@@ -324,8 +346,8 @@ export class S3Storage implements ObjectStorage {
       return { bytes: cut, version: unquote(r.ETag) };
     } catch (err) {
       if (isNotFound(err)) return null;
-      if (isInvalidRange(err)) return this.emptyRead(key);
-      throw storageFailure('GetObject', key, err);
+      if (isInvalidRange(err)) return this.emptyRead(key, signal);
+      throw storageFailure('GetObject', key, err, signal);
     }
   }
 
@@ -333,9 +355,9 @@ export class S3Storage implements ObjectStorage {
    * Bytes [start, end) of an object (end undefined: to the end). The first GET tells the size and
    * ETag; the rest, if any, is fetched in parallel parts pinned to that ETag with If-Match.
    */
-  private async readSpan(key: string, start: number, end: number | undefined, ifMatch?: VersionToken): Promise<GetResult | null> {
+  private async readSpan(key: string, start: number, end: number | undefined, ifMatch: VersionToken | undefined, signal: AbortSignal | undefined): Promise<GetResult | null> {
     const firstEnd = end === undefined ? start + this.partSize : Math.min(end, start + this.partSize);
-    const first = await this.getPart(key, start, firstEnd, ifMatch);
+    const first = await this.getPart(key, start, firstEnd, ifMatch, signal);
     if (!first) return null;
     if (first.total === undefined) {
       const { start: s, end: e } = resolveRange(end === undefined ? { offset: start } : { offset: start, length: end - start }, first.bytes.length);
@@ -347,15 +369,18 @@ export class S3Storage implements ObjectStorage {
     out.set(first.bytes, 0);
     const offsets: number[] = [];
     for (let at = start + first.bytes.length; at < stop; at += this.partSize) offsets.push(at);
-    await mapLimited(offsets, this.options.readConcurrency ?? 8, async (at) => {
-      const part = await this.getPart(key, at, Math.min(stop, at + this.partSize), first.version);
+    await mapLimit(offsets, this.options.readConcurrency ?? 8, async (at) => {
+      const part = await this.getPart(key, at, Math.min(stop, at + this.partSize), first.version, signal);
       if (!part) throw preconditionFailed(key, 'the object was deleted while being read');
       out.set(part.bytes, at - start);
     });
     return { bytes: out, version: first.version };
   }
 
-  private async getPart(key: string, start: number, end: number, ifMatch?: VersionToken): Promise<{ bytes: Uint8Array; version: string; total?: number } | null> {
+  private async getPart(
+    key: string, start: number, end: number, ifMatch: VersionToken | undefined, signal: AbortSignal | undefined,
+  ): Promise<{ bytes: Uint8Array; version: string; total?: number } | null> {
+    throwIfAborted(signal, key);
     const { sdk, client } = await this.sdk();
     try {
       const r = await client.send(
@@ -364,7 +389,7 @@ export class S3Storage implements ObjectStorage {
           Key: this.root + key,
           Range: `bytes=${start}-${end - 1}`,
           ...(ifMatch !== undefined ? { IfMatch: this.etagHeader(ifMatch) } : {}),
-        }), this.call());
+        }), this.call(signal));
       const total = totalOf(r.ContentRange);
       return { bytes: await bodyBytes(r.Body), version: unquote(r.ETag), ...(total !== undefined ? { total } : {}) };
     } catch (err) {
@@ -375,20 +400,21 @@ export class S3Storage implements ObjectStorage {
       if (isPreconditionFailed(err)) throw preconditionFailed(key, 'the object changed (ifMatch)', err);
       if (isInvalidRange(err)) {
         // Past the end, or an empty object: no bytes, but the object may well exist.
-        const empty = await this.emptyRead(key);
+        const empty = await this.emptyRead(key, signal);
         if (empty && ifMatch !== undefined) checkPrecondition(key, empty.version, { ifMatch });
         return empty ? { ...empty, total: start } : null;
       }
-      throw storageFailure('GetObject', key, err);
+      throw storageFailure('GetObject', key, err, signal);
     }
   }
 
-  private async emptyRead(key: string): Promise<GetResult | null> {
-    const info = await this.head(key);
+  private async emptyRead(key: string, signal: AbortSignal | undefined): Promise<GetResult | null> {
+    const info = await this.head(key, { signal });
     return info ? { bytes: new Uint8Array(0), version: info.version ?? '' } : null;
   }
 
-  private async listPage(prefix: string, token: string | undefined, delimited: boolean, startAfter?: string) {
+  private async listPage(prefix: string, token: string | undefined, delimited: boolean, startAfter: string | undefined, signal: AbortSignal | undefined) {
+    throwIfAborted(signal, prefix);
     const { sdk, client } = await this.sdk();
     return client.send(
       new sdk.ListObjectsV2Command({
@@ -398,8 +424,8 @@ export class S3Storage implements ObjectStorage {
         ...(token ? { ContinuationToken: token } : {}),
         ...(delimited ? { Delimiter: '/' } : {}),
         ...(startAfter !== undefined && !token ? { StartAfter: this.root + startAfter } : {}),
-      }), this.call()).catch((err: unknown) => {
-      throw storageFailure('ListObjectsV2', prefix, err);
+      }), this.call(signal)).catch((err: unknown) => {
+      throw storageFailure('ListObjectsV2', prefix, err, signal);
     });
   }
 

@@ -3,15 +3,20 @@
 // writes, so conditional writes are atomic across threads and OS processes. WAL mode lets readers
 // run beside the writer; `busy_timeout` makes a second process wait for the write lock instead of
 // failing. Version tokens come from one generation counter in the same file, so a token is never
-// reused, not even after a delete and re-create with identical bytes.
+// reused, not even after a delete and re-create with identical bytes. Statements are synchronous,
+// so a signal is checked before each one (one per call, per listing page, per delete batch).
 import type Database from 'better-sqlite3';
 import { floeError } from '../../errors.ts';
+import { throwIfAborted } from '../abort.ts';
 import { requireOptional } from '../../optional-dependency.ts';
+import { systemClock, type Clock } from './clock.ts';
 import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
 import { checkPrecondition, validatePutOptions } from './preconditions.ts';
 import { validateRange } from './ranges.ts';
 import { compareKeys } from './memory.ts';
-import type { ByteRange, GetResult, ListDirResult, ListOptions, ObjectInfo, ObjectStorage, PutOptions, VersionToken } from './types.ts';
+import type {
+  AbortOptions, ByteRange, CopyOptions, GetResult, ListDirResult, ListOptions, ObjectInfo, ObjectStorage, PutOptions, VersionToken,
+} from './types.ts';
 
 /** Options of {@link SqliteStorage}. */
 export interface SqliteStorageOptions {
@@ -23,6 +28,8 @@ export interface SqliteStorageOptions {
   durable?: boolean;
   /** Rows fetched per query while listing. Default 1000. */
   pageSize?: number;
+  /** Time recorded as each write's `lastModified`. Default: the system clock. */
+  clock?: Clock;
 }
 
 interface ObjectRow {
@@ -54,11 +61,13 @@ export class SqliteStorage implements ObjectStorage {
   readonly file: string;
   private readonly db: Database.Database;
   private readonly pageSize: number;
+  private readonly clock: Clock;
   private readonly statements;
 
   constructor(options: SqliteStorageOptions) {
     this.file = options.file;
     this.pageSize = options.pageSize ?? 1000;
+    this.clock = options.clock ?? systemClock;
     const open = requireOptional<typeof Database>('better-sqlite3', 'SQLite storage');
     try {
       this.db = new open(options.file);
@@ -100,7 +109,8 @@ export class SqliteStorage implements ObjectStorage {
     };
   }
 
-  async get(key: string, range?: ByteRange): Promise<GetResult | null> {
+  async get(key: string, range?: ByteRange, options?: AbortOptions): Promise<GetResult | null> {
+    throwIfAborted(options?.signal, key);
     validateKey(key);
     if (!range) {
       const row = this.run(key, () => this.statements.whole.get(key));
@@ -114,25 +124,28 @@ export class SqliteStorage implements ObjectStorage {
     return row ? { bytes: asBytes(row.part), version: row.version } : null;
   }
 
-  async head(key: string): Promise<ObjectInfo | null> {
+  async head(key: string, options?: AbortOptions): Promise<ObjectInfo | null> {
+    throwIfAborted(options?.signal, key);
     validateKey(key);
     const row = this.run(key, () => this.statements.head.get(key));
     return row ? infoOf(row) : null;
   }
 
   async put(key: string, bytes: Uint8Array, options?: PutOptions): Promise<{ version: VersionToken }> {
+    throwIfAborted(options?.signal, key);
     validateKey(key);
     validatePutOptions(options, key);
     const write = this.db.transaction(() => {
       checkPrecondition(key, this.statements.version.get(key)?.version, options);
       const version = this.nextVersion();
-      this.statements.upsert.run(key, bytes, bytes.length, Date.now(), version);
+      this.statements.upsert.run(key, bytes, bytes.length, this.clock.nowMs(), version);
       return { version };
     });
     return this.run(key, () => write.immediate());
   }
 
-  async copy(from: string, to: string, options?: { ifMatch?: VersionToken }): Promise<{ version: VersionToken }> {
+  async copy(from: string, to: string, options?: CopyOptions): Promise<{ version: VersionToken }> {
+    throwIfAborted(options?.signal, to);
     validateKey(from);
     validateKey(to);
     const write = this.db.transaction(() => {
@@ -140,13 +153,15 @@ export class SqliteStorage implements ObjectStorage {
       if (options?.ifMatch !== undefined) checkPrecondition(from, source, { ifMatch: options.ifMatch });
       if (source === undefined) throw floeError('NOT_FOUND', `cannot copy ${JSON.stringify(from)}: no such object`, { where: from });
       const version = this.nextVersion();
-      this.statements.copyRow.run(to, Date.now(), version, from);
+      this.statements.copyRow.run(to, this.clock.nowMs(), version, from);
       return { version };
     });
     return this.run(to, () => write.immediate());
   }
 
   async *list(prefix: string, options?: ListOptions): AsyncIterable<ObjectInfo> {
+    const signal = options?.signal;
+    throwIfAborted(signal, prefix);
     validatePrefix(prefix);
     const after = options?.startAfter;
     let rows = this.run(prefix, () =>
@@ -162,11 +177,13 @@ export class SqliteStorage implements ObjectStorage {
         last = row.key;
       }
       if (rows.length < this.pageSize) return;
+      throwIfAborted(signal, prefix);
       rows = this.run(prefix, () => this.statements.pageAfter.all(last, this.pageSize));
     }
   }
 
-  async listDir(prefix: string): Promise<ListDirResult> {
+  async listDir(prefix: string, options?: AbortOptions): Promise<ListDirResult> {
+    throwIfAborted(options?.signal, prefix);
     validateDirPrefix(prefix);
     const objects: ObjectInfo[] = [];
     const prefixes: string[] = [];
@@ -189,12 +206,14 @@ export class SqliteStorage implements ObjectStorage {
     return { objects, prefixes };
   }
 
-  async delete(keys: readonly string[]): Promise<void> {
+  async delete(keys: readonly string[], options?: AbortOptions): Promise<void> {
+    throwIfAborted(options?.signal, keys[0]);
     keys.forEach((key) => validateKey(key));
     const removeAll = this.db.transaction((batch: readonly string[]) => {
       for (const key of batch) this.statements.remove.run(key);
     });
     for (let i = 0; i < keys.length; i += 1000) {
+      if (i > 0) throwIfAborted(options?.signal, keys[i]); // batches already deleted stay deleted
       const batch = keys.slice(i, i + 1000);
       this.run(batch[0] ?? '', () => removeAll.immediate(batch));
     }

@@ -1,6 +1,7 @@
-// Per-call deadlines. The storage contract has no cancellation, so a call that runs past its
-// deadline is abandoned (its result ignored), not stopped; backends that can cancel do so
-// themselves (the S3 backend aborts its HTTP request after `requestTimeoutMs`).
+// Per-call deadlines. A call that runs past its deadline is abandoned (its result ignored), not
+// stopped: the caller's signal goes to the backend unchanged and is the way to cancel a request
+// (`AbortSignal.timeout(ms)` gives a deadline that cancels, as ABORTED); the S3 backend also
+// aborts its HTTP request after `requestTimeoutMs` itself.
 import { floeError } from '../../errors.ts';
 import type { ObjectStorage } from './types.ts';
 import { wrapStorage, type StorageOperation } from './wrap.ts';
@@ -14,7 +15,7 @@ export interface TimeoutOptions {
 
 /**
  * Wraps a storage so a call running past its deadline rejects with `TIMEOUT`. The call is abandoned,
- * not cancelled (the contract has no cancellation): its effect may still happen.
+ * not cancelled: its effect may still happen (a caller's signal, passed through, does cancel).
  */
 export function withTimeouts(inner: ObjectStorage, options: TimeoutOptions): ObjectStorage {
   return wrapStorage(inner, (call, run) => {

@@ -2,6 +2,13 @@
 // Icechunk's consistency rests on it: objects are write-once except the few updated by
 // compare-and-swap (`ifMatch` / `ifNoneMatch`). Keep it small; retries, caching, limits and
 // fault injection are wrappers around an ObjectStorage, not methods on it.
+//
+// Cancellation: every request takes an optional `signal`. A request whose signal has fired
+// rejects with ABORTED (src/engine/abort.ts). A backend checks it before any I/O, so an
+// already-aborted request touches nothing, and between its steps; a write it knows took effect
+// (the object is visible) resolves normally instead, so ABORTED from a local backend means
+// nothing was written. Over a network (S3), a write aborted after it was sent may or may not
+// have happened, as after a TIMEOUT.
 
 /** A byte range of an object: from an offset (to the end, or `length` bytes), or the last N bytes. */
 export type ByteRange = { offset: number; length?: number } | { suffixLength: number };
@@ -15,8 +22,17 @@ export interface GetResult {
   version: VersionToken;
 }
 
+/**
+ * Options every request takes: `signal` cancels it (`ABORTED`). Callers pass one options object
+ * per operation down to all its requests, not one per request.
+ */
+export interface AbortOptions {
+  /** Cancels the request: it rejects with `ABORTED`; pass `AbortSignal.timeout(ms)` for a deadline. */
+  signal?: AbortSignal | undefined;
+}
+
 /** Options of {@link ObjectStorage.put}: preconditions (compare-and-swap) and object metadata. */
-export interface PutOptions {
+export interface PutOptions extends AbortOptions {
   /** Write only if the current version equals this token (conditional update). */
   ifMatch?: VersionToken | undefined;
   /** `'*'`: write only if the key does not exist (conditional create). */
@@ -42,9 +58,15 @@ export interface ListDirResult {
 }
 
 /** Options of {@link ObjectStorage.list}. */
-export interface ListOptions {
+export interface ListOptions extends AbortOptions {
   /** Only keys after this one (in key order): resumes a listing, e.g. after a failed page. */
-  startAfter?: string;
+  startAfter?: string | undefined;
+}
+
+/** Options of {@link ObjectStorage.copy}. */
+export interface CopyOptions extends AbortOptions {
+  /** Copy only if the source's version equals this token. */
+  ifMatch?: VersionToken | undefined;
 }
 
 /**
@@ -57,13 +79,13 @@ export interface ObjectStorage {
   /** Short backend name for messages and stats: 'memory', 'fs', 'sqlite', 's3'. */
   readonly kind: string;
   /** Bytes and version of a key (or a range of it); `null` when the key does not exist. */
-  get(key: string, range?: ByteRange): Promise<GetResult | null>;
+  get(key: string, range?: ByteRange, options?: AbortOptions): Promise<GetResult | null>;
   /**
    * Optional fast path for local backends: reads the object (or range) into `target`, which the
    * caller reuses, and returns its length — or, when it is longer than `target`, returns that
    * length having read nothing. `null` when the key does not exist.
    */
-  readInto?(key: string, target: Uint8Array, range?: ByteRange): Promise<number | null>;
+  readInto?(key: string, target: Uint8Array, range?: ByteRange, options?: AbortOptions): Promise<number | null>;
   /**
    * Optional, for backends whose objects are plain local files: the file holding `key`, so a
    * worker thread can read it itself. Objects are never modified in place, so a reader that
@@ -71,17 +93,17 @@ export interface ObjectStorage {
    */
   localFile?(key: string): string;
   /** Size, modification time and version of a key; `null` when it does not exist. */
-  head(key: string): Promise<ObjectInfo | null>;
+  head(key: string, options?: AbortOptions): Promise<ObjectInfo | null>;
   /** Failed preconditions throw FloeError 'PRECONDITION_FAILED'; nothing is written then. */
   put(key: string, bytes: Uint8Array, options?: PutOptions): Promise<{ version: VersionToken }>;
   /** Server-side copy; `ifMatch` guards the source's version. */
-  copy(from: string, to: string, options?: { ifMatch?: VersionToken }): Promise<{ version: VersionToken }>;
+  copy(from: string, to: string, options?: CopyOptions): Promise<{ version: VersionToken }>;
   /** Every object whose key starts with `prefix`, in lexicographic key order. Paged internally. */
   list(prefix: string, options?: ListOptions): AsyncIterable<ObjectInfo>;
   /** One level below `prefix` (which is '' or ends in '/'). */
-  listDir(prefix: string): Promise<ListDirResult>;
+  listDir(prefix: string, options?: AbortOptions): Promise<ListDirResult>;
   /** Batch delete; missing keys are not an error. */
-  delete(keys: readonly string[]): Promise<void>;
+  delete(keys: readonly string[], options?: AbortOptions): Promise<void>;
   /** Releases the backend's resources (files, connections); the storage is unusable afterwards. */
   close(): Promise<void>;
 }

@@ -1,6 +1,8 @@
 // The one place that knows every ObjectStorage method, so a wrapper (retries, timeouts, limits,
 // faults) is a single function `around(call, run)` instead of a class repeating each method.
-import type { ListOptions, ObjectInfo, ObjectStorage } from './types.ts';
+// Options, the caller's signal among them, go to the inner storage unchanged; `call.signal`
+// shows the signal to the wrapper, so one that waits (retries, limits, delays) stops waiting.
+import type { AbortOptions, ListOptions, ObjectInfo, ObjectStorage } from './types.ts';
 
 /** The {@link ObjectStorage} methods a wrapper sees. */
 export type StorageOperation = 'get' | 'head' | 'put' | 'copy' | 'list' | 'listDir' | 'delete';
@@ -10,6 +12,8 @@ export interface StorageCall {
   operation: StorageOperation;
   /** The key (or prefix, or first key of a batch) the call is about, for messages. */
   key: string;
+  /** The caller's signal: a wrapper that waits (backoff, a slot, a delay) stops when it fires. */
+  signal?: AbortSignal | undefined;
 }
 
 /** Runs one backend call; `run` may be invoked again (retries) or not at all (faults). */
@@ -23,24 +27,30 @@ export type Around = <T>(call: StorageCall, run: () => Promise<T>) => Promise<T>
 export function wrapStorage(inner: ObjectStorage, around: Around): ObjectStorage {
   return {
     kind: inner.kind,
-    get: (key, range) => around({ operation: 'get', key }, () => inner.get(key, range)),
-    head: (key) => around({ operation: 'head', key }, () => inner.head(key)),
-    put: (key, bytes, options) => around({ operation: 'put', key }, () => inner.put(key, bytes, options)),
-    copy: (from, to, options) => around({ operation: 'copy', key: from }, () => inner.copy(from, to, options)),
-    listDir: (prefix) => around({ operation: 'listDir', key: prefix }, () => inner.listDir(prefix)),
-    delete: (keys) => around({ operation: 'delete', key: keys[0] ?? '' }, () => inner.delete(keys)),
+    get: (key, range, options) => around(callOf('get', key, options), () => inner.get(key, range, options)),
+    head: (key, options) => around(callOf('head', key, options), () => inner.head(key, options)),
+    put: (key, bytes, options) => around(callOf('put', key, options), () => inner.put(key, bytes, options)),
+    copy: (from, to, options) => around(callOf('copy', from, options), () => inner.copy(from, to, options)),
+    listDir: (prefix, options) => around(callOf('listDir', prefix, options), () => inner.listDir(prefix, options)),
+    delete: (keys, options) => around(callOf('delete', keys[0] ?? '', options), () => inner.delete(keys, options)),
     list: (prefix, options) => resumableList(inner, prefix, options, around),
     close: () => inner.close(),
   };
 }
 
+function callOf(operation: StorageOperation, key: string, options: AbortOptions | undefined): StorageCall {
+  return { operation, key, signal: options?.signal };
+}
+
 async function* resumableList(inner: ObjectStorage, prefix: string, options: ListOptions | undefined, around: Around): AsyncIterable<ObjectInfo> {
   let iterator: AsyncIterator<ObjectInfo> | undefined;
   let lastKey = options?.startAfter;
+  const signal = options?.signal;
+  const call = callOf('list', prefix, options);
   for (;;) {
-    const next = await around({ operation: 'list', key: prefix }, async () => {
+    const next = await around(call, async () => {
       try {
-        iterator ??= inner.list(prefix, lastKey === undefined ? {} : { startAfter: lastKey })[Symbol.asyncIterator]();
+        iterator ??= inner.list(prefix, { startAfter: lastKey, signal })[Symbol.asyncIterator]();
         return await iterator.next();
       } catch (err) {
         iterator = undefined; // a retry starts a fresh listing after `lastKey`

@@ -139,7 +139,7 @@ class DecodeBounds {
  * n + n/8 + 64 KiB (zstd and deflate add under 1%, bz2 and xz a few hundred bytes plus ~1%, Blosc
  * 16 bytes plus a few per block).
  */
-function compressedBound(n: number): number {
+export function compressedBound(n: number): number {
   return n + Math.ceil(n / 8) + 65536;
 }
 

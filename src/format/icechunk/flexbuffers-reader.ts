@@ -209,7 +209,7 @@ class FlexReader {
     if (this.length(keysAt, keyWidth) !== length) this.corrupt('a map has different numbers of keys and values');
     this.checkElements(keysAt, keyWidth, length, false);
     const types = target + length * width;
-    const entries: { anchor: number; key: string; slot: Slot }[] = [];
+    const entries: { anchor: number; byValue: number; key: string; slot: Slot }[] = [];
     for (let i = 0; i < length; i++) {
       const keyAt = this.target(keysAt + i * keyWidth, keyWidth);
       const slot = { at: target + i * width, parentWidth: width, packed: this.byte(types + i, 'a map value type') };
@@ -217,9 +217,11 @@ class FlexReader {
       // puts a new key, then its value's data, before the next entry. Re-encoding in this order
       // reproduces the original bytes (the reference pushes struct fields in declaration order).
       const valueAt = isInlineType(slot.packed >> 2) ? -1 : this.target(slot.at, width);
-      entries.push({ anchor: Math.max(keyAt, valueAt), key: this.key(keyAt), slot });
+      // An empty vector, map or blob has no bytes after its header, so its address is where the
+      // next key starts: on a tie the value was finished first.
+      entries.push({ anchor: Math.max(keyAt, valueAt), byValue: valueAt > keyAt ? 0 : 1, key: this.key(keyAt), slot });
     }
-    entries.sort((a, b) => a.anchor - b.anchor);
+    entries.sort((a, b) => a.anchor - b.anchor || a.byValue - b.byValue);
     const out: { [key: string]: FlexValue } = {};
     for (const { key, slot } of entries) {
       // defineProperty: a key named __proto__ must become data, not the prototype.

@@ -5,8 +5,8 @@ import { floeError } from '../../errors.ts';
 import type { JsonValue } from '../json.ts';
 import { checkedAt } from '../indexing.ts';
 import { defaultFillValue, parseFillValue, type FillValue, type FillValueInput } from '../zarr/fill-value.ts';
-import type { V1DataType } from './dtype.ts';
-import { PyFloat, type PyJson } from './python-json.ts';
+import type { NumpyDataType } from '../numpy/dtype.ts';
+import { PyFloat, type PyJson } from '../numpy/python-json.ts';
 
 export interface V1FillValue {
   /** What missing chunks read as (zeros when `isNull`). */
@@ -16,7 +16,7 @@ export interface V1FillValue {
   readonly json: JsonValue;
 }
 
-export function parseV1FillValue(dtype: V1DataType, json: JsonValue, where: string): V1FillValue {
+export function parseV1FillValue(dtype: NumpyDataType, json: JsonValue, where: string): V1FillValue {
   const dt = dtype.dataType;
   if (json === null) return Object.freeze({ value: defaultFillValue(dt), isNull: true, json });
   const bad = (why: string): never => {
@@ -45,7 +45,7 @@ function fixedBytes(json: JsonValue, size: number, bad: (why: string) => never):
 }
 
 /** The JSON to write: floats as Python floats (0.0, NaN) from the parsed value, the rest as given. */
-export function v1FillJson(dtype: V1DataType, fill: V1FillValue): PyJson {
+export function v1FillJson(dtype: NumpyDataType, fill: V1FillValue): PyJson {
   if (fill.isNull || dtype.kind !== 'numeric') return fill.json;
   const lanes = fill.value.memory as Float32Array | Float64Array;
   // A float fill holds one lane, a complex fill two (real, imaginary).

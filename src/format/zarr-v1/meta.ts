@@ -3,19 +3,21 @@
 import { floeError, isFloeError } from '../../errors.ts';
 import { ZARR_V1_COMPRESSOR_NAMES, zarrV1Implementation } from '../codecs/registry.ts';
 import type { BytesToBytesCodec } from '../codecs/types.ts';
-import { isJsonObject, stringifyJson, type JsonValue } from '../json.ts';
+import { stringifyJson, type JsonValue } from '../json.ts';
 import { checkArrayShape } from '../limits.ts';
 import type { Attributes } from '../zarr/metadata.ts';
-import { parseV1DataType, type V1DataType } from './dtype.ts';
+import { numpyChunkCodec, type NumpyChunkCodec } from '../numpy/chunk-codec.ts';
+import { parseNumpyDataType, V1_DIALECT, type NumpyDataType } from '../numpy/dtype.ts';
+import { encodeAttributesDocument, encodePythonDocument, intList, invalid, parseAttributesDocument, readJsonObject } from '../numpy/documents.ts';
+import type { PyJson } from '../numpy/python-json.ts';
 import { parseV1FillValue, v1FillJson, type V1FillValue } from './fill.ts';
-import { parsePythonJson, stringifyPythonJson, type PyJson } from './python-json.ts';
 
 export const V1_COMPRESSION_NAMES: readonly string[] = ['none', ...ZARR_V1_COMPRESSOR_NAMES];
 
 export interface V1Metadata {
   readonly shape: readonly number[];
   readonly chunks: readonly number[];
-  readonly dtype: V1DataType;
+  readonly dtype: NumpyDataType;
   /** 'none' or a Zarr v1 compressor name of the codec registry (codecs/registry.ts). */
   readonly compression: string;
   readonly compressionOpts: JsonValue;
@@ -28,8 +30,7 @@ export interface V1Metadata {
 const REQUIRED = ['zarr_format', 'shape', 'chunks', 'dtype', 'compression', 'compression_opts', 'fill_value', 'order'] as const;
 
 export function parseV1Metadata(input: Uint8Array | string, where = 'meta'): V1Metadata {
-  const doc = parsePythonJson(input, where);
-  if (!isJsonObject(doc)) invalid(where, 'the document must be a JSON object');
+  const doc = readJsonObject(input, where);
   for (const key of REQUIRED) if (!(key in doc)) invalid(where, `"${key}" is required`);
   if (doc.zarr_format !== 1) invalid(where, `"zarr_format" must be 1, got ${JSON.stringify(doc.zarr_format)}`);
   const shape = intList(doc.shape, 0, 'shape', where);
@@ -39,7 +40,7 @@ export function parseV1Metadata(input: Uint8Array | string, where = 'meta'): V1M
     throw floeError('UNSUPPORTED', 'a 0-dimensional v1 array has no chunk key ("".join of no indices); zarr 1.x never wrote one', { where });
   }
   if (chunks.length !== shape.length) invalid(where, `"chunks" has ${chunks.length} dimensions but "shape" has ${shape.length}`);
-  const dtype = parseV1DataType(doc.dtype, where);
+  const dtype = parseNumpyDataType(doc.dtype, where, V1_DIALECT);
   if (typeof doc.compression !== 'string') invalid(where, `"compression" must be a string, got ${JSON.stringify(doc.compression)}`);
   const compression = doc.compression;
   const compressionOpts = doc.compression_opts!;
@@ -66,6 +67,12 @@ export function v1Compressor(meta: Pick<V1Metadata, 'compression' | 'compression
   }
 }
 
+/** How a v1 array's chunks are read: its compressor outside a v3 chain of transpose and bytes. */
+export function v1ChunkCodec(meta: V1Metadata): NumpyChunkCodec {
+  const compressor = v1Compressor(meta);
+  return numpyChunkCodec({ dtype: meta.dtype, order: meta.order, chunks: meta.chunks, compressors: compressor ? [{ codec: compressor }] : [] });
+}
+
 export function encodeV1Metadata(meta: V1Metadata, where = 'meta'): Uint8Array {
   const doc: { [key: string]: PyJson } = {
     ...meta.extra,
@@ -78,26 +85,13 @@ export function encodeV1Metadata(meta: V1Metadata, where = 'meta'): Uint8Array {
     shape: [...meta.shape],
     zarr_format: 1,
   };
-  return new TextEncoder().encode(stringifyPythonJson(doc, 4, { where }));
+  return encodePythonDocument(doc, where);
 }
 
 export function parseV1Attributes(input: Uint8Array, where = 'attrs'): Attributes {
-  const doc = parsePythonJson(input, where);
-  if (!isJsonObject(doc)) invalid(where, 'attributes must be a JSON object');
-  return doc;
+  return parseAttributesDocument(input, where);
 }
 
 export function encodeV1Attributes(attrs: Attributes, where = 'attrs'): Uint8Array {
-  return new TextEncoder().encode(stringifyPythonJson(attrs as PyJson, 4, { where }));
-}
-
-function intList(value: JsonValue | undefined, min: number, field: string, where: string): number[] {
-  if (!Array.isArray(value) || !value.every((n) => typeof n === 'number' && Number.isSafeInteger(n) && n >= min)) {
-    invalid(where, `"${field}" must be a list of integers >= ${min}, got ${JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`);
-  }
-  return value as number[];
-}
-
-function invalid(where: string, why: string): never {
-  throw floeError('INVALID_METADATA', why, { where });
+  return encodeAttributesDocument(attrs, where);
 }

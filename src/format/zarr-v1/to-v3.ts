@@ -8,16 +8,13 @@
 //   bz2, lzma  -> zstd level 3              re-encoded: Zarr v3 has no bz2/lzma codec that
 //                                           other readers share
 import type { BytesToBytesCodec, CodecMetadata } from '../codecs/types.ts';
-import type { JsonValue } from '../json.ts';
-import { checkedAt } from '../indexing.ts';
+import type { NumpyChunkCodec } from '../numpy/chunk-codec.ts';
+import { bloscV3Form } from '../numpy/numcodecs.ts';
 import type { ArrayMetadataInput, Attributes } from '../zarr/metadata.ts';
-import type { V1ChunkCodec } from './chunk-codec.ts';
 import type { V1Metadata } from './meta.ts';
 
 /** Attribute recording the v1 dtype where the v3 type alone loses it (records, S<n>, V<n>). */
 export const V1_DTYPE_ATTRIBUTE = 'floe.v1_dtype';
-
-const SHUFFLE_NAMES = ['noshuffle', 'shuffle', 'bitshuffle'] as const;
 
 export interface V3Plan {
   readonly metadata: ArrayMetadataInput;
@@ -25,8 +22,8 @@ export interface V3Plan {
   readonly verbatim: boolean;
 }
 
-export function planV3Conversion(meta: V1Metadata, attributes: Attributes, chunkCodec: V1ChunkCodec): V3Plan {
-  const compression = v3Compression(meta, chunkCodec.compressor);
+export function planV3Conversion(meta: V1Metadata, attributes: Attributes, chunkCodec: NumpyChunkCodec): V3Plan {
+  const compression = v3Compression(meta, chunkCodec.outer[0]);
   const keepsDtype = meta.dtype.kind === 'structured' || meta.dtype.kind === 'bytes';
   return {
     metadata: {
@@ -34,7 +31,7 @@ export function planV3Conversion(meta: V1Metadata, attributes: Attributes, chunk
       chunkShape: meta.chunks,
       dataType: meta.dtype.dataType.name,
       fillValue: meta.fill.value.json,
-      codecs: [...chunkCodec.v3ArrayCodecs, ...compression.codecs],
+      codecs: [...chunkCodec.v3Codecs, ...compression.codecs],
       attributes: keepsDtype ? { ...attributes, [V1_DTYPE_ATTRIBUTE]: meta.dtype.json } : attributes,
     },
     verbatim: compression.verbatim && !chunkCodec.transcodes,
@@ -43,22 +40,12 @@ export function planV3Conversion(meta: V1Metadata, attributes: Attributes, chunk
 
 function v3Compression(meta: V1Metadata, compressor: BytesToBytesCodec | undefined): { codecs: CodecMetadata[]; verbatim: boolean } {
   if (!compressor) return { codecs: [], verbatim: true };
-  const config = (compressor.toJSON().configuration ?? {}) as Record<string, JsonValue>;
   switch (meta.compression) {
     case 'blosc':
-      return {
-        codecs: [{
-          name: 'blosc',
-          configuration: {
-            cname: config.cname!, clevel: config.clevel!, shuffle: checkedAt(SHUFFLE_NAMES, config.shuffle as number, 'INVALID_METADATA', 'blosc shuffle modes'),
-            typesize: meta.dtype.itemSize, blocksize: config.blocksize ?? 0,
-          },
-        }],
-        verbatim: true,
-      };
+      return { codecs: [bloscV3Form(compressor, meta.dtype.itemSize)], verbatim: true };
     case 'zlib':
     case 'gzip': {
-      const level = config.level as number;
+      const level = compressor.toJSON().configuration?.level as number;
       return { codecs: [{ name: 'gzip', configuration: { level: level < 0 ? 6 : level } }], verbatim: false };
     }
     default:

@@ -51,7 +51,7 @@ export function parseNodeMetadata(input: Uint8Array | string | JsonValue, where 
   const doc = typeof input === 'string' || input instanceof Uint8Array ? parseJson(input, where) : input;
   if (!isJsonObject(doc)) invalid(where, '', 'the document must be a JSON object');
   if (doc.zarr_format !== 3) {
-    invalid(where, 'zarr_format', `must be 3, got ${JSON.stringify(doc.zarr_format)}; Zarr v2 is not read by this store`);
+    invalid(where, 'zarr_format', `must be 3, got ${JSON.stringify(doc.zarr_format)}; Zarr v2 metadata lives in .zarray / .zgroup, not zarr.json`);
   }
   if (doc.node_type === 'group') {
     return Object.freeze({

@@ -7,8 +7,9 @@
 // with one scratch buffer, about 3x cheaper than unit reads when nothing is cached yet); beyond
 // the first, boxes go to scratch arrays copied into place.
 import { rangeCacheKey } from '../../cache/read-caches.ts';
+import { sharedLoad } from '../../engine/abort.ts';
 import { ZarrArray } from '../../engine/array.ts';
-import { mapLimit } from '../../engine/concurrency.ts';
+import { mapLimit } from '../../engine/storage/limiter.ts';
 import type { DecodePool } from '../../engine/decode-pool.ts';
 import { dot, zipMap } from '../../engine/indexing.ts';
 import { forEachProduct, projectDim, slice, type ChunkProjection } from '../../engine/selection.ts';
@@ -40,7 +41,7 @@ export async function executePrepared(prep: PreparedQuery, options: ExecuteOptio
   for (const a of prep.arrays) {
     prep.meter.checkAborted();
     const array = new ZarrArray(store, a.array.path, a.array.metadata, { concurrency: prep.concurrency, decodePool: options.decodePool ?? false });
-    const out = a.units ? await readByUnits(prep, array, a, a.units) : await readByBoxes(array, a);
+    const out = a.units ? await readByUnits(prep, array, a, a.units) : await readByBoxes(array, a, prep.meter.signal);
     arrays.push({ path: array.path, dtype: array.dtype, dims: a.dims, shape: [...a.resultShape], data: out });
   }
   const fetched = prep.meter.snapshot();
@@ -51,7 +52,9 @@ async function runJob(prep: PreparedQuery, job: RequestJob, store: ZarrStore): P
   const { key, range } = job.request;
   const { caches, scope } = prep.source;
   const fetch = () => (range ? store.getRange(key, range) : store.get(key));
-  const bytes = caches ? await caches.share(scope + (range ? rangeCacheKey(key, range.offset, range.length) : key), fetch) : await fetch();
+  // Identical requests of concurrent queries share one fetch: another query's abort does not fail this one.
+  const shareKey = scope + (range ? rangeCacheKey(key, range.offset, range.length) : key);
+  const bytes = caches ? await sharedLoad(() => caches.share(shareKey, fetch), prep.meter.signal) : await fetch();
   if (!range) {
     prep.prefetched.whole.set(key, bytes ?? null);
     if (bytes) caches?.chunks.set(scope + key, bytes);
@@ -66,7 +69,7 @@ async function runJob(prep: PreparedQuery, job: RequestJob, store: ZarrStore): P
   }
 }
 
-async function readByBoxes(array: ZarrArray, a: PreparedArray): Promise<ArrayData> {
+async function readByBoxes(array: ZarrArray, a: PreparedArray, signal: AbortSignal | undefined): Promise<ArrayData> {
   const dt = array.dataType;
   const out = dt.allocate(product(a.resultShape));
   const stride = cStrides(a.resultShape);
@@ -74,12 +77,12 @@ async function readByBoxes(array: ZarrArray, a: PreparedArray): Promise<ArrayDat
   for (const box of a.boxes) {
     const selection = box.runs.map((r) => slice(r.start, r.start + (r.count - 1) * r.step + 1, r.step));
     if (single) {
-      await array.get(selection, { out });
+      await array.get(selection, { out, signal });
       continue;
     }
     const counts = box.runs.map((r) => r.count);
     const part = dt.allocate(product(counts));
-    await array.get(selection, { out: part });
+    await array.get(selection, { out: part, signal });
     const offset = dot(box.outStart, stride);
     copyStrided({ data: part, offset: 0, stride: cStrides(counts) }, { data: out, offset, stride }, counts, dt.lanes);
   }
@@ -122,5 +125,5 @@ function decodedUnit(prep: PreparedQuery, array: ZarrArray, grid: UnitGrid, key:
     prep.meter.checkAborted();
     return array.get(grid.region(coords));
   };
-  return prep.source.caches!.decodedChunks.load(prep.source.scope + key, decode);
+  return sharedLoad(() => prep.source.caches!.decodedChunks.load(prep.source.scope + key, decode), prep.meter.signal);
 }

@@ -43,10 +43,6 @@ export class PlannedStore extends ReadOnlyZarrStore {
     return undefined;
   }
 
-  getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[]): Promise<(Uint8Array | undefined)[]> {
-    return Promise.all(requests.map(([k, r]) => (r ? this.getRange(k, r) : this.get(k))));
-  }
-
   list(): AsyncIterable<string> {
     return this.fallback.list();
   }

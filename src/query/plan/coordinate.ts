@@ -5,6 +5,7 @@ import { ZarrArray } from '../../engine/array.ts';
 import type { ZarrStore } from '../../engine/store.ts';
 import type { ArrayData } from '../../format/zarr/data-types.ts';
 import { parseCfTime, type CfTime } from './cf-time.ts';
+import { limitExceeded } from './plan-limits.ts';
 
 export type CoordinateOrder = 'ascending' | 'descending' | 'unsorted';
 
@@ -23,7 +24,7 @@ export function coordinateBytes(c: Coordinate): number {
   return c.values instanceof Float64Array ? c.values.byteLength : c.values.reduce((n, s) => n + 2 * s.length + 16, 0);
 }
 
-export async function loadCoordinate(store: ZarrStore, path: string, dim: string): Promise<Coordinate> {
+export async function loadCoordinate(store: ZarrStore, path: string, dim: string, maxLabels: number): Promise<Coordinate> {
   let array: ZarrArray;
   try {
     array = await ZarrArray.open(store, path, { decodePool: false });
@@ -36,6 +37,9 @@ export async function loadCoordinate(store: ZarrStore, path: string, dim: string
   if (array.shape.length !== 1) {
     throw floeError('INVALID_ARGUMENT', `coordinate array ${path} for dimension "${dim}" has shape [${array.shape.join(', ')}], expected one dimension`, { details: { dim, path } });
   }
+  // Read whole, so its length (which also bounds its chunk count) is checked before reading.
+  const [length = 0] = array.shape;
+  if (length > maxLabels) throw limitExceeded('maxCoordinateLabels', length, maxLabels, path);
   const kind = array.dataType.kind;
   if (kind === 'complex' || kind === 'raw' || kind === 'binary') {
     throw floeError('UNSUPPORTED', `coordinate array ${path} has data type ${array.dtype}, which has no label order`, { details: { dim, path } });

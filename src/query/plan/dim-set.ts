@@ -146,13 +146,56 @@ export function setIndices(set: DimSet): number[] {
   return out;
 }
 
-/** Indices in both sets; materialises the smaller one (never more than a dimension's length). */
+/**
+ * Indices in both sets. Two single runs (positional selections) meet in one run found by
+ * arithmetic, however long they are; otherwise the smaller set is materialised, and one of the
+ * two came from a label lookup, so it is never longer than a coordinate array.
+ */
 export function intersectSets(a: DimSet, b: DimSet): DimSet {
   const rb = singleRun(b);
   if (rb && rb.step === 1) return clipSet(a, rb.start, rb.start + rb.count);
   const ra = singleRun(a);
   if (ra && ra.step === 1) return clipSet(b, ra.start, ra.start + ra.count);
+  if (ra && rb) return intersectRuns(ra, rb);
   return setCount(b) <= setCount(a) ? keepIndices(a, setIndices(b)) : keepIndices(b, setIndices(a));
+}
+
+/**
+ * The common indices of two runs: x = a.start (mod a.step) and x = b.start (mod b.step), solved
+ * by the Chinese remainder theorem in BigInt (the combined step can pass 2^53), then clipped to
+ * both runs' bounds. A result inside a dimension is a safe integer again.
+ */
+function intersectRuns(a: IndexRun, b: IndexRun): DimSet {
+  const [p, q] = [BigInt(a.step), BigInt(b.step)];
+  const g = gcdBig(p, q);
+  const diff = BigInt(b.start - a.start);
+  if (diff % g !== 0n) return [];
+  const m = q / g;
+  // k with p*k = diff (mod q): k = (diff/g) * inverse(p/g) mod m.
+  const k = (((diff / g) * inverseMod(p / g, m)) % m + m) % m;
+  const stepBig = p * m;
+  const lo = BigInt(Math.max(a.start, b.start));
+  const hi = BigInt(Math.min(last(a), last(b)));
+  let first = BigInt(a.start) + p * k;
+  if (first < lo) first += ((lo - first + stepBig - 1n) / stepBig) * stepBig;
+  if (first > hi) return [];
+  const count = Number((hi - first) / stepBig) + 1;
+  return [{ start: Number(first), step: count === 1 ? 1 : Number(stepBig), count }];
+}
+
+function gcdBig(x: bigint, y: bigint): bigint {
+  while (y !== 0n) [x, y] = [y, x % y];
+  return x;
+}
+
+/** x^-1 mod m for coprime x and m (extended Euclid); 0 when m is 1. */
+function inverseMod(x: bigint, m: bigint): bigint {
+  let [r0, r1, s0, s1] = [x % m, m, 1n, 0n];
+  while (r1 !== 0n) {
+    const t = r0 / r1;
+    [r0, r1, s0, s1] = [r1, r0 - t * r1, s1, s0 - t * s1];
+  }
+  return ((s0 % m) + m) % m;
 }
 
 /** The set's only run, or undefined when it has none or several. */

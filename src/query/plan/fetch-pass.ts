@@ -3,7 +3,8 @@
 // ranges, which are coalesced per object. Whole chunks are one GET each. Pieces already in the
 // chunk cache are not requested at all.
 import { rangeCacheKey, type QueryCaches } from '../../cache/read-caches.ts';
-import { mapLimit } from '../../engine/concurrency.ts';
+import { sharedLoad } from '../../engine/abort.ts';
+import { mapLimit } from '../../engine/storage/limiter.ts';
 import { checkedAt } from '../../engine/indexing.ts';
 import type { ZarrStore } from '../../engine/store.ts';
 import type { ByteRange } from '../../engine/storage/types.ts';
@@ -38,6 +39,8 @@ export interface FetchPassInput {
 
 export interface FetchPassContext {
   readonly indexStore: ZarrStore;
+  /** The query's signal: an index load shared with another query outlives that query's abort. */
+  readonly signal: AbortSignal | undefined;
   readonly caches: QueryCaches | undefined;
   readonly scope: string;
   readonly concurrency: number;
@@ -117,7 +120,8 @@ async function loadIndex(key: string, codec: ShardingCodec, ctx: FetchPassContex
   else if (ctx.caches) {
     // An absent shard loads as an empty marker (the LRU holds objects only), then is dropped:
     // absence is not cached, a later write may create the shard.
-    raw = await ctx.caches.shardIndexes.load(cacheKey, async () => (await fetchIndex()) ?? new Uint8Array(0));
+    const caches = ctx.caches;
+    raw = await sharedLoad(() => caches.shardIndexes.load(cacheKey, async () => (await fetchIndex()) ?? new Uint8Array(0)), ctx.signal);
     if (raw.length === 0) (ctx.caches.shardIndexes.delete(cacheKey), (raw = undefined));
   } else raw = await fetchIndex();
   out.shardIndexes.push({ key, status: cached ? 'cached' : raw ? 'fetched' : 'missing', bytes: raw?.length ?? 0 });

@@ -8,8 +8,10 @@
 //   4 fetch-pass      shard indexes -> byte ranges -> coalesced requests
 import type { Sized } from '../../cache/read-caches.ts';
 import type { ZarrArray } from '../../engine/array.ts';
+import { DEFAULT_CONCURRENCY } from '../../engine/storage/limiter.ts';
 import { product, type NdArray } from '../../format/zarr/ndarray.ts';
 import { joinPath, normalizePath, parentPath } from '../../format/zarr/paths.ts';
+import { sharedLoad } from '../../engine/abort.ts';
 import { Meter } from '../metered-store.ts';
 import { nodeText } from '../nodes/node-text.ts';
 import type { QueryNode } from '../nodes/query-node.ts';
@@ -19,6 +21,7 @@ import type { CoalesceOptions } from './coalesce.ts';
 import { checkCoordinateLength, coordinateBytes, loadCoordinate, type Coordinate } from './coordinate.ts';
 import { cachesDecodedUnits, pinDecodedUnits, unitGrid, type UnitGrid } from './decoded-pass.ts';
 import { planFetches, type FetchPassResult, type Prefetched, type RequestJob } from './fetch-pass.ts';
+import { estimatePlan, resolveLimits, type PlanEstimate, type QueryLimits } from './plan-limits.ts';
 import type { ArrayPlan, QueryPlan } from './plan-types.ts';
 import { resolveArrays } from './resolve-arrays.ts';
 import { NEEDS_LABELS, resolveDims } from './resolve-dims.ts';
@@ -27,8 +30,15 @@ export interface PlanOptions {
   /** Requests in flight at once (shard indexes while planning, data while executing). Default 8. */
   concurrency?: number | undefined;
   coalesce?: CoalesceOptions | undefined;
-  /** Stops the query: no request starts after it fires, and the query rejects with its reason. */
+  /** Stops the query: requests in flight are cancelled, none starts after it fires, and the query rejects with ABORTED. */
   signal?: AbortSignal | undefined;
+  /** What one query may touch, checked by arithmetic before the chunk pass (plan-limits.ts). */
+  limits?: QueryLimits | undefined;
+  /**
+   * Called with the counts once they pass the limits, before the chunk pass enumerates anything;
+   * planning waits for it (the query server reserves memory here, or refuses by throwing).
+   */
+  admit?: ((estimate: PlanEstimate) => Promise<void> | void) | undefined;
 }
 
 export interface PreparedArray {
@@ -65,13 +75,14 @@ export interface PreparedQuery {
 }
 
 export async function planQuery(source: ResolvedSource, query: QueryNode, options: PlanOptions = {}): Promise<PreparedQuery> {
+  const limits = resolveLimits(options.limits);
   const meter = new Meter(source.store, options.signal);
-  const concurrency = options.concurrency ?? 8;
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   const caches = source.caches;
   const hits: CacheHits = { shardIndexes: 0, chunks: 0, decodedChunks: 0, coordinates: 0, manifests: 0 };
   const planManifests = manifestPlanning(source, meter, hits);
   const coordinateManifests = new Map<string, readonly ManifestUse[]>();
-  const loadCoord = coordinateLoading(source, meter, hits, planManifests, coordinateManifests, query.from?.path ?? '/');
+  const loadCoord = coordinateLoading(source, meter, hits, planManifests, coordinateManifests, query.from?.path ?? '/', limits.maxCoordinateLabels);
   // Coordinates of labelled dimensions load alongside the array metadata (their paths follow from
   // the query alone), saving round trips; a failed early load surfaces only if the dimension exists.
   const early = new Map<string, Promise<Coordinate>>();
@@ -83,10 +94,15 @@ export async function planQuery(source: ResolvedSource, query: QueryNode, option
       early.set(op.dim, p);
     }
   }
-  const { arrays, dims } = await resolveArrays(meter.store('metadata'), query);
+  const { arrays, dims } = await resolveArrays(meter.store('metadata'), query, concurrency);
   const resolved = await resolveDims(dims, query.operations, async (dim) => checkCoordinateLength(await (early.get(dim.name) ?? loadCoord(dim.name)), dim.length));
   const dimPlans = resolved.map((d) => (d.coordinate ? { ...d, coordinate: { ...d.coordinate, manifests: coordinateManifests.get(d.coordinate.path) } } : d));
   const setOf = new Map(dimPlans.map((d) => [d.name, d]));
+  const estimate = estimatePlan(arrays.map(({ array, dims: names }) => ({ array, sets: names.map((n) => setOf.get(n)!.set) })), limits);
+  if (options.admit) {
+    await options.admit(estimate);
+    meter.checkAborted();
+  }
   const prefetched: Prefetched = { whole: new Map(), indexes: new Map(), spans: new Map() };
   const decoded = new Map<string, NdArray>();
   const fetches: FetchPassResult = { shardIndexes: [], jobs: [], cachedPieces: 0, emptyPieces: 0 };
@@ -104,7 +120,7 @@ export async function planQuery(source: ResolvedSource, query: QueryNode, option
     const sharding = array.chain.sharding;
     await planFetches(
       { chunks, sharding, wholeSize: sharding ? undefined : array.chain.encodedSize() },
-      { indexStore: meter.store('shardIndex'), caches, scope: source.scope, concurrency, coalesce: options.coalesce ?? {}, prefetched },
+      { indexStore: meter.store('shardIndex'), signal: meter.signal, caches, scope: source.scope, concurrency, coalesce: options.coalesce ?? {}, prefetched },
       fetches,
     );
     // Decoded chunks are kept once hot: read again while decoded or encoded bytes are cached.
@@ -149,7 +165,7 @@ function manifestPlanning(source: ResolvedSource, meter: Meter, hits: CacheHits)
   return async (path, boxes) => {
     if (!source.manifests) return undefined;
     meter.checkAborted();
-    const uses = await source.manifests.planManifests(path, boxes);
+    const uses = await source.manifests.planManifests(path, boxes, meter.request);
     for (const m of uses) {
       if (m.status === 'fetched') meter.record('manifest', m.bytes ?? 0);
       else if (m.status === 'cached') hits.manifests++;
@@ -161,7 +177,7 @@ function manifestPlanning(source: ResolvedSource, meter: Meter, hits: CacheHits)
 /** Loads a dimension's coordinate array (in the from array's group) through the coordinate cache. */
 function coordinateLoading(
   source: ResolvedSource, meter: Meter, hits: CacheHits, planManifests: ManifestPlanning,
-  manifestsOf: Map<string, readonly ManifestUse[]>, fromPath: string,
+  manifestsOf: Map<string, readonly ManifestUse[]>, fromPath: string, maxLabels: number,
 ): (dim: string) => Promise<Coordinate> {
   const coordinates = meter.store('coordinates');
   const caches = source.caches;
@@ -171,15 +187,16 @@ function coordinateLoading(
       // A coordinate is read whole: every manifest of it, loaded together and counted here.
       const manifests = await planManifests(path, [WHOLE_1D]);
       if (manifests) manifestsOf.set(path, manifests);
-      return loadCoordinate(coordinates, path, dim);
+      return loadCoordinate(coordinates, path, dim, maxLabels);
     };
     if (!caches) return load();
     const key = `${source.scope}${path}#coordinate`;
     if (caches.coordinates.get(key)) hits.coordinates++;
-    const sized = await caches.coordinates.load(key, async (): Promise<Sized<unknown>> => {
+    // Shared with concurrent queries: another query's abort does not fail this one.
+    const sized = await sharedLoad(() => caches.coordinates.load(key, async (): Promise<Sized<unknown>> => {
       const c = await load();
       return { value: c, bytes: coordinateBytes(c) };
-    });
+    }), meter.signal);
     return sized.value as Coordinate; // only this function stores values under `#coordinate` keys
   };
 }

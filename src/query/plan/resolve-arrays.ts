@@ -4,6 +4,7 @@
 import { floeError } from '../../errors.ts';
 import { ZarrArray } from '../../engine/array.ts';
 import { zipEvery } from '../../engine/indexing.ts';
+import { mapLimit } from '../../engine/storage/limiter.ts';
 import type { ZarrStore } from '../../engine/store.ts';
 import { joinPath, normalizePath, parentPath } from '../../format/zarr/paths.ts';
 import type { QueryNode } from '../nodes/query-node.ts';
@@ -27,13 +28,14 @@ export function dimNames(array: ZarrArray): string[] {
   return array.shape.map((_, i) => array.dimensionNames?.[i] ?? `#${i}`);
 }
 
-export async function resolveArrays(store: ZarrStore, query: QueryNode): Promise<ResolvedArrays> {
+/** Opens the query's arrays, `concurrency` metadata reads in flight. */
+export async function resolveArrays(store: ZarrStore, query: QueryNode, concurrency: number): Promise<ResolvedArrays> {
   const from = query.from;
   if (!from) throw floeError('INVALID_ARGUMENT', 'a query needs .from(path) naming the array to read');
   const primaryPath = normalizePath(from.path);
   const others = (query.select?.paths ?? []).map((p) => (p.startsWith('/') ? normalizePath(p) : joinPath(parentPath(primaryPath), p)));
   const paths = [primaryPath, ...others.filter((p) => p !== primaryPath)];
-  const [primary, rest] = await Promise.all([ZarrArray.open(store, primaryPath), Promise.all(paths.slice(1).map((p) => ZarrArray.open(store, p)))]);
+  const [primary, rest] = await Promise.all([ZarrArray.open(store, primaryPath), mapLimit(paths.slice(1), concurrency, (p) => ZarrArray.open(store, p))]);
   const opened = [primary, ...rest];
   if (from.dtype !== undefined && from.dtype !== primary.dtype) {
     throw floeError('INVALID_ARGUMENT', `type mismatch: ${primary.path} holds ${primary.dtype}, the query expects ${from.dtype}`, {

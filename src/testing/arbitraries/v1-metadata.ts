@@ -62,8 +62,8 @@ const compression = fc.oneof(
   },
 );
 
-/** U<n> values: up to n code points from the pool, never ending in NUL; about a third the fill. */
-function unicodeValues(chars: number, fill: string, n: number, seed: number): string[] {
+/** U<n> values: up to n code points from the pool, never ending in NUL; about a third the fill (v2-metadata.ts too). */
+export function unicodeValues(chars: number, fill: string, n: number, seed: number): string[] {
   const r = rng(seed);
   return Array.from({ length: n }, () => {
     if (r() < 0.3) return fill;

@@ -12,14 +12,15 @@
 //    `main`); deleted tag names join `deleted_tags`, as the spec requires of a deleted tag.
 // Released snapshots' objects stay in storage until garbage collection.
 import { floeError } from '../../errors.ts';
+import type { AbortOptions } from '../../engine/storage/types.ts';
 import { idToString, INITIAL_SNAPSHOT_ID, type SnapshotId } from '../../format/icechunk/ids.ts';
 import type { RepoInfo, SnapshotInfo } from '../../format/icechunk/repo-info.ts';
 import { ancestors } from '../history.ts';
 import { MAIN_BRANCH } from '../refs.ts';
 import type { RepoInfoStore } from '../repo-info-store.ts';
 
-/** Options of {@link Repository.expireSnapshots}. */
-export interface ExpireOptions {
+/** Options of {@link Repository.expireSnapshots}; `signal` cancels it before its one compare-and-swap. */
+export interface ExpireOptions extends AbortOptions {
   /** Delete branches (other than `main`) whose tip expired. Default false. */
   deleteExpiredBranches?: boolean;
   /** Delete tags whose target expired. Default false. */
@@ -118,6 +119,6 @@ export async function expireSnapshots(store: RepoInfoStore, olderThan: Date, opt
     const plan = planExpiry(current, cutoff, options);
     result = plan.result;
     return { info: plan.info, update: { kind: 'expirationRan' } };
-  });
+  }, options.signal ? { signal: options.signal } : undefined);
   return result!;
 }

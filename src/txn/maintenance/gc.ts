@@ -2,14 +2,19 @@
 // by compare-and-swap, then sweep the object prefixes deleting what is unmarked AND older than the
 // grace cutoff. The sweep is incremental: `run({ maxObjects, maxMs })` stops after a budget and
 // returns a plain-data cursor; `GarbageCollection.start(..., { cursor })` resumes it (in this or
-// another process). docs/maintenance.md gives the safety argument.
+// another process). docs/maintenance.md gives the safety argument. A signal (`GcOptions.signal`
+// for the mark, `run(budget, { signal })` for a sweep step) stops it with ABORTED; the cursor a
+// stopped step leaves is still valid (objects it counted may not all be deleted: a later run
+// finds them again).
 import { floeError, isFloeError } from '../../errors.ts';
-import type { ObjectInfo } from '../../engine/storage/types.ts';
+import { throwIfAborted } from '../../engine/abort.ts';
+import type { Clock } from '../../engine/storage/clock.ts';
+import type { AbortOptions, ObjectInfo } from '../../engine/storage/types.ts';
 import { ID12_LENGTH, idToString } from '../../format/icechunk/ids.ts';
 import { idFromKey, PREFIXES } from '../../format/icechunk/keys.ts';
 import type { RepoInfo } from '../../format/icechunk/repo-info.ts';
 import type { RepoObjects } from '../objects.ts';
-import type { Clock, RepoInfoStore } from '../repo-info-store.ts';
+import type { RepoInfoStore } from '../repo-info-store.ts';
 import { emptyLiveSet, markBackups, markSnapshots, snapshotsToKeep, type LiveSet } from './gc-mark.ts';
 
 /** What GC deletes, in sweep order: snapshots before what they point at, as the reference does. */
@@ -52,8 +57,11 @@ export interface GcSummary {
   backupsSwept: boolean;
 }
 
-/** Options of {@link Repository.garbageCollect} and {@link GarbageCollection}. */
-export interface GcOptions {
+/**
+ * Options of {@link Repository.garbageCollect} and {@link GarbageCollection}; `signal` cancels the
+ * mark (and, for `garbageCollect`, the whole run) with `ABORTED`.
+ */
+export interface GcOptions extends AbortOptions {
   /** Count and list, delete nothing, write nothing. Default false. */
   dryRun?: boolean;
   /** Delete batches (of up to `deleteBatchSize` keys) in flight at once. Default 4. */
@@ -143,8 +151,9 @@ export class GarbageCollection {
     const cursor: GcCursor = options.cursor
       ? structuredClone(options.cursor)
       : { version: 1, cutoffMs, dryRun, phase: GC_KINDS[0], startAfter: null, summary: { ...emptySummary(), ...(dryRun ? { wouldDelete: [] } : {}) } };
+    const request = options.signal ? { signal: options.signal } : undefined;
     for (let attempt = 0; attempt < MARK_ATTEMPTS; attempt++) {
-      const marked = await markOnce(deps, cutoffMs, markConcurrency, dryRun);
+      const marked = await markOnce(deps, cutoffMs, markConcurrency, dryRun, request);
       if (!marked) continue; // the repository changed under the mark in a way that needs a fresh one
       cursor.summary.snapshotsDroppedFromRepoInfo += marked.dropped;
       cursor.summary.backupsSwept = marked.live.backupsComplete;
@@ -159,15 +168,21 @@ export class GarbageCollection {
     return this.cursor.phase === 'done';
   }
 
-  /** Sweeps until done or the budget runs out; call again (or resume from the cursor) to go on. */
-  async run(budget: GcBudget = {}): Promise<GcStepResult> {
+  /**
+   * Sweeps until done or the budget runs out; call again (or resume from the cursor) to go on.
+   * `signal` stops the step with ABORTED; calling `run` again goes on from where it stopped.
+   */
+  async run(budget: GcBudget = {}, options?: AbortOptions): Promise<GcStepResult> {
     const startedMs = this.deps.clock.nowMs();
     const maxObjects = budget.maxObjects ?? Number.POSITIVE_INFINITY;
     const maxMs = budget.maxMs ?? Number.POSITIVE_INFINITY;
+    const request = options?.signal ? { signal: options.signal } : undefined;
     let examined = 0;
-    await this.markNewSnapshots();
-    await markBackups(this.deps.objects, (await this.deps.store.read()).info, this.live);
-    const deleter = new BatchDeleter(this.deps.objects, this.deleteBatchSize, this.maxConcurrentDeletes, this.cursor.dryRun, (batch) => this.confirmGarbage(batch));
+    await this.markNewSnapshots(request);
+    await markBackups(this.deps.objects, (await this.deps.store.read(request)).info, this.live, request);
+    const deleter = new BatchDeleter(
+      this.deps.objects, this.deleteBatchSize, this.maxConcurrentDeletes, this.cursor.dryRun, (batch) => this.confirmGarbage(batch, request), request,
+    );
     try {
       while (this.cursor.phase !== 'done') {
         const kind = this.cursor.phase;
@@ -175,9 +190,9 @@ export class GarbageCollection {
           this.advancePhase();
           continue;
         }
-        const options = this.cursor.startAfter === null ? {} : { startAfter: this.cursor.startAfter };
+        const listing = { startAfter: this.cursor.startAfter ?? undefined, signal: request?.signal };
         let exhausted = false;
-        for await (const object of this.deps.objects.storage.list(PREFIX_OF[kind], options)) {
+        for await (const object of this.deps.objects.storage.list(PREFIX_OF[kind], listing)) {
           examined++;
           this.cursor.summary.scanned++;
           this.cursor.startAfter = object.key;
@@ -195,14 +210,15 @@ export class GarbageCollection {
     } finally {
       await deleter.flush();
     }
+    throwIfAborted(request?.signal);
     if (this.done && !this.cursor.dryRun) await sweepCrashedWriterTempFiles(this.deps);
     return { done: this.done, cursor: structuredClone(this.cursor), summary: structuredClone(this.cursor.summary) };
   }
 
-  /** Runs to the end. */
-  async runToCompletion(): Promise<GcSummary> {
-    let result = await this.run();
-    while (!result.done) result = await this.run();
+  /** Runs to the end; `signal` stops it (ABORTED). */
+  async runToCompletion(options?: AbortOptions): Promise<GcSummary> {
+    let result = await this.run({}, options);
+    while (!result.done) result = await this.run({}, options);
     return result.summary;
   }
 
@@ -218,8 +234,8 @@ export class GarbageCollection {
    * unprotected is a commit whose objects are older than the grace period and whose swap lands
    * after this check: the grace period must outlast any writer's commit (docs/maintenance.md).
    */
-  private async confirmGarbage(batch: readonly Candidate[]): Promise<string[]> {
-    await this.markNewSnapshots();
+  private async confirmGarbage(batch: readonly Candidate[], request: AbortOptions | undefined): Promise<string[]> {
+    await this.markNewSnapshots(request);
     const keys: string[] = [];
     for (const { kind, object } of batch) {
       if (this.live[kind].has(object.key)) continue;
@@ -248,28 +264,30 @@ export class GarbageCollection {
    * Snapshots committed since the mark are in the list now: mark their contents too. (Their
    * parents were kept, or the compare-and-swap that dropped snapshots would have failed.)
    */
-  private async markNewSnapshots(): Promise<void> {
-    const { info } = await this.deps.store.read();
+  private async markNewSnapshots(request: AbortOptions | undefined): Promise<void> {
+    const { info } = await this.deps.store.read(request);
     const fresh = info.snapshots.filter((s) => !this.live.markedSnapshotIds.has(idToString(s.id))).map((s) => s.id);
-    if (fresh.length > 0) await markSnapshots(this.deps.objects, fresh, this.live, this.markConcurrency);
+    if (fresh.length > 0) await markSnapshots(this.deps.objects, fresh, this.live, this.markConcurrency, request);
   }
 }
 
 /** One mark: undefined when a concurrent change means the mark must start again. */
-async function markOnce(deps: GcDeps, cutoffMs: number, concurrency: number, dryRun: boolean): Promise<{ live: LiveSet; dropped: number } | undefined> {
+async function markOnce(
+  deps: GcDeps, cutoffMs: number, concurrency: number, dryRun: boolean, request: AbortOptions | undefined,
+): Promise<{ live: LiveSet; dropped: number } | undefined> {
   // List snapshot objects BEFORE reading the repo info: a snapshot committed in between is in
   // the list but not in the listing, and so counts as new (kept).
   const listed = new Map<string, ObjectInfo>();
-  for await (const o of deps.objects.storage.list(PREFIXES.snapshots)) listed.set(o.key, o);
-  const { info } = await deps.store.read();
+  for await (const o of deps.objects.storage.list(PREFIXES.snapshots, request)) listed.set(o.key, o);
+  const { info } = await deps.store.read(request);
   const keep = snapshotsToKeep(info, listed, cutoffMs);
   const live = emptyLiveSet();
-  await markSnapshots(deps.objects, keep.values(), live, concurrency);
+  await markSnapshots(deps.objects, keep.values(), live, concurrency, request);
   const drop = new Set(info.snapshots.map((s) => idToString(s.id)).filter((id) => !keep.has(id)));
   let written = info;
   if (!dryRun) {
     try {
-      written = await deps.store.update((current) => ({ info: dropSnapshots(current, drop), update: { kind: 'gcRan' } }));
+      written = await deps.store.update((current) => ({ info: dropSnapshots(current, drop), update: { kind: 'gcRan' } }), request);
     } catch (err) {
       if (isFloeError(err, 'CONFLICT') && err.details.kind === 'gc-mark-outdated') return undefined;
       throw err;
@@ -277,8 +295,8 @@ async function markOnce(deps: GcDeps, cutoffMs: number, concurrency: number, dry
   }
   // Snapshots committed between the mark and the swap are kept in the list: mark them too.
   const added = written.snapshots.filter((s) => !live.markedSnapshotIds.has(idToString(s.id)) && !drop.has(idToString(s.id)));
-  if (added.length > 0) await markSnapshots(deps.objects, added.map((s) => s.id), live, concurrency);
-  await markBackups(deps.objects, written, live);
+  if (added.length > 0) await markSnapshots(deps.objects, added.map((s) => s.id), live, concurrency, request);
+  await markBackups(deps.objects, written, live, request);
   return { live, dropped: dryRun ? 0 : drop.size };
 }
 
@@ -315,6 +333,7 @@ class BatchDeleter {
     private readonly limit: number,
     private readonly dryRun: boolean,
     private readonly confirm: (batch: readonly Candidate[]) => Promise<string[]>,
+    private readonly request: AbortOptions | undefined,
   ) {}
 
   async add(candidate: Candidate): Promise<void> {
@@ -333,7 +352,7 @@ class BatchDeleter {
     const keys = await this.confirm(candidates);
     if (this.dryRun || keys.length === 0) return;
     if (this.inFlight.length >= this.limit) await this.inFlight.shift();
-    const deleting = this.objects.storage.delete(keys);
+    const deleting = this.objects.storage.delete(keys, this.request);
     this.inFlight.push(deleting);
     // Rejections surface at the next await above or in flush(); mark them handled meanwhile.
     deleting.catch(() => {});

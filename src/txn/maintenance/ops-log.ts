@@ -8,7 +8,7 @@
 // to `repo_before_updates`; entries are emitted only when strictly older than the last one
 // emitted (updated_at strictly increases along the log), so overlapping files never repeat one.
 import { floeError } from '../../errors.ts';
-import type { ObjectStorage } from '../../engine/storage/types.ts';
+import type { AbortOptions, ObjectStorage } from '../../engine/storage/types.ts';
 import { idToString } from '../../format/icechunk/ids.ts';
 import { PREFIXES } from '../../format/icechunk/keys.ts';
 import { decodeRepoInfo, type OpsLogEntry, type RepoInfo, type RepoUpdate } from '../../format/icechunk/repo-info.ts';
@@ -54,6 +54,7 @@ export async function* walkOpsLog(
   current: RepoInfo,
   onFile: (file: VisitedFile) => void = () => {},
   maxFiles = 1_000_000,
+  options?: AbortOptions,
 ): AsyncGenerator<OpsLogEntry> {
   const visited = new Set<string>();
   let file: VisitedFile | undefined = { key: 'repo', info: current };
@@ -71,7 +72,7 @@ export async function* walkOpsLog(
     if (next === undefined) return;
     if (visited.size >= maxFiles) throw floeError('CORRUPT_OBJECT', `the ops log chain is longer than ${maxFiles} files; it may be damaged`, { where: file.key });
     visited.add(next);
-    file = { key: backupKey(next), info: await readBackup(storage, backupKey(next)) };
+    file = { key: backupKey(next), info: await readBackup(storage, backupKey(next), options) };
   }
 }
 
@@ -85,8 +86,8 @@ function nextFileName(info: RepoInfo, visited: ReadonlySet<string>, madeProgress
   return undefined;
 }
 
-async function readBackup(storage: ObjectStorage, key: string): Promise<RepoInfo> {
-  const got = await storage.get(key);
+async function readBackup(storage: ObjectStorage, key: string, options: AbortOptions | undefined): Promise<RepoInfo> {
+  const got = await storage.get(key, undefined, options);
   if (!got) {
     throw floeError('NOT_FOUND', 'a repo info backup the ops log points at is missing; older history cannot be read', { where: key });
   }
@@ -94,6 +95,6 @@ async function readBackup(storage: ObjectStorage, key: string): Promise<RepoInfo
 }
 
 /** Every update, newest first, as public items. */
-export async function* opsLog(storage: ObjectStorage, current: RepoInfo): AsyncGenerator<OpsLogItem> {
-  for await (const entry of walkOpsLog(storage, current)) yield toPublicItem(entry);
+export async function* opsLog(storage: ObjectStorage, current: RepoInfo, options?: AbortOptions): AsyncGenerator<OpsLogItem> {
+  for await (const entry of walkOpsLog(storage, current, undefined, undefined, options)) yield toPublicItem(entry);
 }

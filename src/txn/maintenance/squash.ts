@@ -13,6 +13,7 @@
 // Replaced snapshots stay listed until garbage collection finds them unreachable.
 import { floeError, isFloeError } from '../../errors.ts';
 import { zipEvery } from '../../engine/indexing.ts';
+import type { AbortOptions } from '../../engine/storage/types.ts';
 import { idsEqual, idToString, newSnapshotId, parseSnapshotId, type SnapshotId } from '../../format/icechunk/ids.ts';
 import type { RepoInfo, SnapshotInfo } from '../../format/icechunk/repo-info.ts';
 import type { TransactionLog } from '../../format/icechunk/transaction-log.ts';
@@ -58,20 +59,22 @@ export function findSquashRange(info: RepoInfo, branch: string, from: SnapshotId
   return { tip, range: chain.slice(toIndex, fromIndex + 1), newest, oldest, child: toIndex > 0 ? chain[toIndex - 1] : undefined, parent };
 }
 
-export async function squash(deps: SquashDeps, branch: string, fromSnapshot: string, toSnapshot: string, message: string): Promise<string> {
+export async function squash(
+  deps: SquashDeps, branch: string, fromSnapshot: string, toSnapshot: string, message: string, options?: AbortOptions,
+): Promise<string> {
   if (typeof message !== 'string') throw floeError('INVALID_ARGUMENT', 'squash needs a commit message');
   const from = parseSnapshotId(fromSnapshot);
   const to = parseSnapshotId(toSnapshot);
-  const { info } = await deps.store.read();
+  const { info } = await deps.store.read(options);
   const planned = findSquashRange(info, branch, from, to);
   const { newest } = planned;
   const id = newSnapshotId();
-  const { snapshot } = await deps.objects.loadSnapshot(to);
+  const { snapshot } = await deps.objects.loadSnapshot(to, options);
   // The transaction log first: like a commit, nothing points at these objects until the swap.
-  await deps.objects.writeTransactionLog(await mergedLog(deps.objects, id, planned.range));
-  await deps.objects.writeSnapshot({ ...snapshot, specVersion: 2, id, parentId: null, message, flushedAt: newest.flushedAt, metadata: newest.metadata });
+  await deps.objects.writeTransactionLog(await mergedLog(deps.objects, id, planned.range, options), options);
+  await deps.objects.writeSnapshot({ ...snapshot, specVersion: 2, id, parentId: null, message, flushedAt: newest.flushedAt, metadata: newest.metadata }, options);
   const squashed: SnapshotInfo = { id, parentId: planned.parent, flushedAt: newest.flushedAt, message, metadata: newest.metadata };
-  await deps.store.update((current) => applySquash(current, branch, planned, squashed));
+  await deps.store.update((current) => applySquash(current, branch, planned, squashed), options);
   return idToString(id);
 }
 
@@ -119,10 +122,12 @@ function rangeLeftBranch(current: RepoInfo, branch: string, planned: SquashRange
 }
 
 /** The range's transaction logs (oldest first) merged into one under the new id. */
-async function mergedLog(objects: RepoObjects, id: SnapshotId, rangeNewestFirst: readonly SnapshotInfo[]): Promise<TransactionLog> {
+async function mergedLog(
+  objects: RepoObjects, id: SnapshotId, rangeNewestFirst: readonly SnapshotInfo[], options: AbortOptions | undefined,
+): Promise<TransactionLog> {
   let merged: TransactionLog | undefined;
   for (const s of [...rangeNewestFirst].reverse()) {
-    const log = await objects.loadTransactionLog(s.id);
+    const log = await objects.loadTransactionLog(s.id, options);
     if (!log) {
       throw floeError('NOT_FOUND', `the transaction log of snapshot ${idToString(s.id)} is missing; a squash needs the log of every snapshot it replaces`, { where: idToString(s.id) });
     }

@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import type { MemoryStorage } from '../../../src/engine/storage/memory.ts';
 import type { GcSummary } from '../../../src/txn/index.ts';
-import { expiredHistory, keysUnder, readValues, type VirtualClock } from './helpers.ts';
+import type { FakeClock } from '../../../src/testing/fake-clock.ts';
+import { expiredHistory, keysUnder, readValues } from './helpers.ts';
 
 /** Six commits, the first five expired: their snapshots, logs, manifests and chunks are garbage. */
 const garbageHistory = () => expiredHistory(5);
@@ -36,7 +37,7 @@ function countDeletes(backend: MemoryStorage, holdMs: number): DeleteStats {
 }
 
 /** Every listed object costs `msPerObject` of the repository's (virtual) clock: a slow listing. */
-function slowListing(backend: MemoryStorage, clock: VirtualClock, msPerObject: number): void {
+function slowListing(backend: MemoryStorage, clock: FakeClock, msPerObject: number): void {
   const inner = backend.list.bind(backend);
   backend.list = async function* (prefix, options) {
     for await (const object of inner(prefix, options)) {

@@ -1,23 +1,14 @@
-// Shared by the maintenance tests: a repository over MemoryStorage with one virtual clock for
+// Shared by the maintenance tests: a repository over MemoryStorage with one FakeClock for
 // both snapshot times and object lastModified, and small read/write helpers for one array.
 import { ZarrArray } from '../../../src/engine/array.ts';
 import { ZarrGroup } from '../../../src/engine/group.ts';
 import { MemoryStorage } from '../../../src/engine/storage/memory.ts';
 import type { ObjectStorage } from '../../../src/engine/storage/types.ts';
+import { FakeClock } from '../../../src/testing/fake-clock.ts';
 import { Repository, Storage, type Session } from '../../../src/txn/index.ts';
 
-export interface VirtualClock {
-  nowMs(): number;
-  advance(ms: number): void;
-}
-
-export function virtualClock(startMs = Date.UTC(2030, 0, 1)): VirtualClock {
-  let now = startMs;
-  return { nowMs: () => now, advance: (ms) => void (now += ms) };
-}
-
-export async function memoryRepo(clock = virtualClock()) {
-  const backend = new MemoryStorage({ now: () => new Date(clock.nowMs()) });
+export async function memoryRepo(clock = new FakeClock()) {
+  const backend = new MemoryStorage({ clock });
   const repo = await Repository.create(Storage.fromObjectStorage(backend), { inlineChunkThresholdBytes: 1 }, 2, {}, { clock });
   return { repo, backend, clock };
 }

@@ -22,7 +22,7 @@ import { decodeFile, encodeFile } from '../../../src/format/icechunk/framing.ts'
 import { decodeHeader, encodeHeader, HEADER_OFFSETS } from '../../../src/format/icechunk/header.ts';
 import { parseDataType } from '../../../src/format/zarr/data-types.ts';
 import { defaultFillValue } from '../../../src/format/zarr/fill-value.ts';
-import { parseV1DataType } from '../../../src/format/zarr-v1/dtype.ts';
+import { parseNumpyDataType, V1_DIALECT } from '../../../src/format/numpy/dtype.ts';
 import { V1_COMPRESSION_NAMES, v1Compressor } from '../../../src/format/zarr-v1/meta.ts';
 
 function errorOf(run: () => unknown): { code: string; message: string } | undefined {
@@ -137,7 +137,7 @@ describe('Zarr v1 compressors resolve through the registry', () => {
   it.each([...ZARR_V1_COMPRESSOR_NAMES])('%s', (name) => {
     const entry = zarrV1Implementation(name)!;
     const create = spyOnEntry(entry.zarrV1, 'create');
-    const dtype = parseV1DataType('<i4', 'meta');
+    const dtype = parseNumpyDataType('<i4', 'meta', V1_DIALECT);
     const codec = v1Compressor({ compression: name, compressionOpts: V1_EXAMPLES[name] as never, dtype })!;
     expect(create).toHaveBeenCalledWith(V1_EXAMPLES[name], { itemSize: 4 }, name);
     expect(codec.name).toBe(name);

@@ -6,6 +6,7 @@ import { slice } from '../../../src/engine/selection.ts';
 import { MemoryStorage } from '../../../src/engine/storage/memory.ts';
 import { StorageStore } from '../../../src/engine/store.ts';
 import { isFloeError, type ErrorCode, type FloeError } from '../../../src/errors.ts';
+import { storeKeys } from '../../support/store-keys.ts';
 import type { CodecMetadata } from '../../../src/format/codecs/types.ts';
 
 const LE = { name: 'bytes', configuration: { endian: 'little' } };
@@ -105,11 +106,7 @@ describe('damaged shards', () => {
   });
 });
 
-async function keys(store: StorageStore): Promise<string[]> {
-  const out: string[] = [];
-  for await (const k of store.list()) out.push(k);
-  return out.sort();
-}
+const keys = storeKeys;
 
 describe('bad selections and values', () => {
   it.each([[[8]], [[-9]], [[1.5]], [[slice(0, 4, 0)]], [[0, 0]], [['...', '...']], [[slice(0.5, 2)]], [['x']]])(

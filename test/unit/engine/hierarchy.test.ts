@@ -5,14 +5,11 @@ import { ZarrArray } from '../../../src/engine/array.ts';
 import { ZarrGroup, openNode } from '../../../src/engine/group.ts';
 import { slice } from '../../../src/engine/selection.ts';
 import { isFloeError } from '../../../src/errors.ts';
+import { storeKeys } from '../../support/store-keys.ts';
 
 const store = () => new StorageStore(new MemoryStorage());
 
-async function keys(s: StorageStore): Promise<string[]> {
-  const out: string[] = [];
-  for await (const k of s.list()) out.push(k);
-  return out.sort();
-}
+const keys = storeKeys;
 
 describe('hierarchy', () => {
   it('creates nested groups and arrays and lists children with their kinds', async () => {

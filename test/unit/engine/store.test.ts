@@ -127,9 +127,9 @@ describe.each(BACKENDS)('StorageStore on %s storage', (_name, makeStorage) => {
 });
 
 describe('StorageStore.getPartialValues concurrency', () => {
-  it('keeps a bounded number of reads in flight for a long request list', async () => {
+  it('keeps the configured number of reads in flight for a long request list', async () => {
     const storage = new MemoryStorage();
-    const store = new StorageStore(storage);
+    const store = new StorageStore(storage, { concurrency: 5 });
     for (let i = 0; i < 100; i++) await store.set(`c/${i}`, bytes(i));
     let inFlight = 0;
     let peak = 0;
@@ -142,7 +142,24 @@ describe('StorageStore.getPartialValues concurrency', () => {
     };
     const got = await store.getPartialValues(Array.from({ length: 100 }, (_, i) => [`c/${i}`, undefined] as const));
     expect(got.map((b) => b?.[0])).toEqual(Array.from({ length: 100 }, (_, i) => i));
-    expect(peak).toBeGreaterThan(1);
-    expect(peak).toBeLessThanOrEqual(16);
+    expect(peak).toBe(5);
+  });
+
+  it('defaults to 8 in flight and refuses a limit that is not a positive integer', async () => {
+    const storage = new MemoryStorage();
+    let inFlight = 0;
+    let peak = 0;
+    const get = storage.get.bind(storage);
+    storage.get = async (key, range) => {
+      peak = Math.max(peak, ++inFlight);
+      await Promise.resolve();
+      inFlight--;
+      return get(key, range);
+    };
+    await new StorageStore(storage).getPartialValues(Array.from({ length: 30 }, (_, i) => [`c/${i}`, undefined] as const));
+    expect(peak).toBe(8);
+    for (const concurrency of [0, 2.5, Number.NaN]) {
+      expect(() => new StorageStore(storage, { concurrency }), String(concurrency)).toThrow(/concurrency must be a positive integer/);
+    }
   });
 });

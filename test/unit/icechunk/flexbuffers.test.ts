@@ -58,6 +58,16 @@ describe('FlexBuffers writer', () => {
     expect(Object.keys(decodeFlexValue(encodeFlexValue(value)) as object)).toEqual(['z', 'a', 'm']);
     expect(decodeFlexValue(encodeFlexValue({ ['__proto__']: 1 } as never))).toEqual(JSON.parse('{"__proto__":1}'));
   });
+
+  it('keeps the order of an empty map, vector or blob before a key that sorts first', () => {
+    // The empty value ends where the next key starts: the two anchors tie.
+    for (const empty of [{}, [], new Uint8Array(0)]) {
+      const value = { z: empty, a: null, y: 1 };
+      const decoded = decodeFlexValue(encodeFlexValue(value));
+      expect(Object.keys(decoded as object)).toEqual(['z', 'a', 'y']);
+      expect(hex(encodeFlexValue(decoded))).toBe(hex(encodeFlexValue(value)));
+    }
+  });
 });
 
 describe('FlexBuffers reader', () => {

@@ -1,26 +1,14 @@
 // Zarr v1 meta: validation with typed errors, and writing JSON the way zarr 1.x (Python) did.
 import { describe, expect, it } from 'vitest';
-import { isFloeError, type ErrorCode } from '../../../src/errors.ts';
-import { parseV1DataType } from '../../../src/format/zarr-v1/dtype.ts';
+import { documentWith, failureOf } from '../../support/error-code.ts';
+import { parseNumpyDataType, V1_DIALECT } from '../../../src/format/numpy/dtype.ts';
 import { encodeV1Metadata, parseV1Metadata } from '../../../src/format/zarr-v1/meta.ts';
-import { PyFloat, pythonFloat, stringifyPythonJson } from '../../../src/format/zarr-v1/python-json.ts';
+import { PyFloat, pythonFloat, stringifyPythonJson } from '../../../src/format/numpy/python-json.ts';
 
 const base = { chunks: [2], compression: 'zlib', compression_opts: 1, dtype: '<i4', fill_value: 0, order: 'C', shape: [5], zarr_format: 1 };
-const text = (patch: Record<string, unknown>, drop?: string) => {
-  const doc: Record<string, unknown> = { ...base, ...patch };
-  if (drop) delete doc[drop];
-  return JSON.stringify(doc);
-};
+const text = (patch: Record<string, unknown>, drop?: string) => documentWith(base, patch, drop);
 
-function failure(fn: () => unknown): { code: ErrorCode; message: string; where: string | undefined } {
-  try {
-    fn();
-  } catch (err) {
-    if (isFloeError(err)) return { code: err.code, message: err.message, where: err.where };
-    throw err;
-  }
-  throw new Error('expected a FloeError');
-}
+const failure = failureOf;
 
 describe('parseV1Metadata refuses bad documents with typed errors naming the key', () => {
   it.each([
@@ -87,13 +75,13 @@ describe('dtypes', () => {
       ['<c16', 'complex128', 16], ['|S12', 'r96', 12], ['|V4', 'r32', 4], ['<U5', 'string', 20], ['>u8', 'uint64', 8],
     ];
     for (const [typestr, name, size] of cases) {
-      const dt = parseV1DataType(typestr, 'meta');
+      const dt = parseNumpyDataType(typestr, 'meta', V1_DIALECT);
       expect([dt.dataType.name, dt.itemSize]).toEqual([name, size]);
     }
   });
 
   it('lays structured fields out packed, in order', () => {
-    const dt = parseV1DataType([['x', '<f8'], ['tag', '|S3'], ['n', '>u2']], 'meta');
+    const dt = parseNumpyDataType([['x', '<f8'], ['tag', '|S3'], ['n', '>u2']], 'meta', V1_DIALECT);
     expect(dt.kind).toBe('structured');
     expect(dt.itemSize).toBe(13);
     expect(dt.kind === 'structured' && dt.fields.map((f) => [f.name, f.offset])).toEqual([['x', 0], ['tag', 8], ['n', 11]]);

@@ -1,0 +1,49 @@
+// How a Zarr v2 array maps onto Zarr v3 metadata for conversion. Values are identical: the same
+// shape, chunks, memory type and chunk layout: transpose for F order, the filters' v3 codecs
+// (numcodecs.delta), bytes with the dtype's byte order (vlen-utf8 for U<n>, the object codec for
+// object arrays), and each compressor's v3 codec (gzip, zstd, blosc). Chunks are copied verbatim
+// when the v3 chain reads them as stored; U<n> chunks are re-encoded (UCS-4 -> vlen-utf8). A
+// compressor without a v3 codec Floe writes (zlib, bz2, lzma) is refused by name: its numcodecs.*
+// v3 codec comes with the numcodecs codecs (issue 21, stage 2).
+import { floeError } from '../../errors.ts';
+import type { CodecMetadata } from '../codecs/types.ts';
+import type { JsonValue } from '../json.ts';
+import type { NumpyChunkCodec } from '../numpy/chunk-codec.ts';
+import type { ArrayMetadataInput, Attributes } from '../zarr/metadata.ts';
+import type { V2ArrayMetadata } from './metadata.ts';
+
+/** Attribute recording the v2 dtype where the v3 type alone loses it (bytes, records, datetimes). */
+export const V2_DTYPE_ATTRIBUTE = 'floe.v2_dtype';
+
+/** The xarray convention for dimension names in Zarr v2, which v3 holds as `dimension_names`. */
+const XARRAY_DIMENSIONS = '_ARRAY_DIMENSIONS';
+
+export interface V2ToV3Plan {
+  readonly metadata: ArrayMetadataInput;
+  /** True when stored v2 chunks are valid v3 chunks as they are. */
+  readonly verbatim: boolean;
+}
+
+export function planV2ToV3(meta: V2ArrayMetadata, attributes: Attributes, chunkCodec: NumpyChunkCodec, where: string): V2ToV3Plan {
+  const missing = chunkCodec.compressors.filter((c) => c.v3 === undefined).map((c) => c.codec.name);
+  if (missing.length > 0) {
+    throw floeError('UNSUPPORTED', `cannot convert to Zarr v3: ${missing.map((n) => `"${n}"`).join(', ')} has no Zarr v3 codec Floe writes yet; Floe converts v2 arrays compressed with gzip, zstd or blosc (or none)`, { where });
+  }
+  const inChain = new Set(chunkCodec.v3Codecs);
+  const outerV3 = chunkCodec.compressors.map((c) => c.v3).filter((c): c is CodecMetadata => c !== undefined && !inChain.has(c));
+  const keepsDtype = meta.dtype.kind === 'bytes' || meta.dtype.kind === 'structured' || meta.dtype.kind === 'datetime';
+  const metadata: ArrayMetadataInput = {
+    shape: meta.shape,
+    chunkShape: meta.chunks,
+    dataType: meta.dtype.dataType.name,
+    fillValue: meta.fill.value.json,
+    codecs: [...chunkCodec.v3Codecs, ...outerV3],
+    attributes: keepsDtype ? { ...attributes, [V2_DTYPE_ATTRIBUTE]: meta.dtype.json } : attributes,
+  };
+  const names = dimensionNames(attributes[XARRAY_DIMENSIONS], meta.shape.length);
+  return { metadata: names ? { ...metadata, dimensionNames: names } : metadata, verbatim: chunkCodec.passThrough };
+}
+
+function dimensionNames(value: JsonValue | undefined, rank: number): string[] | undefined {
+  return Array.isArray(value) && value.length === rank && value.every((v) => typeof v === 'string') ? (value as string[]) : undefined;
+}
