@@ -53,7 +53,7 @@ export interface ErrorDetailsByCode {
   INVALID_KEY: NoDetails;
   /** A node name the spec forbids, or a new branch or tag name Floe refuses. */
   INVALID_NAME: {
-    /** New branch and tag names: the rule the name breaks (docs/errors.md lists them). */
+    /** New branch and tag names: the rule the name breaks (docs/errors.md lists them); node names: 'too-long'. */
     readonly rule?:
       | 'not-a-string' | 'empty' | 'too-long' | 'unpaired-surrogate' | 'control-or-space' | 'forbidden-character'
       | 'slash' | 'double-dot' | 'leading-dash' | 'leading-dot' | 'trailing-dot' | 'lock-suffix' | 'at-brace' | 'lone-at';
@@ -135,19 +135,45 @@ export interface ErrorDetailsByCode {
     /** The npm package to install. */
     readonly package: string;
   };
-  /** A request would need more than a configured limit allows (counted before the work starts). */
-  LIMIT_EXCEEDED: {
-    /**
-     * Which limit: `'chunks'` (chunks or boxes of a query, `maxChunks`), `'result-bytes'`
-     * (`maxResultBytes`), `'coordinate-labels'` (`maxCoordinateLabels`), `'memory-budget'` (a
-     * query server's `memoryBudgetBytes`, which one request's estimate passes on its own).
-     */
-    readonly kind: 'chunks' | 'result-bytes' | 'coordinate-labels' | 'memory-budget';
-    /** The limit's value. */
-    readonly limit: number;
-    /** What the request needed (an upper bound where counted from metadata; past 2^53 it is rounded). */
-    readonly actual?: number;
-  };
+  /**
+   * Input, output or a request past one of Floe's resource limits (decoded sizes, JSON, shapes,
+   * paths; a query's chunks, result bytes, labels or memory), refused before the work starts.
+   */
+  LIMIT_EXCEEDED: LimitDetails;
+}
+
+/**
+ * Which limit a `LIMIT_EXCEEDED` hit (docs/limits.md lists the format limits with their defaults):
+ * - `'decoded-bytes'`: a decoder's output would pass what the data can decode to (a chunk's size
+ *   from the array metadata, or a configured maximum for a metadata file).
+ * - `'encoded-bytes'`: a stored chunk larger than any encoding of it can be.
+ * - `'json-bytes'`, `'json-depth'`: a JSON document's size in UTF-8 bytes, or its nesting.
+ * - `'rank'`, `'elements'`, `'chunk-bytes'`, `'inner-chunks'`: an array's dimensions, its element
+ *   count, one decoded chunk's bytes, a shard's inner chunk count.
+ * - `'path-depth'`: names in a node path.
+ * - `'allocation'`: a result the process could not allocate.
+ * - `'chunks'`, `'result-bytes'`, `'coordinate-labels'`: a query's chunks or boxes (`maxChunks`),
+ *   result bytes (`maxResultBytes`), coordinate labels (`maxCoordinateLabels`).
+ * - `'memory-budget'`: a query server's `memoryBudgetBytes`, which one request's estimate passes
+ *   on its own.
+ */
+export type LimitKind =
+  | 'decoded-bytes' | 'encoded-bytes' | 'json-bytes' | 'json-depth' | 'rank' | 'elements' | 'chunk-bytes' | 'inner-chunks' | 'path-depth' | 'allocation'
+  | 'chunks' | 'result-bytes' | 'coordinate-labels' | 'memory-budget';
+
+/** The details of a `LIMIT_EXCEEDED`. */
+export interface LimitDetails {
+  /** Which limit. */
+  readonly kind: LimitKind;
+  /** The limit's value (bytes, levels, dimensions, elements, names, chunks, labels). */
+  readonly limit: number;
+  /**
+   * What the input declared or reached, or the request needed, when known (a decoder stopped
+   * early may not know the total; an upper bound where counted from metadata, rounded past 2^53).
+   */
+  readonly actual?: number;
+  /** `'decoded-bytes'`: the codec or file compression that refused. */
+  readonly codec?: string;
 }
 
 /**

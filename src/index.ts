@@ -8,7 +8,14 @@
 export { FloeError, isFloeError, ERROR_CODES, type ErrorCode } from './errors.ts';
 export type {
   ConflictDetails, ConflictEntry, ErrorDetails, ErrorDetailsByCode, FloeErrorConstructor, FloeErrorOf, FloeErrorOptions, FloeErrorOptionsArg, NoDetails,
+  LimitDetails, LimitKind,
 } from './errors.ts';
+
+// Resource limits: decoded sizes, JSON, shapes and paths (docs/limits.md).
+export {
+  configureLimits, resourceLimits, DEFAULT_LIMITS, MAX_RANK, MAX_ELEMENTS, MAX_CHUNK_BYTES, MAX_INNER_CHUNKS,
+  MAX_NODE_NAME_BYTES, MAX_PATH_DEPTH, MAX_JSON_DEPTH, type ResourceLimits,
+} from './format/limits.ts';
 
 // Plain Zarr v3: stores, arrays, groups, selections.
 export { StorageStore, type ZarrStore, type ListDir, type StorageStoreOptions } from './engine/store.ts';

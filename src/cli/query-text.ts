@@ -5,6 +5,8 @@
 // Text is converted to the JSON form, so both go through one decoder. Labels in text: numbers,
 // quoted strings, `123n` bigints, and dates as bare ISO timestamps or date("...").
 import { UsageError } from './command.ts';
+import { isFloeError } from '../errors.ts';
+import { parseJson } from '../format/json.ts';
 
 type Value = number | string | null | { date: string } | { bigint: string } | Value[] | { [key: string]: Value };
 
@@ -21,9 +23,10 @@ export function parseQueryText(text: string): unknown {
   const trimmed = text.trim();
   if (trimmed.startsWith('{')) {
     try {
-      return JSON.parse(trimmed) as unknown;
+      return parseJson(trimmed, 'the query', { exactIntegers: false });
     } catch (err) {
-      throw new UsageError(`the query looks like JSON but is not: ${(err as Error).message}`);
+      if (!isFloeError(err, 'INVALID_METADATA', 'LIMIT_EXCEEDED')) throw err;
+      throw new UsageError(`the query looks like JSON but is not: ${err.message}`);
     }
   }
   return new ChainParser(trimmed.replace(/^query\s*\([^)]*\)/, '')).parse();

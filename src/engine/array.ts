@@ -1,7 +1,9 @@
 // A Zarr v3 array over any ZarrStore: read and write selections through the codec chain, with
 // bounded concurrency. Chunk-level I/O lives in ./chunk-io.ts. Every operation takes `signal`
 // in its options; one `{ signal }` request object per operation goes to all its store calls.
+import { constants as bufferConstants } from 'node:buffer';
 import { floeError } from '../errors.ts';
+import { limitExceeded } from '../format/limits.ts';
 import { requestOf } from './abort.ts';
 import { buildCodecChain, ScratchBuffer, type CodecChain } from '../format/codecs/pipeline.ts';
 import type { ArrayData, DataType, TypedArray } from '../format/zarr/data-types.ts';
@@ -40,6 +42,9 @@ export interface GetOptions extends ArrayIoOptions, AbortOptions {
   /** Write the result into this buffer (length = elements x lanes) instead of allocating one. */
   out?: ArrayData;
 }
+
+/** The longest buffer Node allocates: the limit reported when a result cannot be allocated. */
+const BUFFER_MAX_LENGTH = bufferConstants.MAX_LENGTH;
 
 /**
  * Options of a write ({@link ZarrArray.set}); `signal` cancels it (`ABORTED`). A write aborted
@@ -139,7 +144,7 @@ export class ZarrArray {
     // Workers pay off when a read spans several chunks; a small read decodes inline into a
     // regular buffer (a fresh SharedArrayBuffer costs 2-5x more to allocate and fault in).
     const pool = n * this.dataType.lanes * this.dataType.laneBytes >= MIN_POOLED_READ_BYTES ? this.decodePool(options) : undefined;
-    const data = options.out ?? allocateOutput(this.dataType, n, pool !== undefined);
+    const data = options.out ?? allocateOutput(this.dataType, n, pool !== undefined, this.path);
     if (data.length !== n * lanes) {
       throw floeError('INVALID_ARGUMENT', `out buffer holds ${data.length} numbers, the selection needs ${n * lanes}`, { where: this.path });
     }
@@ -226,20 +231,30 @@ export class ZarrArray {
 }
 
 /**
+/**
  * Writes zarr.json (cancelled by `request`'s signal), and then, once it is written, the change
  * into any consolidated metadata above the array (whatever the signal does: see consolidated.ts).
  */
 async function writeArrayMetadata(store: ZarrStore, path: string, metadata: ArrayMetadata, request: AbortOptions | undefined): Promise<void> {
-  await store.set(metadataKey(path), encodeNodeMetadata(metadata), request);
+  await store.set(metadataKey(path), encodeNodeMetadata(metadata, metadataKey(path)), request);
   await updateConsolidatedV3(store, path, nodeMetadataToJson(metadata));
 }
 
-/** Results are allocated in shared memory when workers decode, so they can write in place. */
-function allocateOutput(dataType: DataType, n: number, shared: boolean): ArrayData {
-  const sample = dataType.allocate(0);
-  if (!shared || Array.isArray(sample)) return dataType.allocate(n);
-  const Ctor = sample.constructor as new (buffer: SharedArrayBuffer) => TypedArray;
-  return new Ctor(new SharedArrayBuffer(n * dataType.lanes * dataType.laneBytes));
+/**
+ * Results are allocated in shared memory when workers decode, so they can write in place. A
+ * result the process cannot allocate is LIMIT_EXCEEDED ('allocation'), not a RangeError.
+ */
+function allocateOutput(dataType: DataType, n: number, shared: boolean, where: string): ArrayData {
+  try {
+    const sample = dataType.allocate(0);
+    if (!shared || Array.isArray(sample)) return dataType.allocate(n);
+    const Ctor = sample.constructor as new (buffer: SharedArrayBuffer) => TypedArray;
+    return new Ctor(new SharedArrayBuffer(n * dataType.lanes * dataType.laneBytes));
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    const bytes = n * Math.max(1, dataType.lanes * dataType.laneBytes);
+    throw limitExceeded('allocation', BUFFER_MAX_LENGTH, `a result of ${n} elements (${bytes} bytes) cannot be allocated (${err.message}); select less, or read it in parts`, { actual: bytes, where });
+  }
 }
 
 function shift(view: View, job: ChunkJob): View {

@@ -10,6 +10,7 @@ import type { TypedArray } from '../format/zarr/data-types.ts';
 import type { CodecChain, ScratchBuffer } from '../format/codecs/pipeline.ts';
 import { copyFromChunk, fillRegion, shiftView } from '../format/zarr/projection.ts';
 import type { ShardingCodec } from '../format/codecs/sharding.ts';
+import { checkChunkBytes } from '../format/zarr/chunk-size.ts';
 import { allEqual, cStrides, copyStrided, fillElements, product, type NdArray, type StridedView } from '../format/zarr/ndarray.ts';
 import { mapLimit } from './storage/limiter.ts';
 import { MIN_OFFLOAD_BYTES, type DecodePool } from './decode-pool.ts';
@@ -280,6 +281,7 @@ function coversChunk(w: ChunkWrite): boolean {
 async function prepareChunk(store: ZarrStore, chain: CodecChain, w: ChunkWrite, request: AbortOptions | undefined): Promise<ChunkUpdate> {
   const { shape, dataType, fillValue } = chain.spec;
   const lanes = dataType.lanes;
+  checkChunkBytes(shape, dataType, w.key); // a shard is merged whole: it must fit in memory at once
   const chunk: NdArray = { data: dataType.allocate(product(shape)), shape: [...shape], stride: cStrides(shape) };
   const existing = coversChunk(w) ? undefined : await store.get(w.key, request);
   if (existing) {

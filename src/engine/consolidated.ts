@@ -133,9 +133,9 @@ async function consolidateV3(store: ZarrStore, path: string, bytes: Uint8Array, 
     const doc = await store.get(k, request);
     if (!doc) continue; // erased while we listed
     parseNodeMetadata(doc, k); // consolidate only what Floe (and so zarr-python) can read
-    entries.set(k.slice(prefix.length, -'/zarr.json'.length), jsonObject(parseJson(new TextDecoder().decode(doc), k), k));
+    entries.set(k.slice(prefix.length, -'/zarr.json'.length), jsonObject(parseJson(doc, k), k));
   }
-  await store.set(key, encodeNodeMetadata(withInlineConsolidated(group, entries)), request);
+  await store.set(key, encodeNodeMetadata(withInlineConsolidated(group, entries), key), request);
   return { zarrFormat: 3, nodes: entries.size };
 }
 
@@ -151,7 +151,7 @@ async function consolidateV2(store: ZarrStore, prefix: string, request: AbortOpt
     const attrs = key.replace(/\.z(array|group)$/, ZATTRS);
     if (attrs !== key && !entries.has(attrs)) entries.set(attrs, {});
   }
-  await store.set(prefix + ZMETADATA, encodeZmetadata(entries), request);
+  await store.set(prefix + ZMETADATA, encodeZmetadata(entries, prefix + ZMETADATA), request);
   const nodes = [...entries.keys()].filter((k) => k.includes('/') && !k.endsWith(ZATTRS)).length;
   return { zarrFormat: 2, nodes };
 }
@@ -182,7 +182,7 @@ export async function writeV3Group(
     const kept = meta?.nodeType === 'group' ? meta.extra[CONSOLIDATED_FIELD] : undefined;
     const { [CONSOLIDATED_FIELD]: _stale, ...extra } = metadata.extra;
     const next: GroupMetadata = { ...metadata, extra: kept === undefined ? extra : { ...extra, [CONSOLIDATED_FIELD]: kept } };
-    await store.set(key, encodeNodeMetadata(next), request);
+    await store.set(key, encodeNodeMetadata(next, key), request);
     await applyV3(store, path, nodeMetadataToJson(next));
   });
 }
@@ -199,7 +199,7 @@ async function applyV3(store: ZarrStore, path: string, doc: { readonly [key: str
     if (!entries) continue;
     const next = new Map(entries);
     edit(next, relative(path, ancestor), doc && { ...doc });
-    await store.set(key, encodeNodeMetadata(withInlineConsolidated(group, next)));
+    await store.set(key, encodeNodeMetadata(withInlineConsolidated(group, next), key));
   }
 }
 
@@ -222,7 +222,7 @@ export async function updateConsolidatedV2(store: ZarrStore, path: string, chang
         // Readers then find every node's attributes in the document (zarr-python 3 lists them all).
         if (!entries.has(at(ZATTRS))) entries.set(at(ZATTRS), {});
       } else for (const k of [...entries.keys()]) if (k.startsWith(rel + '/')) entries.delete(k);
-      await store.set(key, encodeZmetadata(entries));
+      await store.set(key, encodeZmetadata(entries, key));
     }
   });
 }

@@ -7,6 +7,7 @@ import { floeError, type ErrorCode, type ErrorDetails } from '../errors.ts';
 import { copyBytes, ownsWholeBuffer } from '../format/bytes.ts';
 import type { CodecChain } from '../format/codecs/pipeline.ts';
 import type { JsonValue } from '../format/json.ts';
+import { resourceLimits } from '../format/limits.ts';
 import type { NdArray, StridedView } from '../format/zarr/ndarray.ts';
 import type { ChunkProjection } from './selection.ts';
 import type { LocalFileSpan } from './store.ts';
@@ -28,6 +29,8 @@ export interface DecodeRequest {
   file?: LocalFileSpan;
   /** When set, the worker copies the selected part straight into this shared-memory view. */
   target?: CopyTarget;
+  /** The sender's resourceLimits().variableChunkBytes: workers hold chunks to the same limits. */
+  variableChunkBytes: number;
 }
 
 /** Where a decoded chunk's selected part goes: a view over a SharedArrayBuffer. */
@@ -96,6 +99,7 @@ export class DecodePool {
       shape: chain.spec.shape,
       dataType: chain.spec.dataType.name,
       fillValue: chain.spec.fillValue.json,
+      variableChunkBytes: resourceLimits().variableChunkBytes,
       ...(payload ? { bytes: payload } : { file: (source as { file: LocalFileSpan }).file }),
       ...(target ? { target } : {}),
     };

@@ -3,6 +3,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { floeError, isFloeError } from '../errors.ts';
 import { copyTypedArray, ownsWholeBuffer } from '../format/bytes.ts';
+import { configureLimits, limitExceeded, resourceLimits } from '../format/limits.ts';
 import { buildCodecChain, ScratchBuffer, type CodecChain } from '../format/codecs/pipeline.ts';
 import { parseDataType } from '../format/zarr/data-types.ts';
 import { parseFillValue, type FillValueInput } from '../format/zarr/fill-value.ts';
@@ -13,6 +14,8 @@ import type { LocalFileSpan } from './store.ts';
 const chains = new Map<string, CodecChain>();
 
 function chainFor(req: DecodeRequest): CodecChain {
+  // Configured limits are per process: take the sender's (chains follow a change by themselves).
+  if (req.variableChunkBytes !== resourceLimits().variableChunkBytes) configureLimits({ variableChunkBytes: req.variableChunkBytes });
   const key = JSON.stringify([req.codecs, req.shape, req.dataType, req.fillValue]);
   let chain = chains.get(key);
   if (!chain) {
@@ -35,7 +38,7 @@ let fileBuffer = new Uint8Array(0);
  * Reads a local file, or `length` bytes of it at `offset`, into a reused buffer; undefined when
  * the file does not exist. A file too short for its span is damaged, not empty.
  */
-function readLocalFile(span: LocalFileSpan): Uint8Array | undefined {
+function readLocalFile(span: LocalFileSpan, maxBytes: number): Uint8Array | undefined {
   let fd: number;
   try {
     fd = openSync(span.path, constants.O_RDONLY | constants.O_NOFOLLOW);
@@ -46,6 +49,10 @@ function readLocalFile(span: LocalFileSpan): Uint8Array | undefined {
   try {
     const offset = span.offset ?? 0;
     const size = span.length ?? fstatSync(fd).size - offset;
+    // No encoding of this chunk is that large: refuse before reading it into memory.
+    if (size > maxBytes) {
+      throw limitExceeded('encoded-bytes', maxBytes, `${span.path} holds ${size} bytes for one chunk, more than any encoding of it can take; the object is damaged or hostile`, { actual: size });
+    }
     if (fileBuffer.length < size) fileBuffer = new Uint8Array(size);
     let done = 0;
     while (done < size) {
@@ -67,7 +74,7 @@ parentPort!.on('message', (req: DecodeRequest) => {
   const transfer: ArrayBuffer[] = [];
   try {
     const chain = chainFor(req);
-    const bytes = req.file === undefined ? req.bytes! : readLocalFile(req.file);
+    const bytes = req.file === undefined ? req.bytes! : readLocalFile(req.file, chain.encodedSizeBound());
     if (bytes === undefined) {
       parentPort!.postMessage({ id: req.id, ok: true, missing: true } satisfies DecodeResponse);
       return;

@@ -97,8 +97,8 @@ export class V1Array {
       throw floeError('ALREADY_EXISTS', 'the store already holds a v1 array; pass overwrite: true to replace it', { where: V1_META_KEY });
     }
     if (input.overwrite) await store.erasePrefix('', request);
-    await store.set(V1_META_KEY, encodeV1Metadata(metadata), request);
-    await store.set(V1_ATTRS_KEY, encodeV1Attributes(array.attributes), request);
+    await store.set(V1_META_KEY, encodeV1Metadata(metadata, V1_META_KEY), request);
+    await store.set(V1_ATTRS_KEY, encodeV1Attributes(array.attributes, V1_ATTRS_KEY), request);
     return array;
   }
 
@@ -139,7 +139,7 @@ export class V1Array {
 
   /** Replaces the attributes (the `attrs` key); returns the updated array. */
   async setAttributes(attributes: Attributes, options?: AbortOptions): Promise<V1Array> {
-    await this.store.set(V1_ATTRS_KEY, encodeV1Attributes(attributes), requestOf(options));
+    await this.store.set(V1_ATTRS_KEY, encodeV1Attributes(attributes, V1_ATTRS_KEY), requestOf(options));
     return new V1Array(this.store, this.metadata, attributes);
   }
 

@@ -139,12 +139,12 @@ export class V2Array extends ZarrArray {
   /** Writes `.zarray` (cancelled by the signal), then its consolidated update (run to its end). */
   private async writeArrayDocument(metadata: V2ArrayMetadata, request: AbortOptions | undefined): Promise<void> {
     if (this.baseStore.readOnly) throw floeError('READ_ONLY', `array ${this.path} is in a read-only store`, { where: this.path });
-    await this.baseStore.set(keyPrefix(this.path) + ZARRAY, encodeV2ArrayMetadata(metadata), request);
+    await this.baseStore.set(keyPrefix(this.path) + ZARRAY, encodeV2ArrayMetadata(metadata, keyPrefix(this.path) + ZARRAY), request);
     await updateConsolidatedV2(this.baseStore, this.path, { name: ZARRAY, doc: v2ArrayMetadataJson(metadata) });
   }
 
   private async writeAttributes(attributes: Attributes, request: AbortOptions | undefined): Promise<void> {
-    await this.baseStore.set(keyPrefix(this.path) + ZATTRS, encodeV2Attributes(attributes), request);
+    await this.baseStore.set(keyPrefix(this.path) + ZATTRS, encodeV2Attributes(attributes, keyPrefix(this.path) + ZATTRS), request);
     await updateConsolidatedV2(this.baseStore, this.path, { name: ZATTRS, doc: { ...attributes } });
   }
 }

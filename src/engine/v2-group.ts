@@ -73,11 +73,11 @@ export async function writeV2Group(
 ): Promise<void> {
   const prefix = keyPrefix(path);
   if (what.group) {
-    await store.set(prefix + ZGROUP, encodeV2GroupMetadata(metadata.extra), request);
+    await store.set(prefix + ZGROUP, encodeV2GroupMetadata(metadata.extra, prefix + ZGROUP), request);
     await updateConsolidatedV2(store, path, { name: ZGROUP, doc: v2GroupMetadataJson(metadata.extra) });
   }
   if (what.attributes) {
-    await store.set(prefix + ZATTRS, encodeV2Attributes(metadata.attributes), request);
+    await store.set(prefix + ZATTRS, encodeV2Attributes(metadata.attributes, prefix + ZATTRS), request);
     await updateConsolidatedV2(store, path, { name: ZATTRS, doc: { ...metadata.attributes } });
   }
 }

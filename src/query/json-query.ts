@@ -4,7 +4,8 @@
 //              { "whereIndex": ["lon", 0, 40, 2] }, { "nearest": ["lat", 45.1, { "tolerance": 0.25 }] },
 //              { "stride": ["lat", 2] }, { "limit": ["lat", 10] } ] }
 // Labels are JSON numbers and strings, `{ "date": iso }` for Dates and `{ "bigint": "123" }` for int64.
-import { floeError } from '../errors.ts';
+import { floeError, isFloeError } from '../errors.ts';
+import { parseJson } from '../format/json.ts';
 import type { QueryBuilder } from './builder.ts';
 import { describeLabel, type LabelValue } from './nodes/label.ts';
 import type { WhereOp } from './nodes/where-node.ts';
@@ -17,35 +18,23 @@ const bad = (message: string) => floeError('INVALID_ARGUMENT', `bad query JSON: 
 export const MAX_QUERY_TERMS = 1024;
 
 /**
- * Parses a query's JSON text, refusing nesting deeper than `maxDepth` first: the check is one
- * pass over the text without recursion, so no nesting can overflow the stack later (error
- * messages print values with JSON.stringify, which recurses).
+ * Parses a query's JSON text with the format layer's depth-limited parser (format/json.ts, no
+ * recursion past `maxDepth`, so no nesting can overflow the stack later: error messages print
+ * values with JSON.stringify, which recurses). Numbers are doubles, as JSON.parse gives; malformed
+ * or too deep JSON is INVALID_ARGUMENT (the query server answers 400).
  */
 export function parseQueryJson(text: string, maxDepth: number): unknown {
-  const depth = nestingDepth(text, maxDepth);
-  if (depth > maxDepth) throw bad(`nested deeper than ${maxDepth} levels; a query needs a few`);
   try {
-    return JSON.parse(text) as unknown;
+    return parseJson(text, 'the query', { maxDepth, exactIntegers: false });
   } catch (err) {
-    throw floeError('INVALID_ARGUMENT', `the query is not valid JSON: ${(err as Error).message}`, { cause: err });
+    if (isFloeError(err, 'LIMIT_EXCEEDED') && err.details.kind === 'json-depth') {
+      throw floeError('INVALID_ARGUMENT', `bad query JSON: nested deeper than ${maxDepth} levels; a query needs a few`, { cause: err });
+    }
+    if (isFloeError(err, 'INVALID_METADATA', 'LIMIT_EXCEEDED')) {
+      throw floeError('INVALID_ARGUMENT', `the query is not valid JSON: ${err.message}`, { cause: err });
+    }
+    throw err;
   }
-}
-
-/** The deepest [ / { nesting outside strings, counting no further than `stopAbove` + 1. */
-function nestingDepth(text: string, stopAbove: number): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < text.length && deepest <= stopAbove; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) deepest = Math.max(deepest, ++depth);
-    else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return deepest;
 }
 
 /** One handler per operation; the Record makes a builder method without a JSON form a type error. */

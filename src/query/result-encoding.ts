@@ -4,6 +4,7 @@
 // The header lists every array's path, dtype, dims, shape, byteOffset (from the end of the
 // header) and byteLength, plus the fetch report, so a client can view each array in place.
 import type { ArrayData } from '../format/zarr/data-types.ts';
+import { parseJson } from '../format/json.ts';
 import type { ArrayResult, ExecutionReport } from './result-types.ts';
 
 export const BINARY_CONTENT_TYPE = 'application/vnd.floe.query-result';
@@ -66,6 +67,6 @@ export interface DecodedBinary {
 export function decodeBinary(bytes: Uint8Array): DecodedBinary {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const headerLength = view.getUint32(0, true);
-  const header = JSON.parse(Buffer.from(bytes.subarray(4, 4 + headerLength)).toString('utf8')) as DecodedBinary['header'];
+  const header = parseJson(bytes.subarray(4, 4 + headerLength), 'the binary result header', { exactIntegers: false }) as unknown as DecodedBinary['header'];
   return { header, body: bytes.subarray(4 + headerLength) };
 }

@@ -4,7 +4,8 @@
 // above the inline threshold were written to chunk objects by the worker at `set` time), plus
 // the one pack of small chunks the worker had not filled yet (see chunk-packer.ts), which the
 // merging session writes when it commits.
-import { floeError } from '../errors.ts';
+import { floeError, isFloeError } from '../errors.ts';
+import { parseJson } from '../format/json.ts';
 import { idToString, parseChunkId, parseNodeId, type ChunkId, type NodeId } from '../format/icechunk/ids.ts';
 import type { ChunkRef, VirtualChecksum } from '../format/icechunk/manifest.ts';
 import { ChangeSet, parseCoordsKey, type ArrayShapeInfo, type ChunkChange, type NodeKind } from './change-set.ts';
@@ -126,8 +127,18 @@ export function changeSetFromJSON(json: ChangeSetJSON): ChangeSet {
   return out;
 }
 
+/** Fork text from a caller: held to the JSON limits; malformed text is the caller's INVALID_ARGUMENT. */
+function parseForkText(text: string): unknown {
+  try {
+    return parseJson(text, 'fork JSON', { exactIntegers: false });
+  } catch (err) {
+    if (isFloeError(err, 'INVALID_METADATA')) throw floeError('INVALID_ARGUMENT', `${err.message}; pass what fork.toJSON() returned`, { cause: err });
+    throw err;
+  }
+}
+
 export function parseForkJSON(json: unknown): ForkJSON {
-  const value = typeof json === 'string' ? (JSON.parse(json) as unknown) : json;
+  const value = typeof json === 'string' ? parseForkText(json) : json;
   const fork = value as Partial<ForkJSON> | null;
   if (!fork || fork.format !== FORK_FORMAT || fork.version !== 1 || typeof fork.snapshotId !== 'string' || typeof fork.changes !== 'object') {
     throw floeError('INVALID_ARGUMENT', `not a serialised fork (expected {format: '${FORK_FORMAT}', version: 1, snapshotId, changes}); pass what fork.toJSON() returned`);

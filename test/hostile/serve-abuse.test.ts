@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZarrArray } from '../../src/engine/array.ts';
 import { decodeBinary } from '../../src/query/result-encoding.ts';
 import { fieldValue, removeTempDirs, ROOT, sampleRepository, tempDir } from '../cli/helpers.ts';
-import { readRss, watchRss, type RssWatch } from '../support/proc-rss.ts';
+import { readRss, watchRss, type RssWatch } from '../support/rss-watchdog.ts';
 
 const envCount = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const CONCURRENT = envCount('FLOE_ABUSE_CONCURRENT', 200);
@@ -33,7 +33,7 @@ const FLAGS = [
 /** A 10,000 x 10,000 uint8 box of /wide: a 100 MB result from 4 absent chunks (estimated ~300 MB: one at a time fits the budget). */
 const WIDE = { from: '/wide', ops: [{ whereIndex: ['wy', 0, 10_000] }, { whereIndex: ['wx', 0, 10_000] }] };
 const SMALL = { from: '/weather/temperature', ops: [{ whereIndex: ['time', 0, 1] }, { where: ['lat', '=', -45] }, { whereIndex: ['lon', 0, 3] }] };
-const HUGE_PLANS = [{ from: '/big' }, { from: '/d64' }, { from: '/big', ops: [{ whereIndex: ['y', 0, 1_000] }, { whereIndex: ['x', 0, 1_000] }] }];
+const HUGE_PLANS = [{ from: '/big' }, { from: '/d32' }, { from: '/big', ops: [{ whereIndex: ['y', 0, 1_000] }, { whereIndex: ['x', 0, 1_000] }] }];
 const DEEP = `{"from": "/big", "ops": ${'['.repeat(50_000)}${']'.repeat(50_000)}}`;
 
 let child: ChildProcess;
@@ -50,7 +50,7 @@ beforeAll(async () => {
   const session = await repo.writableSession('main');
   // Metadata only: no chunk of these is ever written.
   await ZarrArray.create(session.store, '/big', { shape: [100_000, 100_000], chunkShape: [1, 1], dataType: 'uint8', dimensionNames: ['y', 'x'] });
-  await ZarrArray.create(session.store, '/d64', { shape: Array(64).fill(2), chunkShape: Array(64).fill(1), dataType: 'uint8', dimensionNames: Array.from({ length: 64 }, (_, i) => `d${i}`) });
+  await ZarrArray.create(session.store, '/d32', { shape: Array(32).fill(2), chunkShape: Array(32).fill(1), dataType: 'uint8', dimensionNames: Array.from({ length: 32 }, (_, i) => `d${i}`) });
   await ZarrArray.create(session.store, '/wide', { shape: [20_000, 20_000], chunkShape: [5_000, 5_000], dataType: 'uint8', fillValue: 7, dimensionNames: ['wy', 'wx'] });
   await session.commit('hostile arrays');
   child = spawn(process.execPath, [path.join(ROOT, 'bin/floe.mjs'), 'serve', '--repo', repoPath, '--port', '0', ...FLAGS], {
@@ -219,7 +219,7 @@ describe('floe serve abuse run', () => {
         kind === 'small' ? await post('/main/query', SMALL)
         : kind === 'wide' ? await post('/main/query', WIDE, { ...auth, accept: 'application/octet-stream' })
         : kind === 'huge-plan' ? await post('/main/query', { from: '/big' })
-        : kind === 'huge-explain' ? await fetch(`${base}/main/explain?q=${q({ from: '/d64' })}`, { headers: auth })
+        : kind === 'huge-explain' ? await fetch(`${base}/main/explain?q=${q({ from: '/d32' })}`, { headers: auth })
         : kind === 'key' ? await fetch(`${base}/main/weather/temperature/c/0/0/0`, { headers: auth })
         : await post('/main/query', DEEP);
       const bytes = await res.arrayBuffer();

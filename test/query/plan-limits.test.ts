@@ -1,6 +1,6 @@
 // Issue 17 stage 3: the planner counts chunks, boxes and result bytes by arithmetic before the
 // chunk pass and refuses queries over its limits (LIMIT_EXCEEDED), so a metadata-only
-// [1e5, 1e5] array of [1, 1] chunks or a 64-dimension array cannot exhaust the heap; two long
+// [1e5, 1e5] array of [1, 1] chunks or a 32-dimension array (MAX_RANK) cannot exhaust the heap; two long
 // stepped positional selections intersect by arithmetic, not by listing indices.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ import { query, type QueryBuilder } from '../../src/query/builder.ts';
 import { planQuery } from '../../src/query/plan/planner.ts';
 import { resolveSource } from '../../src/query/source.ts';
 import { intersectSets, setIndices, type IndexRun } from '../../src/query/plan/dim-set.ts';
-import type { PlanEstimate, QueryLimits } from '../../src/query/plan/plan-limits.ts';
+import { limitExceeded, type PlanEstimate, type QueryLimits } from '../../src/query/plan/plan-limits.ts';
 import { shardedCodecs } from './support.ts';
 
 const SIDE = 100_000;
@@ -21,7 +21,7 @@ async function hostileStore() {
   const store = new StorageStore(new MemoryStorage());
   // Metadata only: no chunk is ever written.
   await ZarrArray.create(store, '/big', { shape: [SIDE, SIDE], chunkShape: [1, 1], dataType: 'uint8', dimensionNames: ['y', 'x'] });
-  await ZarrArray.create(store, '/d64', { shape: Array(64).fill(2), chunkShape: Array(64).fill(1), dataType: 'uint8', dimensionNames: Array.from({ length: 64 }, (_, i) => `d${i}`) });
+  await ZarrArray.create(store, '/d32', { shape: Array(32).fill(2), chunkShape: Array(32).fill(1), dataType: 'uint8', dimensionNames: Array.from({ length: 32 }, (_, i) => `d${i}`) });
   await ZarrArray.create(store, '/long', { shape: [2 ** 50], chunkShape: [2 ** 20], dataType: 'uint8', dimensionNames: ['t'] });
   await ZarrArray.create(store, '/sharded', { shape: [40, 40], chunkShape: [20, 20], dataType: 'float32', dimensionNames: ['r', 'c'], codecs: shardedCodecs([2, 5]) });
   await ZarrArray.create(store, '/coord', { shape: [8, 2 ** 40], chunkShape: [8, 2 ** 20], dataType: 'uint8', dimensionNames: ['k', 'c2'] });
@@ -54,13 +54,15 @@ describe('plan limits', () => {
     await refusal(() => query(store).from('/big').execute());
   });
 
-  it('refuses a 64-dimension query whose counts pass 2^53, and plans a small slice of it', async () => {
+  it('refuses a 32-dimension query of 2^32 chunks, and plans a small slice of it', async () => {
     const store = await hostileStore();
-    const err = await refusal(() => query(store).from('/d64').explain());
-    expect(err.details.actual).toBe(2 ** 64);
-    expect(err.message).toContain(`more than ${Number.MAX_SAFE_INTEGER}`);
-    let narrow = query(store).from('/d64');
-    for (let d = 0; d < 60; d++) narrow = narrow.whereIndex(`d${d}`, 0, 1);
+    const err = await refusal(() => query(store).from('/d32').explain());
+    expect(err.details).toEqual({ kind: 'chunks', limit: 1_000_000, actual: 2 ** 32 });
+    // MAX_ELEMENTS keeps an array's counts below 2^53; a count past it would still be named so.
+    const past = limitExceeded('maxChunks', 2 ** 64, 100);
+    expect([past.message, past.details.actual]).toEqual([expect.stringContaining(`more than ${Number.MAX_SAFE_INTEGER}`), 2 ** 64]);
+    let narrow = query(store).from('/d32');
+    for (let d = 0; d < 28; d++) narrow = narrow.whereIndex(`d${d}`, 0, 1);
     const { plan } = await narrow.explain();
     expect(plan.arrays[0]!.resultBytes).toBe(16);
     expect(plan.arrays[0]!.chunks).toBe(16);

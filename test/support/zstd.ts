@@ -83,3 +83,25 @@ export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 export function concatBytes(...parts: Uint8Array[]): Uint8Array {
   return concat(parts);
 }
+
+/** The largest block zstd allows (and an RLE block's most output): 128 KiB. */
+const BLOCK_MAX = 128 * 1024;
+
+/**
+ * A decompression bomb: `blocks` RLE blocks of 128 KiB each (4 encoded bytes apiece), with or
+ * without a content size in the header; `claim` overrides the stated size (a lying header).
+ */
+export function rleBombFrame(blocks: number, options: { contentSize: boolean; claim?: number; byte?: number }): Uint8Array {
+  const headerSize = options.contentSize ? 14 : 6;
+  const out = new Uint8Array(headerSize + blocks * 4);
+  out.set([0x28, 0xb5, 0x2f, 0xfd, options.contentSize ? 0xc0 : 0x00, 0x58]); // FCS 8 bytes or none; window 2^21
+  if (options.contentSize) {
+    const view = new DataView(out.buffer);
+    view.setBigUint64(6, BigInt(options.claim ?? blocks * BLOCK_MAX), true);
+  }
+  for (let b = 0; b < blocks; b++) {
+    const header = BLOCK_MAX * 8 + (1 << 1) + (b === blocks - 1 ? 1 : 0); // block type 1 (RLE)
+    out.set([header & 0xff, (header >> 8) & 0xff, (header >> 16) & 0xff, options.byte ?? 0], headerSize + b * 4);
+  }
+  return out;
+}

@@ -75,6 +75,8 @@ describe('typed error details', () => {
     expect(summarize(floeError('NOT_FOUND', 'no label', { details: { dim: 'time', value: '3' } }))).toBe('NOT_FOUND:time');
     expect(summarize(new FloeError('READ_ONLY', 'no writes'))).toBe('READ_ONLY');
     expect(summarize(floeError('UNAUTHORIZED', 'no', { details: { reason: 'virtual-chunk-redirect' } }))).toBe('refused:virtual-chunk-redirect');
+    expect(summarize(floeError('LIMIT_EXCEEDED', 'deep', { details: { kind: 'json-depth', limit: 512 } }))).toBe('limit:json-depth:512');
+    expect(summarize(floeError('LIMIT_EXCEEDED', 'many', { details: { kind: 'chunks', limit: 10, actual: 11 } }))).toBe('limit:chunks:10');
     const controller = new AbortController();
     controller.abort(new Error('user'));
     expect(summarize(abortedError(controller.signal))).toBe('aborted:user');
@@ -153,6 +155,8 @@ describe('typed error details: compile-time checks', () => {
     new FloeError('UNAUTHORIZED', 'x', { details: { reason: 'nope' } });
     // @ts-expect-error -- not a code
     floeError('NOPE', 'x');
+    // @ts-expect-error -- LIMIT_EXCEEDED names its limit
+    floeError('LIMIT_EXCEEDED', 'x', { details: { limit: 1 } });
     const err = floeError('CONFLICT', 'x', { details: { kind: 'gc-mark-outdated' } });
     // @ts-expect-error -- readers are checked too: no such field on CONFLICT details
     void err.details.reason;

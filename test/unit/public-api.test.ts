@@ -20,6 +20,9 @@ describe('public API', () => {
         // storage backends and wrappers
         'FsStorage', 'SqliteStorage', 'S3Storage', 'wrapStorage', 'withRetries', 'withTimeouts', 'withConcurrencyLimit',
         'createLimiter', 'withFaults', 'randomFaults', 'isTransientError',
+        // resource limits
+        'configureLimits', 'resourceLimits', 'DEFAULT_LIMITS', 'MAX_RANK', 'MAX_ELEMENTS', 'MAX_CHUNK_BYTES', 'MAX_INNER_CHUNKS',
+        'MAX_NODE_NAME_BYTES', 'MAX_PATH_DEPTH', 'MAX_JSON_DEPTH',
       ].sort(),
     );
   });

@@ -6,6 +6,7 @@ import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unli
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { floeError } from '../../errors.ts';
+import { parseJson } from '../../format/json.ts';
 import { sleepAbortably, throwIfAborted } from '../abort.ts';
 import { systemClock, type Clock } from './clock.ts';
 
@@ -59,8 +60,8 @@ function tryCreate(lockPath: string, owner: LockOwner): boolean {
 
 function readOwner(path: string): LockOwner | null {
   try {
-    const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
-    return parsed as LockOwner;
+    // A lock file holds a pid, host and time; a large or deep one is not Floe's, so unreadable.
+    return parseJson(readFileSync(path), path, { maxBytes: 64 * 1024, maxDepth: 4, exactIntegers: false }) as unknown as LockOwner;
   } catch {
     return null; // missing, or unreadable
   }

@@ -33,5 +33,11 @@ export interface ArrayToBytesCodec {
   decode(bytes: Uint8Array, spec: ChunkSpec): NdArray;
   /** Encoded size when fixed for the spec (the `bytes` codec); undefined otherwise. */
   computeEncodedSize?(spec: ChunkSpec): number | undefined;
+  /**
+   * The most bytes an encoding can take when the size is not fixed but bounded by the codec's own
+   * structure (sharding). Codecs with neither (variable-length types) are bounded by
+   * resourceLimits().variableChunkBytes.
+   */
+  encodedSizeBound?(spec: ChunkSpec): number;
   toJSON(): CodecMetadata;
 }

@@ -16,7 +16,7 @@ function bloscCodec(options: BloscOptions, toJSON: BytesToBytesCodec['toJSON']):
     kind: 'bytes_to_bytes',
     name: NAME,
     encode: (data) => bloscCompress(data, options),
-    decode: (data) => decodingGuard(NAME, () => bloscDecompress(data)),
+    decode: (data, limits) => decodingGuard(NAME, () => bloscDecompress(data, limits?.maxBytes)),
     toJSON,
   };
 }
@@ -58,7 +58,7 @@ export const bloscEntry: BytesCodecImplementation = {
   capabilities: {
     levels: { key: 'clevel', min: 0, max: 9, default: 5, outside: 'reject' },
     decodeInto: false,
-    boundedDecode: false,
+    boundedDecode: true,
     partialDecode: false,
     fixedEncodedSize: false,
   },

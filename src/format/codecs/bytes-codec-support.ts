@@ -1,6 +1,8 @@
 // Shared pieces of the bytes->bytes codecs: error constructors with a consistent message
 // shape, and configuration readers that fail with INVALID_METADATA naming the codec and key.
 import { floeError, isFloeError, type FloeError } from '../../errors.ts';
+import { limitExceeded } from '../limits.ts';
+import { DecodedSizeLimitError } from './decoded-size.ts';
 
 /** Malformed encoded bytes: truncated, bad header, wrong decoded size. */
 export function corrupt(codec: string, what: string, cause?: unknown): FloeError {
@@ -11,6 +13,21 @@ export function corrupt(codec: string, what: string, cause?: unknown): FloeError
   );
 }
 
+/**
+ * Output past a decode's maxBytes, refused before it is produced: the chunk or file cannot hold
+ * that much, so the object is damaged or a decompression bomb. `declared` is the size its header
+ * claims, when it claims one.
+ */
+export function decodedTooLarge(codec: string, maxBytes: number, declared?: number): FloeError {
+  const what = declared === undefined ? 'decodes to more than' : `declares ${declared} decoded bytes, more than`;
+  return limitExceeded(
+    'decoded-bytes',
+    maxBytes,
+    `${codec}: the data ${what} the ${maxBytes}-byte limit of what it can decode to here; refusing to decode it (a damaged object or a decompression bomb)`,
+    { actual: declared, codec },
+  );
+}
+
 /** A configuration the codec's spec forbids. */
 export function invalidConfig(codec: string, what: string): FloeError {
   return floeError('INVALID_METADATA', `${codec} codec configuration: ${what}; fix the array metadata`, {
@@ -18,12 +35,16 @@ export function invalidConfig(codec: string, what: string): FloeError {
   });
 }
 
-/** Runs a decoder, turning any non-Floe error (native library, RangeError) into CORRUPT_OBJECT. */
+/**
+ * Runs a decoder: a backend's DecodedSizeLimitError becomes LIMIT_EXCEEDED, any other non-Floe
+ * error (native library, RangeError) CORRUPT_OBJECT, each naming the codec.
+ */
 export function decodingGuard<T>(codec: string, decode: () => T): T {
   try {
     return decode();
   } catch (err) {
     if (isFloeError(err)) throw err;
+    if (err instanceof DecodedSizeLimitError) throw decodedTooLarge(codec, err.maxBytes, err.declared);
     const reason = err instanceof Error ? err.message : String(err);
     throw corrupt(codec, reason, err);
   }

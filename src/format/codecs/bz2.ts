@@ -4,7 +4,7 @@
 import { createRequire } from 'node:module';
 import type { BytesCodecImplementation } from './codec-implementation.ts';
 import type { BytesToBytesCodec, DecodeLimits } from './types.ts';
-import { corrupt, decodingGuard, invalidConfig, shown } from './bytes-codec-support.ts';
+import { corrupt, decodedTooLarge, decodingGuard, invalidConfig, shown } from './bytes-codec-support.ts';
 import { bz2Compress } from './bz2-encoder.ts';
 
 const NAME = 'bz2';
@@ -50,7 +50,7 @@ class BoundedOutput {
 
   writeByte(byte: number): void {
     if (this.pos >= this.maxBytes) {
-      throw corrupt(NAME, `the decoded output passes the ${this.maxBytes}-byte limit (a decompression bomb?); refusing to decode it further`);
+      throw decodedTooLarge(NAME, this.maxBytes);
     }
     if (this.pos >= this.buffer.length) {
       // Doubling, but never past the limit: a larger buffer could never be filled.

@@ -28,6 +28,12 @@ export interface CodecChain {
   encode(array: NdArray): Uint8Array;
   /** Encoded size when every codec has a fixed size (needed for shard indexes). */
   encodedSize(): number | undefined;
+  /**
+   * The most bytes one encoded chunk can take: exact for fixed sizes, else a generous bound (each
+   * compressor may expand by n/8 + 64 KiB; a variable-length chunk is bounded by
+   * resourceLimits().variableChunkBytes). Decoders are held to these bounds.
+   */
+  encodedSizeBound(): number;
   toJSON(): CodecMetadata[];
 }
 

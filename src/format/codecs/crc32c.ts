@@ -7,7 +7,7 @@ import { floeError } from '../../errors.ts';
 import { crc32cJs } from './crc32c-js.ts';
 import type { BytesCodecImplementation } from './codec-implementation.ts';
 import type { BytesCodecFactory, BytesToBytesCodec, DecodeLimits } from './types.ts';
-import { checkKeys, corrupt } from './bytes-codec-support.ts';
+import { checkKeys, corrupt, decodedTooLarge } from './bytes-codec-support.ts';
 
 const NAME = 'crc32c';
 const crc32cOf: (data: Uint8Array) => number = loadNative() ?? crc32cJs;
@@ -36,7 +36,7 @@ export function crc32cEncode(data: Uint8Array): Uint8Array {
 export function crc32cDecode(data: Uint8Array, limits?: DecodeLimits): Uint8Array {
   if (data.length < CHECKSUM_BYTES) throw corrupt(NAME, `${data.length} bytes is shorter than the 4-byte checksum`);
   const payload = data.subarray(0, data.length - CHECKSUM_BYTES);
-  if (limits && payload.length > limits.maxBytes) throw corrupt(NAME, `the ${payload.length}-byte payload is over the limit of ${limits.maxBytes}`);
+  if (limits && payload.length > limits.maxBytes) throw decodedTooLarge(NAME, limits.maxBytes, payload.length);
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   const stored = view.getUint32(payload.length, true);
   const actual = crc32cOf(payload) >>> 0;

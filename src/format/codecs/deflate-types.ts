@@ -16,15 +16,5 @@ export interface DeflateBackend {
   unzip(data: Uint8Array, maxBytes?: number): Uint8Array;
 }
 
-/**
- * Output passed the caller's limit. A plain Error, not a FloeError: the backend does not know which
- * codec name (gzip, zlib, or v1's gzip alias) it decodes for, so the codec's decodingGuard turns it
- * into CORRUPT_OBJECT naming the codec, with this message naming the limit.
- */
-export class DecodedSizeLimitError extends Error {
-  constructor(readonly maxBytes: number) {
-    super(`the decoded output passes the ${maxBytes}-byte limit (a decompression bomb?); refusing to inflate it further`);
-    this.name = 'DecodedSizeLimitError';
-  }
-}
-
+// Output past the caller's limit: the shared error of every bounded decoder.
+export { DecodedSizeLimitError } from './decoded-size.ts';

@@ -8,10 +8,11 @@
 // was written with, so other lc/lp/pb values go to Floe's own literal-only encoder (lzma1-encoder.ts).
 import { napiLzma } from './native-lzma.ts';
 import { floeError } from '../../errors.ts';
-import { invalidConfig, shown } from './bytes-codec-support.ts';
+import { corrupt, invalidConfig, shown } from './bytes-codec-support.ts';
+import { DecodedSizeLimitError } from './decoded-size.ts';
 import { argumentAt } from './checked-index.ts';
 import { encodeLzma1Literals } from './lzma1-encoder.ts';
-import { applyFilters, FILTER_DELTA, FILTER_LZMA2, lzma2End } from './lzma-xz.ts';
+import { applyFilters, decodeLzma2, FILTER_DELTA, FILTER_LZMA2, lzma2Extent } from './lzma-xz.ts';
 
 const NAME = 'lzma';
 // 0x4000000000000001 does not survive JSON as a double: it arrives as 2^62.
@@ -23,6 +24,10 @@ const MIN_DICT = 4096;
 const ENCODER_PROPS = { lc: 3, lp: 0, pb: 2 } as const;
 const ENCODER_PROPS_BYTE = 0x5d;
 const ALONE_HEADER = 13;
+/** How far the native decoder got when a stated size was not met (lzma-rs's message). */
+const PROBE_REACHED = /but decompressed to (\d+)/;
+/** The .lzma header's decoded size when the encoder did not state one. */
+const UNKNOWN_SIZE = 0xffff_ffff_ffff_ffffn;
 
 export interface FilterSpec {
   readonly id: number;
@@ -48,21 +53,60 @@ function finalFilter(chain: readonly FilterSpec[]): FilterSpec {
   return last;
 }
 
-export function decodeRaw(chain: readonly FilterSpec[], data: Uint8Array): Uint8Array {
+/** Decodes a raw stream described by `chain`, refusing (before decoding) output past maxBytes. */
+export function decodeRaw(chain: readonly FilterSpec[], data: Uint8Array, maxBytes?: number): Uint8Array {
   const last = finalFilter(chain);
   let decoded: Uint8Array;
   if (last.id === FILTER_LZMA2) {
-    decoded = napiLzma().lzma2.decompressSync(data.subarray(0, lzma2End(data, 0)));
+    const { end, unpacked } = lzma2Extent(data, 0);
+    if (maxBytes !== undefined && unpacked > maxBytes) throw new DecodedSizeLimitError(maxBytes, unpacked);
+    decoded = decodeLzma2(data.subarray(0, end), unpacked);
   } else {
-    // liblzma's "alone" decoder reads a raw stream given the properties it lacks; size unknown.
+    // The "alone" decoder reads a raw stream given the properties it lacks; size unknown.
     const header = new Uint8Array(ALONE_HEADER).fill(0xff);
     const { lc, lp, pb } = lzma1Props(last);
     header[0] = (pb * 5 + lp) * 9 + lc;
     new DataView(header.buffer).setUint32(1, dictSize(last), true);
-    decoded = napiLzma().lzma.decompressSync(Buffer.concat([header, data]));
+    decoded = decodeAlone(Buffer.concat([header, data]), maxBytes);
   }
   const deltas = chain.slice(0, -1).map((f) => ({ id: FILTER_DELTA, props: Uint8Array.of(deltaDistance(f) - 1) }));
   return applyFilters(decoded, [...deltas, { id: FILTER_LZMA2, props: new Uint8Array() }]);
+}
+
+/**
+ * Decodes an .lzma ("alone") stream, holding it to maxBytes. A header stating the decoded size is
+ * checked first. Without one (Python's encoder never writes it) the native decoder has no output
+ * cap and no streaming API, so it first runs with the header's size set to maxBytes + 1. It stops
+ * near there (within one match, 273 bytes), and its error says how far it got: past the limit is
+ * refused; short of it means the stream ends first, and a second run with the size unknown decodes
+ * it, stopping at the same place. The price, two decodes, is paid only by LZMA1 streams without a
+ * size. An error that does not say how far it got is CORRUPT_OBJECT: no unbounded second run.
+ */
+export function decodeAlone(stream: Uint8Array, maxBytes: number | undefined): Uint8Array {
+  const native = napiLzma().lzma;
+  if (maxBytes === undefined) return native.decompressSync(stream);
+  if (stream.length < ALONE_HEADER) throw corrupt(NAME, `${stream.length} bytes is shorter than the 13-byte .lzma header`);
+  const view = new DataView(stream.buffer, stream.byteOffset, stream.byteLength);
+  const stated = view.getBigUint64(5, true);
+  if (stated !== UNKNOWN_SIZE) {
+    if (stated > BigInt(maxBytes)) throw new DecodedSizeLimitError(maxBytes, Number(stated));
+    return native.decompressSync(stream);
+  }
+  const probe = Buffer.from(stream);
+  const probeSize = maxBytes + 1;
+  probe.writeBigUInt64LE(BigInt(probeSize), 5);
+  try {
+    native.decompressSync(probe);
+  } catch (err) {
+    const reached = PROBE_REACHED.exec(err instanceof Error ? err.message : '');
+    if (!reached) throw corrupt(NAME, err instanceof Error ? err.message : String(err), err);
+    if (Number(reached[1]) < probeSize) {
+      const decoded = native.decompressSync(stream);
+      if (decoded.length > maxBytes) throw new DecodedSizeLimitError(maxBytes); // cannot happen: same stream, same stop
+      return decoded;
+    }
+  }
+  throw new DecodedSizeLimitError(maxBytes);
 }
 
 export function encodeRaw(chain: readonly FilterSpec[], data: Uint8Array): Uint8Array {

@@ -8,6 +8,7 @@ import { crc32, napiLzma } from './native-lzma.ts';
 import { floeError } from '../../errors.ts';
 import { corrupt } from './bytes-codec-support.ts';
 import { decodedAt } from './checked-index.ts';
+import { DecodedSizeLimitError } from './decoded-size.ts';
 
 const NAME = 'lzma';
 const MAGIC = [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00];
@@ -18,17 +19,29 @@ export function isXz(data: Uint8Array): boolean {
   return MAGIC.every((b, i) => data[i] === b);
 }
 
-export function decodeXz(data: Uint8Array): Uint8Array {
+/**
+ * Decodes every stream of an xz file. With maxBytes, each block's size is summed from its LZMA2
+ * chunk headers before it is decoded (the native decoder produces exactly what they state), so
+ * output past the limit is refused without being produced.
+ */
+export function decodeXz(data: Uint8Array, maxBytes?: number): Uint8Array {
   const parts: Uint8Array[] = [];
+  const budget = { left: maxBytes ?? Number.POSITIVE_INFINITY, maxBytes };
   let p = 0;
   while (p < data.length) {
-    p = decodeStream(data, p, parts);
+    p = decodeStream(data, p, parts, budget);
     while (p < data.length && data[p] === 0) p++; // stream padding
   }
   return parts.length === 1 && parts[0] !== undefined ? parts[0] : Buffer.concat(parts);
 }
 
-function decodeStream(data: Uint8Array, start: number, parts: Uint8Array[]): number {
+/** What a decode may still produce; `maxBytes` undefined means unbounded. */
+interface Budget {
+  left: number;
+  readonly maxBytes: number | undefined;
+}
+
+function decodeStream(data: Uint8Array, start: number, parts: Uint8Array[], budget: Budget): number {
   if (start + 12 > data.length || !MAGIC.every((b, i) => data[start + i] === b)) throw corrupt(NAME, 'no xz stream header');
   if (data[start + 6] !== 0 || crc32(data.subarray(start + 6, start + 8)) >>> 0 !== u32(data, start + 8)) {
     throw corrupt(NAME, 'xz stream header flags are damaged');
@@ -46,8 +59,9 @@ function decodeStream(data: Uint8Array, start: number, parts: Uint8Array[]): num
     if (crc32(header.subarray(0, headerSize - 4)) >>> 0 !== u32(header, headerSize - 4)) throw corrupt(NAME, 'xz block header CRC32 mismatch');
     const filters = readFilters(header);
     p += headerSize;
-    const packedEnd = lzma2End(data, p);
-    const decoded = applyFilters(napiLzma().lzma2.decompressSync(data.subarray(p, packedEnd)), filters);
+    const { end: packedEnd, unpacked } = lzma2Extent(data, p);
+    spend(budget, unpacked);
+    const decoded = applyFilters(decodeLzma2(data.subarray(p, packedEnd), unpacked), filters);
     p = packedEnd;
     while ((p - start) % 4 !== 0) if (data[p++] !== 0) throw corrupt(NAME, 'xz block padding is not zero');
     if (p + checkSize > data.length) throw corrupt(NAME, 'xz block check is truncated');
@@ -99,17 +113,37 @@ export function undoDelta(data: Uint8Array, distance: number): void {
   for (let i = distance; i < data.length; i++) data[i] = (view.getUint8(i) + view.getUint8(i - distance)) & 255;
 }
 
-/** Walks LZMA2 chunk headers from `p` to the byte after the end marker. */
-export function lzma2End(data: Uint8Array, p: number): number {
+/** Takes `bytes` from the budget, refusing (before decoding) what would pass the limit. */
+function spend(budget: Budget, bytes: number): void {
+  budget.left -= bytes;
+  if (budget.left < 0 && budget.maxBytes !== undefined) throw new DecodedSizeLimitError(budget.maxBytes, budget.maxBytes - budget.left);
+}
+
+/** Decodes LZMA2 data whose chunk headers state `unpacked` bytes; anything else is corrupt. */
+export function decodeLzma2(packed: Uint8Array, unpacked: number): Uint8Array {
+  const decoded = napiLzma().lzma2.decompressSync(packed);
+  if (decoded.length !== unpacked) throw corrupt(NAME, `LZMA2 data decoded to ${decoded.length} bytes, its chunk headers state ${unpacked}`);
+  return decoded;
+}
+
+/**
+ * Walks LZMA2 chunk headers from `p`: the byte after the end marker, and the decoded bytes the
+ * chunks state (each chunk's header holds its unpacked size, so the total is known up front).
+ */
+export function lzma2Extent(data: Uint8Array, p: number): { end: number; unpacked: number } {
+  let unpacked = 0;
   for (;;) {
     const control = data[p];
     if (control === undefined) throw corrupt(NAME, 'LZMA2 data has no end marker');
-    if (control === 0) return p + 1;
+    if (control === 0) return { end: p + 1, unpacked };
     if (control === 1 || control === 2) {
-      p += 3 + u16be(data, p + 1) + 1;
+      const size = u16be(data, p + 1) + 1;
+      unpacked += size;
+      p += 3 + size;
     } else if (control >= 0x80) {
       const headerBytes = control >= 0xc0 ? 6 : 5;
       if (p + headerBytes > data.length) throw corrupt(NAME, 'LZMA2 chunk header is truncated');
+      unpacked += (control & 0x1f) * 65536 + u16be(data, p + 1) + 1;
       p += headerBytes + u16be(data, p + 3) + 1;
     } else {
       throw corrupt(NAME, `invalid LZMA2 control byte 0x${control.toString(16)}`);

@@ -9,7 +9,7 @@ import { floeError } from '../../errors.ts';
 import { PLAIN_CAPABILITIES, type BytesCodecImplementation } from './codec-implementation.ts';
 import type { BytesToBytesCodec } from './types.ts';
 import { checkKeys, decodingGuard, invalidConfig, shown } from './bytes-codec-support.ts';
-import { checkChain, decodeRaw, encodeRaw, FILTER_LZMA1, type FilterSpec } from './lzma-raw.ts';
+import { checkChain, decodeAlone, decodeRaw, encodeRaw, FILTER_LZMA1, type FilterSpec } from './lzma-raw.ts';
 import { decodeXz, FILTER_DELTA, FILTER_LZMA2, isXz } from './lzma-xz.ts';
 
 const NAME = 'lzma';
@@ -27,7 +27,7 @@ export function lzmaCompressor(compressionOpts: unknown): BytesToBytesCodec {
     kind: 'bytes_to_bytes',
     name: NAME,
     encode: (data) => encode(format, filters, data),
-    decode: (data) => decodingGuard(NAME, () => decode(format, filters, data)),
+    decode: (data, limits) => decodingGuard(NAME, () => decode(format, filters, data, limits?.maxBytes)),
     toJSON: () => ({ name: NAME, configuration: { ...opts.raw } }),
   };
 }
@@ -36,15 +36,16 @@ export function lzmaCompressor(compressionOpts: unknown): BytesToBytesCodec {
 export const lzmaEntry: BytesCodecImplementation = {
   name: NAME,
   kind: 'bytes_to_bytes',
-  capabilities: PLAIN_CAPABILITIES,
+  capabilities: { ...PLAIN_CAPABILITIES, boundedDecode: true },
   zarrV1: { names: [NAME], create: (opts) => lzmaCompressor(opts) },
 };
 
-function decode(format: number, filters: FilterSpec[] | null, data: Uint8Array): Uint8Array {
-  if (format === FORMAT_RAW) return decodeRaw(filters!, data);
-  if (isXz(data)) return decodeXz(data);
+/** Every format is bounded: xz and LZMA2 by their chunk headers, LZMA1 by decodeAlone's probe. */
+function decode(format: number, filters: FilterSpec[] | null, data: Uint8Array, maxBytes: number | undefined): Uint8Array {
+  if (format === FORMAT_RAW) return decodeRaw(filters!, data, maxBytes);
+  if (isXz(data)) return decodeXz(data, maxBytes);
   if (format === FORMAT_XZ) throw floeError('CORRUPT_OBJECT', 'lzma: the chunk is not an xz stream (bad magic); check compression_opts.format');
-  return napiLzma().lzma.decompressSync(data);
+  return decodeAlone(data, maxBytes);
 }
 
 function encode(format: number, filters: FilterSpec[] | null, data: Uint8Array): Uint8Array {

@@ -5,7 +5,9 @@ import { copyFromChunk } from '../zarr/projection.ts';
 import type { ArrayToArrayCodec, ArrayToBytesCodec, ChunkSpec } from './array-codecs.ts';
 import type { CodecChain, ScratchBuffer, ShardingCodec } from './codec-chain.ts';
 import { ZARR_V3_CODEC_NAMES, zarrV3Implementation } from './registry.ts';
-import type { BytesToBytesCodec, CodecMetadata } from './types.ts';
+import type { BytesToBytesCodec, CodecMetadata, DecodeLimits } from './types.ts';
+import { resourceLimits, type ResourceLimits } from '../limits.ts';
+import { checkChunkBytes } from '../zarr/chunk-size.ts';
 
 // The chain's contract lives in codec-chain.ts (sharding.ts needs it without this module).
 export { ScratchBuffer, type CodecChain } from './codec-chain.ts';
@@ -41,11 +43,14 @@ export function buildCodecChain(codecs: readonly CodecMetadata[], spec: ChunkSpe
   }
   const a2b = arrayToBytes;
   const innerSpec = current;
-  // Decoding runs the chains backwards; the first bytes codec may decode into the scratch buffer.
-  const [firstBytesCodec, ...laterBytesCodecs] = bytesCodecs;
-  const laterBytesBackwards = laterBytesCodecs.reverse();
-  const arrayStepsBackwards = [...arraySteps].reverse();
   const sharding = arrayCodecs.length === 0 && bytesCodecs.length === 0 && a2b.name === 'sharding_indexed' ? (a2b as ShardingCodec) : undefined;
+  // A shard read alone is decoded inner chunk by inner chunk: only its inner chunks' size is held
+  // to MAX_CHUNK_BYTES. Anything else is decoded whole.
+  if (!sharding) checkChunkBytes(spec.shape, spec.dataType, where);
+  // Decoding runs the chains backwards; the first bytes codec may decode into the scratch buffer.
+  const firstBytesCodec = bytesCodecs[0];
+  const arrayStepsBackwards = [...arraySteps].reverse();
+  const bounds = new DecodeBounds(a2b, innerSpec, bytesCodecs);
 
   return {
     spec,
@@ -54,9 +59,10 @@ export function buildCodecChain(codecs: readonly CodecMetadata[], spec: ChunkSpe
     bytesCodecs,
     sharding,
     decode(bytes, scratch) {
+      const limits = bounds.current();
       let b = bytes;
-      for (const c of laterBytesBackwards) b = c.decode(b);
-      if (firstBytesCodec) b = decodeFirst(firstBytesCodec, b, scratch, a2b.computeEncodedSize?.(innerSpec));
+      for (const step of limits.laterBackwards) b = step.codec.decode(b, step.limits);
+      if (firstBytesCodec) b = decodeFirst(firstBytesCodec, b, scratch, a2b.computeEncodedSize?.(innerSpec), limits.first);
       let array = a2b.decode(b, innerSpec);
       for (const { codec, input } of arrayStepsBackwards) array = codec.decode(array, input);
       return array;
@@ -80,16 +86,69 @@ export function buildCodecChain(codecs: readonly CodecMetadata[], spec: ChunkSpe
       }
       return n;
     },
+    encodedSizeBound: () => bounds.current().encoded,
     toJSON: () => [...arrayCodecs.map((c) => c.toJSON()), a2b.toJSON(), ...bytesCodecs.map((c) => c.toJSON())],
   };
 }
 
+/** What the decoders of one chain may produce. */
+interface ChainLimits {
+  /** The first bytes codec's (the last to decode). */
+  readonly first: DecodeLimits;
+  /** The other bytes codecs in decoding order, each with its output bound. */
+  readonly laterBackwards: readonly { readonly codec: BytesToBytesCodec; readonly limits: DecodeLimits }[];
+  /** The bound of the whole chain's encoded output. */
+  readonly encoded: number;
+}
+
+/**
+ * The decoded size each bytes codec of a chain may produce, worked out from the chunk spec once:
+ * the array -> bytes codec's exact size (or bound) for the first, then each codec's encoded bound
+ * of what the one before it produces. Recomputed only when configureLimits changes the limits
+ * (a variable-length bound depends on them); each decode reuses the same objects.
+ */
+class DecodeBounds {
+  private basis: ResourceLimits | undefined;
+  private limits: ChainLimits | undefined;
+
+  constructor(
+    private readonly a2b: ArrayToBytesCodec,
+    private readonly spec: ChunkSpec,
+    private readonly bytesCodecs: readonly BytesToBytesCodec[],
+  ) {}
+
+  current(): ChainLimits {
+    const basis = resourceLimits();
+    if (this.limits && this.basis === basis) return this.limits;
+    let size = this.a2b.computeEncodedSize?.(this.spec) ?? this.a2b.encodedSizeBound?.(this.spec) ?? basis.variableChunkBytes;
+    const first: DecodeLimits = Object.freeze({ maxBytes: size });
+    // Each codec's output (its input when encoding) is bounded by what the codec before it wrote.
+    const steps: { codec: BytesToBytesCodec; limits: DecodeLimits }[] = [];
+    for (const [i, codec] of this.bytesCodecs.entries()) {
+      if (i > 0) steps.push({ codec, limits: Object.freeze({ maxBytes: size }) });
+      size = codec.computeEncodedSize?.(size) ?? compressedBound(size);
+    }
+    this.basis = basis;
+    this.limits = { first, laterBackwards: steps.reverse(), encoded: size };
+    return this.limits;
+  }
+}
+
+/**
+ * The most a compressor can write for `n` input bytes: every one Floe reads stays far inside
+ * n + n/8 + 64 KiB (zstd and deflate add under 1%, bz2 and xz a few hundred bytes plus ~1%, Blosc
+ * 16 bytes plus a few per block).
+ */
+export function compressedBound(n: number): number {
+  return n + Math.ceil(n / 8) + 65536;
+}
+
 /** The last bytes->bytes step: straight into scratch when the codec can and the size is known. */
-function decodeFirst(codec: BytesToBytesCodec, bytes: Uint8Array, scratch: ScratchBuffer | undefined, size: number | undefined): Uint8Array {
-  if (!scratch || size === undefined || !codec.decodeInto) return codec.decode(bytes);
+function decodeFirst(codec: BytesToBytesCodec, bytes: Uint8Array, scratch: ScratchBuffer | undefined, size: number | undefined, limits: DecodeLimits): Uint8Array {
+  if (!scratch || size === undefined || !codec.decodeInto) return codec.decode(bytes, limits);
   const out = scratch.take(size);
   const n = codec.decodeInto(bytes, out);
-  return n < 0 ? codec.decode(bytes) : out.subarray(0, n);
+  return n < 0 ? codec.decode(bytes, limits) : out.subarray(0, n);
 }
 
 type AnyCodec = ArrayToArrayCodec | ArrayToBytesCodec | BytesToBytesCodec;

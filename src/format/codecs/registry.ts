@@ -10,6 +10,7 @@
 //
 // Lookups build codecs; callers resolve once per array or chain, never per chunk.
 import { floeError } from '../../errors.ts';
+import { limitExceeded } from '../limits.ts';
 import { bloscEntry } from './blosc.ts';
 import { bytesEntry } from './bytes.ts';
 import { bz2Entry } from './bz2.ts';
@@ -18,6 +19,7 @@ import type {
   BytesCodecImplementation,
   CodecImplementation,
   FileCompression,
+  FileDecompressOptions,
   V1CompressorFactory,
 } from './codec-implementation.ts';
 import { crc32cEntry } from './crc32c.ts';
@@ -63,7 +65,13 @@ export type ZarrV1Entry = BytesCodecImplementation & { readonly zarrV1: { readon
 const NO_FILE_COMPRESSION: FileCompression = Object.freeze({
   byte: 0,
   compress: (payload: Uint8Array) => payload,
-  decompress: (body: Uint8Array) => body,
+  decompress: (body: Uint8Array, options?: FileDecompressOptions) => {
+    // Held to the same limit as a compressed payload, so a file type's limit means one thing.
+    if (options?.maxBytes !== undefined && body.length > options.maxBytes) {
+      throw limitExceeded('decoded-bytes', options.maxBytes, `an uncompressed payload of ${body.length} bytes is over the ${options.maxBytes}-byte limit for this object; raise the limit with configureLimits if it is genuine`, { actual: body.length, codec: 'none', where: options.where });
+    }
+    return body;
+  },
 });
 
 const isZarrV3 = (e: CodecImplementation): e is ZarrV3Entry => e.zarrV3 !== undefined;

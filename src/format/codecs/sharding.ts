@@ -11,6 +11,8 @@ import { fillRegion, forEachProduct, projectDim, shiftView } from '../zarr/proje
 import type { CodecMetadata } from './types.ts';
 import { shown } from './bytes-codec-support.ts';
 import { argumentAt } from './checked-index.ts';
+import { limitExceeded, MAX_INNER_CHUNKS } from '../limits.ts';
+import { checkChunkBytes } from '../zarr/chunk-size.ts';
 import type { ArrayCodecImplementation } from './codec-implementation.ts';
 
 // The contracts live in codec-chain.ts, beside the chain they refer to.
@@ -37,6 +39,9 @@ export function shardingCodec(config: Record<string, unknown> | undefined, shard
   }
   const chunksPerShard = shardSpec.shape.map((s, i) => s / argumentAt(innerChunkShape, i, 'sharding chunk_shape'));
   const nChunks = product(chunksPerShard);
+  if (nChunks > MAX_INNER_CHUNKS) {
+    throw limitExceeded('inner-chunks', MAX_INNER_CHUNKS, `a shard of [${shardSpec.shape.join(', ')}] holds ${nChunks} inner chunks of [${innerChunkShape.join(', ')}], over the maximum of ${MAX_INNER_CHUNKS} (its index is read whole); use larger inner chunks`, { actual: nChunks });
+  }
   const innerChain = build(codecList(c.codecs, 'codecs'), { ...shardSpec, shape: innerChunkShape });
   const indexSpec: ChunkSpec = {
     shape: [...chunksPerShard, 2],
@@ -52,6 +57,7 @@ export function shardingCodec(config: Record<string, unknown> | undefined, shard
   const lanes = shardSpec.dataType.lanes;
 
   const decodeIndex = (bytes: Uint8Array, shardSize?: number): ShardIndex => {
+    const innerBound = innerChain.encodedSizeBound();
     if (bytes.length !== indexByteLength) {
       throw floeError('CORRUPT_OBJECT', `shard index is ${bytes.length} bytes, expected ${indexByteLength}`);
     }
@@ -74,6 +80,10 @@ export function shardingCodec(config: Record<string, unknown> | undefined, shard
       }
       if (shardSize !== undefined && off + len > shardSize) {
         throw floeError('CORRUPT_OBJECT', `shard index entry ${i} points at bytes ${off}..${off + len}, outside the ${shardSize}-byte shard`);
+      }
+      // Checked before any range is fetched: no inner chunk encodes to more than its bound.
+      if (len > innerBound || off > Number.MAX_SAFE_INTEGER - len) {
+        throw floeError('CORRUPT_OBJECT', `shard index entry ${i} claims ${len} bytes at offset ${off}; an inner chunk takes at most ${innerBound}`);
       }
       offsets[i] = off;
       lengths[i] = len;
@@ -120,6 +130,7 @@ export function shardingCodec(config: Record<string, unknown> | undefined, shard
     innerChain,
     decodeIndex,
     innerIndex,
+    encodedSizeBound: () => indexByteLength + nChunks * innerChain.encodedSizeBound(),
     toJSON: () => ({
       name: 'sharding_indexed',
       configuration: {
@@ -133,6 +144,7 @@ export function shardingCodec(config: Record<string, unknown> | undefined, shard
     decodeRegion,
 
     decode(bytes, spec) {
+      checkChunkBytes(spec.shape, spec.dataType);
       const out: NdArray = { data: spec.dataType.allocate(product(spec.shape)), shape: [...spec.shape], stride: cStrides(spec.shape) };
       const whole = spec.shape.map((n) => ({ chunk: 0, start: 0, step: 1, count: n, outStart: 0 }));
       decodeRegion(bytes, whole, { data: out.data, offset: 0, stride: out.stride });

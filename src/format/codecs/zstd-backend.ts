@@ -4,12 +4,14 @@
 // first use: FLOE_ZSTD=napi|fallback forces one, otherwise zstd-napi when it loads.
 import { createRequire } from 'node:module';
 import { floeError, type FloeError } from '../../errors.ts';
+import { DecodedSizeLimitError } from './decoded-size.ts';
 import { knownContentSize, ZstdDataError } from './zstd-frames.ts';
 import type { ZstdBackend } from './zstd-types.ts';
 import { napiBackend } from './zstd-napi.ts';
 import { wasmBackend } from './zstd-wasm.ts';
 
 export { ZstdDataError } from './zstd-frames.ts';
+export { DecodedSizeLimitError } from './decoded-size.ts';
 
 export type { ZstdBackend } from './zstd-types.ts';
 
@@ -131,8 +133,8 @@ const MAX_RATIO = 32768;
 
 /**
  * Decodes one or more whole frames. Sizes stated in frame headers are checked against maxBytes
- * before anything is allocated; frames without them are decoded with growing output. Throws
- * ZstdDataError for bad input, whichever backend runs.
+ * before anything is allocated; frames without them are decoded streaming, stopping at maxBytes.
+ * Throws ZstdDataError for bad input and DecodedSizeLimitError past maxBytes, whichever backend runs.
  */
 export function zstdDecode(data: Uint8Array, options: ZstdDecodeOptions): Uint8Array {
   const backend = options.backend ?? zstdBackend();
@@ -143,19 +145,19 @@ export function zstdDecode(data: Uint8Array, options: ZstdDecodeOptions): Uint8A
     return wrapBackendError(() => backend.decompressUnsized(data, limit, options.dictionary));
   }
   if (size > data.length * MAX_RATIO) throw new ZstdDataError('corrupt', `a frame header claims ${size} bytes from ${data.length} encoded bytes`);
-  if (size > options.maxBytes) throw new ZstdDataError('too-large', `the frame headers claim ${size} bytes, over the limit of ${options.maxBytes}`);
+  if (size > options.maxBytes) throw new DecodedSizeLimitError(options.maxBytes, size);
   const out = new Uint8Array(size);
   const produced = wrapBackendError(() => backend.decompressInto(data, out, options.dictionary));
   if (produced !== size) throw new ZstdDataError('corrupt', `decoded ${produced} bytes, the frame headers say ${size}`);
   return out;
 }
 
-/** Turns a library's own error (bad data, checksum, dictionary) into ZstdDataError 'corrupt'. */
+/** Turns a library's own error (bad data, checksum, dictionary) into ZstdDataError 'corrupt'; ours pass through. */
 function wrapBackendError<T>(run: () => T): T {
   try {
     return run();
   } catch (err) {
-    if (err instanceof ZstdDataError) throw err;
+    if (err instanceof ZstdDataError || err instanceof DecodedSizeLimitError) throw err;
     throw new ZstdDataError('corrupt', err instanceof Error ? err.message : String(err), { cause: err });
   }
 }

@@ -5,7 +5,7 @@
 /** A malformed or unusable zstd input; `kind` picks the caller's error message. */
 export class ZstdDataError extends Error {
   constructor(
-    readonly kind: 'empty' | 'truncated' | 'too-large' | 'corrupt',
+    readonly kind: 'empty' | 'truncated' | 'corrupt',
     message: string,
     options?: { cause?: unknown },
   ) {

@@ -3,6 +3,7 @@
 // import. The types below are the slice of its binding.d.ts used here, so type-checking does not
 // need the package either.
 import type { ZstdBackend } from './zstd-types.ts';
+import { DecodedSizeLimitError } from './decoded-size.ts';
 import { ZstdDataError } from './zstd-frames.ts';
 
 interface NapiCCtx {
@@ -50,7 +51,7 @@ export function napiBackend(require: NodeJS.Require): ZstdBackend {
       if (produced === 0 && consumed === 0) throw new ZstdDataError('truncated', 'the last zstd frame is truncated');
       chunks.push(chunk.subarray(0, produced));
       total += produced;
-      if (total > maxBytes) throw new ZstdDataError('too-large', `the frames inflate past ${maxBytes} bytes`);
+      if (total > maxBytes) throw new DecodedSizeLimitError(maxBytes);
       input = input.subarray(consumed);
       pending = hint;
       chunkSize = Math.min(chunkSize * 2, 64 << 20, maxBytes + 1 - total);

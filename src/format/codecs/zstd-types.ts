@@ -10,8 +10,9 @@ export interface ZstdBackend {
   /** Decodes all frames into `out`, returning the bytes written; throws when they do not fit. */
   decompressInto(data: Uint8Array, out: Uint8Array, dictionary?: Uint8Array): number;
   /**
-   * Decodes frames whose headers may leave out the content size. Throws ZstdDataError 'too-large'
-   * once the output passes maxBytes and 'truncated' when the last frame does not end.
+   * Decodes frames whose headers may leave out the content size, streaming: throws
+   * DecodedSizeLimitError once the output passes maxBytes (having allocated about maxBytes at
+   * most) and ZstdDataError 'truncated' when the last frame does not end.
    */
   decompressUnsized(data: Uint8Array, maxBytes: number, dictionary?: Uint8Array): Uint8Array;
 }

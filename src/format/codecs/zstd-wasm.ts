@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ZstdBackend } from './zstd-types.ts';
+import { DecodedSizeLimitError } from './decoded-size.ts';
 import { ZstdDataError, xxh64 } from './zstd-frames.ts';
 
 // The project's lib settings (no DOM) leave WebAssembly undeclared; this is the part used here.
@@ -155,7 +156,7 @@ export function wasmBackend(require: NodeJS.Require): ZstdBackend {
               throw err;
             }
             if (result !== null) return result as Uint8Array;
-            if (cap >= limit) throw new ZstdDataError('too-large', `the frames inflate past ${limit} bytes`);
+            if (cap >= limit) throw new DecodedSizeLimitError(limit);
           }
         }),
       );

@@ -7,7 +7,8 @@ import { floeError } from '../../errors.ts';
 import type { BytesCodecImplementation, FileDecompressOptions } from './codec-implementation.ts';
 import type { BytesCodecFactory, BytesToBytesCodec, DecodeLimits } from './types.ts';
 import { checkKeys, corrupt, decodingGuard, readBool, readInt } from './bytes-codec-support.ts';
-import { clampLevel, MAX_LEVEL, MIN_LEVEL, zstdBackend, zstdDecode, ZstdDataError, type ZstdBackend } from './zstd-backend.ts';
+import { limitExceeded } from '../limits.ts';
+import { clampLevel, DecodedSizeLimitError, MAX_LEVEL, MIN_LEVEL, zstdBackend, zstdDecode, ZstdDataError, type ZstdBackend } from './zstd-backend.ts';
 import { knownContentSize } from './zstd-frames.ts';
 
 const NAME = 'zstd';
@@ -59,7 +60,11 @@ export function zstdCompress(data: Uint8Array, level = FILE_DEFAULT_LEVEL): Uint
   return zstdBackend().compress(data, clampLevel(level), false);
 }
 
-/** The inverse of zstdCompress, for frames with or without a content size. */
+/**
+ * The inverse of zstdCompress, for frames with or without a content size. Output past maxBytes
+ * (default MAX_DECOMPRESSED_BYTES) is LIMIT_EXCEEDED: refused from the frame header when it states
+ * a size, else by streaming, having allocated about maxBytes at most.
+ */
 export function zstdDecompress(data: Uint8Array, options: FileDecompressOptions = {}): Uint8Array {
   const maxBytes = options.maxBytes ?? MAX_DECOMPRESSED_BYTES;
   // FloeErrorOptions.where is absent, not undefined, when the caller named no place.
@@ -67,10 +72,16 @@ export function zstdDecompress(data: Uint8Array, options: FileDecompressOptions 
   try {
     return zstdDecode(data, { maxBytes, dictionary: options.dictionary });
   } catch (err) {
+    if (err instanceof DecodedSizeLimitError) {
+      const claim = err.declared === undefined ? 'inflates past' : `declares ${err.declared} bytes, over`;
+      throw limitExceeded('decoded-bytes', err.maxBytes, `zstd payload ${claim} the ${err.maxBytes}-byte limit for this object; refusing to decompress it (a damaged object or a decompression bomb; raise the limit with configureLimits if it is genuine)`, {
+        ...where,
+        actual: err.declared,
+        codec: NAME,
+      });
+    }
     if (!(err instanceof ZstdDataError)) throw err;
     switch (err.kind) {
-      case 'too-large':
-        throw floeError('CORRUPT_OBJECT', `zstd payload inflates past ${maxBytes} bytes; refusing to decompress it`, { ...where, cause: err });
       case 'truncated':
       case 'empty':
         throw floeError('CORRUPT_OBJECT', 'zstd payload is truncated: the frame does not end', { ...where, cause: err });

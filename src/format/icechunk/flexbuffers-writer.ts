@@ -7,6 +7,7 @@
 //   Float; a vector whose elements share a numeric, bool or key type is a typed vector (fixed
 //   typed for 2-4 numbers); every slot takes the smallest width that fits.
 import { floeError } from '../../errors.ts';
+import { limitExceeded } from '../limits.ts';
 import { compareSequences } from '../indexing.ts';
 import { floatWidth, FlexType, intWidth, uintWidth, type FlexValue, type WidthCode } from './flexbuffers-types.ts';
 
@@ -74,7 +75,7 @@ class FlexWriter {
   }
 
   push(value: FlexValue, depth: number): void {
-    if (depth > 512) throw floeError('UNSUPPORTED', 'FlexBuffers values nest deeper than 512 levels');
+    if (depth > 512) throw limitExceeded('json-depth', 512, 'a metadata value nests deeper than 512 levels, which FlexBuffers readers refuse; flatten it');
     if (value === null) this.stack.push({ type: FlexType.Null, scalar: 0, width: 0 });
     else if (typeof value === 'boolean') this.stack.push({ type: FlexType.Bool, scalar: value ? 1 : 0, width: 0 });
     else if (typeof value === 'number') this.stack.push(numberValue(value));

@@ -3,6 +3,7 @@
 // compression named in the header is found in the codec registry (codecs/registry.ts).
 import { floeError } from '../../errors.ts';
 import { icechunkFileCompression, type FileCompression } from '../codecs/registry.ts';
+import { resourceLimits, type ResourceLimits } from '../limits.ts';
 import {
   decodeHeader,
   encodeHeader,
@@ -51,11 +52,24 @@ export interface DecodedFile {
   payload: Uint8Array;
 }
 
+/** The resource limit that bounds each file type's decoded payload (limits.ts gives the defaults). */
+const PAYLOAD_LIMITS: Readonly<Record<FileType, keyof ResourceLimits>> = {
+  snapshot: 'snapshotBytes',
+  manifest: 'manifestBytes',
+  transactionLog: 'transactionLogBytes',
+  repoInfo: 'repoInfoBytes',
+};
+
+/**
+ * Reads a file's header and decompresses its payload, held to the file type's limit: a zstd frame
+ * declaring more is refused from its header, one that does not say is stopped while streaming.
+ */
 export function decodeFile(bytes: Uint8Array, expected: FileType, where?: string): DecodedFile {
   const header = decodeHeader(bytes, expected, where);
   const body = bytes.subarray(HEADER_SIZE);
+  const maxBytes = resourceLimits()[PAYLOAD_LIMITS[expected]];
   // `where` only when known: the codec options take no explicit undefined.
-  const payload = fileCompression(header.compression).decompress(body, where === undefined ? {} : { where });
+  const payload = fileCompression(header.compression).decompress(body, where === undefined ? { maxBytes } : { where, maxBytes });
   if (payload.length < 8 || String.fromCharCode(...payload.subarray(4, 8)) !== FILE_IDENTIFIER) {
     throw floeError('CORRUPT_OBJECT', `the ${expected} payload lacks the flatbuffers identifier '${FILE_IDENTIFIER}'`, { where });
   }

@@ -2,6 +2,7 @@
 // repository is opened (spec1-repo.ts imports this module on demand).
 import { isScalar, Pair, parseDocument, Scalar, visit, YAMLMap, type Document, type ScalarTag, type YAMLSeq } from 'yaml';
 import { floeError } from '../../errors.ts';
+import { limitExceeded, resourceLimits } from '../limits.ts';
 import type { MetadataValue } from './metadata-value.ts';
 
 // The reference wrote serde enums as YAML tags (`store: !s3_compatible {...}`, newtype variants
@@ -15,6 +16,11 @@ const YAML_TAG_PREFIX = 'tag:yaml.org,2002:';
 
 /** Parses `config.yaml`; application tags become `{ tag: value }` (tag without its `!`). */
 export function decodeV1Config(bytes: Uint8Array, where?: string): MetadataValue {
+  // A metadata document like zarr.json: held to the same size limit before it is parsed.
+  const maxBytes = resourceLimits().jsonBytes;
+  if (bytes.length > maxBytes) {
+    throw limitExceeded('json-bytes', maxBytes, `config.yaml of ${bytes.length} bytes is over the ${maxBytes}-byte limit of a metadata document`, { actual: bytes.length, where });
+  }
   try {
     const doc = parseDocument(new TextDecoder('utf-8', { fatal: true }).decode(bytes), { strict: true });
     const error = doc.errors[0];

@@ -3,10 +3,14 @@
 // chain: `v3Codecs` holds transpose for F order, the filters that have a v3 form, bytes with the
 // byte order (vlen-utf8 for U<n>, the object codec for object arrays) and the leading compressors
 // that have a v3 form. What the chain cannot express runs outside it, in `decode`/`encode`: the
-// other compressors, and U<n>'s transcoding (UCS-4 <-> vlen-utf8 frames).
+// other compressors, and U<n>'s transcoding (UCS-4 <-> vlen-utf8 frames). The outside
+// compressors are held to decoded-size bounds like the chain's own (limits.ts): the innermost to
+// what the v3 chain can read (exact for fixed-size data), each outer one to what the next may write.
 import { floeError, isFloeError } from '../../errors.ts';
-import type { BytesToBytesCodec, CodecMetadata } from '../codecs/types.ts';
+import { buildCodecChain, compressedBound } from '../codecs/pipeline.ts';
+import type { BytesToBytesCodec, CodecMetadata, DecodeLimits } from '../codecs/types.ts';
 import { decodeFrames, encodeFrames } from '../codecs/vlen-bytes.ts';
+import { defaultFillValue } from '../zarr/fill-value.ts';
 import { product } from '../zarr/ndarray.ts';
 import type { NumpyDataType } from './dtype.ts';
 import { decodeUcs4, encodeUcs4 } from './ucs4.ts';
@@ -56,10 +60,11 @@ export function numpyChunkCodec(layout: NumpyChunkLayout): NumpyChunkCodec {
   const inChain = transcodes ? 0 : leadingV3(layout.compressors);
   const chainCompressors = layout.compressors.slice(0, inChain).map((c) => c.v3 as CodecMetadata);
   const outer = layout.compressors.slice(inChain).map((c) => c.codec);
-  const decompress = (b: Uint8Array): Uint8Array => outer.reduceRight((bytes, c) => c.decode(bytes), b);
   const compress = (b: Uint8Array): Uint8Array => outer.reduce((bytes, c) => c.encode(bytes), b);
   const arrayToBytes = transcodes ? { name: 'vlen-utf8' } : dtype.kind === 'object' ? { name: dtype.objectCodec } : bytesCodecFor(dtype);
   const v3Codecs = [...transpose, ...(layout.filters ?? []), arrayToBytes, ...chainCompressors];
+  const bounds = outerBounds(outer, transcodes ? () => product(chunks) * dtype.itemSize : chainInputBound(v3Codecs, layout, outer.length > 0));
+  const decompress = (b: Uint8Array): Uint8Array => outer.reduceRight((bytes, c, i) => c.decode(bytes, bounds(i)), b);
   const { compressors } = layout;
   if (!transcodes) return { compressors, outer, v3Codecs, transcodes, passThrough: outer.length === 0, decode: decompress, encode: compress };
   const n = product(chunks);
@@ -73,6 +78,37 @@ export function numpyChunkCodec(layout: NumpyChunkLayout): NumpyChunkCodec {
     passThrough: false,
     decode: (stored) => encodeFrames(decodeUcs4(decompress(stored), n, chars, little).map((s) => utf8.encode(s))),
     encode: (bytes) => compress(encodeUcs4(decodeFrames(bytes, n, 'vlen-utf8').map((b) => decodeUtf8(b)), chars, little)),
+  };
+}
+
+/** The most bytes the v3 chain of `v3Codecs` reads for one chunk (it follows configureLimits). */
+function chainInputBound(v3Codecs: readonly CodecMetadata[], layout: NumpyChunkLayout, needed: boolean): () => number {
+  if (!needed) return () => 0; // no codec outside the chain to bound
+  const dataType = layout.dtype.dataType;
+  const chain = buildCodecChain(v3Codecs, { shape: layout.chunks, dataType, fillValue: defaultFillValue(dataType) });
+  return () => chain.encodedSizeBound();
+}
+
+/**
+ * The DecodeLimits of each outer codec by its index: outer[0] (the last to decode) produces what
+ * the chain reads, at most `innermost()`; outer[i] what outer[i - 1] may write for that. Worked
+ * out once per innermost bound (it changes only with configureLimits).
+ */
+function outerBounds(outer: readonly BytesToBytesCodec[], innermost: () => number): (i: number) => DecodeLimits {
+  let basis = -1;
+  let limits: DecodeLimits[] = [];
+  return (i) => {
+    const bound = innermost();
+    if (bound !== basis) {
+      basis = bound;
+      let size = bound;
+      limits = outer.map((codec) => {
+        const at: DecodeLimits = Object.freeze({ maxBytes: size });
+        size = codec.computeEncodedSize?.(size) ?? compressedBound(size);
+        return at;
+      });
+    }
+    return limits[i] ?? { maxBytes: bound };
   };
 }
 

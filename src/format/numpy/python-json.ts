@@ -1,7 +1,7 @@
 // JSON as zarr 1.x wrote it: Python's `json.dumps(obj, indent=4, sort_keys=True)` (ASCII only,
 // no trailing newline, floats in Python's repr, NaN/Infinity as bare tokens). Reading accepts
 // those bare tokens too, which strict JSON parsers refuse.
-import { parseJson, type JsonValue } from '../json.ts';
+import { checkedText, checkJsonDepth, parseJson, type JsonValue, type JsonWriteOptions } from '../json.ts';
 import { compareSequences } from '../indexing.ts';
 
 /** A number Python would write as a float: `0.0`, not `0`. */
@@ -13,33 +13,17 @@ export type PyJson = JsonValue | PyFloat | PyJson[] | { [key: string]: PyJson };
 
 /**
  * Parses Python-flavoured JSON: bare `NaN`, `Infinity`, `-Infinity` (outside strings) become the
- * strings "NaN", "Infinity", "-Infinity", the form fill-value parsing understands.
+ * strings "NaN", "Infinity", "-Infinity", the form fill-value parsing understands. Held to the
+ * JSON size and depth limits like every document (json.ts).
  */
-export function parsePythonJson(text: string, where: string): JsonValue {
-  let out = '';
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charAt(i);
-    if (inString) {
-      out += c;
-      if (c === '\\') out += text[++i] ?? '';
-      else if (c === '"') inString = false;
-      continue;
-    }
-    if (c === '"') inString = true;
-    const token = ['-Infinity', 'Infinity', 'NaN'].find((t) => text.startsWith(t, i));
-    if (token) {
-      out += JSON.stringify(token);
-      i += token.length - 1;
-    } else {
-      out += c;
-    }
-  }
-  return parseJson(out, where);
+export function parsePythonJson(text: string | Uint8Array, where: string): JsonValue {
+  return parseJson(text, where, { nonFinite: true });
 }
 
-export function stringifyPythonJson(value: PyJson, indent = 4): string {
-  return write(value, indent, '');
+/** Python's json.dumps layout; refuses (LIMIT_EXCEEDED) what parsePythonJson would refuse to read. */
+export function stringifyPythonJson(value: PyJson, indent = 4, options: JsonWriteOptions = {}): string {
+  checkJsonDepth(value, { ...options, isLeaf: (v) => v instanceof PyFloat });
+  return checkedText(() => write(value, indent, ''), options);
 }
 
 function write(value: PyJson, indent: number, pad: string): string {

@@ -4,6 +4,7 @@ import { floeError, isFloeError } from '../../errors.ts';
 import { ZARR_V1_COMPRESSOR_NAMES, zarrV1Implementation } from '../codecs/registry.ts';
 import type { BytesToBytesCodec } from '../codecs/types.ts';
 import { stringifyJson, type JsonValue } from '../json.ts';
+import { checkArrayShape } from '../limits.ts';
 import type { Attributes } from '../zarr/metadata.ts';
 import { numpyChunkCodec, type NumpyChunkCodec } from '../numpy/chunk-codec.ts';
 import { parseNumpyDataType, V1_DIALECT, type NumpyDataType } from '../numpy/dtype.ts';
@@ -33,6 +34,7 @@ export function parseV1Metadata(input: Uint8Array | string, where = 'meta'): V1M
   for (const key of REQUIRED) if (!(key in doc)) invalid(where, `"${key}" is required`);
   if (doc.zarr_format !== 1) invalid(where, `"zarr_format" must be 1, got ${JSON.stringify(doc.zarr_format)}`);
   const shape = intList(doc.shape, 0, 'shape', where);
+  checkArrayShape(shape, where);
   const chunks = intList(doc.chunks, 1, 'chunks', where);
   if (shape.length === 0) {
     throw floeError('UNSUPPORTED', 'a 0-dimensional v1 array has no chunk key ("".join of no indices); zarr 1.x never wrote one', { where });
@@ -71,7 +73,7 @@ export function v1ChunkCodec(meta: V1Metadata): NumpyChunkCodec {
   return numpyChunkCodec({ dtype: meta.dtype, order: meta.order, chunks: meta.chunks, compressors: compressor ? [{ codec: compressor }] : [] });
 }
 
-export function encodeV1Metadata(meta: V1Metadata): Uint8Array {
+export function encodeV1Metadata(meta: V1Metadata, where = 'meta'): Uint8Array {
   const doc: { [key: string]: PyJson } = {
     ...meta.extra,
     chunks: [...meta.chunks],
@@ -83,13 +85,13 @@ export function encodeV1Metadata(meta: V1Metadata): Uint8Array {
     shape: [...meta.shape],
     zarr_format: 1,
   };
-  return encodePythonDocument(doc);
+  return encodePythonDocument(doc, where);
 }
 
 export function parseV1Attributes(input: Uint8Array, where = 'attrs'): Attributes {
   return parseAttributesDocument(input, where);
 }
 
-export function encodeV1Attributes(attrs: Attributes): Uint8Array {
-  return encodeAttributesDocument(attrs);
+export function encodeV1Attributes(attrs: Attributes, where = 'attrs'): Uint8Array {
+  return encodeAttributesDocument(attrs, where);
 }

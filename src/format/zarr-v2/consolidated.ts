@@ -21,10 +21,10 @@ export function parseZmetadata(input: Uint8Array, where = ZMETADATA): Map<string
   return new Map(Object.entries(doc.metadata));
 }
 
-export function encodeZmetadata(entries: ReadonlyMap<string, JsonValue | PyJson>): Uint8Array {
+export function encodeZmetadata(entries: ReadonlyMap<string, JsonValue | PyJson>, where = ZMETADATA): Uint8Array {
   const metadata: { [key: string]: PyJson } = {};
   for (const [key, doc] of entries) metadata[key] = doc;
-  return encodePythonDocument({ metadata, zarr_consolidated_format: 1 });
+  return encodePythonDocument({ metadata, zarr_consolidated_format: 1 }, where);
 }
 
 /** True for the keys a `.zmetadata` holds. */

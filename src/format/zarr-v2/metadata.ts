@@ -6,6 +6,7 @@ import { floeError } from '../../errors.ts';
 import { buildCodecChain } from '../codecs/pipeline.ts';
 import type { CodecMetadata } from '../codecs/types.ts';
 import type { JsonValue } from '../json.ts';
+import { checkArrayShape } from '../limits.ts';
 import { numpyChunkCodec, type NumpyChunkCodec, type NumpyCompressor } from '../numpy/chunk-codec.ts';
 import { encodeAttributesDocument, encodePythonDocument, intList, invalid, parseAttributesDocument, readJsonObject } from '../numpy/documents.ts';
 import type { NumpyDataType } from '../numpy/dtype.ts';
@@ -48,6 +49,7 @@ export function parseV2ArrayMetadata(input: Uint8Array | string | JsonValue, whe
   for (const key of REQUIRED) if (!(key in doc)) invalid(where, `"${key}" is required`);
   if (doc.zarr_format !== 2) invalid(where, `"zarr_format" must be 2, got ${JSON.stringify(doc.zarr_format)}`);
   const shape = intList(doc.shape, 0, 'shape', where);
+  checkArrayShape(shape, where);
   const chunks = intList(doc.chunks, 1, 'chunks', where);
   if (chunks.length !== shape.length) invalid(where, `"chunks" has ${chunks.length} dimensions but "shape" has ${shape.length}`);
   const { dtype } = parseV2DataType(doc.dtype, doc.filters, where);
@@ -117,12 +119,13 @@ export function v2ArrayMetadataJson(meta: V2ArrayMetadata): { [key: string]: PyJ
   };
 }
 
-export function encodeV2ArrayMetadata(meta: V2ArrayMetadata): Uint8Array {
-  return encodePythonDocument(v2ArrayMetadataJson(meta));
+export function encodeV2ArrayMetadata(meta: V2ArrayMetadata, where = ZARRAY): Uint8Array {
+  return encodePythonDocument(v2ArrayMetadataJson(meta), where);
 }
 
 /** A copy of `meta` with another shape (resize). */
-export function withV2Shape(meta: V2ArrayMetadata, shape: readonly number[]): V2ArrayMetadata {
+export function withV2Shape(meta: V2ArrayMetadata, shape: readonly number[], where = ZARRAY): V2ArrayMetadata {
+  checkArrayShape(shape, where);
   return Object.freeze({ ...meta, shape: [...shape] });
 }
 
@@ -138,8 +141,8 @@ export function v2GroupMetadataJson(extra: Readonly<Record<string, JsonValue>> =
   return { ...extra, zarr_format: 2 };
 }
 
-export function encodeV2GroupMetadata(extra: Readonly<Record<string, JsonValue>> = {}): Uint8Array {
-  return encodePythonDocument(v2GroupMetadataJson(extra));
+export function encodeV2GroupMetadata(extra: Readonly<Record<string, JsonValue>> = {}, where = ZGROUP): Uint8Array {
+  return encodePythonDocument(v2GroupMetadataJson(extra), where);
 }
 
 /** `.zattrs` (bytes, or a document consolidated metadata holds). */
@@ -147,8 +150,8 @@ export function parseV2Attributes(input: Uint8Array | JsonValue, where = ZATTRS)
   return input instanceof Uint8Array ? parseAttributesDocument(input, where) : objectOf(input, where);
 }
 
-export function encodeV2Attributes(attrs: Attributes): Uint8Array {
-  return encodeAttributesDocument(attrs);
+export function encodeV2Attributes(attrs: Attributes, where = ZATTRS): Uint8Array {
+  return encodeAttributesDocument(attrs, where);
 }
 
 function objectOf(value: JsonValue, where: string): { [key: string]: JsonValue } {

@@ -4,6 +4,7 @@
 import { floeError } from '../../errors.ts';
 import type { CodecMetadata } from '../codecs/types.ts';
 import { isJsonObject, parseJson, stringifyJson, type JsonValue } from '../json.ts';
+import { checkArrayShape } from '../limits.ts';
 import { parseDataType, type DataType } from './data-types.ts';
 import { defaultFillValue, parseFillValue, type FillValue, type FillValueInput } from './fill-value.ts';
 import { parseChunkKeyEncoding, type ChunkKeyEncoding } from './chunk-keys.ts';
@@ -47,7 +48,7 @@ const GROUP_FIELDS = new Set(['zarr_format', 'node_type', 'attributes']);
 const TOLERATED_FIELDS = new Set(['consolidated_metadata']);
 
 export function parseNodeMetadata(input: Uint8Array | string | JsonValue, where = 'zarr.json'): NodeMetadata {
-  const doc = typeof input === 'string' ? parseJson(input, where) : input instanceof Uint8Array ? parseJson(decodeUtf8(input, where), where) : input;
+  const doc = typeof input === 'string' || input instanceof Uint8Array ? parseJson(input, where) : input;
   if (!isJsonObject(doc)) invalid(where, '', 'the document must be a JSON object');
   if (doc.zarr_format !== 3) {
     invalid(where, 'zarr_format', `must be 3, got ${JSON.stringify(doc.zarr_format)}; Zarr v2 metadata lives in .zarray / .zgroup, not zarr.json`);
@@ -71,6 +72,7 @@ export function parseArrayMetadata(input: Uint8Array | string | JsonValue, where
 
 function parseArray(doc: { [key: string]: JsonValue }, where: string): ArrayMetadata {
   const shape = intList(doc.shape, where, 'shape', 0);
+  checkArrayShape(shape, where);
   const dataType = parseDataType(doc.data_type, `${where}: data_type`);
   const chunkShape = parseChunkGrid(doc.chunk_grid, shape.length, where);
   const chunkKeyEncoding = parseChunkKeyEncoding(doc.chunk_key_encoding, `${where}: chunk_key_encoding`);
@@ -164,14 +166,6 @@ function invalid(where: string, field: string, why: string): never {
   throw floeError('INVALID_METADATA', field ? `"${field}" ${why}` : why, { where });
 }
 
-function decodeUtf8(bytes: Uint8Array, where: string): string {
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch (cause) {
-    throw floeError('INVALID_METADATA', 'zarr.json is not valid UTF-8', { where, cause });
-  }
-}
-
 /** The JSON document for a node, fields in the order zarr-python writes them. */
 export function nodeMetadataToJson(meta: NodeMetadata): { [key: string]: JsonValue } {
   if (meta.nodeType === 'group') {
@@ -193,8 +187,12 @@ export function nodeMetadataToJson(meta: NodeMetadata): { [key: string]: JsonVal
   return { ...doc, ...meta.extra };
 }
 
-export function encodeNodeMetadata(meta: NodeMetadata): Uint8Array {
-  return new TextEncoder().encode(stringifyJson(nodeMetadataToJson(meta)));
+/**
+ * zarr.json bytes. Refuses (LIMIT_EXCEEDED) a document parseNodeMetadata would refuse to read back,
+ * too large or nested too deep, naming the path of the deepest value (e.g. `attributes.a[0]…`).
+ */
+export function encodeNodeMetadata(meta: NodeMetadata, where = 'zarr.json'): Uint8Array {
+  return new TextEncoder().encode(stringifyJson(nodeMetadataToJson(meta), 2, { where }));
 }
 
 /**

@@ -1,7 +1,8 @@
 // Node names and paths (Zarr v3 core: "Node names"). A path is '/'-rooted; store keys drop the root.
 import { floeError } from '../../errors.ts';
+import { limitExceeded, MAX_NODE_NAME_BYTES, MAX_PATH_DEPTH } from '../limits.ts';
 
-/** Throws INVALID_NAME unless `name` is a legal node name. */
+/** Throws INVALID_NAME unless `name` is a legal node name (at most MAX_NODE_NAME_BYTES of UTF-8). */
 export function validateNodeName(name: string): void {
   const why =
     name === '' ? 'must not be empty'
@@ -11,11 +12,24 @@ export function validateNodeName(name: string): void {
     : name.includes('\u0000') ? 'must not contain NUL'
     : undefined;
   if (why) throw floeError('INVALID_NAME', `node name ${JSON.stringify(name)} ${why}`);
+  // Only long names are measured: UTF-8 takes at most 3 bytes per UTF-16 unit.
+  if (name.length * 3 > MAX_NODE_NAME_BYTES && Buffer.byteLength(name, 'utf8') > MAX_NODE_NAME_BYTES) {
+    const shown = `${JSON.stringify(name.slice(0, 40))}… (${Buffer.byteLength(name, 'utf8')} bytes)`;
+    throw floeError('INVALID_NAME', `node name ${shown} is longer than ${MAX_NODE_NAME_BYTES} bytes of UTF-8, what local filesystems allow; shorten it`, {
+      details: { rule: 'too-long' },
+    });
+  }
 }
 
-/** Normalises a user path ('a/b', '/a/b/', '') to '/a/b' or '/', validating every name. */
+/**
+ * Normalises a user path ('a/b', '/a/b/', '') to '/a/b' or '/', validating every name; a path of
+ * more than MAX_PATH_DEPTH names is LIMIT_EXCEEDED.
+ */
 export function normalizePath(path: string): string {
   const names = path.split('/').filter((s) => s !== '');
+  if (names.length > MAX_PATH_DEPTH) {
+    throw limitExceeded('path-depth', MAX_PATH_DEPTH, `a node path of ${names.length} names is deeper than the maximum of ${MAX_PATH_DEPTH}; use a flatter hierarchy`, { actual: names.length, where: `${path.slice(0, 200)}${path.length > 200 ? '…' : ''}` });
+  }
   names.forEach(validateNodeName);
   return '/' + names.join('/');
 }

@@ -7,7 +7,8 @@
 // Products are taken in doubles: below 2^53 they are exact, and a product past a limit (itself a
 // safe integer) stays past it however it rounds; past Number.MAX_VALUE it is Infinity, still past.
 import type { ZarrArray } from '../../engine/array.ts';
-import { floeError, type ErrorDetails } from '../../errors.ts';
+import { floeError, type LimitKind } from '../../errors.ts';
+import { limitExceeded as formatLimitExceeded } from '../../format/limits.ts';
 import { isVariableLength } from '../../format/zarr/data-types.ts';
 import type { DimSet } from './dim-set.ts';
 
@@ -142,8 +143,6 @@ function check(option: keyof QueryLimits, requested: number, limits: ResolvedLim
   if (requested > limits[option]) throw limitExceeded(option, requested, limits[option]);
 }
 
-type LimitKind = ErrorDetails<'LIMIT_EXCEEDED'>['kind'];
-
 /** Each option's LIMIT_EXCEEDED kind and what it counts, for the message. */
 const KINDS: Record<keyof QueryLimits | 'memoryBudgetBytes', { readonly kind: LimitKind; readonly what: string }> = {
   maxChunks: { kind: 'chunks', what: 'chunks (or boxes)' },
@@ -156,7 +155,7 @@ const KINDS: Record<keyof QueryLimits | 'memoryBudgetBytes', { readonly kind: Li
 export function limitExceeded(option: keyof typeof KINDS, requested: number, max: number, where?: string) {
   const { kind, what } = KINDS[option];
   const amount = requested > Number.MAX_SAFE_INTEGER ? `more than ${Number.MAX_SAFE_INTEGER}` : String(requested);
-  return floeError('LIMIT_EXCEEDED', `the query needs ${amount} ${what}, over the ${option} limit of ${max}; narrow it with whereIndex(), limit() or stride(), or raise ${option}`, {
-    where, details: { kind, limit: max, actual: Math.min(requested, Number.MAX_VALUE) },
+  return formatLimitExceeded(kind, max, `the query needs ${amount} ${what}, over the ${option} limit of ${max}; narrow it with whereIndex(), limit() or stride(), or raise ${option}`, {
+    where, actual: Math.min(requested, Number.MAX_VALUE),
   });
 }

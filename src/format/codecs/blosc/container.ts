@@ -5,7 +5,7 @@
 // 0x10 streams not split, bits 5-7 compressor code. Then one i32le start offset per block,
 // then per block one or `typesize` streams (split when allowed), each i32le csize + bytes;
 // csize equal to the stream's decoded size means the stream is stored raw.
-import { corrupt } from '../bytes-codec-support.ts';
+import { corrupt, decodedTooLarge } from '../bytes-codec-support.ts';
 import { decompressStream, formatName } from './block-codecs.ts';
 import { bitUnshuffle, byteUnshuffle } from './shuffle.ts';
 
@@ -55,8 +55,13 @@ export function streamsPerBlock(flags: number, typesize: number, blocksize: numb
   return split && !leftover ? typesize : 1;
 }
 
-export function bloscDecompress(data: Uint8Array): Uint8Array {
+/**
+ * Decodes a Blosc1 buffer. Its header states the decoded size (nbytes), checked against maxBytes
+ * before the output is allocated; every block then decodes into its own slice of that output.
+ */
+export function bloscDecompress(data: Uint8Array, maxBytes?: number): Uint8Array {
   const h = readHeader(data);
+  if (maxBytes !== undefined && h.nbytes > maxBytes) throw decodedTooLarge(NAME, maxBytes, h.nbytes);
   const out = new Uint8Array(h.nbytes);
   if (h.flags & FLAG_MEMCPYED) {
     if (HEADER_BYTES + h.nbytes > h.cbytes) throw corrupt(NAME, `raw buffer of ${h.nbytes} bytes is truncated`);
