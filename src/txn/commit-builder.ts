@@ -124,7 +124,7 @@ export function transactionLogFor(id: SnapshotId, changes: ChangeSet): Transacti
 /**
  * Whether a chunk index lies inside the current grid. Runs once per chunk ref of a commit, mostly
  * before the optimising compiler takes over: an indexed loop, since for..of there allocates an
- * iterator and a result object per step (measured: +1.6 MB per 20,000 refs).
+ * iterator result object per step.
  */
 function insideGrid(index: readonly number[], shape: readonly { numChunks: number }[]): boolean {
   if (index.length !== shape.length) return false;
