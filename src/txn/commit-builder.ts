@@ -128,13 +128,17 @@ export function transactionLogFor(id: SnapshotId, changes: ChangeSet): Transacti
   };
 }
 
-/** Whether a chunk index lies inside the current grid (per ref of a commit: a plain loop). */
+/**
+ * Whether a chunk index lies inside the current grid. Runs once per chunk ref of a commit, mostly
+ * before the optimising compiler takes over: an indexed loop, since for..of there allocates an
+ * iterator result object per step.
+ */
 function insideGrid(index: readonly number[], shape: readonly { numChunks: number }[]): boolean {
   if (index.length !== shape.length) return false;
-  let d = 0;
-  for (const dim of shape) {
-    const c = index[d++];
-    if (c === undefined || c >= dim.numChunks) return false;
+  for (let d = 0; d < shape.length; d++) {
+    const c = index[d];
+    const dim = shape[d];
+    if (c === undefined || dim === undefined || c >= dim.numChunks) return false;
   }
   return true;
 }

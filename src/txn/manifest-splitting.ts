@@ -73,14 +73,14 @@ export function groupRefs(refs: readonly ChunkRef[], sizes: readonly (number | u
  * ref of a commit: no array per ref). Same rank as the group: refs share a key only if they do.
  */
 function widen(group: { lo: number[]; hi: number[] }, index: readonly number[]): void {
-  let d = 0;
-  for (const c of index) {
+  // Indexed, not for..of: unoptimised code allocates an iterator result per step.
+  for (let d = 0; d < index.length; d++) {
+    const c = index[d];
     const lo = group.lo[d];
     const hi = group.hi[d];
-    if (lo === undefined || hi === undefined) throw floeError('INVALID_ARGUMENT', `chunk index [${index.join(', ')}] has another rank than its manifest group`);
+    if (c === undefined || lo === undefined || hi === undefined) throw floeError('INVALID_ARGUMENT', `chunk index [${index.join(', ')}] has another rank than its manifest group`);
     if (c < lo) group.lo[d] = c;
     if (c > hi) group.hi[d] = c;
-    d++;
   }
 }
 

@@ -196,10 +196,12 @@ function decompressLocation(r: FlatbufferReader, bytes: Uint8Array, algorithm: n
   }
 }
 
-/** Lexicographic order of chunk indices (shorter first on a common prefix). */
-export function compareChunkIndices(a: readonly number[], b: readonly number[]): number {
-  return compareIndexLists(a, b);
-}
+/**
+ * Lexicographic order of chunk indices (shorter first on a common prefix). The comparator itself,
+ * not a wrapper: commits sort and check every ref with it, mostly in unoptimised code, where each
+ * extra call level is paid per comparison.
+ */
+export const compareChunkIndices: (a: readonly number[], b: readonly number[]) => number = compareIndexLists;
 
 /** Binary search over an array manifest's sorted refs (over the columns if not yet built). */
 export function findChunkRef(array: ArrayManifest, index: readonly number[]): ChunkRef | undefined {
@@ -269,10 +271,14 @@ export function encodeManifestPayload(manifest: Manifest): Uint8Array {
 }
 
 function isSorted(refs: readonly ChunkRef[]): boolean {
-  let previous: ChunkRef | undefined;
-  for (const ref of refs) {
-    if (previous !== undefined && compareIndexLists(previous.index, ref.index) > 0) return false;
-    previous = ref;
+  // Indexed, not for..of: this runs over every ref of a commit, mostly before the optimising
+  // compiler takes over, and unoptimised for..of allocates an iterator result per step.
+  for (let i = 1; i < refs.length; i++) {
+    const previous = refs[i - 1];
+    const ref = refs[i];
+    // 1 <= i < length; only a sparse array can have no element there.
+    if (previous === undefined || ref === undefined) throw floeError('INVALID_ARGUMENT', `chunk ref ${i} of ${refs.length} is missing`);
+    if (compareIndexLists(previous.index, ref.index) > 0) return false;
   }
   return true;
 }
