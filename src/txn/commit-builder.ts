@@ -6,13 +6,14 @@ import { throwIfAborted, yieldDue, yieldToEventLoop } from '../engine/abort.ts';
 import { mapLimit } from '../engine/storage/limiter.ts';
 import type { AbortOptions } from '../engine/storage/types.ts';
 import { idToString, newManifestId, type NodeId, type SnapshotId } from '../format/icechunk/ids.ts';
-import type { Manifest } from '../format/icechunk/manifest.ts';
+import { compareChunkIndices, findArrayManifest, type ChunkRef, type Manifest } from '../format/icechunk/manifest.ts';
 import type { MetadataItem, MetadataValue } from '../format/icechunk/metadata-value.ts';
-import type { ManifestFileInfo, ManifestRef, NodeSnapshot, Snapshot } from '../format/icechunk/snapshot.ts';
+import type { ChunkIndexRange, ManifestFileInfo, ManifestRef, NodeSnapshot, Snapshot } from '../format/icechunk/snapshot.ts';
 import type { ArrayUpdatedChunks, TransactionLog } from '../format/icechunk/transaction-log.ts';
-import { parseCoordsKey, type ChangeSet } from './change-set.ts';
-import { groupRefs, splitSizesFor } from './manifest-splitting.ts';
-import { currentChunkRefs, NodeView, type ResolvedNode } from './node-view.ts';
+import { zipEvery } from '../engine/indexing.ts';
+import { coordsKey, parseCoordsKey, type ChangeSet, type ChunkChange } from './change-set.ts';
+import { groupRefs, regionBox, regionHolding, regionKey, splitSizesFor } from './manifest-splitting.ts';
+import { NodeView, type ResolvedNode } from './node-view.ts';
 import type { LoadedSnapshot, RepoObjects } from './objects.ts';
 
 export interface BuildCommitInput {
@@ -49,15 +50,13 @@ export async function buildCommit(input: BuildCommitInput): Promise<BuiltCommit>
     const extra = node.base?.extra ?? null;
     if (node.kind === 'group') return { id: node.id, path: node.path, userData: node.userData, nodeData: { kind: 'group' }, extra };
     const array = node.array!;
+    const baseManifests = node.base?.nodeData.kind === 'array' ? node.base.nodeData.manifests : undefined;
     let manifests: ManifestRef[];
-    if (chunksChanged(node, changes)) {
-      manifests = await writeArrayManifests(input, node, files);
+    if (baseManifests && !arrayChanged(node, changes)) {
+      manifests = baseManifests;
+      for (const m of manifests) carryOver(m, baseFiles, files);
     } else {
-      manifests = node.base?.nodeData.kind === 'array' ? node.base.nodeData.manifests : [];
-      for (const m of manifests) {
-        const key = idToString(m.objectId);
-        files.set(key, baseFiles.get(key) ?? { id: m.objectId, sizeBytes: 0, numChunkRefs: 0 });
-      }
+      manifests = await writeArrayManifests(input, node, baseManifests ?? [], { baseFiles, files });
     }
     return {
       id: node.id,
@@ -81,26 +80,110 @@ export async function buildCommit(input: BuildCommitInput): Promise<BuiltCommit>
   return { snapshot, transactionLog: transactionLogFor(input.snapshotId, changes) };
 }
 
-function chunksChanged(node: ResolvedNode, changes: ChangeSet): boolean {
-  if (!node.base || node.base.nodeData.kind !== 'array') return true;
-  return (changes.chunkChangesOf(node.id)?.size ?? 0) > 0;
+/**
+ * Whether an existing array's manifests need a look: chunks written or deleted, its metadata
+ * updated (a resize may leave manifests past the grid) or its path moved (path rules may split
+ * it otherwise). Like the reference, a config change alone rewrites nothing.
+ */
+function arrayChanged(node: ResolvedNode, changes: ChangeSet): boolean {
+  if ((changes.chunkChangesOf(node.id)?.size ?? 0) > 0) return true;
+  return changes.updatedNodes.has(idToString(node.id)) || node.base?.path !== node.path;
 }
 
-async function writeArrayManifests(input: BuildCommitInput, node: ResolvedNode, files: Map<string, ManifestFileInfo>): Promise<ManifestRef[]> {
-  const shape = node.array!.shape;
-  // Chunks outside the current chunk grid (after a shrink) are dropped, as they are unreachable.
-  const refs = (await currentChunkRefs(input.objects, input.changes, node, input.request)).filter(
-    (r) => insideGrid(r.index, shape),
-  );
-  const sizes = splitSizesFor(input.manifestConfig, { path: node.path, dimensionNames: node.array!.dimensionNames, rank: shape.length });
+/** The manifest files of the snapshot being built, and of its base by id. */
+interface ManifestFiles {
+  baseFiles: ReadonlyMap<string, ManifestFileInfo>;
+  files: Map<string, ManifestFileInfo>;
+}
+
+function carryOver(ref: ManifestRef, baseFiles: ReadonlyMap<string, ManifestFileInfo>, files: Map<string, ManifestFileInfo>): void {
+  const key = idToString(ref.objectId);
+  files.set(key, baseFiles.get(key) ?? { id: ref.objectId, sizeBytes: 0, numChunkRefs: 0 });
+}
+
+/**
+ * An array's manifests after this commit. A base manifest that lies in one split region (by the
+ * current split sizes), inside the current grid, in a region with no chunk change is referenced
+ * as it is (same id, same extents). Every other region with chunks is rewritten: the chunks of the
+ * base manifests that meet it, with this session's changes applied, as one manifest per region.
+ */
+async function writeArrayManifests(input: BuildCommitInput, node: ResolvedNode, baseManifests: readonly ManifestRef[], manifestFiles: ManifestFiles): Promise<ManifestRef[]> {
+  const array = node.array!;
+  const shape = array.shape;
+  const sizes = splitSizesFor(input.manifestConfig, { path: node.path, dimensionNames: array.dimensionNames, rank: shape.length });
+  const { kept, reread } = partitionBaseManifests(baseManifests, input.changes.chunkChangesOf(node.id), sizes, shape);
   const out: ManifestRef[] = [];
+  for (const ref of kept) {
+    carryOver(ref, manifestFiles.baseFiles, manifestFiles.files);
+    out.push(ref);
+  }
+  // Chunks outside the current chunk grid (after a shrink) are dropped, as they are unreachable.
+  const refs = (await changedChunkRefs(input, node, reread)).filter((r) => insideGrid(r.index, shape));
   for (const group of groupRefs(refs, sizes)) {
     const manifest: Manifest = { specVersion: 2, id: newManifestId(), arrays: [{ nodeId: node.id, refs: group.refs }] };
     const sizeBytes = await input.objects.writeManifest(manifest, input.request);
-    files.set(idToString(manifest.id), { id: manifest.id, sizeBytes, numChunkRefs: group.refs.length });
+    manifestFiles.files.set(idToString(manifest.id), { id: manifest.id, sizeBytes, numChunkRefs: group.refs.length });
     out.push({ objectId: manifest.id, extents: group.extents });
   }
   return out;
+}
+
+/**
+ * Splits an array's base manifests into those kept as they are and those whose chunks are read
+ * to be rewritten; manifests wholly outside the grid (or of another rank) are in neither, their
+ * chunks being unreachable. A manifest is rewritten if it crosses a region boundary or the grid's
+ * end, or its region has a chunk change or meets a manifest so rewritten (one manifest per
+ * rewritten region, never two holding the same chunks).
+ */
+function partitionBaseManifests(
+  baseManifests: readonly ManifestRef[],
+  chunkChanges: ReadonlyMap<string, ChunkChange> | undefined,
+  sizes: readonly (number | undefined)[],
+  shape: readonly { numChunks: number }[],
+): { kept: ManifestRef[]; reread: ManifestRef[] } {
+  const reread: ManifestRef[] = [];
+  const candidates: { ref: ManifestRef; region: string }[] = [];
+  for (const ref of baseManifests) {
+    if (!meetsGrid(ref.extents, shape)) continue;
+    const region = withinGrid(ref.extents, shape) ? regionHolding(ref.extents, sizes) : undefined;
+    if (region === undefined) reread.push(ref);
+    else candidates.push({ ref, region });
+  }
+  if (candidates.length === 0) return { kept: [], reread };
+  const changed = changedRegions(chunkChanges, sizes);
+  const crossing = [...reread];
+  const kept: ManifestRef[] = [];
+  for (const { ref, region } of candidates) {
+    const box = regionBox(region, sizes);
+    if (changed.has(region) || crossing.some((c) => boxesMeet(c.extents, box))) reread.push(ref);
+    else kept.push(ref);
+  }
+  return { kept, reread };
+}
+
+/** The regions holding a chunk change. Only for an array with base manifests to keep. */
+function changedRegions(chunkChanges: ReadonlyMap<string, ChunkChange> | undefined, sizes: readonly (number | undefined)[]): Set<string> {
+  const out = new Set<string>();
+  for (const [key, change] of chunkChanges ?? []) {
+    const index = change?.index ?? parseCoordsKey(key);
+    // A change of another rank is outside the grid and dropped: it touches no region.
+    if (index.length === sizes.length) out.add(regionKey(index, sizes));
+  }
+  return out;
+}
+
+/** The chunks of `manifests` for this node, with the session's changes applied, sorted by index. */
+async function changedChunkRefs(input: BuildCommitInput, node: ResolvedNode, manifests: readonly ManifestRef[]): Promise<ChunkRef[]> {
+  const refs = new Map<string, ChunkRef>();
+  for (const ref of manifests) {
+    const manifest = await input.objects.loadManifest(ref.objectId, input.request);
+    for (const chunk of findArrayManifest(manifest, node.id)?.refs ?? []) refs.set(coordsKey(chunk.index), chunk);
+  }
+  for (const [key, change] of input.changes.chunkChangesOf(node.id) ?? []) {
+    if (change === null) refs.delete(key);
+    else refs.set(key, change);
+  }
+  return [...refs.values()].sort((a, b) => compareChunkIndices(a.index, b.index));
 }
 
 /** The transaction log of a change set: what rebase and diff read about this commit. */
@@ -126,6 +209,20 @@ export function transactionLogFor(id: SnapshotId, changes: ChangeSet): Transacti
     updatedChunks,
     movedNodes: [...changes.movedNodes.values()].map((m) => ({ from: m.from, to: m.to, nodeId: m.id, nodeType: m.kind })),
   };
+}
+
+/** Whether a box (to exclusive) meets the current grid at all; of another rank, never. */
+function meetsGrid(extents: readonly ChunkIndexRange[], shape: readonly { numChunks: number }[]): boolean {
+  return extents.length === shape.length && zipEvery(extents, shape, (e, dim) => e.from < dim.numChunks && e.from < e.to);
+}
+
+/** Whether a box (to exclusive) lies wholly inside the current grid. */
+function withinGrid(extents: readonly ChunkIndexRange[], shape: readonly { numChunks: number }[]): boolean {
+  return extents.length === shape.length && zipEvery(extents, shape, (e, dim) => e.to <= dim.numChunks);
+}
+
+function boxesMeet(a: readonly ChunkIndexRange[], b: readonly ChunkIndexRange[]): boolean {
+  return a.length === b.length && zipEvery(a, b, (x, y) => x.from < y.to && y.from < x.to);
 }
 
 /**

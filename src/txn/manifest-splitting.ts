@@ -39,14 +39,15 @@ export interface ManifestGroup {
 }
 
 /**
- * Groups sorted refs into manifests. Unsplit dimensions get the tight extent of the refs; split
- * ones get the split region `[k*n, (k+1)*n)`, so extents never overlap.
+ * Groups sorted refs into manifests, one per split region that holds any. Each manifest's extents
+ * are the tight box its refs span (the reference's `aggregate_extents`), not the whole region:
+ * readers then skip a manifest whose region meets a selection but whose chunks do not.
  */
 export function groupRefs(refs: readonly ChunkRef[], sizes: readonly (number | undefined)[]): ManifestGroup[] {
   // Per group: its refs and the least and greatest index along each dimension.
   const groups = new Map<string, { refs: ChunkRef[]; lo: number[]; hi: number[] }>();
   for (const ref of refs) {
-    const key = groupKey(ref.index, sizes);
+    const key = regionKey(ref.index, sizes);
     const group = groups.get(key);
     if (group) {
       group.refs.push(ref);
@@ -57,14 +58,7 @@ export function groupRefs(refs: readonly ChunkRef[], sizes: readonly (number | u
   }
   return [...groups.values()].map(({ refs: list, lo, hi }) => ({
     refs: list,
-    extents: zipMap(zipMap(lo, hi, (from, last) => ({ from, last })), sizes, ({ from, last }, n) => {
-      // A split dimension: every ref of the group lies in the same region [k*n, (k+1)*n).
-      if (n) {
-        const start = Math.floor(from / n) * n;
-        return { from: start, to: start + n };
-      }
-      return { from, to: last + 1 };
-    }),
+    extents: zipMap(lo, hi, (from, last) => ({ from, to: last + 1 })),
   }));
 }
 
@@ -84,12 +78,39 @@ function widen(group: { lo: number[]; hi: number[] }, index: readonly number[]):
   }
 }
 
-/** Which split region `index` falls in, as a map key (one string per ref; unsplit dimensions are 0). */
-function groupKey(index: readonly number[], sizes: readonly (number | undefined)[]): string {
+/**
+ * Which split region `index` falls in, as a map key (one string per ref; unsplit dimensions are
+ * 0): region k along a dimension split by n holds the chunk indices [k*n, (k+1)*n).
+ */
+export function regionKey(index: readonly number[], sizes: readonly (number | undefined)[]): string {
   if (index.length !== sizes.length) throw floeError('INVALID_ARGUMENT', `chunk index [${index.join(', ')}] has another rank than the split sizes (${sizes.length})`);
   // sizes[d] is undefined for an unsplit dimension (and d < sizes.length, checked above).
   return index.map((c, d) => {
     const n = sizes[d];
     return n ? Math.floor(c / n) : 0;
   }).join(',');
+}
+
+/**
+ * The region key of the one split region that holds the whole box `extents` (to exclusive), or
+ * undefined when the box crosses a region boundary, is empty, or has another rank. A stored
+ * manifest is reusable as it is only if it lies in one region.
+ */
+export function regionHolding(extents: readonly ChunkIndexRange[], sizes: readonly (number | undefined)[]): string | undefined {
+  if (extents.length !== sizes.length) return undefined;
+  const key: number[] = [];
+  for (const [d, { from, to }] of extents.entries()) {
+    if (to <= from) return undefined;
+    const n = sizes[d];
+    const region = n ? Math.floor(from / n) : 0;
+    if (n && Math.floor((to - 1) / n) !== region) return undefined;
+    key.push(region);
+  }
+  return key.join(',');
+}
+
+/** The chunk-index box of the region named by `key` (unsplit dimensions: unbounded). */
+export function regionBox(key: string, sizes: readonly (number | undefined)[]): ChunkIndexRange[] {
+  const regions = key === '' ? [] : key.split(',').map(Number);
+  return zipMap(regions, sizes, (k, n) => (n ? { from: k * n, to: (k + 1) * n } : { from: 0, to: Number.POSITIVE_INFINITY }));
 }
