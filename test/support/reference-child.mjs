@@ -2,6 +2,8 @@
 // JSON command from argv, prints one JSON line `{ok, value | error}`, then exits (the WASM runtime
 // would otherwise keep the process alive). Run with `node --import tsx` so the adapter's
 // TypeScript loads.
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
 import * as zarr from 'zarrita';
 import { Repository, Storage } from '@earthmover/icechunk';
 import { FsStorage } from '../../src/engine/storage/fs.ts';
@@ -20,6 +22,22 @@ function zarrStore(store) {
 
 function storageAt(dir) {
   return Storage.newCustom(customBackend(new FsStorage({ root: dir })));
+}
+
+const chunkKey = (arrayPath, index) => `${arrayPath.slice(1)}/c/${index.join('/')}`;
+
+/** Every index of a grid of `shape`, row-major. */
+function gridIndices(shape) {
+  let all = [[]];
+  for (const n of shape) all = all.flatMap((prefix) => Array.from({ length: n }, (_, i) => [...prefix, i]));
+  return all;
+}
+
+/** The files under `dir`/manifests: [name, size in bytes]. */
+function manifestListing(dir) {
+  const at = path.join(dir, 'manifests');
+  if (!existsSync(at)) return [];
+  return readdirSync(at).map((name) => [name, statSync(path.join(at, name)).size]);
 }
 
 async function run() {
@@ -66,7 +84,10 @@ async function run() {
     }
     case 'commit-arrays': {
       // One repository per item, created with the item's config; the root and listed groups, each
-      // array's zarr.json and its listed chunks (4 bytes each) go through the store; one commit.
+      // array's zarr.json and its chunks (4 bytes each: the listed ones, or with `fill` every chunk
+      // of its shape, the grid) go through the store; one commit. Then each of `followUps` as one
+      // more commit: `writes` (value -1) and `deletes` of chunks. `manifests` lists manifests/
+      // (name and size) after each commit.
       const out = [];
       for (const item of command.items) {
         const repo = await Repository.create(storageAt(item.dir), item.config);
@@ -75,11 +96,21 @@ async function run() {
         for (const p of ['', ...(item.groups ?? [])]) await session.store.set(p === '' ? 'zarr.json' : `${p.slice(1)}/zarr.json`, group);
         for (const array of item.arrays) {
           await session.store.set(`${array.path.slice(1)}/zarr.json`, Buffer.from(JSON.stringify(array.metadata)));
-          for (const [k, index] of array.chunks.entries()) {
-            await session.store.set(`${array.path.slice(1)}/c/${index.join('/')}`, Buffer.from(Int32Array.of(k).buffer));
+          const chunks = array.fill ? gridIndices(array.metadata.shape) : array.chunks;
+          for (const [k, index] of chunks.entries()) {
+            await session.store.set(chunkKey(array.path, index), Buffer.from(Int32Array.of(k).buffer));
           }
         }
-        out.push({ snapshot: await session.commit('split by the reference') });
+        const snapshots = [await session.commit('split by the reference')];
+        const manifests = [manifestListing(item.dir)];
+        for (const followUp of item.followUps ?? []) {
+          const next = await repo.writableSession('main');
+          for (const w of followUp.writes ?? []) await next.store.set(chunkKey(w.path, w.index), Buffer.from(Int32Array.of(-1).buffer));
+          for (const d of followUp.deletes ?? []) await next.store.delete(chunkKey(d.path, d.index));
+          snapshots.push(await next.commit('follow-up by the reference'));
+          manifests.push(manifestListing(item.dir));
+        }
+        out.push({ snapshot: snapshots[0], snapshots, manifests });
       }
       return out;
     }

@@ -1,15 +1,18 @@
 // Issue 18: manifests split as the reference Icechunk (2.2.2, WASM) splits them. Floe and the
 // reference each create a repository with the same config and commit the same arrays and chunks;
 // both snapshots are read with Floe's readers and compared manifest by manifest: the same count,
-// the same chunks in each, and extents that hold them. The configs cover several rules matching
+// the same chunks in each, and the same extents (the box the chunks span). The configs cover several rules matching
 // one array, the first match per dimension, dimension conditions by name, index and Any, and rules
 // that match nothing; a table of Rust regexes (as dimension-name conditions) checks the regex
-// dialect. One reference child for everything: its WASM start-up is the slow part.
+// dialect. A reuse item commits again, changing one chunk, deleting chunks and writing one in an
+// empty region: each follow-up commit writes as many new manifests on either side (issue 18 part
+// 3), and the final layouts are equal. One reference child for everything: its WASM start-up is
+// the slow part.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { idsEqual } from '../../src/format/icechunk/ids.ts';
+import { idsEqual, idToString } from '../../src/format/icechunk/ids.ts';
 import type { ChunkIndexRange } from '../../src/format/icechunk/snapshot.ts';
 import { Repository, Storage, type ManifestSplitRule, type RepositoryConfig } from '../../src/txn/index.ts';
 import { runReference } from '../support/reference-icechunk.ts';
@@ -23,11 +26,20 @@ interface ArraySpec {
   metadata: Record<string, unknown>;
   chunks: number[][];
 }
+interface ChunkAt {
+  path: string;
+  index: number[];
+}
+interface FollowUp {
+  writes?: ChunkAt[];
+  deletes?: ChunkAt[];
+}
 interface Item {
   name: string;
   config: RepositoryConfig;
   groups: string[];
   arrays: ArraySpec[];
+  followUps?: FollowUp[];
 }
 
 /** Zarr v3 metadata of an int32 array with one element per chunk (so the shape is the chunk grid). */
@@ -102,14 +114,27 @@ function regexItem(): Item {
   return { name: 'regexes', config, groups, arrays };
 }
 
+/**
+ * Commits after the first, under severalRulesMatch (temperature split [3, 2, 4], the others 4
+ * throughout): one chunk rewritten; chunks deleted in two arrays; one chunk written in each of
+ * three arrays.
+ */
+const REUSE_FOLLOW_UPS: FollowUp[] = [
+  { writes: [{ path: '/temperature', index: [0, 0, 0] }] },
+  { deletes: [{ path: '/flat', index: [10] }, { path: '/group/air_temp', index: [0, 0] }] },
+  { writes: [{ path: '/temperature', index: [9, 5, 3] }, { path: '/group/unnamed', index: [0, 0] }, { path: '/flat', index: [0] }] },
+];
+
 const ITEMS: Item[] = [
   ...Object.entries(LAYOUTS).map(([name, config]) => ({ name, config, groups: ['/group'], arrays: ARRAYS })),
   regexItem(),
+  { name: 'reuse', config: LAYOUTS.severalRulesMatch ?? {}, groups: ['/group'], arrays: ARRAYS, followUps: REUSE_FOLLOW_UPS },
 ];
 const dirOf = (side: string, item: Item) => path.join(scratch, `${side}-${item.name}`);
 const json = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
 
-async function commitWithFloe(item: Item): Promise<void> {
+/** Commits the item's arrays, then each follow-up; the snapshot ids in order. */
+async function commitWithFloe(item: Item): Promise<string[]> {
   const repo = await Repository.create(Storage.newLocalFilesystem(dirOf('floe', item)), item.config);
   const session = await repo.writableSession('main');
   const group = json({ zarr_format: 3, node_type: 'group', attributes: {} });
@@ -121,7 +146,25 @@ async function commitWithFloe(item: Item): Promise<void> {
       await session.store.set(`${array.path.slice(1)}/c/${index.join('/')}`, new Uint8Array(Int32Array.of(k).buffer));
     }
   }
-  await session.commit('split by Floe');
+  const snapshots = [await session.commit('split by Floe')];
+  for (const followUp of item.followUps ?? []) {
+    const next = await repo.writableSession('main');
+    for (const w of followUp.writes ?? []) await next.store.set(`${w.path.slice(1)}/c/${w.index.join('/')}`, new Uint8Array(Int32Array.of(-1).buffer));
+    for (const d of followUp.deletes ?? []) await next.store.delete(`${d.path.slice(1)}/c/${d.index.join('/')}`);
+    snapshots.push(await next.commit('follow-up by Floe'));
+  }
+  return snapshots;
+}
+
+/** How many manifests each follow-up snapshot references that the one before did not. */
+async function newManifestsPerCommit(dir: string, snapshots: readonly string[]): Promise<number[]> {
+  const repo = await Repository.open(Storage.newLocalFilesystem(dir));
+  const ids: Set<string>[] = [];
+  for (const snapshotId of snapshots) {
+    const session = await repo.readonlySession({ snapshotId });
+    ids.push(new Set([...session.baseSnapshot.byPath.values()].flatMap((n) => (n.nodeData.kind === 'array' ? n.nodeData.manifests.map((m) => idToString(m.objectId)) : []))));
+  }
+  return ids.slice(1).map((now, k) => [...now].filter((id) => !ids[k]?.has(id)).length);
 }
 
 interface ManifestLayout {
@@ -163,8 +206,22 @@ function splitsHolding(chunks: readonly number[][], sizes: readonly (number | un
 
 describe('manifest splitting across Floe and the reference (issue 18)', () => {
   it('the same configs split the same arrays into the same manifests', async () => {
-    runReference({ op: 'commit-arrays', items: ITEMS.map((item) => ({ dir: dirOf('ref', item), config: item.config, groups: item.groups, arrays: item.arrays })) });
-    for (const item of ITEMS) await commitWithFloe(item);
+    const referenceRuns = runReference<{ snapshots: string[] }[]>({
+      op: 'commit-arrays',
+      items: ITEMS.map((item) => ({ dir: dirOf('ref', item), config: item.config, groups: item.groups, arrays: item.arrays, followUps: item.followUps })),
+    });
+    const floeRuns: string[][] = [];
+    for (const item of ITEMS) floeRuns.push(await commitWithFloe(item));
+
+    // Reuse: each follow-up commit writes as many manifests on either side, fewer than all.
+    const reuseAt = ITEMS.findIndex((i) => i.name === 'reuse');
+    const referenceNew = await newManifestsPerCommit(dirOf('ref', ITEMS[reuseAt] as Item), referenceRuns[reuseAt]?.snapshots ?? []);
+    const floeNew = await newManifestsPerCommit(dirOf('floe', ITEMS[reuseAt] as Item), floeRuns[reuseAt] ?? []);
+    expect(referenceNew).toHaveLength(REUSE_FOLLOW_UPS.length);
+    expect(floeNew).toEqual(referenceNew);
+    // By hand: temperature's region of [0,0,0]; flat's [8,12) region (9 left) and air_temp's
+    // region of [0,0] rewritten; one region each of temperature, unnamed and flat rewritten.
+    expect(referenceNew).toEqual([1, 2, 3]);
 
     for (const item of ITEMS.filter((i) => i.name !== 'regexes')) {
       const ours = await layoutsOf(dirOf('floe', item), item.arrays);
@@ -174,17 +231,11 @@ describe('manifest splitting across Floe and the reference (issue 18)', () => {
         const floe = ours.get(array.path) ?? [];
         const reference = theirs.get(array.path) ?? [];
         expect(floe.map((m) => m.chunks), where).toEqual(reference.map((m) => m.chunks));
-        expect(floe.flatMap((m) => m.chunks).length, where).toBe(array.chunks.length);
-        for (const [i, ref] of reference.entries()) {
-          // The reference stores the box its chunks span; Floe's extents hold it.
-          expect(ref.extents, where).toEqual(boundingBox(ref.chunks));
-          const floeExtents = floe[i]?.extents ?? [];
-          expect(floeExtents.length, where).toBe(ref.extents.length);
-          for (const [d, range] of ref.extents.entries()) {
-            expect(floeExtents[d]?.from, `${where} dimension ${d}`).toBeLessThanOrEqual(range.from);
-            expect(floeExtents[d]?.to, `${where} dimension ${d}`).toBeGreaterThanOrEqual(range.to);
-          }
-        }
+        // (The follow-ups of the reuse item add and delete chunks.)
+        if (!item.followUps) expect(floe.flatMap((m) => m.chunks).length, where).toBe(array.chunks.length);
+        // The reference stores the box its chunks span; so does Floe.
+        for (const ref of reference) expect(ref.extents, where).toEqual(boundingBox(ref.chunks));
+        expect(floe.map((m) => m.extents), where).toEqual(reference.map((m) => m.extents));
       }
     }
 
