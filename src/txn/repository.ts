@@ -391,6 +391,23 @@ export class Repository {
     this.userConfig = {};
   }
 
+  /** The stored configuration in its serde form (null when none is stored), as last read or saved. */
+  get storedConfigValue(): MetadataValue {
+    return this.storedConfig.stored;
+  }
+
+  /**
+   * Stores `config` as the whole configuration: fields it leaves out become unset, where
+   * saveConfig merges overrides into what is stored. Fields the stored form has that Floe does
+   * not know are kept. This process's overrides still apply on top.
+   */
+  async replaceConfig(config: RepositoryConfig, options?: AbortOptions): Promise<void> {
+    const canonical = validateRepoConfig(config);
+    const stored = encodeStoredConfig(canonical, this.storedConfig.stored);
+    await this.writable().update((info) => ({ info: { ...info, config: encodeRepoConfig(stored) }, update: { kind: 'configChanged' } }), requestOf(options));
+    this.storedConfig = { config: canonical, stored };
+  }
+
   /** The repository's metadata (user key/value pairs). */
   async getMetadata(options?: AbortOptions): Promise<Record<string, MetadataValue>> {
     return Object.fromEntries((await this.repoInfo(options)).metadata.map((m) => [m.name, m.value]));

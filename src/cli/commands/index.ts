@@ -17,6 +17,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'log', summary: 'list a version and its ancestors: ids, times, messages', load: async () => (await import('./log.ts')).logCommand },
   { name: 'branch', summary: 'list, create, delete or reset branches', load: async () => (await import('./branch.ts')).branchCommand },
   { name: 'tag', summary: 'list, create or delete tags', load: async () => (await import('./tag.ts')).tagCommand },
+  { name: 'config', summary: "show, set or edit the repository configuration (the reference's stored form, as YAML)", load: async () => (await import('./config.ts')).configCommand },
   { name: 'diff', summary: 'show what changed between two versions (nodes and chunks)', load: async () => (await import('./diff.ts')).diffCommand },
   { name: 'ls', summary: 'list groups and arrays: shape, dtype, chunking, codecs, stored bytes', load: async () => (await import('./ls.ts')).lsCommand },
   { name: 'show', summary: "show a node's metadata and attributes", load: async () => (await import('./show.ts')).showCommand },
