@@ -59,8 +59,8 @@ export function deleteSubtree(ctx: WriteContext, path: string): boolean {
   return true;
 }
 
+/** The caller checks the session may move (writable or rearrange). */
 export function moveSubtree(ctx: WriteContext, from: string, to: string): void {
-  ctx.assertWritable(from);
   for (const p of [from, to]) {
     if (!isValidNodePath(p) || p === '/') throw floeError('INVALID_ARGUMENT', `cannot move ${JSON.stringify(p)}: give an absolute, non-root node path`, { where: p });
   }

@@ -28,6 +28,7 @@ import * as maintenance from './maintenance/index.ts';
 import { isSpec1Repository, readSpec1Config, readSpec1RepoInfo } from './spec1-repo.ts';
 import { objectStorageOf, type StorageLike } from './storage.ts';
 import type { VirtualChunkAuthorization } from './virtual-chunks.ts';
+import { snapshotsVirtualLocations } from './virtual-locations.ts';
 
 /** Floe-only options, after the reference's positional arguments. */
 export interface RepositoryOptions {
@@ -207,6 +208,34 @@ export class Repository {
     throw floeError('NOT_FOUND', 'no Icechunk repository in this storage; use Repository.create');
   }
 
+  /**
+   * The configuration stored in the repository, read without opening it: null when none is
+   * stored (a repository created without settings); `NOT_FOUND` when there is no repository.
+   */
+  static async fetchConfig(storage: StorageLike, options?: AbortOptions): Promise<RepositoryConfig | null> {
+    const backend = objectStorageOf(storage);
+    const request = requestOf(options);
+    if (await backend.head(REPO_INFO_KEY, request)) {
+      const { info } = await new RepoInfoStore(backend, { clock: systemClock, retries: 1, updatesPerFile: 1000 }).read(request);
+      return info.config ? decodeStoredConfig(decodeRepoConfig(info.config, REPO_INFO_KEY), REPO_INFO_KEY) : null;
+    }
+    if (await isSpec1Repository(backend, request)) {
+      const stored = await readSpec1Config(backend, request);
+      return stored === null ? null : decodeStoredConfig(stored, V1_CONFIG_KEY);
+    }
+    throw floeError('NOT_FOUND', 'no Icechunk repository in this storage, so no configuration to fetch');
+  }
+
+  /** The spec version of the repository in a storage, read without opening it; null when there is none. */
+  static async fetchSpecVersion(storage: StorageLike, options?: AbortOptions): Promise<number | null> {
+    const backend = objectStorageOf(storage);
+    const request = requestOf(options);
+    if (await backend.head(REPO_INFO_KEY, request)) {
+      return (await new RepoInfoStore(backend, { clock: systemClock, retries: 1, updatesPerFile: 1000 }).read(request)).info.repoSpecVersion;
+    }
+    return (await isSpec1Repository(backend, request)) ? 1 : null;
+  }
+
   /** Opens the repository in a storage, or creates one; safe against a concurrent creator. */
   static async openOrCreate(
     storage: StorageLike,
@@ -259,6 +288,30 @@ export class Repository {
       packing: this.packing,
       concurrency: this.concurrency,
     };
+  }
+
+  /**
+   * A session on a branch's tip that only moves nodes (`moveNode`), as the reference's: other
+   * writes are refused (`READ_ONLY`). `UNSUPPORTED` when the `move_node` flag is disabled.
+   */
+  async rearrangeSession(branch: string, options?: AbortOptions): Promise<Session> {
+    const session = await this.writableSession(branch, options);
+    refs.requireFeature(await this.repoInfo(options), 'move_node');
+    return session.asRearrange();
+  }
+
+  /**
+   * Every distinct virtual chunk location (URL) in the snapshots reachable from a branch or a
+   * tag, sorted: what must stay readable for the repository's whole history. Loads each
+   * snapshot and manifest once, `concurrency` (RepositoryOptions) at a time.
+   */
+  async allVirtualChunkLocations(options?: AbortOptions): Promise<string[]> {
+    const request = requestOf(options);
+    const info = await this.repoInfo(request);
+    const tips = [...info.branches, ...info.tags].map((r) => r.snapshotId);
+    const reachable = new Map<string, SnapshotId>();
+    for (const tip of tips) for (const s of ancestors(info, tip)) reachable.set(idToString(s.id), s.id);
+    return snapshotsVirtualLocations(this.objects, reachable.values(), this.concurrency, request);
   }
 
   /**
@@ -426,6 +479,16 @@ export class Repository {
       const setting = info.enabledFeatureFlags?.includes(f.id) ? true : info.disabledFeatureFlags?.includes(f.id) ? false : undefined;
       return { id: f.id, name: f.name, defaultEnabled: f.defaultEnabled, ...(setting === undefined ? {} : { setting }), enabled: setting ?? f.defaultEnabled };
     });
+  }
+
+  /** The feature flags in effect (by default or set), as the reference lists them. */
+  async enabledFeatureFlags(options?: AbortOptions): Promise<FeatureFlag[]> {
+    return (await this.featureFlags(options)).filter((f) => f.enabled);
+  }
+
+  /** The feature flags turned off. */
+  async disabledFeatureFlags(options?: AbortOptions): Promise<FeatureFlag[]> {
+    return (await this.featureFlags(options)).filter((f) => !f.enabled);
   }
 
   /** `setting` undefined clears the explicit setting (back to the default). */

@@ -29,6 +29,7 @@ import type { RepoInfoStore } from './repo-info-store.ts';
 import { SessionReader } from './session-reader.ts';
 import { SessionStore, type StoreContext } from './session-store.ts';
 import type { VirtualChunkAccess } from './virtual-chunks.ts';
+import { viewVirtualLocations } from './virtual-locations.ts';
 
 export interface SessionDeps {
   objects: RepoObjects;
@@ -43,7 +44,11 @@ export interface SessionDeps {
   packing: ChunkPacking;
 }
 
-export type SessionMode = 'readonly' | 'writable';
+/**
+ * `rearrange`: a session that only moves nodes (the reference's rearrange session); Floe's
+ * writable sessions may move nodes too, among other changes.
+ */
+export type SessionMode = 'readonly' | 'writable' | 'rearrange';
 
 /**
  * What reviving a fork needs of a repository: a read-only session on a snapshot. (The Repository
@@ -180,6 +185,9 @@ export class Session implements StoreContext, ReadSource {
   }
 
   assertWritable(what: string): void {
+    if (this.currentMode === 'rearrange') {
+      throw floeError('READ_ONLY', `cannot modify ${what}: this session only rearranges the hierarchy (moveNode); commit it and open a writable session`, { where: what });
+    }
     if (this.currentMode !== 'writable') {
       throw floeError('READ_ONLY', `cannot modify ${what}: this session is read-only (open a writable session on a branch)`, { where: what });
     }
@@ -196,11 +204,37 @@ export class Session implements StoreContext, ReadSource {
     this.packer.clear();
   }
 
-  /** Moves a node and its subtree to another path (needs the `move_node` feature flag). */
+  /**
+   * Moves a node and its subtree to another path (needs the `move_node` feature flag). Allowed
+   * in rearrange sessions, as in the reference, and in writable ones, with other changes
+   * pending: chunks and metadata written before the move follow the node.
+   */
   async moveNode(fromPath: string, toPath: string, options?: AbortOptions): Promise<void> {
-    this.assertWritable(fromPath);
-    if (this.deps.repoInfo) requireFeature((await this.deps.repoInfo.read(options)).info, 'move_node');
+    if (this.currentMode !== 'rearrange') this.assertWritable(fromPath);
+    await this.requireMoveFeature(options);
     moveSubtree(this as WriteContext, fromPath, toPath);
+  }
+
+  private async requireMoveFeature(options?: AbortOptions): Promise<void> {
+    if (this.deps.repoInfo) requireFeature((await this.deps.repoInfo.read(options)).info, 'move_node');
+  }
+
+  /**
+   * Every distinct virtual chunk location (URL) this session's arrays reference, uncommitted
+   * changes included, sorted. Reads each array's manifests, `concurrency` arrays at a time.
+   */
+  async allVirtualChunkLocations(options?: AbortOptions): Promise<string[]> {
+    const arrays = this.view().nodes().filter((n) => n.kind === 'array').map((n) => n.path);
+    return viewVirtualLocations(this, arrays, this.deps.concurrency, options);
+  }
+
+  /** This fresh writable session as a rearrange session (Repository.rearrangeSession). */
+  asRearrange(): Session {
+    if (this.currentMode !== 'writable' || this.hasUncommittedChanges) {
+      throw floeError('INVALID_ARGUMENT', 'only a fresh writable session becomes a rearrange session; use Repository.rearrangeSession');
+    }
+    this.currentMode = 'rearrange';
+    return this;
   }
 
   /** The base32 node id of the node at `path`; `NOT_FOUND` when there is none. */
@@ -217,6 +251,8 @@ export class Session implements StoreContext, ReadSource {
    */
   async commit(message: string, options: CommitOptions = {}): Promise<string> {
     const branch = this.requireBranch('commit');
+    // As the reference: the flag may have been turned off since the session started.
+    if (this.currentMode === 'rearrange') await this.requireMoveFeature(options);
     const solver = options.rebaseWith;
     const onMoved: BranchMovedHandler | undefined = solver
       ? async (moved, request) => {
@@ -320,7 +356,8 @@ export class Session implements StoreContext, ReadSource {
    * snapshot and becomes read-only: it no longer follows its branch.
    */
   async flush(message: string, options: CommitOptions = {}): Promise<string> {
-    this.assertWritable('the session');
+    this.assertCanCommit();
+    if (this.currentMode === 'rearrange') await this.requireMoveFeature(options);
     if (this.forked) throw floeError('READ_ONLY', 'cannot flush a fork: merge it into a session on a branch');
     const id = await this.finish({ kind: 'flush' }, message, { ...options, allowEmpty: true });
     this.currentBranch = null;
@@ -337,8 +374,13 @@ export class Session implements StoreContext, ReadSource {
     }
   }
 
+  /** Writable and rearrange sessions commit; read-only ones do not. */
+  private assertCanCommit(): void {
+    if (this.currentMode !== 'rearrange') this.assertWritable('the session');
+  }
+
   private requireBranch(what: string): string {
-    this.assertWritable('the session');
+    this.assertCanCommit();
     if (this.forked) throw floeError('READ_ONLY', `cannot ${what} a fork: merge it into a session on a branch (session.merge(fork)) and commit that`);
     if (!this.currentBranch) throw floeError('READ_ONLY', `cannot ${what}: this session is not on a branch`);
     return this.currentBranch;

@@ -114,6 +114,74 @@ async function run() {
       }
       return out;
     }
+    case 'api-fetch': {
+      // Repository.fetchConfig / fetchSpecVersion without opening; `saveConfig` first creates the
+      // repository with it and stores it through open + saveConfig (issue 18 item 4).
+      if (command.saveConfig) {
+        await Repository.create(storage);
+        await (await Repository.open(storage, command.saveConfig)).saveConfig();
+      }
+      const repo = await Repository.open(storage);
+      return { config: await Repository.fetchConfig(storage), specVersion: await Repository.fetchSpecVersion(storage), openedSpecVersion: repo.specVersion };
+    }
+    case 'feature-flags': {
+      // Sets each [name, setting] in turn, then lists the flags three ways.
+      const repo = await Repository.open(storage);
+      for (const [name, setting] of command.set ?? []) await repo.setFeatureFlag(name, setting);
+      let rearrange = 'allowed';
+      try {
+        await repo.rearrangeSession('main');
+      } catch (err) {
+        rearrange = String(err?.message ?? err).split('\n')[0];
+      }
+      return { all: await repo.featureFlags(), enabled: await repo.enabledFeatureFlags(), disabled: await repo.disabledFeatureFlags(), rearrange };
+    }
+    case 'virtual-reads': {
+      // Reads every chunk of `arrays` at every snapshot reachable from a branch or tag, through an
+      // HTTP virtual-chunk fetcher that records each URL asked for (this WASM build has no
+      // allVirtualChunkLocations): the locations the reference resolves.
+      const repo = await Repository.open(storage, null, Object.fromEntries((command.prefixes ?? []).map((p) => [p, null])));
+      const urls = new Set();
+      await repo.setHttpVirtualChunkFetcher(async (_err, request) => {
+        urls.add(request.url);
+        return { data: new Uint8Array(request.rangeEnd - request.rangeStart) };
+      });
+      const snapshots = new Set();
+      for (const branch of await repo.listBranches()) for (const s of await repo.ancestry({ branch })) snapshots.add(s.id);
+      for (const tag of await repo.listTags()) for (const s of await repo.ancestry({ tag })) snapshots.add(s.id);
+      for (const snapshotId of snapshots) {
+        const session = await repo.readonlySession({ snapshotId });
+        for (const key of await session.store.list()) if (/\/c\//.test(key)) await session.store.get(key);
+      }
+      return { snapshots: snapshots.size, urls: [...urls].sort() };
+    }
+    case 'write-then-rearrange': {
+      // The reference's way to move written nodes: one commit writing `keys` ({key: bytes as
+      // base64}), then a rearrange session making `moves`, committed.
+      const repo = await Repository.open(storage);
+      const session = await repo.writableSession('main');
+      for (const [key, b64] of Object.entries(command.keys)) await session.store.set(key, Buffer.from(b64, 'base64'));
+      await session.commit('written by the reference');
+      const rearrange = await repo.rearrangeSession('main');
+      let refused = '';
+      try {
+        await rearrange.store.set('other/zarr.json', Buffer.from(JSON.stringify({ zarr_format: 3, node_type: 'group', attributes: {} })));
+      } catch (err) {
+        refused = String(err?.message ?? err).split('\n')[0];
+      }
+      for (const [from, to] of command.moves) await rearrange.moveNode(from, to);
+      const status = await rearrange.status();
+      const mode = rearrange.mode;
+      return { snapshot: await rearrange.commit('rearranged by the reference'), movedNodes: status.movedNodes, mode, refused };
+    }
+    case 'dump': {
+      // Every key of a branch's tip with its bytes (base64), keys sorted.
+      const repo = await Repository.open(storage);
+      const session = await repo.readonlySession({ branch: command.branch ?? 'main' });
+      const out = {};
+      for (const key of (await session.store.list()).sort()) out[key] = Buffer.from(await session.store.get(key)).toString('base64');
+      return out;
+    }
     default:
       throw new Error(`unknown op ${command.op}`);
   }
