@@ -1,4 +1,6 @@
 // Plain-function entry points (zarrita's style) over the classes, for the README's examples.
+import { shownValue } from '../format/arguments.ts';
+import { isObjectStorage } from './storage/types.ts';
 import { floeError, isFloeError } from '../errors.ts';
 import type { NdArray } from '../format/zarr/ndarray.ts';
 import { normalizePath } from '../format/zarr/paths.ts';
@@ -20,6 +22,9 @@ export interface OpenStoreOptions {
 
 /** A plain Zarr store: a directory path, `':memory:'`, or any ObjectStorage. */
 export function openStore(location: string | ObjectStorage, options: OpenStoreOptions = {}): StorageStore {
+  if (typeof location !== 'string' && !isObjectStorage(location)) {
+    throw floeError('INVALID_ARGUMENT', `openStore needs a directory path, ':memory:' or an ObjectStorage, got ${shownValue(location)}`);
+  }
   const storage =
     typeof location !== 'string' ? location
     : location === ':memory:' ? new MemoryStorage()

@@ -1,6 +1,7 @@
 // A Zarr v3 array over any ZarrStore: read and write selections through the codec chain, with
 // bounded concurrency. Chunk-level I/O lives in ./chunk-io.ts. Every operation takes `signal`
 // in its options; one `{ signal }` request object per operation goes to all its store calls.
+import { requireArray } from '../format/arguments.ts';
 import { constants as bufferConstants } from 'node:buffer';
 import { floeError } from '../errors.ts';
 import { limitExceeded } from '../format/limits.ts';
@@ -22,7 +23,20 @@ import { updateConsolidatedV3 } from './consolidated.ts';
 import { forEachProduct, normalizeSelection, projectDim, resultShape, type DimSelection, type Selection } from './selection.ts';
 import type { AbortOptions, ZarrStore } from './store.ts';
 import { writeSource, type WriteValue } from './write-value.ts';
-import { zipEvery, zipMap } from './indexing.ts';
+import { zipMap } from './indexing.ts';
+
+/** Most grid chunks one resize deletes (their keys are listed in memory first). */
+const MAX_RESIZE_ERASED_CHUNKS = 2 ** 22;
+/** Most chunks one get or set visits (each is a job held in memory until the call ends). */
+const MAX_CHUNKS_PER_CALL = 2 ** 22;
+
+/** How many chunks of one dimension a selection touches, without listing them. */
+function chunksTouched(sel: DimSelection, chunkSize: number): number {
+  if (sel.count === 0) return 0;
+  if (Math.abs(sel.step) >= chunkSize) return sel.count;
+  const last = sel.start + (sel.count - 1) * sel.step;
+  return Math.abs(Math.floor(last / chunkSize) - Math.floor(sel.start / chunkSize)) + 1;
+}
 
 export type { WriteValue } from './write-value.ts';
 
@@ -176,6 +190,7 @@ export class ZarrArray {
 
   /** Changes the shape; chunks wholly outside the new shape are deleted (core spec, "resize"). */
   async resize(shape: readonly number[], options?: AbortOptions): Promise<ZarrArray> {
+    requireArray(shape, 'the new shape', this.path);
     if (shape.length !== this.shape.length) {
       throw floeError('INVALID_ARGUMENT', `resize must keep ${this.shape.length} dimensions, got [${shape.join(', ')}]`, { where: this.path });
     }
@@ -186,17 +201,35 @@ export class ZarrArray {
     return new ZarrArray(this.store, this.path, next, this.defaults);
   }
 
-  /** Keys of the chunks wholly outside `shape`: what resizing to it deletes. */
+  /**
+   * Keys of the chunks wholly outside `shape`: what resizing to it deletes. Counted from the
+   * grid first (arithmetic, no allocation), so shrinking a huge grid is refused with
+   * LIMIT_EXCEEDED instead of enumerating every chunk; only the stale chunks are visited.
+   */
   protected staleChunkKeys(shape: readonly number[]): string[] {
-    const stale: string[] = [];
     // A chunk is stale when it starts at or past the new extent in some dimension: c * size >= n,
     // i.e. c >= ceil(n / size), the new grid's chunk count.
+    const oldChunks = zipMap(this.shape, this.chunkShape, (n, size) => Math.ceil(n / size));
     const keptChunks = zipMap(shape, this.chunkShape, (n, size) => Math.ceil(n / size));
-    forEachProduct(zipMap(this.shape, this.chunkShape, (n, size) => [...Array(Math.ceil(n / size)).keys()]), (coords) => {
-      if (!zipEvery(coords, keptChunks, (c, kept) => c < kept)) stale.push(this.chunkKey(coords));
-    });
+    // Disjoint boxes: box d holds the chunks stale in dimension d and kept in every earlier one.
+    const boxes = oldChunks.map((_, d) => oldChunks.map((count, j) => {
+      const kept = Math.min(keptChunks[j] ?? 0, count);
+      return j < d ? { from: 0, to: kept } : j === d ? { from: kept, to: count } : { from: 0, to: count };
+    }));
+    const total = boxes.reduce((sum, box) => sum + box.reduce((n, { from, to }) => n * Math.max(0, to - from), 1), 0);
+    if (total > MAX_RESIZE_ERASED_CHUNKS) {
+      throw limitExceeded('chunks', MAX_RESIZE_ERASED_CHUNKS,
+        `resizing to [${shape.join(', ')}] would delete ${total} grid chunks, past the ${MAX_RESIZE_ERASED_CHUNKS} one resize erases; ` +
+          'shrink in steps that each drop fewer chunks, or copy the part you need into a new array', { actual: total, where: this.path });
+    }
+    const stale: string[] = [];
+    for (const box of boxes) {
+      if (box.some(({ from, to }) => to <= from)) continue;
+      forEachProduct(box.map(({ from, to }) => Array.from({ length: to - from }, (_, i) => from + i)), (coords) => stale.push(this.chunkKey(coords)));
+    }
     return stale;
   }
+
 
   /** Replaces the attributes; returns the updated array. */
   async setAttributes(attributes: Attributes, options?: AbortOptions): Promise<ZarrArray> {
@@ -216,6 +249,12 @@ export class ZarrArray {
   }
 
   private jobs(dims: readonly DimSelection[]): ChunkJob[] {
+    // Counted before projecting: a selection over a huge grid is refused, not enumerated.
+    const touched = zipMap(dims, this.chunkShape, chunksTouched).reduce((a, b) => a * b, 1);
+    if (touched > MAX_CHUNKS_PER_CALL) {
+      throw limitExceeded('chunks', MAX_CHUNKS_PER_CALL,
+        `the selection touches ${touched} chunks, past the ${MAX_CHUNKS_PER_CALL} one get or set handles; select less per call`, { actual: touched, where: this.path });
+    }
     const jobs: ChunkJob[] = [];
     forEachProduct(zipMap(dims, this.chunkShape, projectDim), (ps) => {
       jobs.push({ coords: ps.map((p) => p.chunk), projections: ps });

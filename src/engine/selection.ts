@@ -1,5 +1,6 @@
 // Selections (integers, slices with any step, `null` for a whole dimension, '...' for the rest)
 // normalised per dimension, and projected onto a regular chunk grid.
+import { shownValue } from '../format/arguments.ts';
 import { floeError } from '../errors.ts';
 import type { DimSelection } from '../format/zarr/projection.ts';
 
@@ -38,6 +39,9 @@ function whereOption(where: string | undefined): { where?: string } {
 
 /** `where` (the array's path) goes into every error, so a message says which array refused. */
 export function normalizeSelection(selection: Selection | undefined, shape: readonly number[], where?: string): DimSelection[] {
+  if (selection !== undefined && selection !== null && !Array.isArray(selection)) {
+    throw floeError('INVALID_SELECTION', `a selection must be an array of items (or undefined for all), got ${shownValue(selection)}`, whereOption(where));
+  }
   const items = expandEllipsis(selection ?? [], shape.length, where);
   return shape.map((n, d) => normalizeItem(items[d] ?? null, n, d, where));
 }
@@ -65,7 +69,7 @@ function normalizeItem(item: SelectionItem, n: number, d: number, where: string 
     return { start: item < 0 ? item + n : item, step: 1, count: 1, drop: true };
   }
   if (typeof item !== 'object' || item.kind !== 'slice') {
-    throw floeError('INVALID_SELECTION', `dimension ${d}: expected an integer, slice(), null or "...", got ${JSON.stringify(item)}`, whereOption(where));
+    throw floeError('INVALID_SELECTION', `dimension ${d}: expected an integer, slice(), null or "...", got ${shownValue(item)}`, whereOption(where));
   }
   return { ...sliceIndices(item, n, d, where), drop: false };
 }
@@ -74,7 +78,7 @@ function normalizeItem(item: SelectionItem, n: number, d: number, where: string 
 function sliceIndices(s: Slice, n: number, d: number, where: string | undefined): { start: number; step: number; count: number } {
   const step = s.step ?? 1;
   for (const [name, v] of [['start', s.start], ['stop', s.stop], ['step', s.step]] as const) {
-    if (v !== null && !Number.isInteger(v)) throw floeError('INVALID_SELECTION', `dimension ${d}: slice ${name} must be an integer, got ${v}`, whereOption(where));
+    if (v !== null && !Number.isInteger(v)) throw floeError('INVALID_SELECTION', `dimension ${d}: slice ${name} must be an integer, got ${shownValue(v)}`, whereOption(where));
   }
   if (step === 0) throw floeError('INVALID_SELECTION', `dimension ${d}: slice step cannot be zero`, whereOption(where));
   const clamp = (v: number | null, dflt: number, lo: number, hi: number): number => {

@@ -4,6 +4,7 @@
 // (zlib, bz2, lzma, U<n>'s UCS-4) a NumpyChunkStore runs it around the chain; otherwise chunks go
 // to the store untouched. Metadata changes write `.zarray` / `.zattrs` instead of zarr.json.
 // Every operation takes `signal` in its options, as a v3 array's do.
+import { requireArray } from '../format/arguments.ts';
 import { floeError } from '../errors.ts';
 import { requestOf } from './abort.ts';
 import type { JsonValue } from '../format/json.ts';
@@ -109,6 +110,7 @@ export class V2Array extends ZarrArray {
 
   /** Changes the shape; chunks wholly outside the new shape are deleted. */
   override async resize(shape: readonly number[], options?: AbortOptions): Promise<V2Array> {
+    requireArray(shape, 'the new shape', this.path);
     if (shape.length !== this.shape.length) {
       throw floeError('INVALID_ARGUMENT', `resize must keep ${this.shape.length} dimensions, got [${shape.join(', ')}]`, { where: this.path });
     }

@@ -7,6 +7,7 @@
 // Icechunk's own: it keeps each ref under a storage key `branch.NAME/` or `tag.NAME/` and refuses
 // a '/' in a name, so a name is a single component here. Together they keep a name usable as a
 // storage key segment, a CLI argument and a revision expression (`main~1`, `v1^`).
+import { shownValue } from '../format/arguments.ts';
 import { floeError, type ErrorDetails } from '../errors.ts';
 
 /** Longest ref name accepted, in UTF-8 bytes: a common filename limit, far above real names. */
@@ -62,7 +63,7 @@ export function refNameProblem(name: unknown): RefNameRule | null {
 export function validateNewRefName(name: unknown, kind: 'branch' | 'tag'): asserts name is string {
   const rule = refNameProblem(name);
   if (rule === null) return;
-  const shown = typeof name === 'string' ? JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name) : String(name);
+  const shown = typeof name === 'string' ? JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name) : shownValue(name);
   const why = rule === 'not-a-string' ? `is a ${typeof name}, not a string` : WHY[rule];
   throw floeError(
     'INVALID_NAME',

@@ -1,6 +1,7 @@
 // Branches, tags and the snapshot list as pure changes of a RepoInfo. Each function checks its
 // preconditions against the object it is given (which the CAS loop re-reads on a lost race) and
 // returns the new object plus the ops-log entry, or throws a typed error that stops the loop.
+import { requireString } from '../format/arguments.ts';
 import { floeError, type FloeError } from '../errors.ts';
 import { idsEqual, idToString, type SnapshotId } from '../format/icechunk/ids.ts';
 import { appendSnapshot, historyIndex } from '../format/icechunk/history-index.ts';
@@ -62,6 +63,7 @@ function requireSnapshot(info: RepoInfo, id: SnapshotId): SnapshotInfo {
 }
 
 function findRef(refs: readonly RefEntry[], name: string): RefEntry | undefined {
+  requireString(name, 'a branch or tag name');
   return refs.find((r) => r.name === name);
 }
 

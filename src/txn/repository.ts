@@ -6,6 +6,7 @@
 // options argument (after the reference's positional arguments) and passes it down (ABORTED).
 // A change of the repo info (refs, config, status, expiry, a commit) is cancelled only before
 // its compare-and-swap, so an aborted call has changed no ref.
+import { requireDate, requireObject } from '../format/arguments.ts';
 import { floeError, isFloeError } from '../errors.ts';
 import { requestOf } from '../engine/abort.ts';
 import type { AbortOptions } from '../engine/storage/types.ts';
@@ -319,6 +320,7 @@ export class Repository {
    * tag or snapshot, or when nothing was written by `asOf`.
    */
   async readonlySession(options: ReadonlySessionOptions = { branch: refs.MAIN_BRANCH }): Promise<Session> {
+    requireObject(options, 'readonlySession options');
     const request = requestOf(options);
     const info = await this.repoInfo(request);
     let id = await this.resolveVersion(info, options, request);
@@ -541,6 +543,7 @@ export class Repository {
 
   /** An incremental GC: `run({ maxObjects, maxMs })` sweeps a budget and returns a resumable cursor. */
   async garbageCollector(deleteObjectsOlderThan: Date, options: maintenance.GcOptions = {}): Promise<maintenance.GarbageCollection> {
+    requireDate(deleteObjectsOlderThan, 'the garbage collection cutoff');
     // A private loader with small caches: marking reads every live snapshot and manifest once.
     const objects = new RepoObjects(this.objects.storage, { snapshotBytes: 8 << 20, manifestBytes: 32 << 20 });
     return maintenance.GarbageCollection.start({ objects, store: this.writable(), clock: this.clock }, deleteObjectsOlderThan, options);

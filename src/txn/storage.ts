@@ -1,6 +1,8 @@
 // `Storage`: where a repository lives. The constructor names mirror the reference JS API
 // (`Storage.newInMemory()`, `Storage.newLocalFilesystem(path)`, `Storage.newS3(...)`), plus Floe's
 // own `Storage.newSqlite(file)` and `Storage.fromObjectStorage(backend)` for any ObjectStorage.
+import { shownValue } from '../format/arguments.ts';
+import { isObjectStorage } from '../engine/storage/types.ts';
 import { floeError } from '../errors.ts';
 import { FsStorage } from '../engine/storage/fs.ts';
 import { MemoryStorage } from '../engine/storage/memory.ts';
@@ -168,5 +170,9 @@ export class Storage {
 export type StorageLike = Storage | ObjectStorage;
 
 export function objectStorageOf(storage: StorageLike): ObjectStorage {
-  return storage instanceof Storage ? storage.backend : storage;
+  if (storage instanceof Storage) return storage.backend;
+  if (!isObjectStorage(storage)) {
+    throw floeError('INVALID_ARGUMENT', `a repository needs a Storage (Storage.newLocalFilesystem, newInMemory, ...) or an ObjectStorage, got ${shownValue(storage)}`);
+  }
+  return storage;
 }

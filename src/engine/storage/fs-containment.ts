@@ -11,7 +11,7 @@
 // docs/storage.md states that race in its threat model.
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, type BigIntStats } from 'node:fs';
 import path from 'node:path';
-import { floeError, type FloeError } from '../../errors.ts';
+import { floeError, isFloeError, type FloeError } from '../../errors.ts';
 import { isErrno } from './fs-files.ts';
 
 /** Verified directories kept per storage; past this the set starts over (re-checking costs lstats only). */
@@ -95,4 +95,40 @@ export function openObjectFile(file: string, key: string, root: string): { fd: n
     return null;
   }
   return { fd, stats };
+}
+
+/** Errno codes that say a name or path is too long for the filesystem. */
+const TOO_LONG = ['ENAMETOOLONG'];
+/** Errno codes that say the process may not touch the path. */
+const DENIED = ['EACCES', 'EPERM', 'EROFS'];
+/** Errno codes worth retrying: the resource is busy or momentarily exhausted. */
+const TRANSIENT = ['EAGAIN', 'EBUSY', 'EMFILE', 'ENFILE', 'EINTR'];
+
+/**
+ * The FloeError every filesystem backend call throws instead of a raw Node error: a name too long
+ * is the key's fault (INVALID_KEY), a path Node refuses is the caller's (INVALID_ARGUMENT), any
+ * other system error is the storage's (STORAGE_ERROR, the errno kept as `cause`). FloeErrors and
+ * errors that are not system errors (bugs) pass through unchanged.
+ */
+export function fsFailure(err: unknown, key: string | undefined, root: string): unknown {
+  if (err instanceof Error && !isFloeError(err) && 'code' in err && typeof err.code === 'string') {
+    const where = key ?? root;
+    const code = err.code;
+    if (TOO_LONG.includes(code)) {
+      return floeError('INVALID_KEY', `a name in ${JSON.stringify(where)} under ${root} is longer than the filesystem allows (usually 255 bytes per name); use shorter names`, { where, cause: err });
+    }
+    if (code.startsWith('ERR_INVALID_ARG')) {
+      return floeError('INVALID_ARGUMENT', `the filesystem refused the path of ${JSON.stringify(where)} under ${root}: ${err.message}`, { where, cause: err });
+    }
+    if (DENIED.includes(code)) {
+      return floeError('STORAGE_ERROR', `permission denied (${code}) for ${JSON.stringify(where)} under ${root}; check the directory's owner, mode and mount`, { where, cause: err });
+    }
+    if (code === 'ENOTDIR') {
+      return floeError('STORAGE_ERROR', `a file stands where a directory is expected on the way to ${JSON.stringify(where)} under ${root}; the storage root must be a directory`, { where, cause: err });
+    }
+    return floeError('STORAGE_ERROR', `filesystem error ${code} for ${JSON.stringify(where)} under ${root}: ${err.message}`, {
+      where, cause: err, details: { transient: TRANSIENT.includes(code) },
+    });
+  }
+  return err;
 }

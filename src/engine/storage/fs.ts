@@ -14,7 +14,7 @@ import path from 'node:path';
 import { floeError, isFloeError } from '../../errors.ts';
 import { throwIfAborted } from '../abort.ts';
 import { systemClock, type Clock } from './clock.ts';
-import { DirectoryGuard, openObjectFile, symlinkRefused } from './fs-containment.ts';
+import { DirectoryGuard, fsFailure, openObjectFile, symlinkRefused } from './fs-containment.ts';
 import { withFileLock, type FileLockOptions } from './fs-lock.ts';
 import {
   RESERVED_PREFIX, fsyncDirectory, isErrno, lockPathOf, lstatOrNull, readRange, readRangeInto,
@@ -59,6 +59,9 @@ export class FsStorage implements ObjectStorage {
   private readonly dirs: DirectoryGuard;
 
   constructor(options: FsStorageOptions) {
+    if (typeof options.root !== 'string' || options.root === '' || options.root.includes('\0')) {
+      throw floeError('INVALID_ARGUMENT', `the filesystem storage root must be a non-empty path without NUL, got ${JSON.stringify(String(options.root))}`);
+    }
     this.root = path.resolve(options.root);
     this.durable = options.durable ?? true;
     this.lockOptions = options.lock ?? {};
@@ -67,19 +70,23 @@ export class FsStorage implements ObjectStorage {
   }
 
   async get(key: string, range?: ByteRange, options?: AbortOptions): Promise<GetResult | null> {
-    throwIfAborted(options?.signal, key);
-    const file = this.pathOf(key);
-    if (range) validateRange(range, key);
-    if (!this.dirs.checkParents(key, false)) return null;
-    const opened = openObjectFile(file, key, this.root);
-    if (!opened) return null;
     try {
-      // Files are never modified in place, so bytes read from this descriptor belong to the
-      // version its fstat gave, even if the key is replaced meanwhile.
-      const { start, end } = resolveRange(range, Number(opened.stats.size));
-      return { bytes: readRange(opened.fd, start, end), version: versionOf(opened.stats) };
-    } finally {
-      closeSync(opened.fd);
+      throwIfAborted(options?.signal, key);
+      const file = this.pathOf(key);
+      if (range) validateRange(range, key);
+      if (!this.dirs.checkParents(key, false)) return null;
+      const opened = openObjectFile(file, key, this.root);
+      if (!opened) return null;
+      try {
+        // Files are never modified in place, so bytes read from this descriptor belong to the
+        // version its fstat gave, even if the key is replaced meanwhile.
+        const { start, end } = resolveRange(range, Number(opened.stats.size));
+        return { bytes: readRange(opened.fd, start, end), version: versionOf(opened.stats) };
+      } finally {
+        closeSync(opened.fd);
+      }
+    } catch (err) {
+      throw fsFailure(err, key, this.root);
     }
   }
 
@@ -88,112 +95,140 @@ export class FsStorage implements ObjectStorage {
   }
 
   async readInto(key: string, target: Uint8Array, range?: ByteRange, options?: AbortOptions): Promise<number | null> {
-    throwIfAborted(options?.signal, key);
-    const file = this.pathOf(key);
-    if (range) validateRange(range, key);
-    if (!this.dirs.checkParents(key, false)) return null;
-    const opened = openObjectFile(file, key, this.root);
-    if (!opened) return null;
     try {
-      const { start, end } = resolveRange(range, Number(opened.stats.size));
-      if (end - start > target.length) return end - start;
-      return readRangeInto(opened.fd, start, end, target);
-    } finally {
-      closeSync(opened.fd);
+      throwIfAborted(options?.signal, key);
+      const file = this.pathOf(key);
+      if (range) validateRange(range, key);
+      if (!this.dirs.checkParents(key, false)) return null;
+      const opened = openObjectFile(file, key, this.root);
+      if (!opened) return null;
+      try {
+        const { start, end } = resolveRange(range, Number(opened.stats.size));
+        if (end - start > target.length) return end - start;
+        return readRangeInto(opened.fd, start, end, target);
+      } finally {
+        closeSync(opened.fd);
+      }
+    } catch (err) {
+      throw fsFailure(err, key, this.root);
     }
   }
 
   async head(key: string, options?: AbortOptions): Promise<ObjectInfo | null> {
-    throwIfAborted(options?.signal, key);
-    const file = this.pathOf(key);
-    if (!this.dirs.checkParents(key, false)) return null;
-    const stats = lstatOrNull(file);
-    if (stats?.isSymbolicLink()) throw symlinkRefused(key, key, this.root);
-    return stats?.isFile() ? infoOf(key, stats) : null;
+    try {
+      throwIfAborted(options?.signal, key);
+      const file = this.pathOf(key);
+      if (!this.dirs.checkParents(key, false)) return null;
+      const stats = lstatOrNull(file);
+      if (stats?.isSymbolicLink()) throw symlinkRefused(key, key, this.root);
+      return stats?.isFile() ? infoOf(key, stats) : null;
+    } catch (err) {
+      throw fsFailure(err, key, this.root);
+    }
   }
 
   async put(key: string, bytes: Uint8Array, options?: PutOptions): Promise<{ version: VersionToken }> {
-    throwIfAborted(options?.signal, key);
-    const file = this.pathOf(key);
-    validatePutOptions(options, key);
-    this.dirs.checkParents(key, true);
-    if (options?.ifNoneMatch === '*') return this.createOnly(key, file, bytes);
-    const temp = await this.writeTemp(key, file, bytes, options?.signal);
     try {
-      return await this.replaceLocked(key, file, temp, options);
+      throwIfAborted(options?.signal, key);
+      const file = this.pathOf(key);
+      validatePutOptions(options, key);
+      this.dirs.checkParents(key, true);
+      if (options?.ifNoneMatch === '*') return this.createOnly(key, file, bytes);
+      const temp = await this.writeTemp(key, file, bytes, options?.signal);
+      try {
+        return await this.replaceLocked(key, file, temp, options);
+      } catch (err) {
+        unlinkQuietly(temp);
+        this.removeEmptyParents(path.dirname(file)); // a refused write leaves no directory behind
+        throw err;
+      } finally {
+        unlinkQuietly(temp);
+      }
     } catch (err) {
-      unlinkQuietly(temp);
-      this.removeEmptyParents(path.dirname(file)); // a refused write leaves no directory behind
-      throw err;
-    } finally {
-      unlinkQuietly(temp);
+      throw fsFailure(err, key, this.root);
     }
   }
 
   async copy(from: string, to: string, options?: CopyOptions): Promise<{ version: VersionToken }> {
-    throwIfAborted(options?.signal, to);
-    const source = this.pathOf(from);
-    this.pathOf(to); // validate before any I/O
-    const opened = this.dirs.checkParents(from, false) ? openObjectFile(source, from, this.root) : null;
-    if (!opened) {
-      if (options?.ifMatch !== undefined) throw preconditionFailed(from, 'the copy source does not exist (ifMatch)');
-      throw floeError('NOT_FOUND', `cannot copy ${JSON.stringify(from)}: no such object`, { where: from });
-    }
-    let bytes: Uint8Array;
     try {
-      if (options?.ifMatch !== undefined) checkPrecondition(from, versionOf(opened.stats), { ifMatch: options.ifMatch });
-      bytes = readRange(opened.fd, 0, Number(opened.stats.size));
-    } finally {
-      closeSync(opened.fd);
+      throwIfAborted(options?.signal, to);
+      const source = this.pathOf(from);
+      this.pathOf(to); // validate before any I/O
+      const opened = this.dirs.checkParents(from, false) ? openObjectFile(source, from, this.root) : null;
+      if (!opened) {
+        if (options?.ifMatch !== undefined) throw preconditionFailed(from, 'the copy source does not exist (ifMatch)');
+        throw floeError('NOT_FOUND', `cannot copy ${JSON.stringify(from)}: no such object`, { where: from });
+      }
+      let bytes: Uint8Array;
+      try {
+        if (options?.ifMatch !== undefined) checkPrecondition(from, versionOf(opened.stats), { ifMatch: options.ifMatch });
+        bytes = readRange(opened.fd, 0, Number(opened.stats.size));
+      } finally {
+        closeSync(opened.fd);
+      }
+      return this.put(to, bytes, { signal: options?.signal });
+    } catch (err) {
+      throw fsFailure(err, to, this.root);
     }
-    return this.put(to, bytes, { signal: options?.signal });
   }
 
   async *list(prefix: string, options?: ListOptions): AsyncIterable<ObjectInfo> {
-    throwIfAborted(options?.signal, prefix);
-    validatePrefix(prefix);
-    const slash = prefix.lastIndexOf('/');
-    const dirKey = prefix.slice(0, slash + 1); // '' or ends in '/'
-    const namePrefix = prefix.slice(slash + 1);
-    if (dirKey !== '' && !this.dirs.checkParents(dirKey, false)) return;
-    yield* this.walk(dirKey, namePrefix, options?.startAfter, options?.signal);
+    try {
+      throwIfAborted(options?.signal, prefix);
+      validatePrefix(prefix);
+      const slash = prefix.lastIndexOf('/');
+      const dirKey = prefix.slice(0, slash + 1); // '' or ends in '/'
+      const namePrefix = prefix.slice(slash + 1);
+      if (dirKey !== '' && !this.dirs.checkParents(dirKey, false)) return;
+      yield* this.walk(dirKey, namePrefix, options?.startAfter, options?.signal);
+    } catch (err) {
+      throw fsFailure(err, prefix, this.root);
+    }
   }
 
   async listDir(prefix: string, options?: AbortOptions): Promise<ListDirResult> {
-    throwIfAborted(options?.signal, prefix);
-    validateDirPrefix(prefix);
-    if (prefix !== '' && !this.dirs.checkParents(prefix, false)) return { objects: [], prefixes: [] };
-    const objects: ObjectInfo[] = [];
-    const prefixes: string[] = [];
-    for (const entry of this.entries(prefix)) {
-      const key = prefix + entry.name;
-      if (entry.isFile()) {
-        const stats = lstatOrNull(path.join(this.root, key));
-        if (stats?.isFile()) objects.push(infoOf(key, stats));
-      } else if (entry.isDirectory() && this.holdsAnObject(`${key}/`)) {
-        prefixes.push(`${key}/`);
+    try {
+      throwIfAborted(options?.signal, prefix);
+      validateDirPrefix(prefix);
+      if (prefix !== '' && !this.dirs.checkParents(prefix, false)) return { objects: [], prefixes: [] };
+      const objects: ObjectInfo[] = [];
+      const prefixes: string[] = [];
+      for (const entry of this.entries(prefix)) {
+        const key = prefix + entry.name;
+        if (entry.isFile()) {
+          const stats = lstatOrNull(path.join(this.root, key));
+          if (stats?.isFile()) objects.push(infoOf(key, stats));
+        } else if (entry.isDirectory() && this.holdsAnObject(`${key}/`)) {
+          prefixes.push(`${key}/`);
+        }
       }
+      return { objects, prefixes };
+    } catch (err) {
+      throw fsFailure(err, prefix, this.root);
     }
-    return { objects, prefixes };
   }
 
   async delete(keys: readonly string[], options?: AbortOptions): Promise<void> {
-    const signal = options?.signal;
-    throwIfAborted(signal, keys[0]);
-    const targets = keys.map((key) => ({ key, file: this.pathOf(key) }));
-    for (const { key, file } of targets) {
-      throwIfAborted(signal, key); // keys deleted before the abort stay deleted
-      if (!this.dirs.checkParents(key, false) || !lstatOrNull(file)) continue;
-      try {
-        // Under the key's lock so a delete cannot slip between a conditional write's check and rename.
-        await withFileLock(lockPathOf(file), () => {
-          unlinkQuietly(file);
-          if (this.durable) fsyncDirectory(path.dirname(file));
-        }, this.lockOptions, this.clock, signal);
-      } catch (err) {
-        if (!isErrno(err, 'ENOENT')) throw err; // directory removed meanwhile: nothing to delete
+    try {
+      const signal = options?.signal;
+      throwIfAborted(signal, keys[0]);
+      const targets = keys.map((key) => ({ key, file: this.pathOf(key) }));
+      for (const { key, file } of targets) {
+        throwIfAborted(signal, key); // keys deleted before the abort stay deleted
+        if (!this.dirs.checkParents(key, false) || !lstatOrNull(file)) continue;
+        try {
+          // Under the key's lock so a delete cannot slip between a conditional write's check and rename.
+          await withFileLock(lockPathOf(file), () => {
+            unlinkQuietly(file);
+            if (this.durable) fsyncDirectory(path.dirname(file));
+          }, this.lockOptions, this.clock, signal);
+        } catch (err) {
+          if (!isErrno(err, 'ENOENT')) throw err; // directory removed meanwhile: nothing to delete
+        }
+        this.removeEmptyParents(path.dirname(file));
       }
-      this.removeEmptyParents(path.dirname(file));
+    } catch (err) {
+      throw fsFailure(err, keys[0], this.root);
     }
   }
 
@@ -204,33 +239,41 @@ export class FsStorage implements ObjectStorage {
    * than `olderThanMs` (default 1 hour, far longer than any write). Returns how many it removed.
    */
   async sweepTempFiles(olderThanMs = 3_600_000): Promise<number> {
-    let removed = 0;
-    const sweep = (dir: string) => {
-      let entries: Dirent[];
-      try {
-        entries = readdirSync(dir, { withFileTypes: true });
-      } catch {
-        return;
-      }
-      for (const entry of entries) {
-        const full = path.join(dir, entry.name);
-        if (entry.isDirectory()) sweep(full);
-        else if (entry.name.startsWith(`${RESERVED_PREFIX}tmp-`) || /\.stale-[0-9a-f]+$/.test(entry.name)) {
-          const stats = lstatOrNull(full);
-          if (stats && this.clock.nowMs() - Number(stats.mtimeMs) > olderThanMs) {
-            unlinkQuietly(full);
-            removed += 1;
+    try {
+      let removed = 0;
+      const sweep = (dir: string) => {
+        let entries: Dirent[];
+        try {
+          entries = readdirSync(dir, { withFileTypes: true });
+        } catch {
+          return;
+        }
+        for (const entry of entries) {
+          const full = path.join(dir, entry.name);
+          if (entry.isDirectory()) sweep(full);
+          else if (entry.name.startsWith(`${RESERVED_PREFIX}tmp-`) || /\.stale-[0-9a-f]+$/.test(entry.name)) {
+            const stats = lstatOrNull(full);
+            if (stats && this.clock.nowMs() - Number(stats.mtimeMs) > olderThanMs) {
+              unlinkQuietly(full);
+              removed += 1;
+            }
           }
         }
-      }
-    };
-    sweep(this.root);
-    return removed;
+      };
+      sweep(this.root);
+      return removed;
+    } catch (err) {
+      throw fsFailure(err, undefined, this.root);
+    }
   }
 
   /** Removes the whole root directory (tests, ephemeral repositories). */
   async destroy(): Promise<void> {
-    await rm(this.root, { recursive: true, force: true });
+    try {
+      await rm(this.root, { recursive: true, force: true });
+    } catch (err) {
+      throw fsFailure(err, undefined, this.root);
+    }
   }
 
   private pathOf(key: string): string {

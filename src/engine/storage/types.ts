@@ -107,3 +107,10 @@ export interface ObjectStorage {
   /** Releases the backend's resources (files, connections); the storage is unusable afterwards. */
   close(): Promise<void>;
 }
+
+/** Whether `value` looks like an {@link ObjectStorage} (has its methods): the boundary's check of untyped callers. */
+export function isObjectStorage(value: unknown): value is ObjectStorage {
+  if (typeof value !== 'object' || value === null) return false;
+  const methods = value as Partial<Record<'get' | 'put' | 'head' | 'list' | 'delete', unknown>>;
+  return ['get', 'put', 'head', 'list', 'delete'].every((name) => typeof methods[name as 'get'] === 'function');
+}

@@ -1,6 +1,7 @@
 // Object ids: 12-byte ids for files (snapshots, manifests, chunks, attributes, transaction logs)
 // and 8-byte ids for nodes. Each kind is its own branded type so a ManifestId cannot be passed
 // where a SnapshotId is expected, even though both are 12 raw bytes underneath.
+import { requireString } from '../arguments.ts';
 import { randomFillSync } from 'node:crypto';
 import { floeError } from '../../errors.ts';
 import { compareSequences } from '../indexing.ts';
@@ -114,6 +115,7 @@ export function decodeBase32(text: string, byteLength: number): Uint8Array | und
 }
 
 function parseId<T extends AnyId>(text: string, length: number, kind: string): T {
+  requireString(text, `a ${kind}`);
   const bytes = decodeBase32(text, length);
   if (!bytes) {
     throw floeError('INVALID_ARGUMENT', `'${text}' is not a ${kind} (${Math.ceil((length * 8) / 5)} Crockford base32 characters, uppercase)`);

@@ -111,9 +111,9 @@ export function parseDataType(value: unknown, where?: string): DataType {
   if (name === undefined) {
     throw floeError('INVALID_METADATA', `data_type must be a string or {name}, got ${JSON.stringify(value)}`, { where });
   }
-  const core = CORE[name];
+  const core = Object.hasOwn(CORE, name) ? CORE[name] : undefined;
   if (core) return core;
-  const alias = ALIASES[name];
+  const alias = Object.hasOwn(ALIASES, name) ? ALIASES[name] : undefined;
   // Keep the alias as the name so metadata written back says what it said.
   const aliased = alias === undefined ? undefined : CORE[alias];
   if (aliased) return Object.freeze({ ...aliased, name });

@@ -1,6 +1,7 @@
 // zarr.json for arrays and groups: parse + validate into a typed model, and serialize back.
 // Unknown top-level fields are refused unless they are objects saying `"must_understand": false`
 // (kept verbatim so a round trip loses nothing).
+import { requireArray, requireObject } from '../arguments.ts';
 import { floeError } from '../../errors.ts';
 import type { CodecMetadata } from '../codecs/types.ts';
 import { isJsonObject, parseJson, stringifyJson, type JsonValue } from '../json.ts';
@@ -212,6 +213,9 @@ export interface ArrayMetadataInput {
 
 /** Builds validated metadata from user options; the default fill value is recorded explicitly. */
 export function createArrayMetadata(input: ArrayMetadataInput, where = 'zarr.json'): ArrayMetadata {
+  requireObject(input, 'the array options', where);
+  requireArray(input.shape, 'shape', where);
+  requireArray(input.chunkShape, 'chunkShape', where);
   const dataType = parseDataType(input.dataType, where);
   const fill = input.fillValue === undefined ? defaultFillValue(dataType) : parseFillValue(dataType, input.fillValue, where);
   const keyEncoding = input.chunkKeyEncoding ?? { name: 'default' };

@@ -1,4 +1,5 @@
 // Node names and paths (Zarr v3 core: "Node names"). A path is '/'-rooted; store keys drop the root.
+import { requireString } from '../arguments.ts';
 import { floeError } from '../../errors.ts';
 import { limitExceeded, MAX_NODE_NAME_BYTES, MAX_PATH_DEPTH } from '../limits.ts';
 
@@ -26,6 +27,7 @@ export function validateNodeName(name: string): void {
  * more than MAX_PATH_DEPTH names is LIMIT_EXCEEDED.
  */
 export function normalizePath(path: string): string {
+  requireString(path, 'a node path');
   const names = path.split('/').filter((s) => s !== '');
   if (names.length > MAX_PATH_DEPTH) {
     throw limitExceeded('path-depth', MAX_PATH_DEPTH, `a node path of ${names.length} names is deeper than the maximum of ${MAX_PATH_DEPTH}; use a flatter hierarchy`, { actual: names.length, where: `${path.slice(0, 200)}${path.length > 200 ? '…' : ''}` });
