@@ -4,7 +4,7 @@
 import { requireArray } from '../format/arguments.ts';
 import { constants as bufferConstants } from 'node:buffer';
 import { floeError } from '../errors.ts';
-import { limitExceeded } from '../format/limits.ts';
+import { limitExceeded, resourceLimits } from '../format/limits.ts';
 import { requestOf } from './abort.ts';
 import { buildCodecChain, ScratchBuffer, type CodecChain } from '../format/codecs/pipeline.ts';
 import type { ArrayData, DataType, TypedArray } from '../format/zarr/data-types.ts';
@@ -24,11 +24,6 @@ import { forEachProduct, normalizeSelection, projectDim, resultShape, type DimSe
 import type { AbortOptions, ZarrStore } from './store.ts';
 import { writeSource, type WriteValue } from './write-value.ts';
 import { zipMap } from './indexing.ts';
-
-/** Most grid chunks one resize deletes (their keys are listed in memory first). */
-const MAX_RESIZE_ERASED_CHUNKS = 2 ** 22;
-/** Most chunks one get or set visits (each is a job held in memory until the call ends). */
-const MAX_CHUNKS_PER_CALL = 2 ** 22;
 
 /** How many chunks of one dimension a selection touches, without listing them. */
 function chunksTouched(sel: DimSelection, chunkSize: number): number {
@@ -217,10 +212,11 @@ export class ZarrArray {
       return j < d ? { from: 0, to: kept } : j === d ? { from: kept, to: count } : { from: 0, to: count };
     }));
     const total = boxes.reduce((sum, box) => sum + box.reduce((n, { from, to }) => n * Math.max(0, to - from), 1), 0);
-    if (total > MAX_RESIZE_ERASED_CHUNKS) {
-      throw limitExceeded('chunks', MAX_RESIZE_ERASED_CHUNKS,
-        `resizing to [${shape.join(', ')}] would delete ${total} grid chunks, past the ${MAX_RESIZE_ERASED_CHUNKS} one resize erases; ` +
-          'shrink in steps that each drop fewer chunks, or copy the part you need into a new array', { actual: total, where: this.path });
+    const { chunksPerCall } = resourceLimits();
+    if (total > chunksPerCall) {
+      throw limitExceeded('chunks', chunksPerCall,
+        `resizing to [${shape.join(', ')}] would delete ${total} grid chunks, past the ${chunksPerCall} one resize erases (limit chunksPerCall); ` +
+          'shrink in steps that each drop fewer chunks, raise it with configureLimits, or copy the part you need into a new array', { actual: total, where: this.path });
     }
     const stale: string[] = [];
     for (const box of boxes) {
@@ -251,9 +247,10 @@ export class ZarrArray {
   private jobs(dims: readonly DimSelection[]): ChunkJob[] {
     // Counted before projecting: a selection over a huge grid is refused, not enumerated.
     const touched = zipMap(dims, this.chunkShape, chunksTouched).reduce((a, b) => a * b, 1);
-    if (touched > MAX_CHUNKS_PER_CALL) {
-      throw limitExceeded('chunks', MAX_CHUNKS_PER_CALL,
-        `the selection touches ${touched} chunks, past the ${MAX_CHUNKS_PER_CALL} one get or set handles; select less per call`, { actual: touched, where: this.path });
+    const { chunksPerCall } = resourceLimits();
+    if (touched > chunksPerCall) {
+      throw limitExceeded('chunks', chunksPerCall,
+        `the selection touches ${touched} chunks, past the ${chunksPerCall} one get or set handles (limit chunksPerCall); select less per call or raise it with configureLimits`, { actual: touched, where: this.path });
     }
     const jobs: ChunkJob[] = [];
     forEachProduct(zipMap(dims, this.chunkShape, projectDim), (ps) => {

@@ -33,6 +33,11 @@ export interface ResourceLimits {
   readonly transactionLogBytes: number;
   /** Decoded payload of the Icechunk repo info file. Default 256 MiB. */
   readonly repoInfoBytes: number;
+  /**
+   * Chunks one array get, set or resize may visit: each is a job (or a key) held in memory until the
+   * call ends, so a selection over a huge grid is refused before it is listed. Default 2^22.
+   */
+  readonly chunksPerCall: number;
 }
 
 /** The defaults of {@link ResourceLimits}. */
@@ -44,6 +49,7 @@ export const DEFAULT_LIMITS: ResourceLimits = Object.freeze({
   snapshotBytes: 256 * MiB,
   transactionLogBytes: GiB,
   repoInfoBytes: 256 * MiB,
+  chunksPerCall: 2 ** 22,
 });
 
 /**

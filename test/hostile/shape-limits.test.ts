@@ -7,7 +7,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isFloeError, type FloeError } from '../../src/errors.ts';
-import { MAX_CHUNK_BYTES, MAX_INNER_CHUNKS, MAX_NODE_NAME_BYTES, MAX_PATH_DEPTH, MAX_RANK } from '../../src/format/limits.ts';
+import { configureLimits, DEFAULT_LIMITS, MAX_CHUNK_BYTES, MAX_INNER_CHUNKS, MAX_NODE_NAME_BYTES, MAX_PATH_DEPTH, MAX_RANK } from '../../src/format/limits.ts';
 import { parseNodeMetadata } from '../../src/format/zarr/metadata.ts';
 import { parseV1Metadata } from '../../src/format/zarr-v1/meta.ts';
 import { createArray, createGroup, openArray, openStore, slice, V1Array } from '../../src/index.ts';
@@ -129,5 +129,25 @@ describe('names and paths', () => {
     const err = await refusal(() => createGroup(store, '/' + Array<string>(MAX_PATH_DEPTH + 1).fill('g').join('/')));
     expect(err.details).toEqual({ kind: 'path-depth', limit: MAX_PATH_DEPTH, actual: MAX_PATH_DEPTH + 1 });
     expect((await refusal(() => openArray(store, '/a'.repeat(10_000)))).code).toBe('LIMIT_EXCEEDED');
+  });
+});
+
+describe('chunks per call (chunksPerCall)', () => {
+  it('is counted from the selection before anything is listed, and can be raised', async () => {
+    const store = openStore(':memory:');
+    const array = await createArray(store, '/a', { shape: [10], chunkShape: [1], dataType: 'int8', fillValue: 0 });
+    try {
+      configureLimits({ chunksPerCall: 4 });
+      const err = await refusal(() => array.get([slice(0, 5)]));
+      expect(err).toMatchObject({ code: 'LIMIT_EXCEEDED', details: { kind: 'chunks', limit: 4, actual: 5 } });
+      expect(err.message).toMatch(/chunksPerCall/);
+      expect(Array.from((await array.get([slice(0, 4)])).data as Int8Array)).toEqual([0, 0, 0, 0]);
+      await expect(array.resize([2])).rejects.toMatchObject({ code: 'LIMIT_EXCEEDED', details: { kind: 'chunks', limit: 4 } });
+      configureLimits({ chunksPerCall: 8 });
+      await array.set([slice(0, 8)], 1);
+      expect(Array.from((await array.get([slice(0, 8)])).data as Int8Array)).toEqual([1, 1, 1, 1, 1, 1, 1, 1]);
+    } finally {
+      configureLimits(DEFAULT_LIMITS);
+    }
   });
 });
