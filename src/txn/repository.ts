@@ -14,8 +14,7 @@ import { REPO_INFO_KEY, V1_CONFIG_KEY } from '../format/icechunk/keys.ts';
 import type { MetadataValue } from '../format/icechunk/metadata-value.ts';
 import { decodeRepoConfig, encodeRepoConfig, type RepoInfo, type RepoStatus } from '../format/icechunk/repo-info.ts';
 import type { Snapshot } from '../format/icechunk/snapshot.ts';
-import { decodeStoredConfig, encodeStoredConfig, isEmptyConfig, validateRepoConfig } from '../format/icechunk/repo-config-codec.ts';
-import { configuredBackoff, mergeConfig, resolveConfig, type RepositoryConfig, type ResolvedConfig } from './config.ts';
+import { configuredBackoff, decodeConfig, loadConfigCodec, mergeConfig, resolveConfig, validateConfig, type RepositoryConfig, type ResolvedConfig } from './config.ts';
 import { ancestors, describeSnapshot, diffSnapshots, snapshotAsOf, type DiffResult, type SnapshotDescription } from './history.ts';
 import { RepoObjects, type CacheBudgets } from './objects.ts';
 import * as refs from './refs.ts';
@@ -136,7 +135,8 @@ export class Repository {
   ): Promise<Repository> {
     if (specVersion !== null && specVersion !== 2) throw floeError('UNSUPPORTED', `Floe creates spec-2 repositories only, not spec ${specVersion}`);
     // Refused before anything is written: the reference could not open a repository holding it.
-    const canonical = validateRepoConfig(config);
+    const codec = await loadConfigCodec();
+    const canonical = codec.validateRepoConfig(config);
     const packing = resolveChunkPacking(options.chunkPacking);
     const concurrency = checkConcurrency(options.concurrency ?? DEFAULT_CONCURRENCY);
     const backend = objectStorageOf(storage);
@@ -158,7 +158,7 @@ export class Repository {
       updatedArrays: [], updatedGroups: [], updatedChunks: [], movedNodes: [],
     }, request);
     // As the reference: a repository created without settings stores no config.
-    const storedValue = isEmptyConfig(canonical) ? null : encodeStoredConfig(canonical);
+    const storedValue = codec.isEmptyConfig(canonical) ? null : codec.encodeStoredConfig(canonical);
     const stored = { config: canonical, stored: storedValue };
     const store = new RepoInfoStore(backend, repoInfoStoreOptions(clock, resolved));
     await store.create({
@@ -192,8 +192,8 @@ export class Repository {
       const read = await probe.read(request);
       const { info } = read;
       const storedValue = info.config ? decodeRepoConfig(info.config, REPO_INFO_KEY) : null;
-      const stored = { config: decodeStoredConfig(storedValue, REPO_INFO_KEY), stored: storedValue };
-      const overrides = validateRepoConfig(config ?? {});
+      const stored = { config: await decodeConfig(storedValue, REPO_INFO_KEY), stored: storedValue };
+      const overrides = await validateConfig(config);
       const resolved = resolveConfig(mergeConfig(stored.config, overrides));
       const store = new RepoInfoStore(backend, repoInfoStoreOptions(clock, resolved));
       store.adopt(read); // decoded once: the first use revalidates it with a HEAD
@@ -201,9 +201,9 @@ export class Repository {
     }
     if (await isSpec1Repository(backend, request)) {
       const storedValue = await readSpec1Config(backend, request);
-      const stored = { config: decodeStoredConfig(storedValue, V1_CONFIG_KEY), stored: storedValue };
+      const stored = { config: await decodeConfig(storedValue, V1_CONFIG_KEY), stored: storedValue };
       const info = await readSpec1RepoInfo(backend, objects, request);
-      return new Repository(objects, undefined, info, stored, validateRepoConfig(config ?? {}), authorizeVirtualChunkAccess, clock, packing, concurrency);
+      return new Repository(objects, undefined, info, stored, await validateConfig(config), authorizeVirtualChunkAccess, clock, packing, concurrency);
     }
     throw floeError('NOT_FOUND', 'no Icechunk repository in this storage; use Repository.create');
   }
@@ -217,11 +217,11 @@ export class Repository {
     const request = requestOf(options);
     if (await backend.head(REPO_INFO_KEY, request)) {
       const { info } = await new RepoInfoStore(backend, { clock: systemClock, retries: 1, updatesPerFile: 1000 }).read(request);
-      return info.config ? decodeStoredConfig(decodeRepoConfig(info.config, REPO_INFO_KEY), REPO_INFO_KEY) : null;
+      return info.config ? await decodeConfig(decodeRepoConfig(info.config, REPO_INFO_KEY), REPO_INFO_KEY) : null;
     }
     if (await isSpec1Repository(backend, request)) {
       const stored = await readSpec1Config(backend, request);
-      return stored === null ? null : decodeStoredConfig(stored, V1_CONFIG_KEY);
+      return stored === null ? null : await decodeConfig(stored, V1_CONFIG_KEY);
     }
     throw floeError('NOT_FOUND', 'no Icechunk repository in this storage, so no configuration to fetch');
   }
@@ -437,8 +437,9 @@ export class Repository {
 
   /** Persists this process's config overrides into the repository. */
   async saveConfig(options?: AbortOptions): Promise<void> {
+    const codec = await loadConfigCodec();
     const merged = this.config;
-    const stored = encodeStoredConfig(merged, this.storedConfig.stored);
+    const stored = codec.encodeStoredConfig(merged, this.storedConfig.stored);
     await this.writable().update((info) => ({ info: { ...info, config: encodeRepoConfig(stored) }, update: { kind: 'configChanged' } }), requestOf(options));
     this.storedConfig = { config: merged, stored };
     this.userConfig = {};
@@ -455,8 +456,9 @@ export class Repository {
    * not know are kept. This process's overrides still apply on top.
    */
   async replaceConfig(config: RepositoryConfig, options?: AbortOptions): Promise<void> {
-    const canonical = validateRepoConfig(config);
-    const stored = encodeStoredConfig(canonical, this.storedConfig.stored);
+    const codec = await loadConfigCodec();
+    const canonical = codec.validateRepoConfig(config);
+    const stored = codec.encodeStoredConfig(canonical, this.storedConfig.stored);
     await this.writable().update((info) => ({ info: { ...info, config: encodeRepoConfig(stored) }, update: { kind: 'configChanged' } }), requestOf(options));
     this.storedConfig = { config: canonical, stored };
   }

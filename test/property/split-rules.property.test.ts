@@ -5,9 +5,9 @@
 // Rust meaning is plain string tests (a literal, anchored or not, `.*`, and two patterns Rust
 // cannot compile, which match nothing), so the model needs no regex engine.
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { ManifestSplitCondition, ManifestSplitDim, ManifestSplitDimCondition, ManifestSplitRule } from '../../src/format/icechunk/repo-config.ts';
-import { resolveConfig } from '../../src/txn/config.ts';
+import { loadConfigCodec, resolveConfig } from '../../src/txn/config.ts';
 import { splitSizesFor } from '../../src/txn/manifest-splitting.ts';
 import { splitSizesForRules } from '../../src/txn/split-rules.ts';
 
@@ -133,6 +133,11 @@ const target = fc.integer({ min: 0, max: 4 }).chain((rank) =>
 );
 
 describe('split sizes as the reference resolves them (model-based)', () => {
+  // resolveConfig writes the manifest config's stored form with the codec, loaded on first need.
+  beforeAll(async () => {
+    await loadConfigCodec();
+  });
+
   it('every matching rule takes part, each dimension sized by the first rule and condition that match it', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(rule, { maxLength: 5 }), target, async (rules, { path, rank, names }) => {
