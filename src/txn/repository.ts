@@ -23,7 +23,9 @@ import { checkConcurrency, DEFAULT_CONCURRENCY } from '../engine/storage/limiter
 import { RepoInfoStore, type RepoInfoStoreOptions } from './repo-info-store.ts';
 import { resolveChunkPacking, type ChunkPacking } from './chunk-packer.ts';
 import { Session } from './session.ts';
-import * as maintenance from './maintenance/index.ts';
+import type { ExpireOptions, ExpireResult } from './maintenance/expire.ts';
+import { GarbageCollection, type GcOptions, type GcSummary } from './maintenance/gc.ts';
+import type { OpsLogItem } from './maintenance/ops-log.ts';
 import { isSpec1Repository, readSpec1Config, readSpec1RepoInfo } from './spec1-repo.ts';
 import { objectStorageOf, type StorageLike } from './storage.ts';
 import type { VirtualChunkAuthorization } from './virtual-chunks.ts';
@@ -529,34 +531,39 @@ export class Repository {
     return { ...this.objects.cacheStats(), repoInfo: this.infoStore?.cacheStats() };
   }
 
-  // Maintenance (src/txn/maintenance): expiry, garbage collection, squash, the ops log.
+  // Maintenance (src/txn/maintenance): expiry, garbage collection, squash, the ops log. Expiry,
+  // squash and the ops log load on first use (import 'floe' should not pay for them); the
+  // GarbageCollection class is public, so gc.ts loads with the package.
 
   /** Makes snapshots flushed before `olderThan` unreachable from refs (one ExpirationRan update). */
-  async expireSnapshots(olderThan: Date, options: maintenance.ExpireOptions = {}): Promise<maintenance.ExpireResult> {
-    return maintenance.expireSnapshots(this.writable(), olderThan, options);
+  async expireSnapshots(olderThan: Date, options: ExpireOptions = {}): Promise<ExpireResult> {
+    const { expireSnapshots } = await import('./maintenance/expire.ts');
+    return expireSnapshots(this.writable(), olderThan, options);
   }
 
   /** Deletes unreachable objects last modified before `deleteObjectsOlderThan`, to the end. */
-  async garbageCollect(deleteObjectsOlderThan: Date, options: maintenance.GcOptions = {}): Promise<maintenance.GcSummary> {
+  async garbageCollect(deleteObjectsOlderThan: Date, options: GcOptions = {}): Promise<GcSummary> {
     return (await this.garbageCollector(deleteObjectsOlderThan, options)).runToCompletion(requestOf(options));
   }
 
   /** An incremental GC: `run({ maxObjects, maxMs })` sweeps a budget and returns a resumable cursor. */
-  async garbageCollector(deleteObjectsOlderThan: Date, options: maintenance.GcOptions = {}): Promise<maintenance.GarbageCollection> {
+  async garbageCollector(deleteObjectsOlderThan: Date, options: GcOptions = {}): Promise<GarbageCollection> {
     // A private loader with small caches: marking reads every live snapshot and manifest once.
     const objects = new RepoObjects(this.objects.storage, { snapshotBytes: 8 << 20, manifestBytes: 32 << 20 });
-    return maintenance.GarbageCollection.start({ objects, store: this.writable(), clock: this.clock }, deleteObjectsOlderThan, options);
+    return GarbageCollection.start({ objects, store: this.writable(), clock: this.clock }, deleteObjectsOlderThan, options);
   }
 
   /** Replaces `fromSnapshot`..`toSnapshot` of `branch`'s history by one snapshot; returns its id. */
   async squash(branch: string, fromSnapshot: string, toSnapshot: string, message: string, options?: AbortOptions): Promise<string> {
-    return maintenance.squash({ objects: this.objects, store: this.writable() }, branch, fromSnapshot, toSnapshot, message, requestOf(options));
+    const { squash } = await import('./maintenance/squash.ts');
+    return squash({ objects: this.objects, store: this.writable() }, branch, fromSnapshot, toSnapshot, message, requestOf(options));
   }
 
   /** Every update of the repo info file, newest first, across `overwritten/` backups. */
-  async *opsLog(options?: AbortOptions): AsyncGenerator<maintenance.OpsLogItem> {
+  async *opsLog(options?: AbortOptions): AsyncGenerator<OpsLogItem> {
     const request = requestOf(options);
-    yield* maintenance.opsLog(this.objects.storage, (await this.writable().read(request)).info, request);
+    const { opsLog } = await import('./maintenance/ops-log.ts');
+    yield* opsLog(this.objects.storage, (await this.writable().read(request)).info, request);
   }
 }
 
