@@ -33,8 +33,10 @@ export { consolidate, type ConsolidateResult } from './engine/consolidated.ts';
 
 // Zarr v1 (one array per store) and conversion of v1 and v2 to v3.
 export { V1Array, type V1ArrayInput } from './engine/v1-array.ts';
-export { convertV1ToV3, type ConvertOptions, type ConvertResult } from './engine/convert.ts';
-export { convertV2ToV3, type ConvertV2Options, type ConvertV2Result } from './engine/convert-v2.ts';
+// The conversions load their code on first call (engine/conversions.ts).
+export { convertV1ToV3, convertV2ToV3 } from './engine/conversions.ts';
+export type { ConvertOptions, ConvertResult } from './engine/convert.ts';
+export type { ConvertV2Options, ConvertV2Result } from './engine/convert-v2.ts';
 
 // Formats and data model.
 export type { NdArray } from './format/zarr/ndarray.ts';

@@ -3,13 +3,15 @@
 // lists them (a test checks both against this table). The node:http (or node:https) server is
 // made here with the connection limits and timeouts applied, so no server Floe starts has
 // Node's defaults (no idle timeout, 60 s for headers, checked only every 30 s).
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import { createRequire } from 'node:module';
 import { floeError } from '../errors.ts';
 
 // node:https (and with it node:tls) loads only when a server asks for TLS, not on `import 'floe'`.
 const loadHttps = (): typeof import('node:https') => createRequire(import.meta.url)('node:https') as typeof import('node:https');
+// node:http too (~130 KB of heap): `import 'floe'` should not load it for a process that never serves.
+const loadHttp = (): typeof import('node:http') => createRequire(import.meta.url)('node:http') as typeof import('node:http');
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -127,7 +129,7 @@ export function createLimitedServer(handler: Handler, limits: ServerLimits, tls?
   // A TLS handshake comes before any header: it gets the headers' time (Node's default is 120 s).
   const server: NodeServer = tls
     ? loadHttps().createServer({ ...options, cert: tls.cert, key: tls.key, handshakeTimeout: limits.headersTimeoutMs }, handler)
-    : createHttpServer(options, handler);
+    : loadHttp().createServer(options, handler);
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   server.maxConnections = limits.maxConnections;
   // No 'timeout' listener: Node destroys a socket idle this long.

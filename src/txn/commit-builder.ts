@@ -110,7 +110,7 @@ function carryOver(ref: ManifestRef, baseFiles: ReadonlyMap<string, ManifestFile
 async function writeArrayManifests(input: BuildCommitInput, node: ResolvedNode, baseManifests: readonly ManifestRef[], manifestFiles: ManifestFiles): Promise<ManifestRef[]> {
   const array = node.array!;
   const shape = array.shape;
-  const sizes = splitSizesFor(input.manifestConfig, { path: node.path, dimensionNames: array.dimensionNames, rank: shape.length });
+  const sizes = await splitSizesFor(input.manifestConfig, { path: node.path, dimensionNames: array.dimensionNames, rank: shape.length });
   const { kept, reread } = partitionBaseManifests(baseManifests, input.changes.chunkChangesOf(node.id), sizes, shape);
   const out: ManifestRef[] = [];
   for (const ref of kept) {

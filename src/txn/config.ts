@@ -1,10 +1,12 @@
 // Repository configuration as the rest of txn uses it. The model, its stored form and its
 // validation live in src/format/icechunk/repo-config*.ts (field for field with the reference
-// Icechunk); this module applies the defaults Floe acts on.
+// Icechunk); this module applies the defaults Floe acts on. The codec (schema table, reader,
+// writer) loads on first need: a repository that stores no config and is opened without
+// overrides never needs it, and `import 'floe'` should not pay for it. The async entry points
+// (Repository.open/create/fetchConfig/saveConfig/replaceConfig) load it before any sync use.
 import { sleepAbortably } from '../engine/abort.ts';
 import { systemClock, type Clock } from '../engine/storage/clock.ts';
 import type { MetadataValue } from '../format/icechunk/metadata-value.ts';
-import { encodeStoredConfig, mergeRepoConfig } from '../format/icechunk/repo-config-codec.ts';
 import type { RepositoryConfig, VirtualChunkContainer } from '../format/icechunk/repo-config.ts';
 
 export type {
@@ -50,14 +52,61 @@ export function resolveConfig(config: RepositoryConfig): ResolvedConfig {
   };
 }
 
-/** Later fields win, nested settings merge field by field (the reference's merge). */
+/**
+ * Later fields win, nested settings merge field by field (the reference's merge). `base` is
+ * canonical (read by the codec); an override that sets nothing leaves it as it is.
+ */
 export function mergeConfig(base: RepositoryConfig, override: RepositoryConfig | undefined): RepositoryConfig {
-  return mergeRepoConfig(base, override);
+  if (override === undefined || isUnset(override)) return base;
+  return loadedConfigCodec().mergeRepoConfig(base, override);
+}
+
+/** Whether a configuration sets nothing (as the codec's isEmptyConfig, without loading it). */
+function isUnset(config: RepositoryConfig): boolean {
+  return Object.values(config).every((v) => v === undefined);
+}
+
+type ConfigCodec = typeof import('../format/icechunk/repo-config-codec.ts');
+let configCodec: ConfigCodec | undefined;
+
+/** The config codec, loaded once. */
+export async function loadConfigCodec(): Promise<ConfigCodec> {
+  configCodec ??= await import('../format/icechunk/repo-config-codec.ts');
+  return configCodec;
+}
+
+/**
+ * The codec, for sync code that holds a config the codec read (so it is loaded). A config that
+ * sets anything came through it: only a caller that built one by hand can get here first.
+ */
+function loadedConfigCodec(): ConfigCodec {
+  if (configCodec === undefined) throw new Error('repository config codec used before loadConfigCodec()');
+  return configCodec;
+}
+
+/** A configuration a caller passed, checked (`INVALID_CONFIG`); none is the empty one. */
+export async function validateConfig(config: unknown): Promise<RepositoryConfig> {
+  if (config === undefined || config === null) return {};
+  return (await loadConfigCodec()).validateRepoConfig(config);
+}
+
+/**
+ * A stored (serde) configuration, read (`INVALID_CONFIG`). null, and a map of nulls (what the
+ * reference stores for a default config), are the empty one: every top-level field is optional.
+ */
+export async function decodeConfig(value: MetadataValue, where: string): Promise<RepositoryConfig> {
+  if (value === null || isMapOfNulls(value)) return {};
+  return (await loadConfigCodec()).decodeStoredConfig(value, where);
+}
+
+function isMapOfNulls(value: MetadataValue): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof Uint8Array) return false;
+  return Object.values(value).every((v) => v === null);
 }
 
 function storedManifest(config: RepositoryConfig): MetadataValue {
   if (config.manifest === undefined) return null;
-  const stored = encodeStoredConfig({ manifest: config.manifest });
+  const stored = loadedConfigCodec().encodeStoredConfig({ manifest: config.manifest });
   return stored !== null && typeof stored === 'object' && !Array.isArray(stored) && !(stored instanceof Uint8Array) ? (stored.manifest ?? null) : null;
 }
 

@@ -1,13 +1,14 @@
 // Manifest splitting by the config's rules: which split sizes apply (split-rules.ts, the
-// reference's resolution), then the grouping of an array's chunk refs into manifests.
+// reference's resolution), then the grouping of an array's chunk refs into manifests. The rules
+// (with their Rust regex engine and the config reader) load on the first commit that has any:
+// most repositories set none, and `import 'floe'` should not pay for them.
 import { floeError } from '../errors.ts';
 import type { ChunkRef } from '../format/icechunk/manifest.ts';
 import { zipMap } from '../engine/indexing.ts';
 import type { ChunkIndexRange } from '../format/icechunk/snapshot.ts';
 import type { MetadataValue } from '../format/icechunk/metadata-value.ts';
 import type { ManifestSplitRule } from '../format/icechunk/repo-config.ts';
-import { decodeStoredConfig } from '../format/icechunk/repo-config-codec.ts';
-import { splitSizesForRules, type SplitTarget } from './split-rules.ts';
+import type { SplitTarget } from './split-rules.ts';
 
 export type { SplitTarget } from './split-rules.ts';
 
@@ -15,22 +16,29 @@ export type { SplitTarget } from './split-rules.ts';
  * Chunks per manifest along each dimension (undefined: not split along it). `manifestConfig` is
  * the config's `manifest` in its stored (serde) form, as commits carry it.
  */
-export function splitSizesFor(manifestConfig: MetadataValue, target: SplitTarget): (number | undefined)[] {
-  return splitSizesForRules(splitRulesOf(manifestConfig), target);
+export async function splitSizesFor(manifestConfig: MetadataValue, target: SplitTarget): Promise<(number | undefined)[]> {
+  // No manifest config (the default): nothing is split, and nothing needs loading.
+  if (manifestConfig === null || typeof manifestConfig !== 'object') return new Array<number | undefined>(target.rank).fill(undefined);
+  const [{ splitSizesForRules }, { decodeStoredConfig }] = await splittingModules();
+  let rules = rulesByConfig.get(manifestConfig);
+  if (rules === undefined) {
+    // Read by the config model (which checked the rules when the config was set).
+    rules = decodeStoredConfig({ manifest: manifestConfig }).manifest?.splitting?.split_sizes ?? [];
+    rulesByConfig.set(manifestConfig, rules);
+  }
+  return splitSizesForRules(rules, target);
 }
 
 // Read once per stored value (a commit passes the same one for every array).
 const rulesByConfig = new WeakMap<object, readonly ManifestSplitRule[]>();
 
-/** The typed rules, read by the config model (which checked them when the config was set). */
-function splitRulesOf(manifestConfig: MetadataValue): readonly ManifestSplitRule[] {
-  if (manifestConfig === null || typeof manifestConfig !== 'object') return [];
-  let rules = rulesByConfig.get(manifestConfig);
-  if (rules === undefined) {
-    rules = decodeStoredConfig({ manifest: manifestConfig }).manifest?.splitting?.split_sizes ?? [];
-    rulesByConfig.set(manifestConfig, rules);
-  }
-  return rules;
+type SplittingModules = [typeof import('./split-rules.ts'), typeof import('../format/icechunk/repo-config-codec.ts')];
+let loadedSplitting: Promise<SplittingModules> | undefined;
+
+/** The rule resolver and the config reader, loaded once on first use. */
+function splittingModules(): Promise<SplittingModules> {
+  loadedSplitting ??= Promise.all([import('./split-rules.ts'), import('../format/icechunk/repo-config-codec.ts')]);
+  return loadedSplitting;
 }
 
 export interface ManifestGroup {

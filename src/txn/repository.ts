@@ -15,8 +15,7 @@ import { REPO_INFO_KEY, V1_CONFIG_KEY } from '../format/icechunk/keys.ts';
 import type { MetadataValue } from '../format/icechunk/metadata-value.ts';
 import { decodeRepoConfig, encodeRepoConfig, type RepoInfo, type RepoStatus } from '../format/icechunk/repo-info.ts';
 import type { Snapshot } from '../format/icechunk/snapshot.ts';
-import { decodeStoredConfig, encodeStoredConfig, isEmptyConfig, validateRepoConfig } from '../format/icechunk/repo-config-codec.ts';
-import { configuredBackoff, mergeConfig, resolveConfig, type RepositoryConfig, type ResolvedConfig } from './config.ts';
+import { configuredBackoff, decodeConfig, loadConfigCodec, mergeConfig, resolveConfig, validateConfig, type RepositoryConfig, type ResolvedConfig } from './config.ts';
 import { ancestors, describeSnapshot, diffSnapshots, snapshotAsOf, type DiffResult, type SnapshotDescription } from './history.ts';
 import { RepoObjects, type CacheBudgets } from './objects.ts';
 import * as refs from './refs.ts';
@@ -25,7 +24,9 @@ import { checkConcurrency, DEFAULT_CONCURRENCY } from '../engine/storage/limiter
 import { RepoInfoStore, type RepoInfoStoreOptions } from './repo-info-store.ts';
 import { resolveChunkPacking, type ChunkPacking } from './chunk-packer.ts';
 import { Session } from './session.ts';
-import * as maintenance from './maintenance/index.ts';
+import type { ExpireOptions, ExpireResult } from './maintenance/expire.ts';
+import { GarbageCollection, type GcOptions, type GcSummary } from './maintenance/gc.ts';
+import type { OpsLogItem } from './maintenance/ops-log.ts';
 import { isSpec1Repository, readSpec1Config, readSpec1RepoInfo } from './spec1-repo.ts';
 import { objectStorageOf, type StorageLike } from './storage.ts';
 import type { VirtualChunkAuthorization } from './virtual-chunks.ts';
@@ -137,7 +138,8 @@ export class Repository {
   ): Promise<Repository> {
     if (specVersion !== null && specVersion !== 2) throw floeError('UNSUPPORTED', `Floe creates spec-2 repositories only, not spec ${specVersion}`);
     // Refused before anything is written: the reference could not open a repository holding it.
-    const canonical = validateRepoConfig(config);
+    const codec = await loadConfigCodec();
+    const canonical = codec.validateRepoConfig(config);
     const packing = resolveChunkPacking(options.chunkPacking);
     const concurrency = checkConcurrency(options.concurrency ?? DEFAULT_CONCURRENCY);
     const backend = objectStorageOf(storage);
@@ -159,7 +161,7 @@ export class Repository {
       updatedArrays: [], updatedGroups: [], updatedChunks: [], movedNodes: [],
     }, request);
     // As the reference: a repository created without settings stores no config.
-    const storedValue = isEmptyConfig(canonical) ? null : encodeStoredConfig(canonical);
+    const storedValue = codec.isEmptyConfig(canonical) ? null : codec.encodeStoredConfig(canonical);
     const stored = { config: canonical, stored: storedValue };
     const store = new RepoInfoStore(backend, repoInfoStoreOptions(clock, resolved));
     await store.create({
@@ -193,8 +195,8 @@ export class Repository {
       const read = await probe.read(request);
       const { info } = read;
       const storedValue = info.config ? decodeRepoConfig(info.config, REPO_INFO_KEY) : null;
-      const stored = { config: decodeStoredConfig(storedValue, REPO_INFO_KEY), stored: storedValue };
-      const overrides = validateRepoConfig(config ?? {});
+      const stored = { config: await decodeConfig(storedValue, REPO_INFO_KEY), stored: storedValue };
+      const overrides = await validateConfig(config);
       const resolved = resolveConfig(mergeConfig(stored.config, overrides));
       const store = new RepoInfoStore(backend, repoInfoStoreOptions(clock, resolved));
       store.adopt(read); // decoded once: the first use revalidates it with a HEAD
@@ -202,9 +204,9 @@ export class Repository {
     }
     if (await isSpec1Repository(backend, request)) {
       const storedValue = await readSpec1Config(backend, request);
-      const stored = { config: decodeStoredConfig(storedValue, V1_CONFIG_KEY), stored: storedValue };
+      const stored = { config: await decodeConfig(storedValue, V1_CONFIG_KEY), stored: storedValue };
       const info = await readSpec1RepoInfo(backend, objects, request);
-      return new Repository(objects, undefined, info, stored, validateRepoConfig(config ?? {}), authorizeVirtualChunkAccess, clock, packing, concurrency);
+      return new Repository(objects, undefined, info, stored, await validateConfig(config), authorizeVirtualChunkAccess, clock, packing, concurrency);
     }
     throw floeError('NOT_FOUND', 'no Icechunk repository in this storage; use Repository.create');
   }
@@ -218,11 +220,11 @@ export class Repository {
     const request = requestOf(options);
     if (await backend.head(REPO_INFO_KEY, request)) {
       const { info } = await new RepoInfoStore(backend, { clock: systemClock, retries: 1, updatesPerFile: 1000 }).read(request);
-      return info.config ? decodeStoredConfig(decodeRepoConfig(info.config, REPO_INFO_KEY), REPO_INFO_KEY) : null;
+      return info.config ? await decodeConfig(decodeRepoConfig(info.config, REPO_INFO_KEY), REPO_INFO_KEY) : null;
     }
     if (await isSpec1Repository(backend, request)) {
       const stored = await readSpec1Config(backend, request);
-      return stored === null ? null : decodeStoredConfig(stored, V1_CONFIG_KEY);
+      return stored === null ? null : await decodeConfig(stored, V1_CONFIG_KEY);
     }
     throw floeError('NOT_FOUND', 'no Icechunk repository in this storage, so no configuration to fetch');
   }
@@ -439,8 +441,9 @@ export class Repository {
 
   /** Persists this process's config overrides into the repository. */
   async saveConfig(options?: AbortOptions): Promise<void> {
+    const codec = await loadConfigCodec();
     const merged = this.config;
-    const stored = encodeStoredConfig(merged, this.storedConfig.stored);
+    const stored = codec.encodeStoredConfig(merged, this.storedConfig.stored);
     await this.writable().update((info) => ({ info: { ...info, config: encodeRepoConfig(stored) }, update: { kind: 'configChanged' } }), requestOf(options));
     this.storedConfig = { config: merged, stored };
     this.userConfig = {};
@@ -457,8 +460,9 @@ export class Repository {
    * not know are kept. This process's overrides still apply on top.
    */
   async replaceConfig(config: RepositoryConfig, options?: AbortOptions): Promise<void> {
-    const canonical = validateRepoConfig(config);
-    const stored = encodeStoredConfig(canonical, this.storedConfig.stored);
+    const codec = await loadConfigCodec();
+    const canonical = codec.validateRepoConfig(config);
+    const stored = codec.encodeStoredConfig(canonical, this.storedConfig.stored);
     await this.writable().update((info) => ({ info: { ...info, config: encodeRepoConfig(stored) }, update: { kind: 'configChanged' } }), requestOf(options));
     this.storedConfig = { config: canonical, stored };
   }
@@ -529,35 +533,40 @@ export class Repository {
     return { ...this.objects.cacheStats(), repoInfo: this.infoStore?.cacheStats() };
   }
 
-  // Maintenance (src/txn/maintenance): expiry, garbage collection, squash, the ops log.
+  // Maintenance (src/txn/maintenance): expiry, garbage collection, squash, the ops log. Expiry,
+  // squash and the ops log load on first use (import 'floe' should not pay for them); the
+  // GarbageCollection class is public, so gc.ts loads with the package.
 
   /** Makes snapshots flushed before `olderThan` unreachable from refs (one ExpirationRan update). */
-  async expireSnapshots(olderThan: Date, options: maintenance.ExpireOptions = {}): Promise<maintenance.ExpireResult> {
-    return maintenance.expireSnapshots(this.writable(), olderThan, options);
+  async expireSnapshots(olderThan: Date, options: ExpireOptions = {}): Promise<ExpireResult> {
+    const { expireSnapshots } = await import('./maintenance/expire.ts');
+    return expireSnapshots(this.writable(), olderThan, options);
   }
 
   /** Deletes unreachable objects last modified before `deleteObjectsOlderThan`, to the end. */
-  async garbageCollect(deleteObjectsOlderThan: Date, options: maintenance.GcOptions = {}): Promise<maintenance.GcSummary> {
+  async garbageCollect(deleteObjectsOlderThan: Date, options: GcOptions = {}): Promise<GcSummary> {
     return (await this.garbageCollector(deleteObjectsOlderThan, options)).runToCompletion(requestOf(options));
   }
 
   /** An incremental GC: `run({ maxObjects, maxMs })` sweeps a budget and returns a resumable cursor. */
-  async garbageCollector(deleteObjectsOlderThan: Date, options: maintenance.GcOptions = {}): Promise<maintenance.GarbageCollection> {
+  async garbageCollector(deleteObjectsOlderThan: Date, options: GcOptions = {}): Promise<GarbageCollection> {
     requireDate(deleteObjectsOlderThan, 'the garbage collection cutoff');
     // A private loader with small caches: marking reads every live snapshot and manifest once.
     const objects = new RepoObjects(this.objects.storage, { snapshotBytes: 8 << 20, manifestBytes: 32 << 20 });
-    return maintenance.GarbageCollection.start({ objects, store: this.writable(), clock: this.clock }, deleteObjectsOlderThan, options);
+    return GarbageCollection.start({ objects, store: this.writable(), clock: this.clock }, deleteObjectsOlderThan, options);
   }
 
   /** Replaces `fromSnapshot`..`toSnapshot` of `branch`'s history by one snapshot; returns its id. */
   async squash(branch: string, fromSnapshot: string, toSnapshot: string, message: string, options?: AbortOptions): Promise<string> {
-    return maintenance.squash({ objects: this.objects, store: this.writable() }, branch, fromSnapshot, toSnapshot, message, requestOf(options));
+    const { squash } = await import('./maintenance/squash.ts');
+    return squash({ objects: this.objects, store: this.writable() }, branch, fromSnapshot, toSnapshot, message, requestOf(options));
   }
 
   /** Every update of the repo info file, newest first, across `overwritten/` backups. */
-  async *opsLog(options?: AbortOptions): AsyncGenerator<maintenance.OpsLogItem> {
+  async *opsLog(options?: AbortOptions): AsyncGenerator<OpsLogItem> {
     const request = requestOf(options);
-    yield* maintenance.opsLog(this.objects.storage, (await this.writable().read(request)).info, request);
+    const { opsLog } = await import('./maintenance/ops-log.ts');
+    yield* opsLog(this.objects.storage, (await this.writable().read(request)).info, request);
   }
 }
 

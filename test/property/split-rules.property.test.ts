@@ -5,9 +5,9 @@
 // Rust meaning is plain string tests (a literal, anchored or not, `.*`, and two patterns Rust
 // cannot compile, which match nothing), so the model needs no regex engine.
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { ManifestSplitCondition, ManifestSplitDim, ManifestSplitDimCondition, ManifestSplitRule } from '../../src/format/icechunk/repo-config.ts';
-import { resolveConfig } from '../../src/txn/config.ts';
+import { loadConfigCodec, resolveConfig } from '../../src/txn/config.ts';
 import { splitSizesFor } from '../../src/txn/manifest-splitting.ts';
 import { splitSizesForRules } from '../../src/txn/split-rules.ts';
 
@@ -133,30 +133,35 @@ const target = fc.integer({ min: 0, max: 4 }).chain((rank) =>
 );
 
 describe('split sizes as the reference resolves them (model-based)', () => {
-  it('every matching rule takes part, each dimension sized by the first rule and condition that match it', () => {
-    fc.assert(
-      fc.property(fc.array(rule, { maxLength: 5 }), target, (rules, { path, rank, names }) => {
+  // resolveConfig writes the manifest config's stored form with the codec, loaded on first need.
+  beforeAll(async () => {
+    await loadConfigCodec();
+  });
+
+  it('every matching rule takes part, each dimension sized by the first rule and condition that match it', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(rule, { maxLength: 5 }), target, async (rules, { path, rank, names }) => {
         const expected = modelSizes(rules, path, names, rank);
         const splitTarget = { path, dimensionNames: names, rank };
         // Through the stored form, as commits pass it, and straight from the typed rules.
         const stored = resolveConfig({ manifest: { splitting: { split_sizes: toRules(rules) } } }).manifest;
-        expect(splitSizesFor(stored, splitTarget)).toEqual(expected);
+        expect(await splitSizesFor(stored, splitTarget)).toEqual(expected);
         expect(splitSizesForRules(toRules(rules), splitTarget)).toEqual(expected);
       }),
       { numRuns: RUNS },
     );
   });
 
-  it('without rules, or with none matching, no dimension is split', () => {
-    fc.assert(
-      fc.property(target, ({ path, rank, names }) => {
+  it('without rules, or with none matching, no dimension is split', async () => {
+    await fc.assert(
+      fc.asyncProperty(target, async ({ path, rank, names }) => {
         const none = new Array(rank).fill(undefined);
         const splitTarget = { path, dimensionNames: names, rank };
-        expect(splitSizesFor(resolveConfig({}).manifest, splitTarget)).toEqual(none);
-        expect(splitSizesFor(resolveConfig({ manifest: { splitting: { split_sizes: [] } } }).manifest, splitTarget)).toEqual(none);
-        expect(splitSizesFor(resolveConfig({ manifest: { splitting: {} } }).manifest, splitTarget)).toEqual(none);
+        expect(await splitSizesFor(resolveConfig({}).manifest, splitTarget)).toEqual(none);
+        expect(await splitSizesFor(resolveConfig({ manifest: { splitting: { split_sizes: [] } } }).manifest, splitTarget)).toEqual(none);
+        expect(await splitSizesFor(resolveConfig({ manifest: { splitting: {} } }).manifest, splitTarget)).toEqual(none);
         const unmatched: ManifestSplitRule[] = [[{ path_matches: { regex: '(' } }, [{ condition: 'Any', num_chunks: 2 }]]];
-        expect(splitSizesFor(resolveConfig({ manifest: { splitting: { split_sizes: unmatched } } }).manifest, splitTarget)).toEqual(none);
+        expect(await splitSizesFor(resolveConfig({ manifest: { splitting: { split_sizes: unmatched } } }).manifest, splitTarget)).toEqual(none);
       }),
       { numRuns: Math.ceil(RUNS / 3) },
     );
