@@ -67,7 +67,7 @@ export type { ReadSource, NodeInfo, ChunkLocation, StoredChunk, ManifestPlanner,
 
 // Versioned repositories (Icechunk): the names mirror @earthmover/icechunk's JS API.
 export {
-  Repository, Storage, Session, SessionStore, ChangeSet, GarbageCollection,
+  Repository, Storage, Session, SessionStore, ChangeSet, GarbageCollection, GC_MINIMUM_GRACE_MS,
   BasicConflictSolver, CallbackConflictSolver, ConflictDetector, ConflictError, CONFLICT_TYPES, VersionSelection, isConflictError,
 } from './txn/index.ts';
 export type {

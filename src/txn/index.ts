@@ -14,7 +14,7 @@ export type {
 export type { DiffResult, SnapshotDescription } from './history.ts';
 export type { VirtualChunkAuthorization, VirtualCredentials } from './virtual-chunks.ts';
 export {
-  GarbageCollection, type ExpireOptions, type ExpireResult, type GcBudget, type GcCursor, type GcKind, type GcOptions, type GcStepResult, type GcSummary,
+  GarbageCollection, GC_MINIMUM_GRACE_MS, type ExpireOptions, type ExpireResult, type GcBudget, type GcCursor, type GcKind, type GcOptions, type GcStepResult, type GcSummary,
   type KindTotals, type OpsLogItem,
 } from './maintenance/index.ts';
 export type { RetryBackoff } from './commit.ts';

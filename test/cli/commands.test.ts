@@ -132,7 +132,7 @@ describe('write commands', () => {
     expect((await floe(['tag', 'delete', 'v1', ...args], { cwd: work })).code).toBe(0);
     const expired = JSON.parse((await floe(['expire', '--older-than', '0', '--json', ...args], { cwd: work })).stdout) as { releasedSnapshots: string[] };
     expect(expired.releasedSnapshots).toContain(sample.v1);
-    const gc = JSON.parse((await floe(['gc', '--older-than', '0', '--json', ...args], { cwd: work })).stdout) as { deleted: { snapshots: { objects: number } } };
+    const gc = JSON.parse((await floe(['gc', '--older-than', '0', '--force', '--json', ...args], { cwd: work })).stdout) as { deleted: { snapshots: { objects: number } } };
     expect(gc.deleted.snapshots.objects).toBeGreaterThan(0);
     expect((await floe(['cat', 'main:/weather/temperature[1, 0, 0]', ...args], { cwd: work })).stdout).toBe('271.\n'); // still readable after GC
   });
@@ -150,6 +150,21 @@ describe('write commands', () => {
     const gc = await floe(['gc', '--older-than', '1h', ...args], { cwd: work, clock: twoHoursOn });
     expect(gc.code, gc.stderr).toBe(0);
     expect((JSON.parse(gc.stdout) as { deleted: { snapshots: { objects: number } } }).deleted.snapshots.objects).toBeGreaterThan(0);
+  });
+
+  it('gc refuses --older-than below the one-hour minimum unless --force, and says how to override', async () => {
+    const work = tempDir();
+    const sample = await sampleRepository(work);
+    const args = ['--repo', sample.repoPath, '--dry-run', '--json'];
+    const clock = new FakeClock({ startMs: Date.now() + 7_200_000 });
+    const refused = await floe(['gc', '--older-than', '59m', ...args], { cwd: work, clock });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^floe gc: INVALID_ARGUMENT: --older-than gives a grace period of 3540 s, below the minimum of 1h: a commit in flight .*add --force/);
+    const atMinimum = await floe(['gc', '--older-than', '1h', ...args], { cwd: work, clock });
+    expect(atMinimum.code, atMinimum.stderr).toBe(0);
+    const forced = await floe(['gc', '--older-than', '0', '--force', ...args], { cwd: work, clock });
+    expect(forced.code, forced.stderr).toBe(0);
+    expect((JSON.parse(forced.stdout) as { dryRun: boolean }).dryRun).toBe(true);
   });
 });
 
