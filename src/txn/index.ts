@@ -15,7 +15,7 @@ export type { DiffResult, SnapshotDescription } from './history.ts';
 export type { VirtualChunkAuthorization, VirtualCredentials } from './virtual-chunks.ts';
 export {
   GarbageCollection, GC_MINIMUM_GRACE_MS, type ExpireOptions, type ExpireResult, type GcBudget, type GcCursor, type GcKind, type GcOptions, type GcStepResult, type GcSummary,
-  type KindTotals, type OpsLogItem,
+  type KindTotals, type OpsLogItem, type OutOfGridRef, type VerifyOptions, type VerifyReport,
 } from './maintenance/index.ts';
 export type { RetryBackoff } from './commit.ts';
 export {

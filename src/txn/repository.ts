@@ -549,6 +549,15 @@ export class Repository {
     return maintenance.GarbageCollection.start({ objects, store: this.writable(), clock: this.clock }, deleteObjectsOlderThan, options);
   }
 
+  /**
+   * Reads every snapshot a branch or tag reaches and reports chunk refs outside their array's
+   * chunk grid (reads skip them silently). Writes nothing; works on spec-1 repositories too.
+   */
+  async verify(options: maintenance.VerifyOptions = {}): Promise<maintenance.VerifyReport> {
+    const objects = new RepoObjects(this.objects.storage, { snapshotBytes: 8 << 20, manifestBytes: 32 << 20 });
+    return maintenance.verifyRepository(objects, await this.repoInfo(options), options);
+  }
+
   /** Replaces `fromSnapshot`..`toSnapshot` of `branch`'s history by one snapshot; returns its id. */
   async squash(branch: string, fromSnapshot: string, toSnapshot: string, message: string, options?: AbortOptions): Promise<string> {
     return maintenance.squash({ objects: this.objects, store: this.writable() }, branch, fromSnapshot, toSnapshot, message, requestOf(options));
