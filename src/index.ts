@@ -69,14 +69,14 @@ export type { ReadSource, NodeInfo, ChunkLocation, StoredChunk, ManifestPlanner,
 
 // Versioned repositories (Icechunk): the names mirror @earthmover/icechunk's JS API.
 export {
-  Repository, Storage, Session, SessionStore, ChangeSet, GarbageCollection,
+  Repository, Storage, Session, SessionStore, ChangeSet, GarbageCollection, GC_MINIMUM_GRACE_MS,
   BasicConflictSolver, CallbackConflictSolver, ConflictDetector, ConflictError, CONFLICT_TYPES, VersionSelection, isConflictError,
 } from './txn/index.ts';
 export type {
   RepositoryOptions, ReadonlySessionOptions, VersionOptions, DiffOptions, FeatureFlag, S3Credentials,
   S3StorageConstructorOptions, CommitOptions, RepositoryConfig, VirtualChunkContainer, DiffResult,
   SnapshotDescription, Conflict, ConflictType, ConflictSolver, ConflictCallback, BasicConflictSolverOptions,
-  ForkJSON, RetryBackoff, ExpireOptions, ExpireResult, GcOptions, GcSummary, GcBudget, GcCursor, OpsLogItem,
+  ForkJSON, RetryBackoff, ExpireOptions, ExpireResult, GcOptions, GcSummary, GcBudget, GcCursor, OpsLogItem, VerifyOptions, VerifyReport, OutOfGridRef,
   ObjectStoreConfig, CachingConfig, CompressionConfig, HttpConfig, ManifestConfig, ManifestPreloadCondition, ManifestPreloadConfig,
   ManifestSplitCondition, ManifestSplitDim, ManifestSplitDimCondition, ManifestSplitRule, ManifestSplittingConfig, RepoUpdateRetryConfig,
   S3ChecksumAlgorithm, S3Options, StorageConcurrencySettings, StorageRetriesSettings, StorageSettings, StorageTimeoutSettings, U32Bound,

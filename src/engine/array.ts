@@ -21,7 +21,7 @@ import { sharedDecodePool, type DecodePool } from './decode-pool.ts';
 import { DEFAULT_CONCURRENCY, mapLimit } from './storage/limiter.ts';
 import { updateConsolidatedV3 } from './consolidated.ts';
 import { forEachProduct, normalizeSelection, projectDim, resultShape, type DimSelection, type Selection } from './selection.ts';
-import type { AbortOptions, ZarrStore } from './store.ts';
+import { normalizeKey, type AbortOptions, type ZarrStore } from './store.ts';
 import { writeSource, type WriteValue } from './write-value.ts';
 import { zipMap } from './indexing.ts';
 
@@ -70,6 +70,8 @@ const MIN_POOLED_READ_BYTES = 8 * 1024 * 1024;
 
 /** Encoded partial chunks a write holds between checking them and writing them (see chunk-io). */
 const WRITE_HOLD_BYTES = 128 * 1024 * 1024;
+/** Keys per erase request when an overwrite clears what the old node left (S3 DeleteObjects takes 1,000). */
+const ERASE_BATCH = 1000;
 
 /**
  * A Zarr v3 array in a {@link ZarrStore}: reads and writes selections chunk by chunk through its codec chain.
@@ -102,7 +104,10 @@ export class ZarrArray {
 
   /**
    * Writes a new array's metadata (validated, codecs included) at `path`. Throws `ALREADY_EXISTS` when
-   * a node exists there, unless `overwrite`, which first erases that node and everything below it.
+   * a node exists there, unless `overwrite`, which replaces that node and everything below it:
+   * the new zarr.json first (one put, so readers see the old node until then, and a failure
+   * before it leaves the old node whole), then the old node's chunks and children. In a
+   * repository session the old node goes first: nothing is visible before the atomic commit.
    */
   static async create(store: ZarrStore, path: string, input: ArrayMetadataInput & { overwrite?: boolean }, options?: OpenArrayOptions): Promise<ZarrArray> {
     const key = metadataKey(path);
@@ -111,6 +116,11 @@ export class ZarrArray {
     const request = requestOf(options);
     if (!input.overwrite && (await store.get(key, request))) {
       throw floeError('ALREADY_EXISTS', `a node already exists at ${array.path}; pass overwrite: true to replace it`, { where: key });
+    }
+    if (input.overwrite && !store.transactional) {
+      await writeArrayMetadata(store, array.path, metadata, request, true);
+      await eraseAllBut(store, array.prefix, key); // completes the replacement: no signal
+      return array;
     }
     if (input.overwrite) {
       await store.erasePrefix(array.prefix, request);
@@ -271,9 +281,21 @@ export class ZarrArray {
  * Writes zarr.json (cancelled by `request`'s signal), and then, once it is written, the change
  * into any consolidated metadata above the array (whatever the signal does: see consolidated.ts).
  */
-async function writeArrayMetadata(store: ZarrStore, path: string, metadata: ArrayMetadata, request: AbortOptions | undefined): Promise<void> {
+async function writeArrayMetadata(store: ZarrStore, path: string, metadata: ArrayMetadata, request: AbortOptions | undefined, replacesSubtree = false): Promise<void> {
   await store.set(metadataKey(path), encodeNodeMetadata(metadata, metadataKey(path)), request);
-  await updateConsolidatedV3(store, path, nodeMetadataToJson(metadata));
+  await updateConsolidatedV3(store, path, nodeMetadataToJson(metadata), replacesSubtree);
+}
+
+/** Erases every key under `prefix` except `keep`: what an overwritten node left (chunks, children, v2 documents). */
+async function eraseAllBut(store: ZarrStore, prefix: string, keep: string): Promise<void> {
+  const kept = normalizeKey(keep);
+  const batch: string[] = [];
+  for await (const key of store.listPrefix(prefix)) {
+    if (normalizeKey(key) === kept) continue;
+    batch.push(key);
+    if (batch.length === ERASE_BATCH) await store.eraseValues(batch.splice(0));
+  }
+  if (batch.length > 0) await store.eraseValues(batch);
 }
 
 /**

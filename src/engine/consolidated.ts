@@ -161,8 +161,10 @@ async function consolidateV2(store: ZarrStore, prefix: string, request: AbortOpt
  * group above it whose zarr.json holds inline consolidated metadata gets the change. Takes no
  * signal: it completes the write that already happened.
  */
-export async function updateConsolidatedV3(store: ZarrStore, path: string, doc: { readonly [key: string]: JsonValue } | undefined): Promise<void> {
-  await serialized(store, () => applyV3(store, path, doc));
+export async function updateConsolidatedV3(
+  store: ZarrStore, path: string, doc: { readonly [key: string]: JsonValue } | undefined, replacesSubtree = false,
+): Promise<void> {
+  await serialized(store, () => applyV3(store, path, doc, replacesSubtree));
 }
 
 /**
@@ -183,11 +185,11 @@ export async function writeV3Group(
     const { [CONSOLIDATED_FIELD]: _stale, ...extra } = metadata.extra;
     const next: GroupMetadata = { ...metadata, extra: kept === undefined ? extra : { ...extra, [CONSOLIDATED_FIELD]: kept } };
     await store.set(key, encodeNodeMetadata(next, key), request);
-    await applyV3(store, path, nodeMetadataToJson(next));
+    await applyV3(store, path, nodeMetadataToJson(next), false);
   });
 }
 
-async function applyV3(store: ZarrStore, path: string, doc: { readonly [key: string]: JsonValue } | undefined): Promise<void> {
+async function applyV3(store: ZarrStore, path: string, doc: { readonly [key: string]: JsonValue } | undefined, replacesSubtree: boolean): Promise<void> {
   for (const ancestor of ancestors(path)) {
     const key = metadataKey(ancestor);
     const bytes = await store.get(key);
@@ -198,7 +200,7 @@ async function applyV3(store: ZarrStore, path: string, doc: { readonly [key: str
     const entries = readInlineConsolidated(group, key);
     if (!entries) continue;
     const next = new Map(entries);
-    edit(next, relative(path, ancestor), doc && { ...doc });
+    edit(next, relative(path, ancestor), doc && { ...doc }, replacesSubtree);
     await store.set(key, encodeNodeMetadata(withInlineConsolidated(group, next), key));
   }
 }
@@ -227,13 +229,13 @@ export async function updateConsolidatedV2(store: ZarrStore, path: string, chang
   });
 }
 
-/** Sets or (doc undefined) removes the node at `rel` and, when removing, everything below it. */
-function edit(entries: Map<string, { [key: string]: JsonValue }>, rel: string, doc: { [key: string]: JsonValue } | undefined): void {
-  if (doc) {
-    entries.set(rel, doc);
-    return;
-  }
-  for (const k of [...entries.keys()]) if (k === rel || k.startsWith(rel + '/')) entries.delete(k);
+/**
+ * Sets or (doc undefined) removes the node at `rel` and, when removing or `replacesSubtree`
+ * (an overwrite: the old node's descendants are gone), everything below it.
+ */
+function edit(entries: Map<string, { [key: string]: JsonValue }>, rel: string, doc: { [key: string]: JsonValue } | undefined, replacesSubtree: boolean): void {
+  if (!doc || replacesSubtree) for (const k of [...entries.keys()]) if (k === rel || k.startsWith(rel + '/')) entries.delete(k);
+  if (doc) entries.set(rel, doc);
 }
 
 /** The groups above `path`, root first. */

@@ -34,6 +34,12 @@ export interface LocalFileSpan {
  */
 export interface ZarrStore {
   readonly readOnly: boolean;
+  /**
+   * True when no write is visible to other readers before a commit makes them all visible at once
+   * (a repository session). Writers that must order their writes for readers' sake (overwrite)
+   * need not, then.
+   */
+  readonly transactional?: boolean;
   /** Bytes of a key; `undefined` when absent (zarrita's contract). */
   get(key: string, options?: AbortOptions): Promise<Uint8Array | undefined>;
   /** Bytes of part of a key's value; `undefined` when the key is absent. */

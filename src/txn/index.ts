@@ -15,9 +15,10 @@ export type { DiffResult, SnapshotDescription } from './history.ts';
 export type { VirtualChunkAuthorization, VirtualCredentials } from './virtual-chunks.ts';
 // Straight from the modules: the maintenance index would load expiry, squash and the ops log,
 // which Repository loads on first use.
-export { GarbageCollection, type GcBudget, type GcCursor, type GcKind, type GcOptions, type GcStepResult, type GcSummary, type KindTotals } from './maintenance/gc.ts';
+export { GarbageCollection, GC_MINIMUM_GRACE_MS, type GcBudget, type GcCursor, type GcKind, type GcOptions, type GcStepResult, type GcSummary, type KindTotals } from './maintenance/gc.ts';
 export type { ExpireOptions, ExpireResult } from './maintenance/expire.ts';
 export type { OpsLogItem } from './maintenance/ops-log.ts';
+export type { OutOfGridRef, VerifyOptions, VerifyReport } from './maintenance/verify.ts';
 export type { RetryBackoff } from './commit.ts';
 export {
   BasicConflictSolver, CallbackConflictSolver, ConflictDetector, ConflictError, CONFLICT_TYPES, VersionSelection, describeConflict, detectConflicts, isConflictError,

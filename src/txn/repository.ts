@@ -27,6 +27,7 @@ import { Session } from './session.ts';
 import type { ExpireOptions, ExpireResult } from './maintenance/expire.ts';
 import { GarbageCollection, type GcOptions, type GcSummary } from './maintenance/gc.ts';
 import type { OpsLogItem } from './maintenance/ops-log.ts';
+import type { VerifyOptions, VerifyReport } from './maintenance/verify.ts';
 import { isSpec1Repository, readSpec1Config, readSpec1RepoInfo } from './spec1-repo.ts';
 import { objectStorageOf, type StorageLike } from './storage.ts';
 import type { VirtualChunkAuthorization } from './virtual-chunks.ts';
@@ -554,6 +555,16 @@ export class Repository {
     // A private loader with small caches: marking reads every live snapshot and manifest once.
     const objects = new RepoObjects(this.objects.storage, { snapshotBytes: 8 << 20, manifestBytes: 32 << 20 });
     return GarbageCollection.start({ objects, store: this.writable(), clock: this.clock }, deleteObjectsOlderThan, options);
+  }
+
+  /**
+   * Reads every snapshot a branch or tag reaches and reports chunk refs outside their array's
+   * chunk grid (reads skip them silently). Writes nothing; works on spec-1 repositories too.
+   */
+  async verify(options: VerifyOptions = {}): Promise<VerifyReport> {
+    const { verifyRepository } = await import('./maintenance/verify.ts');
+    const objects = new RepoObjects(this.objects.storage, { snapshotBytes: 8 << 20, manifestBytes: 32 << 20 });
+    return verifyRepository(objects, await this.repoInfo(options), options);
   }
 
   /** Replaces `fromSnapshot`..`toSnapshot` of `branch`'s history by one snapshot; returns its id. */

@@ -59,6 +59,9 @@ function withinGrid(node: ResolvedNode, index: readonly number[]): boolean {
 }
 
 export class SessionStore implements ZarrStore {
+  /** Nothing it records is visible outside the session until the commit, which is atomic. */
+  readonly transactional = true;
+
   constructor(private readonly ctx: StoreContext) {}
 
   get readOnly(): boolean {

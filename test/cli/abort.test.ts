@@ -29,7 +29,7 @@ describe('an interrupted command', () => {
     ['query', ['query', '.from("/weather/temperature").whereIndex("time", 0, 2)']],
     ['branch create', ['branch', 'create', 'never']],
     ['tag create', ['tag', 'create', 'never']],
-    ['gc', ['gc', '--older-than', '0']],
+    ['gc', ['gc', '--older-than', '0', '--force']],
   ])('%s exits 130 with one ABORTED line and changes nothing', async (_name, argv) => {
     const result = await floe([...argv, '--repo', repoPath], { cwd: dir, signal: interrupted() });
     expect(result.code).toBe(130);

@@ -1,10 +1,11 @@
 // The read and write commands run in-process against a small repository: what a user sees,
 // --json for scripts, and one-line errors with exit codes (1: failed, 2: bad command line).
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/testing/fake-clock.ts';
 import { createGroup, openStore } from '../../src/engine/api.ts';
+import { decodeManifest, encodeManifest } from '../../src/format/icechunk/manifest.ts';
 import { fieldValue, floe, NT, NX, NY, removeTempDirs, sampleRepository, tempDir } from './helpers.ts';
 
 afterAll(removeTempDirs);
@@ -132,7 +133,7 @@ describe('write commands', () => {
     expect((await floe(['tag', 'delete', 'v1', ...args], { cwd: work })).code).toBe(0);
     const expired = JSON.parse((await floe(['expire', '--older-than', '0', '--json', ...args], { cwd: work })).stdout) as { releasedSnapshots: string[] };
     expect(expired.releasedSnapshots).toContain(sample.v1);
-    const gc = JSON.parse((await floe(['gc', '--older-than', '0', '--json', ...args], { cwd: work })).stdout) as { deleted: { snapshots: { objects: number } } };
+    const gc = JSON.parse((await floe(['gc', '--older-than', '0', '--force', '--json', ...args], { cwd: work })).stdout) as { deleted: { snapshots: { objects: number } } };
     expect(gc.deleted.snapshots.objects).toBeGreaterThan(0);
     expect((await floe(['cat', 'main:/weather/temperature[1, 0, 0]', ...args], { cwd: work })).stdout).toBe('271.\n'); // still readable after GC
   });
@@ -150,6 +151,46 @@ describe('write commands', () => {
     const gc = await floe(['gc', '--older-than', '1h', ...args], { cwd: work, clock: twoHoursOn });
     expect(gc.code, gc.stderr).toBe(0);
     expect((JSON.parse(gc.stdout) as { deleted: { snapshots: { objects: number } } }).deleted.snapshots.objects).toBeGreaterThan(0);
+  });
+
+  it('check reports nothing on a clean repository and exits 1 listing a planted out-of-grid ref', async () => {
+    const work = tempDir();
+    const sample = await sampleRepository(work);
+    const args = ['--repo', sample.repoPath];
+    const clean = await floe(['check', ...args], { cwd: work });
+    expect(clean.code, clean.stderr).toBe(0);
+    expect(clean.stdout).toMatch(/^checked \d+ snapshots, \d+ array manifests\nno problems found\n$/);
+    const [file] = await sample.repo.lookupManifestFiles(sample.tip);
+    const manifestPath = path.join(sample.repoPath, 'manifests', file!.id);
+    const manifest = decodeManifest(readFileSync(manifestPath));
+    const [array] = manifest.arrays;
+    const [first] = array!.refs;
+    const outside = first!.index.map(() => 1_000_000);
+    writeFileSync(manifestPath, encodeManifest({ ...manifest, arrays: [{ ...array!, refs: [...array!.refs, { ...first!, index: outside }] }, ...manifest.arrays.slice(1)] }));
+    const found = await floe(['check', ...args, '--json'], { cwd: work });
+    expect(found.code).toBe(1);
+    const report = JSON.parse(found.stdout) as { outOfGridRefs: { snapshotId: string; manifestId: string; index: number[]; arrayPath: string }[] };
+    expect(report.outOfGridRefs.length).toBeGreaterThanOrEqual(1); // every snapshot sharing the manifest reports it
+    expect(report.outOfGridRefs).toContainEqual(expect.objectContaining({ snapshotId: sample.tip, manifestId: file!.id, index: outside }));
+    const text = await floe(['check', ...args], { cwd: work });
+    expect(text.code).toBe(1);
+    const shown = report.outOfGridRefs[0]!;
+    expect(text.stdout).toContain(`snapshot ${shown.snapshotId} ${shown.arrayPath} index [${shown.index.join(', ')}] outside grid`);
+  });
+
+  it('gc refuses --older-than below the one-hour minimum unless --force, and says how to override', async () => {
+    const work = tempDir();
+    const sample = await sampleRepository(work);
+    const args = ['--repo', sample.repoPath, '--dry-run', '--json'];
+    const clock = new FakeClock({ startMs: Date.now() + 7_200_000 });
+    const refused = await floe(['gc', '--older-than', '59m', ...args], { cwd: work, clock });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^floe gc: INVALID_ARGUMENT: --older-than gives a grace period of 3540 s, below the minimum of 1h: a commit in flight .*add --force/);
+    const atMinimum = await floe(['gc', '--older-than', '1h', ...args], { cwd: work, clock });
+    expect(atMinimum.code, atMinimum.stderr).toBe(0);
+    const forced = await floe(['gc', '--older-than', '0', '--force', ...args], { cwd: work, clock });
+    expect(forced.code, forced.stderr).toBe(0);
+    expect((JSON.parse(forced.stdout) as { dryRun: boolean }).dryRun).toBe(true);
   });
 });
 

@@ -207,12 +207,12 @@ describe('every floe command as a spawned process on real files', () => {
     const before = filesUnder(repoDir);
     expect(before).toContain(`snapshots/${v1Commit}`);
     type Gc = { dryRun: boolean; deleted: Record<'snapshots' | 'transactionLogs' | 'chunks', { objects: number }>; wouldDelete?: string[] };
-    const dry = json<Gc>(await floe('gc', '--older-than', '0', '--dry-run', '--json'));
+    const dry = json<Gc>(await floe('gc', '--older-than', '0', '--force', '--dry-run', '--json'));
     expect(dry).toMatchObject({ dryRun: true, deleted: { snapshots: { objects: 1 }, transactionLogs: { objects: 1 }, chunks: { objects: 0 } } });
     expect(dry.wouldDelete).toEqual(expect.arrayContaining([`snapshots/${v1Commit}`, `transactions/${v1Commit}`]));
     expect(filesUnder(repoDir)).toEqual(before); // a dry run deletes nothing
 
-    const gc = json<Gc>(await floe('gc', '--older-than', '0', '--json'));
+    const gc = json<Gc>(await floe('gc', '--older-than', '0', '--force', '--json'));
     expect(gc).toMatchObject({ dryRun: false, deleted: { snapshots: { objects: 1 }, transactionLogs: { objects: 1 }, chunks: { objects: 0 } } });
     const after = filesUnder(repoDir);
     expect(after).not.toContain(`snapshots/${v1Commit}`);

@@ -90,7 +90,7 @@ describe.each(backends)('an already-aborted signal on a %s repository', (_name, 
       ['diff', () => repo.diff({ fromBranch: 'main', toSnapshotId: base, signal })],
       ['setMetadata', () => repo.setMetadata({ a: 1 }, { signal })],
       ['expireSnapshots', () => repo.expireSnapshots(new Date(), { signal })],
-      ['garbageCollect', () => repo.garbageCollect(new Date(Date.now() - 1000), { signal })],
+      ['garbageCollect', () => repo.garbageCollect(new Date(Date.now() - 1000), { allowShortGrace: true, signal })],
       ['opsLog', async () => {
         for await (const item of repo.opsLog({ signal })) void item;
       }],
@@ -203,9 +203,9 @@ describe('long repository work stops promptly', () => {
       return run();
     });
     const gcRepo = await Repository.open(Storage.fromObjectStorage(deleting));
-    const { err } = await failure(gcRepo.garbageCollect(new Date(), { signal: controller.signal, deleteBatchSize: 10 }));
+    const { err } = await failure(gcRepo.garbageCollect(new Date(), { allowShortGrace: true, signal: controller.signal, deleteBatchSize: 10 }));
     expect(isFloeError(err, 'ABORTED')).toBe(true);
-    const summary = await repo.garbageCollect(new Date());
+    const summary = await repo.garbageCollect(new Date(), { allowShortGrace: true });
     expect(summary.deleted.chunks.objects).toBeGreaterThan(0);
     expect(summary.deleted.chunks.objects).toBe(200);
     expect(await read(repo, '/a')).toEqual(Array.from({ length: 200 * 256 }, () => 2));

@@ -30,5 +30,6 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'serve', summary: 'serve every branch, tag and snapshot as a read-only Zarr v3 store over HTTP, plus queries', load: async () => (await import('./serve.ts')).serveCommand },
   { name: 'expire', summary: 'expire snapshots older than a cutoff (then run floe gc to free their space)', load: async () => (await import('./expire.ts')).expireCommand },
   { name: 'gc', summary: 'delete unreachable objects (after floe expire, abandoned writes)', load: async () => (await import('./gc.ts')).gcCommand },
+  { name: 'check', summary: "verify every branch's and tag's snapshots: report chunk refs outside their array's grid", load: async () => (await import('./check.ts')).checkCommand },
   { name: 'conformance', summary: 'compare Floe with zarrita or the reference Icechunk on generated cases', load: async () => (await import('./conformance.ts')).conformanceCommand },
 ];

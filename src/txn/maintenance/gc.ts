@@ -75,7 +75,20 @@ export interface GcOptions extends AbortOptions {
   markConcurrency?: number;
   /** Resume a run from the cursor an earlier `run` returned (the cutoff is taken from it). */
   cursor?: GcCursor;
+  /**
+   * Accept a cutoff closer to now than {@link GC_MINIMUM_GRACE_MS}. Only safe when no writer is
+   * active (a commit in flight writes its chunks and manifests before its snapshot is referenced).
+   * Default false.
+   */
+  allowShortGrace?: boolean;
 }
+
+/**
+ * The smallest grace period (now minus the cutoff) garbage collection accepts without
+ * `allowShortGrace`: one hour. A commit in flight has objects newer than any snapshot that refs
+ * reach; a 300 ms grace deleted them and broke a branch tip under concurrent writers.
+ */
+export const GC_MINIMUM_GRACE_MS = 60 * 60 * 1000;
 
 /** A budget for one `run`: stop after this many listed objects or this much time (whichever first). */
 export interface GcBudget {
@@ -103,6 +116,23 @@ export interface GcStepResult {
   done: boolean;
   cursor: GcCursor;
   summary: GcSummary;
+}
+
+function requireMinimumGrace(graceMs: number): void {
+  if (graceMs >= GC_MINIMUM_GRACE_MS) return;
+  throw floeError(
+    'INVALID_ARGUMENT',
+    `the GC grace period (now minus the cutoff) is ${formatDuration(graceMs)}, below the minimum of ${formatDuration(GC_MINIMUM_GRACE_MS)}: ` +
+      'a commit in flight has written chunks and manifests that no snapshot references yet, and a short grace deletes them ' +
+      '(a 300 ms grace broke a branch tip under concurrent writers). Pass a cutoff at least that far in the past, ' +
+      'or allowShortGrace: true when no writer can be active',
+  );
+}
+
+function formatDuration(ms: number): string {
+  if (ms >= 60 * 60 * 1000 && ms % (60 * 60 * 1000) === 0) return `${ms / (60 * 60 * 1000)} h`;
+  if (ms >= 1000) return `${ms / 1000} s`;
+  return `${ms} ms`;
 }
 
 export interface GcDeps {
@@ -144,6 +174,7 @@ export class GarbageCollection {
     if (cutoffMs > deps.clock.nowMs()) {
       throw floeError('INVALID_ARGUMENT', 'the GC cutoff is in the future: objects being written right now would be deleted; pass a time in the past');
     }
+    if (options.allowShortGrace !== true) requireMinimumGrace(deps.clock.nowMs() - cutoffMs);
     const maxConcurrentDeletes = positive(options.maxConcurrentDeletes ?? 4, 'maxConcurrentDeletes');
     const markConcurrency = positive(options.markConcurrency ?? 16, 'markConcurrency');
     const deleteBatchSize = positive(options.deleteBatchSize ?? DELETE_BATCH, 'deleteBatchSize');

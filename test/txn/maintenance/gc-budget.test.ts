@@ -54,10 +54,10 @@ describe('GC delete batches', () => {
   for (const maxConcurrentDeletes of [1, 2, 3]) {
     it(`keeps at most ${maxConcurrentDeletes} batch(es) of 3 keys in flight and deletes the same as one big batch`, async () => {
       const reference = await garbageHistory();
-      const expected = await reference.repo.garbageCollect(new Date(reference.clock.nowMs()));
+      const expected = await reference.repo.garbageCollect(new Date(reference.clock.nowMs()), { allowShortGrace: true });
       const { repo, backend, clock } = await garbageHistory();
       const stats = countDeletes(backend, 5);
-      const summary = await repo.garbageCollect(new Date(clock.nowMs()), { maxConcurrentDeletes, deleteBatchSize: 3 });
+      const summary = await repo.garbageCollect(new Date(clock.nowMs()), { allowShortGrace: true, maxConcurrentDeletes, deleteBatchSize: 3 });
       expect(totals(summary)).toEqual(totals(expected));
       expect(sum(summary)).toBeGreaterThanOrEqual(20); // 5 commits x (snapshot, log, manifest, >= 1 chunk object)
       expect(stats.batchSizes.every((n) => n >= 1 && n <= 3)).toBe(true);
@@ -74,26 +74,26 @@ describe('GC delete batches', () => {
   it('a dry run sends no delete request', async () => {
     const { repo, backend, clock } = await garbageHistory();
     const stats = countDeletes(backend, 0);
-    const summary = await repo.garbageCollect(new Date(clock.nowMs()), { dryRun: true, deleteBatchSize: 2 });
+    const summary = await repo.garbageCollect(new Date(clock.nowMs()), { allowShortGrace: true, dryRun: true, deleteBatchSize: 2 });
     expect(summary.wouldDelete!.length).toBe(sum(summary));
     expect(stats.calls).toBe(0);
-    await expect(repo.garbageCollect(new Date(clock.nowMs()), { deleteBatchSize: 0 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(repo.garbageCollect(new Date(clock.nowMs()), { allowShortGrace: true, deleteBatchSize: 0 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
   });
 });
 
 describe('GC budgeted by time', () => {
   it('maxMs ends each step early; the cursor resumes, in another handle, to the same result', async () => {
     const reference = await garbageHistory();
-    const expected = await reference.repo.garbageCollect(new Date(reference.clock.nowMs()));
+    const expected = await reference.repo.garbageCollect(new Date(reference.clock.nowMs()), { allowShortGrace: true });
     const { repo, backend, clock } = await garbageHistory();
     const cutoff = new Date(clock.nowMs());
     slowListing(backend, clock, 10);
-    let gc = await repo.garbageCollector(cutoff, { deleteBatchSize: 2 });
+    let gc = await repo.garbageCollector(cutoff, { allowShortGrace: true, deleteBatchSize: 2 });
     let step = await gc.run({ maxMs: 25 }); // the third object takes the step to 30 ms
     const scannedPerStep = [step.summary.scanned];
     while (!step.done && scannedPerStep.length < 200) {
       // Each step resumes from the JSON cursor alone, as a new process would.
-      gc = await repo.garbageCollector(new Date(0), { cursor: JSON.parse(JSON.stringify(step.cursor)), deleteBatchSize: 2 });
+      gc = await repo.garbageCollector(new Date(0), { allowShortGrace: true, cursor: JSON.parse(JSON.stringify(step.cursor)), deleteBatchSize: 2 });
       const before = step.summary.scanned;
       step = await gc.run({ maxMs: 25 });
       scannedPerStep.push(step.summary.scanned - before);

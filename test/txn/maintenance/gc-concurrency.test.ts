@@ -26,7 +26,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 const ROUNDS = 6;
 /** Round 1's commits become garbage once round 2's replace them, so from round 3 on. */
 const FIRST_ROUND_WITH_GARBAGE = 3;
-const GC_OPTIONS = { deleteBatchSize: 3, maxConcurrentDeletes: 2 };
+const GC_OPTIONS = { deleteBatchSize: 3, maxConcurrentDeletes: 2, allowShortGrace: true };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * A cutoff after every object written so far and before every one written from now on. The fs
