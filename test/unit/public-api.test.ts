@@ -13,7 +13,7 @@ describe('public API', () => {
     expect(Object.keys(floe).sort()).toEqual(
       [
         'BasicConflictSolver', 'CONFLICT_TYPES', 'CallbackConflictSolver', 'ChangeSet', 'ConflictDetector', 'ConflictError',
-        'GarbageCollection', 'VersionSelection', 'isConflictError', 'ERROR_CODES', 'FloeError', 'MemoryStorage', 'Repository', 'Session', 'SessionStore',
+        'GarbageCollection', 'GC_MINIMUM_GRACE_MS', 'VersionSelection', 'isConflictError', 'ERROR_CODES', 'FloeError', 'MemoryStorage', 'Repository', 'Session', 'SessionStore',
         'ReadCaches', 'Storage', 'V1Array', 'convertV1ToV3', 'V2Array', 'convertV2ToV3', 'consolidate', 'StorageStore', 'ZarrArray', 'ZarrGroup', 'createQueryServer', 'formatPlan', 'query',
         'createArray', 'createGroup', 'get', 'isFloeError', 'openArray', 'openGroup', 'openNode',
         'openStore', 'set', 'slice', 'systemClock',
