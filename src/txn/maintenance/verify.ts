@@ -24,7 +24,7 @@ export interface OutOfGridRef {
   grid: number[];
 }
 
-/** What {@link verifyRepository} found. Empty `outOfGridRefs` means a clean repository. */
+/** What `Repository.verify` found. Empty `outOfGridRefs` means a clean repository. */
 export interface VerifyReport {
   snapshotsChecked: number;
   /** Array manifests checked: one per (snapshot, array, manifest) visit. */
