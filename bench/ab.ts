@@ -1,6 +1,8 @@
 // A/B of two checkouts of Floe on the benchmarked paths — full read (plain store), session read,
 // commit, query, small-object storage — as interleaved pairs of fresh processes, each side running its own built
-// dist/. Run: npx tsx bench/ab.ts --a DIR --b DIR [--pairs 9] [--chunks 20000] [--clock wall|cpu]
+// dist/. Run: npx tsx bench/ab.ts --a DIR --b DIR [--pairs 9] [--chunks 20000] [--clock wall|cpu] [--gc]
+// (--gc: a full GC just before each timed window, so a process's first major GC does not fall in or
+// out of the window by what was allocated before it.)
 // (--clock cpu times user+system CPU of each probe process instead of wall time: on a loaded machine
 // wall-time pairs scatter 0.4-3x, CPU time far less; it does not see time spent waiting on I/O.)
 // (each DIR a checkout with `npm run build` done, e.g. `git worktree add DIR <commit>`, node_modules
@@ -11,9 +13,11 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { median, probeMs } from './support/probe-runner.ts';
 
-const { values } = parseArgs({ options: { a: { type: 'string' }, b: { type: 'string' }, pairs: { type: 'string', default: '9' }, chunks: { type: 'string', default: '20000' }, clock: { type: 'string', default: 'wall' } } });
+const { values } = parseArgs({ options: { a: { type: 'string' }, b: { type: 'string' }, pairs: { type: 'string', default: '9' }, chunks: { type: 'string', default: '20000' }, clock: { type: 'string', default: 'wall' }, gc: { type: 'boolean', default: false } } });
 if (values.clock !== 'wall' && values.clock !== 'cpu') throw new Error('--clock is wall or cpu');
 process.env.FLOE_BENCH_CLOCK = values.clock;
+if (values.gc) process.env.FLOE_BENCH_GC = '1';
+const nodeArgs = values.gc ? ['--expose-gc'] : [];
 if (!values.a || !values.b) throw new Error('usage: bench/ab.ts --a DIR --b DIR [--pairs 9]');
 const PAIRS = Math.max(9, Number(values.pairs));
 const sides = { a: path.resolve(values.a, 'dist/index.js'), b: path.resolve(values.b, 'dist/index.js') };
@@ -42,7 +46,7 @@ try {
       const got: Record<string, number> = {};
       for (const side of pair % 2 ? (['b', 'a'] as const) : (['a', 'b'] as const)) {
         const dir = w.dir(side, pair);
-        got[side] = probeMs(sides[side], w.task, dir, w.extra);
+        got[side] = probeMs(sides[side], w.task, dir, w.extra, nodeArgs);
         if (w.fresh) rmSync(dir, { recursive: true, force: true });
       }
       times.a.push(got.a!);
@@ -51,7 +55,7 @@ try {
     }
     console.log(`| ${w.name} | ${median(times.a).toFixed(0)} | ${median(times.b).toFixed(0)} | ${median(ratios).toFixed(3)} | ${ratios.map((r) => r.toFixed(2)).join(' ')} |`);
   }
-  console.log(`(${PAIRS} interleaved pairs, ${values.clock} time; load average ${load.toFixed(2)} -> ${loadavg()[0]!.toFixed(2)})`);
+  console.log(`(${PAIRS} interleaved pairs, ${values.clock} time${values.gc ? ', GC before each window' : ''}; load average ${load.toFixed(2)} -> ${loadavg()[0]!.toFixed(2)})`);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
