@@ -138,7 +138,15 @@ export function createLimitedServer(handler: Handler, limits: ServerLimits, tls?
 }
 
 /** The server's base URL once listening (IPv6 hosts bracketed). */
-export function baseUrl(server: NodeServer, host: string, tls: boolean): string {
+/** Starts `server` on `host:port` (0: any free port) and resolves with its base URL. */
+export function listenOn(server: NodeServer, port: number, host: string, tls: boolean): Promise<string> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve(baseUrl(server, host, tls)));
+  });
+}
+
+function baseUrl(server: NodeServer, host: string, tls: boolean): string {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;

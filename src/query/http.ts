@@ -15,7 +15,7 @@ import { isFloeError, type ErrorCode } from '../errors.ts';
 import { query, type QueryOptions } from './builder.ts';
 import { executePrepared } from './execute/executor.ts';
 import { formatPlan } from './explain.ts';
-import { baseUrl, createLimitedServer, resolveServerLimits, type NodeServer, type ServerLimitOptions, type ServerLimits, type TlsOptions } from './http-limits.ts';
+import { listenOn, createLimitedServer, resolveServerLimits, type NodeServer, type ServerLimitOptions, type ServerLimits, type TlsOptions } from './http-limits.ts';
 import { bearerTokenCheck, HttpError, readBody, requestUrl, sendError, unauthorized } from './http-request.ts';
 import { applyJsonQuery, parseQueryJson } from './json-query.ts';
 import { MemoryBudget, planningMemory, queryMemory } from './memory-budget.ts';
@@ -89,11 +89,7 @@ export function createQueryServer(source: QuerySource, options: QueryServerOptio
   }, limits, options.tls);
   return {
     server,
-    listen: (port = 0, host = '127.0.0.1') =>
-      new Promise((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, host, () => resolve(baseUrl(server, host, options.tls !== undefined)));
-      }),
+    listen: (port = 0, host = '127.0.0.1') => listenOn(server, port, host, options.tls !== undefined),
     close: () =>
       new Promise((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));

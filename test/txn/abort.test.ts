@@ -18,6 +18,7 @@ import { isFloeError } from '../../src/errors.ts';
 import { FakeClock } from '../../src/testing/fake-clock.ts';
 import { BasicConflictSolver, Repository, Storage } from '../../src/txn/index.ts';
 import { configuredBackoff } from '../../src/txn/config.ts';
+import { abortedSignal, failure, keysOf } from '../support/abort.ts';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'floe-txn-abort-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -29,25 +30,6 @@ const backends: [string, () => ObjectStorage][] = [
 ];
 
 const int32 = (n: number, chunk: number) => ({ shape: [n], chunkShape: [chunk], dataType: 'int32', fillValue: 0 }) as never;
-
-const abortedSignal = () => {
-  const controller = new AbortController();
-  controller.abort(new Error('cancelled'));
-  return controller.signal;
-};
-
-/** The rejection of `promise` and how long it took to come. */
-async function failure(promise: Promise<unknown>): Promise<{ err: unknown; ms: number }> {
-  const started = performance.now();
-  const err = await promise.then(() => undefined, (e: unknown) => e);
-  return { err, ms: performance.now() - started };
-}
-
-async function keysOf(storage: ObjectStorage): Promise<string[]> {
-  const keys: string[] = [];
-  for await (const info of storage.list('')) keys.push(info.key);
-  return keys;
-}
 
 const read = async (repo: Repository, p: string) =>
   Array.from((await (await ZarrArray.open((await repo.readonlySession({ branch: 'main' })).store, p)).get()).data as Int32Array);

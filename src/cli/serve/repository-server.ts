@@ -12,7 +12,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ReadSource } from '../../engine/read-source.ts';
 import { answerError, createQueryHandler, type QueryHandler, type QueryServerContext } from '../../query/http.ts';
-import { baseUrl, createLimitedServer, resolveServerLimits, type NodeServer, type ServerLimitOptions, type TlsOptions } from '../../query/http-limits.ts';
+import { listenOn, createLimitedServer, resolveServerLimits, type NodeServer, type ServerLimitOptions, type TlsOptions } from '../../query/http-limits.ts';
 import { bearerTokenCheck, decodeSegment, HttpError, requestUrl, unauthorized } from '../../query/http-request.ts';
 import { MemoryBudget } from '../../query/memory-budget.ts';
 import type { Repository } from '../../txn/index.ts';
@@ -134,11 +134,7 @@ export function createRepositoryServer(repo: Repository, options: RepositoryServ
 
   return {
     server,
-    listen: (port = 0, host = '127.0.0.1') =>
-      new Promise((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, host, () => resolve(baseUrl(server, host, options.tls !== undefined)));
-      }),
+    listen: (port = 0, host = '127.0.0.1') => listenOn(server, port, host, options.tls !== undefined),
     close: async () => {
       open.clear();
       const closed = new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));

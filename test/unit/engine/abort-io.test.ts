@@ -21,6 +21,7 @@ import { wrapStorage } from '../../../src/engine/storage/wrap.ts';
 import { StorageStore } from '../../../src/engine/store.ts';
 import { V2Array } from '../../../src/engine/v2-array.ts';
 import { isFloeError } from '../../../src/errors.ts';
+import { abortedSignal, failure, keysOf } from '../../support/abort.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'floe-abort-io-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -30,25 +31,6 @@ const backends: Record<string, () => ObjectStorage> = {
   fs: () => new FsStorage({ root: mkdtempSync(path.join(dir, 'fs-')) }),
   sqlite: () => new SqliteStorage({ file: path.join(mkdtempSync(path.join(dir, 'sqlite-')), 'db') }),
 };
-
-const abortedSignal = () => {
-  const controller = new AbortController();
-  controller.abort(new Error('cancelled'));
-  return controller.signal;
-};
-
-/** The rejection of `promise` and how long it took to come. */
-async function failure(promise: Promise<unknown>): Promise<{ err: unknown; ms: number }> {
-  const started = performance.now();
-  const err = await promise.then(() => undefined, (e: unknown) => e);
-  return { err, ms: performance.now() - started };
-}
-
-async function keysOf(storage: ObjectStorage): Promise<string[]> {
-  const keys: string[] = [];
-  for await (const info of storage.list('')) keys.push(info.key);
-  return keys;
-}
 
 describe.each(Object.entries(backends))('an already-aborted signal on %s', (_name, makeStorage) => {
   it('rejects every array and group operation with ABORTED and writes nothing', async () => {
