@@ -12,18 +12,9 @@ import { parseNodeMetadata } from '../../src/format/zarr/metadata.ts';
 import { parseV1Metadata } from '../../src/format/zarr-v1/meta.ts';
 import { createArray, createGroup, openArray, openStore, slice, V1Array } from '../../src/index.ts';
 import { HOSTILE_SEED, hostileRuns } from '../support/hostile-runs.ts';
+import { refusal } from '../support/error-code.ts';
 
 const RUNS = hostileRuns(200);
-
-async function refusal(run: () => Promise<unknown>): Promise<FloeError> {
-  try {
-    await run();
-  } catch (err) {
-    if (isFloeError(err)) return err;
-    throw new Error(`expected a FloeError, got ${String(err)}`, { cause: err });
-  }
-  throw new Error('expected a refusal');
-}
 
 const zarrJson = (shape: readonly number[], chunkShape: readonly number[], extra = ''): string =>
   JSON.stringify({

@@ -8,24 +8,15 @@ import { createArray, createGroup, openArray, openGroup } from '../../src/engine
 import { consolidate } from '../../src/engine/consolidated.ts';
 import { MemoryStorage } from '../../src/engine/storage/memory.ts';
 import { StorageStore } from '../../src/engine/store.ts';
-import { isFloeError, type FloeError } from '../../src/errors.ts';
+import { isFloeError } from '../../src/errors.ts';
 import { configureLimits, DEFAULT_LIMITS, MAX_RANK } from '../../src/format/limits.ts';
 import { encodeV2Attributes, parseV2ArrayMetadata } from '../../src/format/zarr-v2/metadata.ts';
 import { parseZmetadata } from '../../src/format/zarr-v2/consolidated.ts';
+import { refusal } from '../support/error-code.ts';
 
 const store = () => new StorageStore(new MemoryStorage());
 const bytes = (text: string) => new TextEncoder().encode(text);
 const nestedText = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
-
-async function refusal(run: () => unknown): Promise<FloeError> {
-  try {
-    await run();
-  } catch (err) {
-    if (isFloeError(err)) return err;
-    throw new Error(`expected a FloeError, got ${String(err)}`, { cause: err });
-  }
-  throw new Error('expected a refusal');
-}
 
 const zarray = (shape: readonly number[], chunks: readonly number[], extra: Record<string, unknown> = {}) =>
   JSON.stringify({ zarr_format: 2, shape, chunks, dtype: '|u1', compressor: null, fill_value: 0, filters: null, order: 'C', ...extra });

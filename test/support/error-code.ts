@@ -1,6 +1,6 @@
 // What a call throws, as a code a test can compare: the FloeError code, a marked non-Floe error
 // (so an untyped failure shows up in the assertion), or undefined when it did not throw.
-import { isFloeError } from '../../src/errors.ts';
+import { isFloeError, type FloeError } from '../../src/errors.ts';
 
 export function codeOf(run: () => unknown): string | undefined {
   try {
@@ -20,6 +20,17 @@ export function failureOf(run: () => unknown): { code: string; message: string; 
     throw err;
   }
   throw new Error('expected a FloeError');
+}
+
+/** The FloeError a call (sync or async) rejects with; anything else, or no refusal, fails the test. */
+export async function refusal(run: () => unknown): Promise<FloeError> {
+  try {
+    await run();
+  } catch (err) {
+    if (isFloeError(err)) return err;
+    throw new Error(`expected a FloeError, got ${String(err)}`, { cause: err });
+  }
+  throw new Error('expected a refusal');
 }
 
 /** `base` with `patch` applied and `drop` removed, as JSON text: a metadata document to test. */

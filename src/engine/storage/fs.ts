@@ -71,22 +71,33 @@ export class FsStorage implements ObjectStorage {
 
   async get(key: string, range?: ByteRange, options?: AbortOptions): Promise<GetResult | null> {
     try {
-      throwIfAborted(options?.signal, key);
-      const file = this.pathOf(key);
-      if (range) validateRange(range, key);
-      if (!this.dirs.checkParents(key, false)) return null;
-      const opened = openObjectFile(file, key, this.root);
-      if (!opened) return null;
-      try {
-        // Files are never modified in place, so bytes read from this descriptor belong to the
-        // version its fstat gave, even if the key is replaced meanwhile.
-        const { start, end } = resolveRange(range, Number(opened.stats.size));
-        return { bytes: readRange(opened.fd, start, end), version: versionOf(opened.stats) };
-      } finally {
-        closeSync(opened.fd);
-      }
+      // Files are never modified in place, so bytes read from this descriptor belong to the
+      // version its fstat gave, even if the key is replaced meanwhile.
+      return this.withObjectFile(key, range, options, (fd, stats, start, end) => ({ bytes: readRange(fd, start, end), version: versionOf(stats) }));
     } catch (err) {
       throw fsFailure(err, key, this.root);
+    }
+  }
+
+  /**
+   * Opens `key`'s file (never through a link out of the root), resolves `range` against its size
+   * and runs `read` on the descriptor, closing it afterwards; null when the object does not exist.
+   */
+  private withObjectFile<T>(
+    key: string, range: ByteRange | undefined, options: AbortOptions | undefined,
+    read: (fd: number, stats: BigIntStats, start: number, end: number) => T,
+  ): T | null {
+    throwIfAborted(options?.signal, key);
+    const file = this.pathOf(key);
+    if (range) validateRange(range, key);
+    if (!this.dirs.checkParents(key, false)) return null;
+    const opened = openObjectFile(file, key, this.root);
+    if (!opened) return null;
+    try {
+      const { start, end } = resolveRange(range, Number(opened.stats.size));
+      return read(opened.fd, opened.stats, start, end);
+    } finally {
+      closeSync(opened.fd);
     }
   }
 
@@ -96,19 +107,8 @@ export class FsStorage implements ObjectStorage {
 
   async readInto(key: string, target: Uint8Array, range?: ByteRange, options?: AbortOptions): Promise<number | null> {
     try {
-      throwIfAborted(options?.signal, key);
-      const file = this.pathOf(key);
-      if (range) validateRange(range, key);
-      if (!this.dirs.checkParents(key, false)) return null;
-      const opened = openObjectFile(file, key, this.root);
-      if (!opened) return null;
-      try {
-        const { start, end } = resolveRange(range, Number(opened.stats.size));
-        if (end - start > target.length) return end - start;
-        return readRangeInto(opened.fd, start, end, target);
-      } finally {
-        closeSync(opened.fd);
-      }
+      return this.withObjectFile(key, range, options, (fd, _stats, start, end) =>
+        end - start > target.length ? end - start : readRangeInto(fd, start, end, target));
     } catch (err) {
       throw fsFailure(err, key, this.root);
     }
