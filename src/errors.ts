@@ -70,6 +70,8 @@ export interface ErrorDetailsByCode {
     readonly value?: string;
     /** `nearest` with a tolerance: the index of the nearest label, which was too far. */
     readonly nearestIndex?: number;
+    /** Unknown branches and tags: the known names closest to the one given ("did you mean"). */
+    readonly suggestions?: readonly string[];
   };
   /** Creating something that is already there. */
   ALREADY_EXISTS: NoDetails;
@@ -140,6 +142,11 @@ export interface ErrorDetailsByCode {
    * paths; a query's chunks, result bytes, labels or memory), refused before the work starts.
    */
   LIMIT_EXCEEDED: LimitDetails;
+  /** A name or snapshot id prefix that matches more than one thing; `candidates` lists them. */
+  AMBIGUOUS: {
+    /** Everything the name matched: full snapshot ids for an id prefix. */
+    readonly candidates: readonly string[];
+  };
 }
 
 /**
@@ -244,6 +251,7 @@ export const ERROR_CODES = [
   'ABORTED',
   'MISSING_DEPENDENCY',
   'LIMIT_EXCEEDED',
+  'AMBIGUOUS',
 ] as const satisfies readonly (keyof ErrorDetailsByCode)[];
 
 /** The machine-readable kind of a {@link FloeError}; {@link ErrorDetailsByCode} gives its details. */

@@ -1,6 +1,6 @@
-// Naming things on the command line: a version (`main`, a tag, a snapshot id, `main~2` for the
-// second ancestor) and a target `ref:path[slice]` such as `v1:/temperature[0, 10:20, ::2]`.
-import { floeError } from '../errors.ts';
+// Naming things on the command line: a version (a ref expression, src/txn/ref-expression.ts:
+// `main`, a tag, a snapshot id or a 4+ character prefix of one, `main~2`, `v1^`,
+// `main@{2026-11-01}`) and a target `ref:path[slice]` such as `v1:/temperature[0, 10:20, ::2]`.
 import { normalizePath } from '../format/zarr/paths.ts';
 import type { ReadSource } from '../engine/read-source.ts';
 import type { AbortOptions } from '../engine/storage/types.ts';
@@ -15,11 +15,10 @@ export interface Target {
   readonly selection: Selection | undefined;
 }
 
-const SNAPSHOT_ID = /^[0-9A-HJKMNP-TV-Z]{20}$/;
-
 /**
  * `ref:path[slice]`; without a colon the text is a path on `defaultRef`. Refs cannot contain ':'
- * (Icechunk's ref names follow git's rules), so the first colon splits.
+ * (Icechunk's ref names follow git's rules), so the first colon outside `@{...}` (a date holds
+ * colons: `main@{2026-11-01T12:00Z}:/t`) splits.
  */
 export function parseTarget(text: string, defaultRef = 'main'): Target {
   let rest = text.trim();
@@ -30,10 +29,22 @@ export function parseTarget(text: string, defaultRef = 'main'): Target {
     selection = parseSelection(rest.slice(open + 1, -1));
     rest = rest.slice(0, open);
   }
-  const colon = rest.indexOf(':');
+  const colon = refColon(rest);
   const ref = colon >= 0 ? rest.slice(0, colon) || defaultRef : defaultRef;
   const rawPath = colon >= 0 ? rest.slice(colon + 1) : rest;
   return { ref, path: normalizePath(rawPath === '' ? '/' : rawPath.startsWith('/') ? rawPath : '/' + rawPath), selection };
+}
+
+/** The index of the first ':' outside braces, or -1. */
+function refColon(text: string): number {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '{') depth++;
+    else if (c === '}') depth = Math.max(0, depth - 1);
+    else if (c === ':' && depth === 0) return i;
+  }
+  return -1;
 }
 
 /** NumPy's basic indexing: integers, `start:stop:step` with any part omitted, and one `...`. */
@@ -56,21 +67,9 @@ function integer(item: string, whole: string): number {
   return Number(item);
 }
 
-/** Branch, then tag, then snapshot id; `~N` walks N parents back. */
+/** A ref expression as the version to open: see {@link Repository.resolve}. */
 export async function resolveVersion(repo: Repository, ref: string, request?: AbortOptions): Promise<VersionOptions> {
-  const [, base, back] = /^(.*)~(\d+)$/.exec(ref) ?? [];
-  if (base !== undefined && back !== undefined) {
-    let n = Number(back);
-    for await (const s of repo.ancestry({ ...(await resolveVersion(repo, base, request)), ...request })) {
-      if (n-- === 0) return { snapshotId: s.id };
-    }
-    throw floeError('NOT_FOUND', `${base} has fewer than ${back} ancestors; see \`floe log ${base}\``);
-  }
-  const [branches, tags] = await Promise.all([repo.listBranches(request), repo.listTags(request)]);
-  if (branches.includes(ref)) return { branch: ref };
-  if (tags.includes(ref)) return { tag: ref };
-  if (SNAPSHOT_ID.test(ref)) return { snapshotId: ref };
-  throw floeError('NOT_FOUND', `no branch, tag or snapshot ${JSON.stringify(ref)}; branches: ${branches.join(', ') || 'none'}; tags: ${tags.join(', ') || 'none'}`);
+  return (await repo.resolve(ref, request)).version;
 }
 
 /**

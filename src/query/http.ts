@@ -59,7 +59,7 @@ export interface QueryServerContext {
 
 const STATUS: Partial<Record<ErrorCode, number>> = {
   INVALID_ARGUMENT: 400, INVALID_SELECTION: 400, INVALID_KEY: 400, INVALID_NAME: 400, NODE_TYPE_MISMATCH: 400, UNSUPPORTED: 400,
-  NOT_FOUND: 404, LIMIT_EXCEEDED: 413, TIMEOUT: 504,
+  NOT_FOUND: 404, AMBIGUOUS: 400, LIMIT_EXCEEDED: 413, TIMEOUT: 504,
 };
 
 /** Plans listed in /explain's JSON show at most this many requests (`plan.expected.requests` counts all). */

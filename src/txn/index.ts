@@ -12,6 +12,7 @@ export type {
   StorageSettings, StorageTimeoutSettings, U32Bound, U64, VirtualChunkLocationCompressionConfig,
 } from './config.ts';
 export type { DiffResult, SnapshotDescription } from './history.ts';
+export type { ResolvedRef } from './ref-expression.ts';
 export type { VirtualChunkAuthorization, VirtualCredentials } from './virtual-chunks.ts';
 // Straight from the modules: the maintenance index would load expiry, squash and the ops log,
 // which Repository loads on first use.

@@ -4,6 +4,7 @@
 import { requireString } from '../format/arguments.ts';
 import { floeError, type FloeError } from '../errors.ts';
 import { idsEqual, idToString, type SnapshotId } from '../format/icechunk/ids.ts';
+import { closestNames, didYouMean } from '../format/did-you-mean.ts';
 import { appendSnapshot, historyIndex } from '../format/icechunk/history-index.ts';
 import type { RefEntry, RepoInfo, SnapshotInfo } from '../format/icechunk/repo-info.ts';
 import type { RepoChange } from './repo-info-store.ts';
@@ -69,14 +70,21 @@ function findRef(refs: readonly RefEntry[], name: string): RefEntry | undefined 
 
 export function branchTip(info: RepoInfo, branch: string): SnapshotId {
   const ref = findRef(info.branches, branch);
-  if (!ref) throw floeError('NOT_FOUND', `branch '${branch}' does not exist`, { where: branch });
+  if (!ref) throw unknownRef('branch', branch, info.branches);
   return ref.snapshotId;
 }
 
 export function tagTarget(info: RepoInfo, tag: string): SnapshotId {
   const ref = findRef(info.tags, tag);
-  if (!ref) throw floeError('NOT_FOUND', `tag '${tag}' does not exist`, { where: tag });
+  if (!ref) throw unknownRef('tag', tag, info.tags);
   return ref.snapshotId;
+}
+
+/** NOT_FOUND for a branch or tag, with the names closest to it ("did you mean"). */
+function unknownRef(kind: 'branch' | 'tag', name: string, known: readonly RefEntry[]): FloeError<'NOT_FOUND'> {
+  const suggestions = closestNames(name, known.map((r) => r.name));
+  const hint = didYouMean(suggestions, (n) => `'${n}'`);
+  return floeError('NOT_FOUND', `${kind} '${name}' does not exist${hint ? `; ${hint}` : ''}`, { where: name, details: { suggestions } });
 }
 
 const setRef = (refs: readonly RefEntry[], name: string, snapshotId: SnapshotId): RefEntry[] => [

@@ -18,6 +18,7 @@ import type { Snapshot } from '../format/icechunk/snapshot.ts';
 import { configuredBackoff, decodeConfig, loadConfigCodec, mergeConfig, resolveConfig, validateConfig, type RepositoryConfig, type ResolvedConfig } from './config.ts';
 import { ancestors, describeSnapshot, diffSnapshots, snapshotAsOf, type DiffResult, type SnapshotDescription } from './history.ts';
 import { RepoObjects, type CacheBudgets } from './objects.ts';
+import { resolveRefExpression, type ResolvedRef } from './ref-expression.ts';
 import * as refs from './refs.ts';
 import { systemClock, type Clock } from '../engine/storage/clock.ts';
 import { checkConcurrency, DEFAULT_CONCURRENCY } from '../engine/storage/limiter.ts';
@@ -415,6 +416,18 @@ export class Repository {
     await this.writable().update((info) => refs.deleteTag(info, name), requestOf(options));
   }
 
+  /**
+   * The snapshot a ref expression names, as git reads revisions: a branch, a tag, a snapshot id or
+   * a unique prefix of one (4+ characters), then `~N`, `^` and `@{DATE}` steps, e.g. `main~3`,
+   * `v1.0^`, `3KJ9`, `main@{2026-11-01}` (docs/refs.md). `NOT_FOUND` (with the closest names),
+   * `AMBIGUOUS` for a prefix of several ids, `INVALID_ARGUMENT` for bad syntax or an impossible date.
+   */
+  async resolve(expression: string, options?: AbortOptions): Promise<ResolvedRef> {
+    const request = requestOf(options);
+    const info = await this.repoInfo(request);
+    return resolveRefExpression(expression, { info, snapshotExists: (id) => this.objects.snapshotExists(id, request) });
+  }
+
   /** The snapshot of a branch, tag or id and its ancestors, newest first. */
   async *ancestry(options: VersionOptions & AbortOptions): AsyncGenerator<SnapshotDescription> {
     const request = requestOf(options);
@@ -538,7 +551,7 @@ export class Repository {
   // squash and the ops log load on first use (import 'floe' should not pay for them); the
   // GarbageCollection class is public, so gc.ts loads with the package.
 
-  /** Makes snapshots flushed before `olderThan` unreachable from refs (one ExpirationRan update). */
+  /** Makes snapshots flushed before `olderThan` unreachable from refs (one ExpirationRan update; `dryRun`: none). */
   async expireSnapshots(olderThan: Date, options: ExpireOptions = {}): Promise<ExpireResult> {
     const { expireSnapshots } = await import('./maintenance/expire.ts');
     return expireSnapshots(this.writable(), olderThan, options);

@@ -39,6 +39,7 @@ function summarize(err: FloeError): string {
     .with({ code: 'LIMIT_EXCEEDED' }, (e) => `limit:${e.details.kind}:${e.details.limit}`)
     .with({ code: 'STORAGE_ERROR' }, (e) => `storage:${e.details.transient === true ? 'transient' : 'permanent'}`)
     .with({ code: 'ABORTED' }, (e) => `aborted:${e.details.timedOut ? 'timeout' : (e.details.reason ?? '')}`)
+    .with({ code: 'AMBIGUOUS' }, (e) => `ambiguous:${e.details.candidates.length}`)
     .with({ code: P.union('INVALID_ARGUMENT', 'INVALID_SELECTION', 'NOT_FOUND', 'UNSUPPORTED') }, (e) => `${e.code}:${e.details.dim ?? ''}`)
     .with({ code: P.union('INVALID_METADATA', 'CORRUPT_OBJECT') }, (e) => `${e.code}:${e.details.codec ?? ''}`)
     .with(

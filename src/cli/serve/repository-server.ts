@@ -16,7 +16,6 @@ import { listenOn, createLimitedServer, resolveServerLimits, type NodeServer, ty
 import { bearerTokenCheck, decodeSegment, HttpError, requestUrl, unauthorized } from '../../query/http-request.ts';
 import { MemoryBudget } from '../../query/memory-budget.ts';
 import type { Repository } from '../../txn/index.ts';
-import { resolveVersion } from '../targets.ts';
 import { resolveRange } from './byte-range.ts';
 import { statKey } from './stored-object.ts';
 
@@ -60,8 +59,7 @@ export function createRepositoryServer(repo: Repository, options: RepositoryServ
   const open = new Map<string, OpenSnapshot>(); // insertion order = least recently used first
 
   const snapshot = async (ref: string): Promise<{ entry: OpenSnapshot; immutable: boolean }> => {
-    const version = await resolveVersion(repo, ref);
-    const id = 'snapshotId' in version ? version.snapshotId : 'branch' in version ? await repo.lookupBranch(version.branch) : await repo.lookupTag(version.tag);
+    const { snapshotId: id, fixed } = await repo.resolve(ref);
     let entry = open.get(id);
     if (entry) open.delete(id);
     else entry = { source: await repo.readonlySession({ snapshotId: id }) };
@@ -69,7 +67,8 @@ export function createRepositoryServer(repo: Repository, options: RepositoryServ
     // The least recently used goes; its requests in flight keep their own references.
     const [oldest] = open.keys();
     if (open.size > limit && oldest !== undefined) open.delete(oldest);
-    return { entry, immutable: 'snapshotId' in version };
+    // Only a full snapshot id names the same snapshot forever (`main~1` moves with main).
+    return { entry, immutable: fixed };
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {

@@ -25,6 +25,8 @@ export interface ExpireOptions extends AbortOptions {
   deleteExpiredBranches?: boolean;
   /** Delete tags whose target expired. Default false. */
   deleteExpiredTags?: boolean;
+  /** Only say what would change: the result of an expiry now, with nothing written. Default false. */
+  dryRun?: boolean;
 }
 
 /** What {@link Repository.expireSnapshots} changed in the repository's history. */
@@ -130,6 +132,7 @@ export async function expireSnapshots(store: RepoInfoStore, olderThan: Date, opt
     throw floeError('INVALID_ARGUMENT', 'expireSnapshots needs a valid Date as its cutoff');
   }
   const cutoff = olderThan.getTime() * 1000;
+  if (options.dryRun) return planExpiry((await store.read(options.signal ? { signal: options.signal } : undefined)).info, cutoff, options).result;
   let result: ExpireResult | undefined;
   await store.update((current) => {
     const plan = planExpiry(current, cutoff, options);
