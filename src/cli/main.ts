@@ -22,10 +22,12 @@ export function usage(): string {
     'commands:',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
-    'global options:',
+    'global options (before or after the command):',
     '  --repo PATH   the repository: a directory, a SQLite file or s3://bucket/prefix (default ./floe-demo.icechunk, or $FLOE_REPO)',
     '  --json        machine-readable output (read commands)',
     '  --version     the version (with --verbose: Node, platform and which optional packages load)',
+    '',
+    'refs: a branch, a tag, a snapshot id or a unique prefix of 4+ characters, then ~N, ^ or @{DATE}: main~3, v1^, 3KJ9, main@{2026-11-01}',
   ].join('\n');
 }
 

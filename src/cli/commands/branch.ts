@@ -7,7 +7,7 @@ import { snapshotIdOf } from './version-id.ts';
 
 export const branchCommand: CommandSpec = {
   usage: '[list | create NAME [FROM] | delete NAME | reset NAME TO]',
-  details: 'FROM and TO are a branch, tag or snapshot id (FROM defaults to main). reset moves a branch like `git reset --hard`.',
+  details: 'FROM and TO are refs: a branch, tag, snapshot id or id prefix, with ~N, ^ or @{DATE} (FROM defaults to main). reset moves a branch like `git reset --hard`.',
   examples: ['floe branch', 'floe branch create experiment v1.0', 'floe branch reset experiment main~1', 'floe branch delete experiment'],
   async run(ctx) {
     const repo = await openRepository(ctx);

@@ -7,7 +7,7 @@ import { resolveVersion } from '../targets.ts';
 
 export const logCommand: CommandSpec = {
   usage: '[ref] [-n COUNT]',
-  details: 'ref is a branch, tag or snapshot id (default main); ref~N is its N-th ancestor.',
+  details: 'ref is a branch, tag, snapshot id or unique id prefix (default main), with ~N (N-th ancestor), ^ (parent) or @{DATE} (as of an ISO date): main~3, 3KJ9, main@{2026-11-01}.',
   examples: ['floe log', 'floe log v1.0 -n 5', 'floe log main --json'],
   options: { n: { type: 'string', short: 'n' } },
   async run(ctx) {

@@ -8,7 +8,7 @@ import { snapshotIdOf } from './version-id.ts';
 
 export const tagCommand: CommandSpec = {
   usage: '[list | create NAME [REF] | delete NAME]',
-  details: 'REF is a branch, tag or snapshot id (default main). Tags are immutable; a deleted name cannot be reused.',
+  details: 'REF is a branch, tag, snapshot id or id prefix, with ~N, ^ or @{DATE} (default main). Tags are immutable; a deleted name cannot be reused.',
   examples: ['floe tag', 'floe tag create v1.0 main', 'floe tag delete v1.0', 'floe tag --json'],
   async run(ctx) {
     const repo = await openRepository(ctx);
