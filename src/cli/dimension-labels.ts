@@ -26,7 +26,6 @@ export interface DimCoordinate {
 export async function loadDimCoordinate(source: ReadSource, arrayPath: string, dim: string, length: number, request?: AbortOptions): Promise<DimCoordinate | undefined> {
   if (dim.startsWith('#')) return undefined; // an unnamed dimension (the planner's `#i`)
   const path = joinPath(parentPath(arrayPath), dim);
-  if (path === arrayPath) return undefined;
   const node = await source.node(path, request);
   if (!node || node.kind !== 'array') return undefined;
   const meta = nodeMetadata(node);
