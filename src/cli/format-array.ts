@@ -72,7 +72,7 @@ function range(from: number, to: number): number[] {
 }
 
 /** A formatter for one element index, chosen once from the elements that will be shown. */
-function elementFormatter(data: ArrayData, dataType: DataType, shownIndices: readonly number[]): (i: number) => string {
+export function elementFormatter(data: ArrayData, dataType: DataType, shownIndices: readonly number[]): (i: number) => string {
   const lanes = dataType.lanes;
   switch (dataType.kind) {
     case 'bool':

@@ -19,6 +19,15 @@ export interface NodeSummary {
   readonly dimensionNames?: readonly (string | null)[];
   readonly chunksStored?: number;
   readonly storedBytes?: number;
+  /** Chunks (shards, when sharded) of the whole grid, stored or not, and the grid's shape in chunks. */
+  readonly gridChunks?: number;
+  readonly gridShape?: readonly number[];
+  /** Inner chunks per shard of a sharded array. */
+  readonly innerChunksPerShard?: number;
+  /** The whole array in memory (undefined for variable-length types, whose size is only known by reading). */
+  readonly decodedBytes?: number;
+  /** The stored chunks decoded (each chunk full-size, as Zarr stores edge chunks). */
+  readonly storedDecodedBytes?: number;
   readonly attributes: Readonly<Record<string, JsonValue>>;
 }
 
@@ -55,6 +64,7 @@ export async function summarizeNode(source: ReadSource, node: NodeInfo, withStor
   if (meta.nodeType === 'group') return { path: node.path, kind: 'group', attributes: meta.attributes };
   const stored = withStorage ? await storage(source, node.path, request) : undefined;
   const inner = innerShape(meta);
+  const sizes = arraySizes(meta.shape, meta.chunkShape, inner, meta.dataType.itemSize, stored?.chunksStored);
   return {
     path: node.path,
     kind: 'array',
@@ -65,7 +75,23 @@ export async function summarizeNode(source: ReadSource, node: NodeInfo, withStor
     codecs: codecText(meta.codecs),
     ...(meta.dimensionNames ? { dimensionNames: meta.dimensionNames } : {}),
     ...stored,
+    ...sizes,
     attributes: meta.attributes,
+  };
+}
+
+const product = (xs: readonly number[]): number => xs.reduce((a, b) => a * b, 1);
+
+/** Grid chunk counts and decoded sizes, from metadata alone (itemSize 0: a variable-length type). */
+export function arraySizes(shape: readonly number[], chunkShape: readonly number[], inner: readonly number[] | undefined, itemSize: number, chunksStored: number | undefined) {
+  const gridShape = shape.map((n, d) => Math.ceil(n / Math.max(1, chunkShape[d] ?? 1)));
+  const chunkBytes = product(chunkShape) * itemSize;
+  return {
+    gridChunks: product(gridShape),
+    gridShape,
+    ...(inner ? { innerChunksPerShard: product(chunkShape.map((c, d) => Math.ceil(c / Math.max(1, inner[d] ?? 1)))) } : {}),
+    ...(itemSize > 0 ? { decodedBytes: product(shape) * itemSize } : {}),
+    ...(itemSize > 0 && chunksStored !== undefined ? { storedDecodedBytes: chunksStored * chunkBytes } : {}),
   };
 }
 

@@ -127,7 +127,7 @@ describe('every floe command as a spawned process on real files', () => {
     ]);
     expect(query.code, query.stderr).toBe(0);
     // rows y=10, 20 (indices 1, 2), columns 4 and 5: 14.25 15.25 / 24.25 25.25
-    expect(query.stdout).toBe('/weather/temp float32 [2, 2] (y, x)\n[[14.25 15.25]\n [24.25 25.25]]\n');
+    expect(query.stdout).toBe('/weather/temp float32 [2, 2] (y, x), units K\ny \\ x    400    500\n10     14.25  15.25\n20     24.25  25.25\n');
     expect(query.stderr).toMatch(/^\d+ requests?, /);
     const plan = json<{ plan: { dims: { name: string; count: number }[]; arrays: { path: string; resultShape: number[] }[] }; text: string }>(explain);
     expect(plan.plan.dims.map((d) => [d.name, d.count])).toEqual([['y', 2], ['x', 2]]);

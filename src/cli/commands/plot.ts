@@ -1,43 +1,101 @@
-// `floe plot ref:path[slice]`: a 2-D slice as a PNG heat map with a colour bar.
+// `floe plot ref:path[slice]`: a 2-D selection as a heat map with a colour bar, a 1-D one as a
+// line plot, as PNG: titled with the array, selection and version, axes labelled in coordinate
+// units (dates for CF time), the colour bar (or y axis) titled with the units attribute.
 import { writeFileSync } from 'node:fs';
 import { encode } from 'fast-png';
 import { floeError } from '../../errors.ts';
-import { UsageError, type CommandSpec } from '../command.ts';
+import { normalizeSelection, type DimSelection, type Selection } from '../../engine/selection.ts';
+import { UsageError, type CommandContext, type CommandSpec } from '../command.ts';
+import { labelsAt, loadDimCoordinate, valuesAt } from '../dimension-labels.ts';
+import type { AxisSpec } from '../plot/axis.ts';
+import { COLORMAP_NAMES, colormapByName } from '../plot/colormap.ts';
+import { checkRequestedRange, type RequestedRange } from '../plot/colour-range.ts';
 import { barLabel, renderHeatmap } from '../plot/heatmap.ts';
-import { openTargetArray, readTarget } from '../read-target.ts';
+import { renderLinePlot } from '../plot/line-plot.ts';
+import { openTargetArray, readTarget, type OpenedTarget } from '../read-target.ts';
 import { openRepository } from '../repository-location.ts';
-import { parseTarget } from '../targets.ts';
+import { parseTarget, type Target } from '../targets.ts';
 
 const MAX_VALUES = 1 << 26;
 
 export const plotCommand: CommandSpec = {
-  usage: "'ref:path[slice]' [-o FILE] [--vmin V] [--vmax V]",
+  usage: "'ref:path[slice]' [-o FILE] [--vmin V] [--vmax V] [--cmap NAME]",
   details: [
-    'The selection must leave two dimensions (rows top to bottom, columns left to right). NaN is grey.',
+    'A selection leaving two dimensions is a heat map (rows top to bottom, columns left to right) with a colour bar;',
+    'one leaving one dimension is a line plot. Axes are labelled from the coordinate arrays named like the',
+    'dimensions (dates for CF time); missing values (NaN) are hatched grey.',
     '-o FILE        output file (default: <array name>.png)',
-    '--vmin/--vmax  the colour range (default: the finite minimum and maximum)',
+    '--vmin/--vmax  the colour range, or the line plot\'s y range (default: the finite minimum and maximum)',
+    `--cmap NAME    colour map: ${COLORMAP_NAMES.join(', ')} (coolwarm and bwr diverge around 0); NAME_r reverses`,
   ].join('\n'),
-  examples: ["floe plot 'v1.0:/climate/temperature[182]' -o july.png", "floe plot 'main:/climate/temperature[:, 90, :]' --vmin 250 --vmax 310"],
-  options: { output: { type: 'string', short: 'o' }, vmin: { type: 'string' }, vmax: { type: 'string' } },
+  examples: [
+    "floe plot 'v1.0:/climate/temperature[182]' -o july.png",
+    "floe plot 'main:/climate/temperature[:, 90, :]' --vmin 250 --vmax 310 --cmap magma",
+    "floe plot 'v1.0:/climate/temperature[:, 8, 40]' -o series.png",
+  ],
+  options: { output: { type: 'string', short: 'o' }, vmin: { type: 'string' }, vmax: { type: 'string' }, cmap: { type: 'string' } },
   async run(ctx) {
     ctx.atMost(1);
     const target = parseTarget(ctx.positional(0, 'the array slice (ref:path[slice])'));
+    const range: RequestedRange = { min: ctx.number('vmin'), max: ctx.number('vmax') };
+    checkRequestedRange(range); // before any reading: a wrong range fails at once
+    const colormap = colormapByName(ctx.string('cmap') ?? 'viridis');
     const repo = await openRepository(ctx);
     const opened = await openTargetArray(repo, target, ctx.request);
-    if (opened.shape.length !== 2) {
-      throw new UsageError(`the selection has ${opened.shape.length} dimensions [${opened.shape.join(', ')}]; plot needs 2, e.g. ${target.ref}:${target.path}[0] for the first plane`);
+    if (opened.shape.length !== 1 && opened.shape.length !== 2) {
+      throw new UsageError(`the selection has ${opened.shape.length} dimensions [${opened.shape.join(', ')}]; plot draws 2 (a heat map) or 1 (a line), e.g. ${target.ref}:${target.path}[0] for the first plane`);
     }
     const kind = opened.array.dataType.kind;
     if (kind !== 'float' && kind !== 'int' && kind !== 'uint' && kind !== 'bool') throw floeError('UNSUPPORTED', `plot draws numbers; ${target.path} is ${opened.array.dtype}`);
     const values = await readTarget(opened, target, MAX_VALUES, ctx.request);
     const numbers = values.data instanceof BigInt64Array || values.data instanceof BigUint64Array ? Float64Array.from(values.data, Number) : (values.data as ArrayLike<number>);
-    const [rows, cols] = opened.shape as [number, number];
-    const range = { ...(ctx.number('vmin') !== undefined ? { min: ctx.number('vmin')! } : {}), ...(ctx.number('vmax') !== undefined ? { max: ctx.number('vmax')! } : {}) };
-    const map = renderHeatmap(numbers, rows, cols, range);
-    const file = ctx.resolvePath(ctx.string('output') ?? `${target.path.split('/').pop() || 'plot'}.png`);
-    writeFileSync(file, encode({ width: map.layout.width, height: map.layout.height, data: map.pixels, channels: 3, depth: 8 }));
-    const result = { file, width: map.layout.width, height: map.layout.height, rows, cols, min: map.min, max: map.max };
+    const { axes, fixed } = await describeDims(ctx, opened, target);
+    const attributes = opened.array.attributes;
+    const units = typeof attributes.units === 'string' ? attributes.units : undefined;
+    const longName = typeof attributes.long_name === 'string' ? attributes.long_name : typeof attributes.standard_name === 'string' ? attributes.standard_name : undefined;
+    const title = [`${target.path}${selectionText(target.selection)} @ ${target.ref}`, [longName, ...fixed].filter(Boolean).join(', ')];
+    const shown = ctx.string('output') ?? `${target.path.split('/').pop() || 'plot'}.png`;
+    const file = ctx.resolvePath(shown);
+    const [first, second] = axes;
+    const drawn = second && first
+      ? renderHeatmap({ values: numbers, rows: first.indices.length, cols: second.indices.length, y: first, x: second, title, units, colormap, range })
+      : renderLinePlot({ values: numbers, x: first ?? { name: 'index', indices: [] }, title, yTitle: `${target.path.split('/').pop() || target.path}${units ? ` (${units})` : ''}`, range });
+    const { width, height } = drawn.layout;
+    writeFileSync(file, encode({ width, height, data: drawn.pixels, channels: 3, depth: 8 }));
+    const span = 'range' in drawn ? drawn.range : drawn.layout.yRange;
+    const result = { file, kind: second ? 'heatmap' : 'line', width, height, shape: opened.shape, min: span?.min ?? null, max: span?.max ?? null, noData: span === undefined };
     if (ctx.json) return ctx.printJson(result);
-    ctx.print(`wrote ${file}: ${rows} x ${cols} values as ${result.width} x ${result.height} px, colours from ${barLabel(map.min)} to ${barLabel(map.max)}`);
+    const what = span === undefined ? 'no data (all values missing)' : second ? `colours from ${barLabel(span.min)} to ${barLabel(span.max)} (${colormap.name})` : `y from ${barLabel(span.min)} to ${barLabel(span.max)}`;
+    ctx.print(`wrote ${shown}: ${opened.shape.join(' x ')} values as ${width} x ${height} px, ${what}`);
   },
 };
+
+/** Axis specs of the kept dimensions and "name = label" for the ones an integer index dropped. */
+async function describeDims(ctx: CommandContext, opened: OpenedTarget, target: Target): Promise<{ axes: AxisSpec[]; fixed: string[] }> {
+  const { array, source } = opened;
+  const dims: DimSelection[] = normalizeSelection(target.selection, array.shape);
+  const axes: AxisSpec[] = [];
+  const fixed: string[] = [];
+  for (const [d, sel] of dims.entries()) {
+    const name = array.dimensionNames?.[d] ?? `dim ${d}`;
+    const indices = Array.from({ length: sel.count }, (_, k) => sel.start + k * sel.step);
+    const coordinate = await loadDimCoordinate(source, target.path, name, array.shape[d] ?? 0, ctx.request);
+    if (sel.drop) {
+      fixed.push(`${name} = ${labelsAt(coordinate, indices).join('')}`);
+      continue;
+    }
+    axes.push({ name, units: coordinate?.units, values: valuesAt(coordinate, indices), indices, time: coordinate?.time, float32: coordinate?.float32 });
+  }
+  return { axes, fixed };
+}
+
+/** The selection as typed: `[182]`, `[:, 90, ::2]`; empty for the whole array. */
+export function selectionText(selection: Selection | undefined): string {
+  if (!selection || selection.length === 0) return '';
+  const item = (s: Selection[number]): string => {
+    if (s === null) return ':';
+    if (s === '...' || typeof s === 'number') return String(s);
+    return `${s.start ?? ''}:${s.stop ?? ''}${s.step !== null ? `:${s.step}` : ''}`;
+  };
+  return `[${selection.map(item).join(', ')}]`;
+}

@@ -1,14 +1,17 @@
 // `floe query` and `floe explain`: the query DSL on a version of the repository. explain plans
-// without reading data (which requests, how many bytes); query runs it and prints the values.
-import { parseDataType } from '../../format/zarr/data-types.ts';
+// without reading data and leads with what it will cost (requests, bytes); query runs it and
+// prints every array it read with the labels of its rows and columns (text, --json or --csv).
 import { applyJsonQuery } from '../../query/json-query.ts';
 import { query, type QueryBuilder } from '../../query/builder.ts';
-import type { CommandContext, CommandSpec } from '../command.ts';
-import { formatArray } from '../format-array.ts';
+import { totalCount } from '../../query/metered-store.ts';
+import type { QueryPlan } from '../../query/plan/plan-types.ts';
+import { UsageError, type CommandContext, type CommandSpec } from '../command.ts';
+import { writeAll } from '../io.ts';
 import { formatBytes } from '../node-summary.ts';
+import { describeResult, queryJson, queryText, writeQueryCsv } from '../query-output.ts';
 import { parseQueryText } from '../query-text.ts';
 import { openRepository } from '../repository-location.ts';
-import { openReadonly } from '../targets.ts';
+import { openReadonly, type VersionReader } from '../targets.ts';
 
 const QUERY_HELP = [
   'QUERY is builder calls or JSON (quote it for the shell):',
@@ -19,12 +22,28 @@ const QUERY_HELP = [
   '--ref REF   the version to query (branch, tag, snapshot id; default main)',
 ].join('\n');
 
-async function prepare(ctx: CommandContext): Promise<QueryBuilder> {
+async function prepare(ctx: CommandContext): Promise<{ builder: QueryBuilder; source: VersionReader }> {
   ctx.atMost(1);
   const json = parseQueryText(ctx.positional(0, 'the query'));
   const repo = await openRepository(ctx);
   const request = ctx.request;
-  return applyJsonQuery(query(await openReadonly(repo, ctx.string('ref') ?? 'main', request), { ...request }), json);
+  const source = await openReadonly(repo, ctx.string('ref') ?? 'main', request);
+  return { builder: applyJsonQuery(query(source, { ...request }), json), source };
+}
+
+/** What a plan will cost, in one line and as JSON: data requests and bytes, the result's size, what planning read. */
+export function planEstimate(plan: QueryPlan) {
+  const e = plan.expected;
+  const planning = totalCount(plan.planning);
+  const resultBytes = plan.arrays.reduce((n, a) => n + a.resultBytes, 0);
+  return { requests: e.requests, bytes: e.bytes, unknownSizeObjects: e.unknownSizeObjects, resultBytes, planningRequests: planning.requests, planningBytes: planning.bytes };
+}
+
+export function estimateLine(plan: QueryPlan): string {
+  const e = planEstimate(plan);
+  const unknown = e.unknownSizeObjects > 0 ? ` + ${e.unknownSizeObjects} whole object${e.unknownSizeObjects === 1 ? '' : 's'} of unknown size` : '';
+  const arrays = plan.arrays.map((a) => `[${a.resultShape.join(' x ')}] ${a.dtype}`).join(' + ');
+  return `estimate: ${e.requests} request${e.requests === 1 ? '' : 's'}, ${formatBytes(e.bytes)} of data to fetch${unknown}; result ${arrays}, ${formatBytes(e.resultBytes)} in memory; planning read ${e.planningRequests} request${e.planningRequests === 1 ? '' : 's'}, ${formatBytes(e.planningBytes)}`;
 }
 
 export const explainCommand: CommandSpec = {
@@ -33,29 +52,37 @@ export const explainCommand: CommandSpec = {
   examples: [`floe explain '.from("/climate/temperature").where("lat", "between", [30, 60])' --ref v1.0`],
   options: { ref: { type: 'string' } },
   async run(ctx) {
-    const explained = await (await prepare(ctx)).explain();
-    if (ctx.json) return ctx.printJson({ plan: explained.plan, text: explained.text });
+    const explained = await (await prepare(ctx)).builder.explain();
+    if (ctx.json) return ctx.printJson({ estimate: planEstimate(explained.plan), plan: explained.plan, text: explained.text });
+    ctx.print(estimateLine(explained.plan));
     ctx.print(explained.text);
   },
 };
 
 export const queryCommand: CommandSpec = {
-  usage: "'QUERY' [--ref REF] [--plan]",
-  details: `${QUERY_HELP}\n--plan      print the plan first`,
+  usage: "'QUERY' [--ref REF] [--plan] [--csv] [--threshold N]",
+  details: [
+    QUERY_HELP,
+    '--plan      print the plan first',
+    '--csv       one row per selected element: each dimension\'s label, then each array\'s value',
+    '--threshold N   print every value up to N values per array (default 1000), else only the edges',
+  ].join('\n'),
   examples: [
     `floe query '.from("/climate/temperature").where("time", "=", 2024-07-01).nearest("lat", 52.5).nearest("lon", 13.4)'`,
     `floe query '{"from": "/climate/lat", "ops": [{"limit": ["lat", 5]}]}' --json`,
+    `floe query '.from("/climate/temperature").where("time", "between", [2024-07-01, 2024-07-03]).nearest("lat", 52.5).nearest("lon", 13.4)' --csv`,
   ],
-  options: { ref: { type: 'string' }, plan: { type: 'boolean' } },
+  options: { ref: { type: 'string' }, plan: { type: 'boolean' }, csv: { type: 'boolean' }, threshold: { type: 'string' } },
   async run(ctx) {
-    const q = await prepare(ctx);
-    const result = await q.execute();
+    if (ctx.json && ctx.flags.csv) throw new UsageError('--json and --csv are alternatives; pick one');
+    const { builder, source } = await prepare(ctx);
+    const result = await builder.execute();
+    const described = await describeResult(source, result, ctx.request);
+    if (ctx.json) return ctx.printJson(queryJson(builder.toString(), described));
+    if (ctx.flags.csv) return writeQueryCsv((text) => writeAll(ctx.io.stdout, text), described);
+    if (ctx.flags.plan) ctx.print((await builder.explain()).text);
+    ctx.print(queryText(described, { threshold: ctx.number('threshold') ?? 1000, lineWidth: ctx.io.stdout.columns ?? 75 }));
     const r = result.report;
-    if (ctx.json) return ctx.printJson({ query: q.toString(), path: result.path, dtype: result.dtype, dims: result.dims, shape: result.shape, data: result.data, report: r });
-    if (ctx.flags.plan) ctx.print((await q.explain()).text);
-    const dataType = parseDataType(result.dtype);
-    ctx.print(`${result.path} ${result.dtype} [${result.shape.join(', ')}] (${result.dims.join(', ')})`);
-    ctx.print(formatArray(result.data, result.shape, dataType, { lineWidth: ctx.io.stdout.columns ?? 75 }));
     ctx.note(`${r.total.requests} requests, ${formatBytes(r.total.bytes)} in ${r.elapsedMs.toFixed(0)} ms`);
   },
 };

@@ -1,8 +1,9 @@
-// `floe show ref:path`: a node's metadata (its zarr.json) and attributes, plus what it stores.
+// `floe show ref:path`: a node's metadata (its zarr.json) and attributes, plus what it stores:
+// the chunk grid and how much of it is stored, and the array's size decoded and as stored.
 import { floeError } from '../../errors.ts';
 import { parseJson, stringifyJson } from '../../format/json.ts';
 import type { CommandSpec } from '../command.ts';
-import { formatBytes, summarizeNode } from '../node-summary.ts';
+import { formatBytes, summarizeNode, type NodeSummary } from '../node-summary.ts';
 import { openRepository } from '../repository-location.ts';
 import { openReadonly, parseTarget } from '../targets.ts';
 
@@ -26,7 +27,7 @@ export const showCommand: CommandSpec = {
       ctx.print(`  dtype       ${summary.dtype}`);
       ctx.print(`  chunks      [${summary.chunkShape!.join(', ')}]${summary.innerChunkShape ? `, inner chunks [${summary.innerChunkShape.join(', ')}]` : ''}`);
       ctx.print(`  codecs      ${summary.codecs}`);
-      ctx.print(`  stored      ${summary.chunksStored} chunks, ${formatBytes(summary.storedBytes ?? 0)}`);
+      for (const line of sizeLines(summary)) ctx.print(line);
     }
     const attrs = Object.entries(summary.attributes);
     ctx.print(attrs.length === 0 ? '  attributes  (none)' : '  attributes');
@@ -35,3 +36,17 @@ export const showCommand: CommandSpec = {
     ctx.print(stringifyJson(metadata).replace(/^/gm, '  '));
   },
 };
+
+/** The grid (chunks, and inner chunks per shard), what is stored of it, and the sizes decoded and stored. */
+export function sizeLines(s: NodeSummary): string[] {
+  const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+  const unit = s.innerChunksPerShard !== undefined ? 'shard' : 'chunk';
+  const inner = s.innerChunksPerShard !== undefined ? `, ${plural(s.innerChunksPerShard, 'inner chunk')} each` : '';
+  const lines = [`  grid        ${plural(s.gridChunks ?? 0, unit)} [${(s.gridShape ?? []).join(' x ')}]${inner}`];
+  const stored = s.storedBytes ?? 0;
+  const decoded = s.storedDecodedBytes !== undefined ? `, ${formatBytes(s.storedDecodedBytes)} decoded${stored > 0 ? ` (compression ${(s.storedDecodedBytes / stored).toFixed(2)})` : ''}` : '';
+  lines.push(`  stored      ${(s.chunksStored ?? 0).toLocaleString('en-US')} of ${plural(s.gridChunks ?? 0, unit)}: ${formatBytes(stored)}${decoded}`);
+  const values = plural((s.shape ?? []).reduce((a, b) => a * b, 1), 'value');
+  lines.push(`  array       ${s.decodedBytes !== undefined ? `${formatBytes(s.decodedBytes)} decoded, ${values}` : `${values} (variable-length: the size is known only by reading)`}`);
+  return lines;
+}
