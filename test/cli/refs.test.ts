@@ -74,7 +74,7 @@ describe('refs like git', () => {
     expect([show.code, show.stderr]).toEqual([0, '']);
     expect(show.stdout).toContain(`group /weather in ${prefix} @ ${sample.tip}`);
     expect(JSON.parse((await cli('ls', prefix.toLowerCase(), '--json')).stdout)).toMatchObject({ snapshotId: sample.tip });
-    expect((await cli('diff', sample.v1.slice(0, 5), prefix)).stdout).toContain('~ chunks   /weather/temperature: 1 chunk [0,0,0]');
+    expect((await cli('diff', sample.v1.slice(0, 5), prefix)).stdout).toContain('~ chunks   /weather/temperature: 1 of 6 chunks changed [0,0,0]');
     expect((await cli('tag', 'create', 'by-prefix', prefix)).stdout).toBe(`created tag by-prefix at ${sample.tip}\n`);
     const tooShort = await cli('log', sample.tip.slice(0, 3));
     expect([tooShort.code, oneLine(tooShort)]).toEqual([1, [expect.stringContaining('a snapshot id prefix needs at least 4 characters')]]);
