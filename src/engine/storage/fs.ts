@@ -234,6 +234,10 @@ export class FsStorage implements ObjectStorage {
 
   async close(): Promise<void> {}
 
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
   /**
    * Removes temp files that crashed writers left behind (`.floe-tmp-*`, broken locks), if older
    * than `olderThanMs` (default 1 hour, far longer than any write). Returns how many it removed.

@@ -127,6 +127,10 @@ export class MemoryStorage implements ObjectStorage {
     this.closed = true;
   }
 
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
   private store(key: string, bytes: Uint8Array): VersionToken {
     this.generation += 1;
     const version = `g${this.generation}`;
