@@ -265,6 +265,7 @@ export class Repository {
     await this.objects.storage.close();
   }
 
+  /** {@link close}, for `await using`. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }

@@ -174,6 +174,7 @@ export class Storage {
     return this.backend.close();
   }
 
+  /** {@link close}, for `await using`. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }

@@ -234,6 +234,7 @@ export class FsStorage implements ObjectStorage {
 
   async close(): Promise<void> {}
 
+  /** {@link close}, for `await using`. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }

@@ -127,6 +127,7 @@ export class MemoryStorage implements ObjectStorage {
     this.closed = true;
   }
 
+  /** {@link close}, for `await using`. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }

@@ -317,6 +317,7 @@ export class S3Storage implements ObjectStorage {
     if (this.client && this.client !== this.options.client) this.client.destroy();
   }
 
+  /** {@link close}, for `await using`. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }

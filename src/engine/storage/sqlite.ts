@@ -229,6 +229,7 @@ export class SqliteStorage implements ObjectStorage {
     }
   }
 
+  /** {@link close}, for `await using`. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
