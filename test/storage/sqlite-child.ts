@@ -2,13 +2,17 @@
 //   commit FILE WORKER COMMITS DEADLINE_MS: COMMITS commits to main (array /d, element WORKER*COMMITS+m
 //     set to its value), rebasing over the other writers; prints one JSON line per commit; closes.
 //   hold FILE: one commit, prints "ready", then waits to be killed without closing.
+//   create FILE: opens or creates the repository (racing the other children on a new file), prints main's tip.
 import { ZarrArray } from '../../src/engine/array.ts';
 import { BasicConflictSolver, Repository, Storage } from '../../src/txn/index.ts';
 
 const [mode, file, workerText, commitsText, deadlineText] = process.argv.slice(2);
 if (file === undefined) throw new Error('usage: commit|hold FILE ...');
 
-if (mode === 'hold') {
+if (mode === 'create') {
+  await using repo = await Repository.openOrCreate(Storage.newSqlite(file));
+  process.stdout.write(`${await repo.lookupBranch('main')}\n`);
+} else if (mode === 'hold') {
   const repo = await Repository.open(Storage.newSqlite(file));
   const session = await repo.writableSession('main');
   await (await ZarrArray.open(session.store, '/d')).set([0], -1);

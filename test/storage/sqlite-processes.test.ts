@@ -82,6 +82,16 @@ describe('several processes on one SQLite repository', () => {
     expect(Array.from(data.data as Int32Array)).toEqual(Array.from({ length: WORKERS * COMMITS }, (_, i) => i + 1));
   }, DEADLINE_MS + 30_000);
 
+  it(`${WORKERS} processes open a new file at once: one repository, claimed once, one file left`, async () => {
+    const dir = mkdtempSync(path.join(scratch, 'new-'));
+    const file = path.join(dir, 'repo.db');
+    const tips = (await Promise.all(Array.from({ length: WORKERS }, () => finish(start(['create', file]))))).flat();
+    expect(tips).toHaveLength(WORKERS);
+    expect(new Set(tips).size).toBe(1);
+    expect(readdirSync(dir)).toEqual(['repo.db']);
+    expect(integrity(file)).toBe('ok');
+  }, DEADLINE_MS);
+
   it('a process killed before closing leaves -wal and -shm; the next command folds them in and keeps its commit', async () => {
     const dir = mkdtempSync(path.join(scratch, 'killed-'));
     const file = await newRepository(dir, 1);

@@ -253,7 +253,9 @@ export class SqliteStorage implements ObjectStorage {
 
 /**
  * Opens the file, makes sure it is a Floe repository (claimDatabase) and only then switches it to
- * WAL, which rewrites the header: a refused file is closed unchanged.
+ * WAL, which rewrites the header: a refused file is closed unchanged. Always read-write, even for a
+ * reader: a read-only connection to a WAL file leaves `-wal` and `-shm` behind when it closes
+ * (measured with better-sqlite3 12.11, SQLite 3.53).
  */
 function openDatabase(open: typeof Database, options: SqliteStorageOptions): Database.Database {
   let db: Database.Database;
