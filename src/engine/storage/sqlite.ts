@@ -53,7 +53,8 @@ interface ObjectRow {
 /**
  * Single-file SQLite {@link ObjectStorage} (needs the optional peer `better-sqlite3`). Each write is
  * one `BEGIN IMMEDIATE` transaction, so conditional writes are atomic across threads and processes;
- * WAL mode lets readers run beside the writer.
+ * WAL mode lets readers run beside the writer. Once closed (`close()`, `await using`) the repository
+ * is one file. A file that is not a Floe repository is refused (NOT_A_REPOSITORY) and left untouched.
  */
 export class SqliteStorage implements ObjectStorage {
   readonly kind = 'sqlite';
