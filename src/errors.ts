@@ -75,6 +75,20 @@ export interface ErrorDetailsByCode {
   };
   /** Creating something that is already there. */
   ALREADY_EXISTS: NoDetails;
+  /**
+   * A file, database or directory that holds something other than a Floe repository: refused, and
+   * left exactly as it was.
+   */
+  NOT_A_REPOSITORY: {
+    /**
+     * `'not-sqlite'`: a file that is not a SQLite database; `'foreign-database'`: a SQLite
+     * database of another application; `'not-empty'`: a directory (or S3 prefix) holding other
+     * files, where `floe init` would have written a repository beside them.
+     */
+    readonly reason: 'not-sqlite' | 'foreign-database' | 'not-empty';
+    /** What is there instead, as text: `a Zarr store (zarr.json)`, `application_id 0x12345678`, `tables: users`. */
+    readonly found?: string;
+  };
   /** Expected an array, found a group (or the reverse). */
   NODE_TYPE_MISMATCH: NoDetails;
   /** A codec, data type or feature Floe does not implement. */
@@ -108,6 +122,16 @@ export interface ErrorDetailsByCode {
   CONFLICT: ConflictDetails;
   /** A write through a read-only store, session or repository. */
   READ_ONLY: NoDetails;
+  /**
+   * A write through an array handle whose layout changed since it was opened (another handle on
+   * the same store resized or replaced the array): reopen the array and write again.
+   */
+  STALE_HANDLE: {
+    /** The shape this handle was opened with. */
+    readonly handleShape: readonly number[];
+    /** The array's shape now, set by the other handle. */
+    readonly storedShape: readonly number[];
+  };
   /** A virtual chunk container or credential the repository does not allow. */
   UNAUTHORIZED: {
     /** Why the virtual chunk read was refused. */
@@ -252,6 +276,8 @@ export const ERROR_CODES = [
   'MISSING_DEPENDENCY',
   'LIMIT_EXCEEDED',
   'AMBIGUOUS',
+  'NOT_A_REPOSITORY',
+  'STALE_HANDLE',
 ] as const satisfies readonly (keyof ErrorDetailsByCode)[];
 
 /** The machine-readable kind of a {@link FloeError}; {@link ErrorDetailsByCode} gives its details. */

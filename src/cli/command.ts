@@ -31,12 +31,50 @@ export class UsageError extends Error {
 }
 
 export class CommandContext {
+  /** What the command opened (repositories, storages), closed when it ends: see `closingAfter`. */
+  private readonly opened: AsyncDisposable[] = [];
+
   constructor(
     readonly io: CliIo,
     readonly command: string,
     readonly positionals: readonly string[],
     readonly flags: FlagValues,
   ) {}
+
+  /** Registers something the command opened, to be closed when the command ends (a SQLite file is left as one file). */
+  closeWhenDone<T extends AsyncDisposable>(resource: T): T {
+    this.opened.push(resource);
+    return resource;
+  }
+
+  /**
+   * Runs the command, then closes what it opened, newest first, whether it succeeded or not. When
+   * the command failed, its error is the one reported; a failure to close is then a note on stderr.
+   */
+  async closingAfter<T>(task: () => Promise<T>): Promise<T> {
+    let result: T;
+    try {
+      result = await task();
+    } catch (err) {
+      await this.closeOpened().catch((closeErr: unknown) => this.note(`floe ${this.command}: also failed to close: ${closeErr instanceof Error ? closeErr.message : String(closeErr)}`));
+      throw err;
+    }
+    await this.closeOpened();
+    return result;
+  }
+
+  /** Closes every registered resource, all of them even when one fails (the first failure is thrown). */
+  private async closeOpened(): Promise<void> {
+    let failure: { error: unknown } | undefined;
+    for (const resource of this.opened.splice(0).reverse()) {
+      try {
+        await resource[Symbol.asyncDispose]();
+      } catch (err) {
+        failure ??= { error: err };
+      }
+    }
+    if (failure) throw failure.error;
+  }
 
   /** `--repo`, default `./floe-demo.icechunk`, resolved against the working directory (s3:// kept). */
   get repoPath(): string {

@@ -68,7 +68,8 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       io.stdout.write(commandHelp(entry, spec) + '\n');
       return 0;
     }
-    const code = await spec.run(new CommandContext(io, entry.name, parsed.positionals, parsed.values));
+    const ctx = new CommandContext(io, entry.name, parsed.positionals, parsed.values);
+    const code = await ctx.closingAfter(() => spec.run(ctx));
     return code ?? 0;
   } catch (err) {
     return reportFailure(io, entry.name, err);

@@ -30,12 +30,12 @@ function envFlag(ctx: CommandContext, name: string): boolean {
  * and FLOE_S3_UNQUOTED_IF_MATCH for servers (Ceph RGW) that refuse a correct ETag in quotes: without
  * it every conditional update there is refused, and a commit gives up as a CONFLICT.
  */
-export async function storageAt(ctx: CommandContext, location: string, kind: StorageKind): Promise<Storage> {
+export async function storageAt(ctx: CommandContext, location: string, kind: StorageKind, claimForeignDatabase = false): Promise<Storage> {
   switch (kind) {
     case 'file':
       return Storage.newLocalFilesystem(location);
     case 'sqlite':
-      return Storage.newSqlite(location);
+      return Storage.newSqlite(location, { claimForeignDatabase });
     case 's3': {
       const match = /^s3:\/\/([^/]+)\/?(.*)$/.exec(location);
       const [, bucket, prefix] = match ?? [];
@@ -51,9 +51,11 @@ export async function storageAt(ctx: CommandContext, location: string, kind: Sto
 /**
  * Opens the repository at `--repo`; a missing one fails with what to run instead. `request` carries
  * the command's cancellation signal (`floe serve` passes none: its signal means "stop serving").
+ * The storage is closed when the command ends (CommandContext.closingAfter), so a SQLite
+ * repository is one file again after every command.
  */
 export async function openRepository(ctx: CommandContext, location = ctx.repoPath, request: AbortOptions = ctx.request): Promise<Repository> {
-  const storage = await storageAt(ctx, location, detectStorageKind(location));
+  const storage = ctx.closeWhenDone(await storageAt(ctx, location, detectStorageKind(location)));
   try {
     return await Repository.open(storage, undefined, undefined, { clock: ctx.clock, ...request });
   } catch (err) {

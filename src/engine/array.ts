@@ -5,7 +5,7 @@ import { requireArray } from '../format/arguments.ts';
 import { constants as bufferConstants } from 'node:buffer';
 import { floeError } from '../errors.ts';
 import { limitExceeded, resourceLimits } from '../format/limits.ts';
-import { requestOf } from './abort.ts';
+import { requestOf, throwIfAborted } from './abort.ts';
 import { buildCodecChain, ScratchBuffer, type CodecChain } from '../format/codecs/pipeline.ts';
 import type { ArrayData, DataType, TypedArray } from '../format/zarr/data-types.ts';
 import {
@@ -24,6 +24,7 @@ import { forEachProduct, normalizeSelection, projectDim, resultShape, type DimSe
 import { normalizeKey, type AbortOptions, type ZarrStore } from './store.ts';
 import { writeSource, type WriteValue } from './write-value.ts';
 import { zipMap } from './indexing.ts';
+import { changeLayout, layoutGeneration, requireGeneration } from './array-generations.ts';
 
 /** How many chunks of one dimension a selection touches, without listing them. */
 function chunksTouched(sel: DimSelection, chunkSize: number): number {
@@ -81,6 +82,8 @@ export class ZarrArray {
   readonly path: string;
   readonly chain: CodecChain;
   private readonly prefix: string;
+  /** The array's layout generation when this handle was made (array-generations.ts). */
+  private generation: number;
 
   constructor(
     readonly store: ZarrStore,
@@ -92,6 +95,7 @@ export class ZarrArray {
     this.prefix = keyPrefix(this.path);
     const spec = { shape: metadata.chunkShape, dataType: metadata.dataType, fillValue: metadata.fillValue };
     this.chain = buildCodecChain(metadata.codecs, spec, `${metadataKey(this.path)}: codecs`);
+    this.generation = layoutGeneration(store, this.path);
   }
 
   /** Opens the array at `path`: `NOT_FOUND` when nothing is there, `NODE_TYPE_MISMATCH` for a group. */
@@ -117,17 +121,18 @@ export class ZarrArray {
     if (!input.overwrite && (await store.get(key, request))) {
       throw floeError('ALREADY_EXISTS', `a node already exists at ${array.path}; pass overwrite: true to replace it`, { where: key });
     }
+    if (input.overwrite) changeLayout(store, array.path, metadata.shape); // older handles on the old array are stale
     if (input.overwrite && !store.transactional) {
       await writeArrayMetadata(store, array.path, metadata, request, true);
       await eraseAllBut(store, array.prefix, key); // completes the replacement: no signal
-      return array;
+      return array.markCurrent();
     }
     if (input.overwrite) {
       await store.erasePrefix(array.prefix, request);
       await updateConsolidatedV3(store, path, undefined); // completes the erase: no signal
     }
     await writeArrayMetadata(store, array.path, metadata, request);
-    return array;
+    return array.markCurrent();
   }
 
   get shape(): readonly number[] {
@@ -184,6 +189,7 @@ export class ZarrArray {
    */
   async set(selection: Selection | undefined, value: WriteValue, options: SetOptions = {}): Promise<void> {
     if (this.store.readOnly) throw floeError('READ_ONLY', `array ${this.path} is in a read-only store`, { where: this.path });
+    this.requireCurrent();
     const dims = normalizeSelection(selection, this.shape, this.path);
     const source = writeSource(this, dims, value);
     const writes = this.jobs(dims).map((job) => ({
@@ -201,8 +207,11 @@ export class ZarrArray {
     }
     const next = withArrayChanges(this.metadata, { shape });
     const request = requestOf(options);
-    await this.store.eraseValues(this.staleChunkKeys(shape), request);
-    await writeArrayMetadata(this.store, this.path, next, request);
+    const stale = this.staleChunkKeys(shape);
+    await this.changingLayout(shape, request, async () => {
+      await this.store.eraseValues(stale, request);
+      await writeArrayMetadata(this.store, this.path, next, request);
+    });
     return new ZarrArray(this.store, this.path, next, this.defaults);
   }
 
@@ -240,8 +249,37 @@ export class ZarrArray {
   /** Replaces the attributes; returns the updated array. */
   async setAttributes(attributes: Attributes, options?: AbortOptions): Promise<ZarrArray> {
     const next = withArrayChanges(this.metadata, { attributes });
+    this.requireCurrent(); // a stale handle would write its old shape back
     await writeArrayMetadata(this.store, this.path, next, requestOf(options));
     return new ZarrArray(this.store, this.path, next, this.defaults);
+  }
+
+  /** STALE_HANDLE when another handle on this store resized or replaced the array since this one was made. */
+  protected requireCurrent(): void {
+    requireGeneration(this.store, this.path, this.generation, this.shape);
+  }
+
+  /**
+   * Runs a change of the array's layout to `shape`: every handle made before it (this one too) is
+   * stale from its start, before any await, so no write through one slips in between its steps. An
+   * already-aborted change touches nothing; one that fails midway records this shape back.
+   */
+  protected async changingLayout(shape: readonly number[], request: AbortOptions | undefined, change: () => Promise<void>): Promise<void> {
+    throwIfAborted(request?.signal, this.path);
+    this.requireCurrent();
+    changeLayout(this.store, this.path, shape);
+    try {
+      await change();
+    } catch (err) {
+      changeLayout(this.store, this.path, this.shape);
+      throw err;
+    }
+  }
+
+  /** Makes this (new) handle current after the layout change that made it (create with overwrite, a v2 resize). */
+  protected markCurrent(): this {
+    this.generation = layoutGeneration(this.store, this.path);
+    return this;
   }
 
   private decodePool(options: ArrayIoOptions): DecodePool | undefined {

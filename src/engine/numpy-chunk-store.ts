@@ -18,7 +18,8 @@ export interface ChunkKeys {
 
 export class NumpyChunkStore implements ZarrStore {
   constructor(
-    private readonly base: ZarrStore,
+    /** The store underneath, which holds the metadata documents. */
+    readonly base: ZarrStore,
     private readonly codec: NumpyChunkCodec,
     private readonly keys: ChunkKeys,
     private readonly keepChunk: (() => Uint8Array) | undefined,

@@ -20,6 +20,7 @@ import {
 import type { Attributes } from '../format/zarr/metadata.ts';
 import { keyPrefix, normalizePath } from '../format/zarr/paths.ts';
 import { ZarrArray, type ArrayIoOptions, type GetOptions, type OpenArrayOptions, type SetOptions } from './array.ts';
+import { changeLayout } from './array-generations.ts';
 import { updateConsolidatedV2 } from './consolidated.ts';
 import { encodedFillChunk } from './fill-chunk.ts';
 import { NumpyChunkStore } from './numpy-chunk-store.ts';
@@ -93,12 +94,13 @@ export class V2Array extends ZarrArray {
       throw floeError('ALREADY_EXISTS', `a node already exists at ${array.path}; pass overwrite: true to replace it`, { where: prefix + ZARRAY });
     }
     if (input.overwrite) {
+      changeLayout(store, array.path, metadata.shape); // older handles on the old array are stale
       await store.erasePrefix(prefix, request);
       await updateConsolidatedV2(store, path, undefined); // completes the erase: no signal
     }
     await array.writeArrayDocument(metadata, request);
     if (Object.keys(attributes).length > 0) await array.writeAttributes(attributes, request);
-    return array;
+    return array.markCurrent();
   }
 
   get dtypeJson(): JsonValue {
@@ -117,9 +119,12 @@ export class V2Array extends ZarrArray {
     const next = withV2Shape(this.v2Metadata, shape);
     const resized = new V2Array(this.baseStore, this.path, next, this.attributes, this.ioDefaults); // validates
     const request = requestOf(options);
-    await this.baseStore.eraseValues(this.staleChunkKeys(shape), request);
-    await this.writeArrayDocument(next, request);
-    return resized;
+    const stale = this.staleChunkKeys(shape);
+    await this.changingLayout(shape, request, async () => {
+      await this.baseStore.eraseValues(stale, request);
+      await this.writeArrayDocument(next, request);
+    });
+    return resized.markCurrent();
   }
 
   /** Replaces the attributes (`.zattrs`); returns the updated array. */

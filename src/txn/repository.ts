@@ -258,6 +258,19 @@ export class Repository {
     }
   }
 
+  /**
+   * Closes the repository's storage (a SQLite file is checkpointed and left as one file); its
+   * sessions cannot read or write afterwards. Safe to call again; `await using` calls it.
+   */
+  async close(): Promise<void> {
+    await this.objects.storage.close();
+  }
+
+  /** {@link close}, for `await using`. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
   /** The effective configuration: the stored one with this process's overrides on top. */
   get config(): RepositoryConfig {
     return mergeConfig(this.storedConfig.config, this.userConfig);

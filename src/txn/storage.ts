@@ -143,9 +143,13 @@ export class Storage {
     return new Storage(new FsStorage({ root: path }));
   }
 
-  /** A single SQLite file ({@link SqliteStorage}), created if missing; needs `better-sqlite3`. */
-  static newSqlite(file: string): Storage {
-    return new Storage(new SqliteStorage({ file }));
+  /**
+   * A single SQLite file ({@link SqliteStorage}), created if missing; needs `better-sqlite3`. A
+   * file that is not a Floe repository is refused (NOT_A_REPOSITORY) and left untouched, unless
+   * `claimForeignDatabase` adds Floe's tables to another application's database.
+   */
+  static newSqlite(file: string, options: { claimForeignDatabase?: boolean } = {}): Storage {
+    return new Storage(new SqliteStorage({ file, ...options }));
   }
 
   /**
@@ -163,6 +167,16 @@ export class Storage {
   /** Any backend implementing Floe's ObjectStorage contract. */
   static fromObjectStorage(backend: ObjectStorage): Storage {
     return new Storage(backend);
+  }
+
+  /** Closes the backend (a SQLite file is checkpointed and left as one file). Safe to call again. */
+  close(): Promise<void> {
+    return this.backend.close();
+  }
+
+  /** {@link close}, for `await using`. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
   }
 }
 

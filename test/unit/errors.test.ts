@@ -40,6 +40,8 @@ function summarize(err: FloeError): string {
     .with({ code: 'STORAGE_ERROR' }, (e) => `storage:${e.details.transient === true ? 'transient' : 'permanent'}`)
     .with({ code: 'ABORTED' }, (e) => `aborted:${e.details.timedOut ? 'timeout' : (e.details.reason ?? '')}`)
     .with({ code: 'AMBIGUOUS' }, (e) => `ambiguous:${e.details.candidates.length}`)
+    .with({ code: 'NOT_A_REPOSITORY' }, (e) => `not-ours:${e.details.reason}`)
+    .with({ code: 'STALE_HANDLE' }, (e) => `stale:${e.details.storedShape.join('x')}`)
     .with({ code: P.union('INVALID_ARGUMENT', 'INVALID_SELECTION', 'NOT_FOUND', 'UNSUPPORTED') }, (e) => `${e.code}:${e.details.dim ?? ''}`)
     .with({ code: P.union('INVALID_METADATA', 'CORRUPT_OBJECT') }, (e) => `${e.code}:${e.details.codec ?? ''}`)
     .with(

@@ -234,6 +234,11 @@ export class FsStorage implements ObjectStorage {
 
   async close(): Promise<void> {}
 
+  /** {@link close}, for `await using`. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
   /**
    * Removes temp files that crashed writers left behind (`.floe-tmp-*`, broken locks), if older
    * than `olderThanMs` (default 1 hour, far longer than any write). Returns how many it removed.

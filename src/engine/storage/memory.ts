@@ -127,6 +127,11 @@ export class MemoryStorage implements ObjectStorage {
     this.closed = true;
   }
 
+  /** {@link close}, for `await using`. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
   private store(key: string, bytes: Uint8Array): VersionToken {
     this.generation += 1;
     const version = `g${this.generation}`;

@@ -317,6 +317,11 @@ export class S3Storage implements ObjectStorage {
     if (this.client && this.client !== this.options.client) this.client.destroy();
   }
 
+  /** {@link close}, for `await using`. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
   /** Per-request options: abort the HTTP request after `requestTimeoutMs`, or when the caller's signal fires. */
   private call(signal?: AbortSignal): { abortSignal: AbortSignal } {
     const deadline = AbortSignal.timeout(this.options.requestTimeoutMs ?? 30_000);

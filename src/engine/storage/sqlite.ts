@@ -2,13 +2,16 @@
 // one table; every write runs in a `BEGIN IMMEDIATE` transaction that checks the precondition and
 // writes, so conditional writes are atomic across threads and OS processes. WAL mode lets readers
 // run beside the writer; `busy_timeout` makes a second process wait for the write lock instead of
-// failing. Version tokens come from one generation counter in the same file, so a token is never
+// failing. `close()` checkpoints the WAL into the file, and SQLite removes `-wal` and `-shm` when
+// the last connection closes, so a closed repository is one file (sqlite-file.ts says which files
+// are ours). Version tokens come from one generation counter in the same file, so a token is never
 // reused, not even after a delete and re-create with identical bytes. Statements are synchronous,
 // so a signal is checked before each one (one per call, per listing page, per delete batch).
 import type Database from 'better-sqlite3';
 import { floeError } from '../../errors.ts';
 import { throwIfAborted } from '../abort.ts';
 import { requireOptional } from '../../optional-dependency.ts';
+import { checkSqliteHeader, claimDatabase } from './sqlite-file.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
 import { checkPrecondition, validatePutOptions } from './preconditions.ts';
@@ -20,8 +23,16 @@ import type {
 
 /** Options of {@link SqliteStorage}. */
 export interface SqliteStorageOptions {
-  /** Path of the database file; created with its schema if missing. */
+  /**
+   * Path of the database file; created with its schema if missing or empty. A file that is not a
+   * Floe repository is refused with NOT_A_REPOSITORY and left untouched.
+   */
   file: string;
+  /**
+   * Adds Floe's tables to a SQLite database of another application (its own tables stay as they
+   * are) instead of refusing it: what `floe init --force` asks for. Default false.
+   */
+  claimForeignDatabase?: boolean;
   /** How long a writer waits for another process's write lock. Default 10 000 ms. */
   busyTimeoutMs?: number;
   /** `synchronous = FULL` (default true): a commit survives power loss, not only a crash. */
@@ -39,22 +50,11 @@ interface ObjectRow {
   version: string;
 }
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS floe_objects (
-  key      TEXT PRIMARY KEY NOT NULL,  -- BINARY collation: byte order of UTF-8, as S3 lists
-  bytes    BLOB NOT NULL,
-  size     INTEGER NOT NULL,
-  modified INTEGER NOT NULL,           -- ms since the epoch
-  version  TEXT NOT NULL
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS floe_generation (id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL);
-INSERT OR IGNORE INTO floe_generation (id, value) VALUES (1, 0);
-`;
-
 /**
  * Single-file SQLite {@link ObjectStorage} (needs the optional peer `better-sqlite3`). Each write is
  * one `BEGIN IMMEDIATE` transaction, so conditional writes are atomic across threads and processes;
- * WAL mode lets readers run beside the writer.
+ * WAL mode lets readers run beside the writer. Once closed (`close()`, `await using`) the repository
+ * is one file. A file that is not a Floe repository is refused (NOT_A_REPOSITORY) and left untouched.
  */
 export class SqliteStorage implements ObjectStorage {
   readonly kind = 'sqlite';
@@ -69,16 +69,9 @@ export class SqliteStorage implements ObjectStorage {
     this.pageSize = options.pageSize ?? 1000;
     this.clock = options.clock ?? systemClock;
     const open = requireOptional<typeof Database>('better-sqlite3', 'SQLite storage');
-    try {
-      this.db = new open(options.file);
-      this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 10_000))}`);
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma(`synchronous = ${options.durable === false ? 'NORMAL' : 'FULL'}`);
-      this.db.exec(SCHEMA);
-    } catch (err) {
-      throw floeError('STORAGE_ERROR', `cannot open SQLite storage ${options.file}`, { where: options.file, cause: err });
-    }
-    const db = this.db;
+    checkSqliteHeader(options.file);
+    const db = openDatabase(open, options);
+    this.db = db;
     this.statements = {
       whole: db.prepare<[string], { bytes: Buffer; version: string }>('SELECT bytes, version FROM floe_objects WHERE key = ?'),
       // substr on a BLOB counts bytes from 1; a start past the end gives an empty blob.
@@ -219,8 +212,27 @@ export class SqliteStorage implements ObjectStorage {
     }
   }
 
+  /**
+   * Checkpoints the WAL into the database file and closes the connection; the last connection to
+   * close removes `-wal` and `-shm`, leaving one file. Safe to call again.
+   */
   async close(): Promise<void> {
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    try {
+      // Never wait: while another connection is busy the checkpoint is partial, and the last
+      // connection to close checkpoints what remains.
+      this.db.pragma('busy_timeout = 0');
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    } catch (err) {
+      if (!isBusy(err)) throw sqliteFailure(this.file, this.file, err);
+    } finally {
+      this.db.close();
+    }
+  }
+
+  /** {@link close}, for `await using`. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
   }
 
   private nextVersion(): VersionToken {
@@ -231,17 +243,52 @@ export class SqliteStorage implements ObjectStorage {
 
   /** Runs a statement, turning SQLite failures (busy past the timeout, I/O) into STORAGE_ERROR. */
   private run<T>(where: string, action: () => T): T {
+    if (!this.db.open) throw floeError('STORAGE_ERROR', `SQLite storage ${this.file} is closed`, { where });
     try {
       return action();
     } catch (err) {
-      if (err instanceof Error && err.name === 'FloeError') throw err;
-      const busy = err instanceof Error && /SQLITE_BUSY/.test(String((err as { code?: string }).code));
-      throw floeError(busy ? 'TIMEOUT' : 'STORAGE_ERROR', `SQLite storage ${this.file} failed: ${err instanceof Error ? err.message : String(err)}`, {
-        where,
-        cause: err,
-      });
+      throw sqliteFailure(this.file, where, err);
     }
   }
+}
+
+/**
+ * Opens the file, makes sure it is a Floe repository (claimDatabase) and only then switches it to
+ * WAL, which rewrites the header: a refused file is closed unchanged. Always read-write, even for a
+ * reader: a read-only connection to a WAL file leaves `-wal` and `-shm` behind when it closes
+ * (measured with better-sqlite3 12.11, SQLite 3.53).
+ */
+function openDatabase(open: typeof Database, options: SqliteStorageOptions): Database.Database {
+  let db: Database.Database;
+  try {
+    db = new open(options.file);
+  } catch (err) {
+    throw sqliteFailure(options.file, options.file, err, `cannot open SQLite storage ${options.file}`);
+  }
+  try {
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 10_000))}`);
+    claimDatabase(db, options.file, options.claimForeignDatabase === true);
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${options.durable === false ? 'NORMAL' : 'FULL'}`);
+    return db;
+  } catch (err) {
+    db.close();
+    throw sqliteFailure(options.file, options.file, err, `cannot open SQLite storage ${options.file}`);
+  }
+}
+
+function isBusy(err: unknown): boolean {
+  return err instanceof Error && /^SQLITE_BUSY/.test(String((err as { code?: string }).code));
+}
+
+/** A SQLite failure as a FloeError: TIMEOUT when busy past the timeout, NOT_A_REPOSITORY for a non-database, else STORAGE_ERROR. */
+function sqliteFailure(file: string, where: string, err: unknown, what = `SQLite storage ${file} failed`): Error {
+  if (err instanceof Error && err.name === 'FloeError') return err;
+  const message = err instanceof Error ? err.message : String(err);
+  if (err instanceof Error && /^SQLITE_NOTADB/.test(String((err as { code?: string }).code))) {
+    return floeError('NOT_A_REPOSITORY', `${file} is not a SQLite database (${message}), not a Floe repository`, { where: file, cause: err, details: { reason: 'not-sqlite', found: message } });
+  }
+  return floeError(isBusy(err) ? 'TIMEOUT' : 'STORAGE_ERROR', `${what}: ${message}`, { where, cause: err });
 }
 
 function asBytes(buffer: Buffer | null): Uint8Array {

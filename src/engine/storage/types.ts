@@ -75,7 +75,7 @@ export interface CopyOptions extends AbortOptions {
  * that are updated. Retries, deadlines, limits and faults are wrappers ({@link withRetries} and others).
  * Failures are {@link FloeError}s (`STORAGE_ERROR`, `PRECONDITION_FAILED`, ...).
  */
-export interface ObjectStorage {
+export interface ObjectStorage extends AsyncDisposable {
   /** Short backend name for messages and stats: 'memory', 'fs', 'sqlite', 's3'. */
   readonly kind: string;
   /** Bytes and version of a key (or a range of it); `null` when the key does not exist. */
@@ -104,7 +104,10 @@ export interface ObjectStorage {
   listDir(prefix: string, options?: AbortOptions): Promise<ListDirResult>;
   /** Batch delete; missing keys are not an error. */
   delete(keys: readonly string[], options?: AbortOptions): Promise<void>;
-  /** Releases the backend's resources (files, connections); the storage is unusable afterwards. */
+  /**
+   * Releases the backend's resources (files, connections); the storage is unusable afterwards.
+   * Safe to call again. `[Symbol.asyncDispose]` does the same, so `await using` closes a storage.
+   */
   close(): Promise<void>;
 }
 

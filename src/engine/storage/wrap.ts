@@ -35,6 +35,7 @@ export function wrapStorage(inner: ObjectStorage, around: Around): ObjectStorage
     delete: (keys, options) => around(callOf('delete', keys[0] ?? '', options), () => inner.delete(keys, options)),
     list: (prefix, options) => resumableList(inner, prefix, options, around),
     close: () => inner.close(),
+    [Symbol.asyncDispose]: () => inner.close(),
   };
 }
 
