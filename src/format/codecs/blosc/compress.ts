@@ -92,9 +92,13 @@ function compressBlocks(
   return op;
 }
 
-/** c-blosc's rule: split per byte of the type for the fast LZ codecs only. */
+/**
+ * c-blosc 1.x's default rule (BLOSC_FORWARD_COMPAT_SPLIT, what numcodecs writes with): one stream
+ * per byte of the type for every codec but zstd, when the type and the block allow it. Blosc
+ * buffers Floe writes then have numcodecs' layout and flags (at clevel 0, its bytes).
+ */
 function splits(cname: BloscCname, typesize: number, blocksize: number): boolean {
-  return (cname === 'blosclz' || cname === 'snappy') && typesize <= MAX_SPLITS && blocksize / typesize >= MIN_BUFFERSIZE;
+  return cname !== 'zstd' && typesize <= MAX_SPLITS && blocksize / typesize >= MIN_BUFFERSIZE;
 }
 
 /** Same shape as c-blosc's compute_blocksize: L1-sized, larger for high levels and HCR codecs. */
