@@ -147,6 +147,22 @@ const fileCompressionNames = indexBy((e) => {
   return compression ? [[compression.byte, e.name]] : [];
 }, 'the Icechunk compression byte', [[NO_FILE_COMPRESSION.byte, 'none']]);
 
+/**
+ * Codecs other implementations write that Floe refuses, and why (said in the refusal, beside the
+ * list of what Floe implements). For pcodec and ZFP no maintained JavaScript implementation exists
+ * (npm has none under those names, nor numcodecs' WASM package); pickle would run Python code.
+ */
+const UNAVAILABLE: Readonly<Record<string, string>> = {
+  'numcodecs.pcodec': 'no maintained JavaScript implementation of pcodec exists',
+  'numcodecs.zfpy': 'no maintained JavaScript implementation of ZFP exists',
+  'numcodecs.pickle': 'unpickling runs arbitrary Python code',
+};
+
+/** Why Floe does not implement the codec called `name` (a v3 name), when it is one it knows of. */
+export function unavailableReason(name: string): string | undefined {
+  return UNAVAILABLE[name];
+}
+
 /** Zarr v3 codec names Floe implements, in registry order. */
 export const ZARR_V3_CODEC_NAMES: readonly string[] = Object.freeze([...byV3Name.keys()]);
 /** Zarr v1 compressor names Floe implements (without "none"), in registry order. */

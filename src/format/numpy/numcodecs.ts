@@ -4,12 +4,12 @@
 // the same configuration (less "id"), as zarr-python 3 names them. The registry entry's kind says
 // where each runs: array -> array codecs are filters on elements, bytes -> bytes ones compress.
 // pcodec and zfpy have no maintained JavaScript implementation (checked on npm); they are refused
-// by name, like any id Floe does not know, with the list of what it reads.
+// by name with the reason (registry.ts), like any id Floe does not know, with the list of what it reads.
 import { floeError, isFloeError } from '../../errors.ts';
 import type { ArrayToArrayCodec, ChunkSpec } from '../codecs/array-codecs.ts';
 import { checkKeys, readInt } from '../codecs/bytes-codec-support.ts';
 import { parseCodecDtype } from '../codecs/numcodecs/dtype.ts';
-import { createZarrV3BytesCodec, zarrV3Implementation } from '../codecs/registry.ts';
+import { createZarrV3BytesCodec, unavailableReason, zarrV3Implementation } from '../codecs/registry.ts';
 import type { BytesCodecContext, BytesToBytesCodec, CodecMetadata } from '../codecs/types.ts';
 import { checkedAt } from '../indexing.ts';
 import type { JsonValue } from '../json.ts';
@@ -47,13 +47,6 @@ const NUMCODECS_IDS = ['zlib', 'bz2', 'lzma', 'lz4', 'shuffle', 'crc32', 'adler3
 
 /** Every numcodecs id Floe reads in `compressor` or `filters`, for error messages. */
 export const NUMCODECS_SUPPORTED_IDS: readonly string[] = [...Object.keys(CORE_FORMS), ...NUMCODECS_IDS];
-
-/** Codecs numcodecs has that Floe does not read, and why. */
-const REFUSED: Readonly<Record<string, string>> = {
-  pcodec: 'no maintained JavaScript implementation of pcodec exists',
-  zfpy: 'no maintained JavaScript implementation of ZFP exists',
-  pickle: 'unpickling runs arbitrary Python code',
-};
 
 /** Reads `{"id": ..., ...}`; anything else is INVALID_METADATA naming `what`. */
 export function readNumcodecsConfig(value: JsonValue | undefined, what: string, where: string): NumcodecsConfig {
@@ -93,7 +86,8 @@ export function bloscV3Form(codec: BytesToBytesCodec, itemSize: number): CodecMe
 }
 
 function unsupported(role: string, id: string, where: string): Error {
-  const why = REFUSED[id] ? ` (${REFUSED[id]})` : '';
+  const reason = unavailableReason(`numcodecs.${id}`);
+  const why = reason ? ` (${reason})` : '';
   return floeError('UNSUPPORTED', `${role} "${id}" is not supported${why}; Floe reads the numcodecs codecs ${NUMCODECS_SUPPORTED_IDS.join(', ')} and the object codecs ${OBJECT_CODECS.join(', ')}`, { where });
 }
 
