@@ -64,9 +64,8 @@ const utf8Strict = new TextDecoder('utf-8', { fatal: true });
 export function numpyChunkCodec(layout: NumpyChunkLayout): NumpyChunkCodec {
   const { dtype, order, chunks } = layout;
   const rank = chunks.length;
-  // json2 and msgpack2 store the chunk's logical nesting whatever its memory order.
-  const logical = dtype.kind === 'object' && (dtype.objectCodec === 'json2' || dtype.objectCodec === 'msgpack2');
-  const transpose: CodecMetadata[] = order === 'F' && rank > 1 && !logical ? [{ name: 'transpose', configuration: { order: [...Array(rank).keys()].reverse() } }] : [];
+  // json2 and msgpack2 too: zarr-python 2 reads their items back in the chunk's memory order.
+  const transpose: CodecMetadata[] = order === 'F' && rank > 1 ? [{ name: 'transpose', configuration: { order: [...Array(rank).keys()].reverse() } }] : [];
   const filters = layout.filters ?? [];
   // U<n> is transcoded unless a filter (categorize) turns its strings into numbers first.
   const transcodes = dtype.kind === 'unicode' && filters.length === 0;
