@@ -167,6 +167,13 @@ function canonicalOf(k: CodecCase, array: NdArray): Canonical {
 let dir = '';
 let peer: Record<string, PeerResult> = {};
 
+/** numcodecs' result for a case; a missing one fails the test that asks. */
+function peerResult(name: string): PeerResult {
+  const result = peer[name];
+  if (!result) throw new Error(`numcodecs returned nothing for case ${name}`);
+  return result;
+}
+
 beforeAll(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'floe-numcodecs-'));
 });
@@ -184,30 +191,30 @@ describeWithNumcodecs('Floe reads and writes what numcodecs does', () => {
   });
 
   it.each(CASES.map((k) => [k.name, k] as const))('%s: Floe decodes numcodecs\' stream, by v2 id and by v3 name', (name, k) => {
-    const result = peer[name]!;
+    const result = peerResult(name);
     const stream = fromHex(result.encoded);
     expect(canonicalOf(k, v2Coder(k).decode(stream))).toEqual(result.decoded);
     expect(canonicalOf(k, v2Coder(k, true).decode(stream))).toEqual(result.decoded);
   });
 
   it.each(CASES.filter(identical).map((k) => [k.name, k] as const))('%s: Floe writes numcodecs\' bytes exactly', (name, k) => {
-    const result = peer[name]!;
+    const result = peerResult(name);
     const input = inputArray(k, result.input);
     expect(hex(v2Coder(k).encode(input))).toBe(result.encoded);
     expect(hex(v2Coder(k, true).encode(input))).toBe(result.encoded);
   });
 
   it('numcodecs decodes every stream Floe writes to what it decodes from its own', () => {
-    const floe = Object.fromEntries(CASES.map((k) => [k.name, hex(v2Coder(k).encode(inputArray(k, peer[k.name]!.input)))]));
+    const floe = Object.fromEntries(CASES.map((k) => [k.name, hex(v2Coder(k).encode(inputArray(k, peerResult(k.name).input)))]));
     const decoded = JSON.parse(runNumcodecs(['decode', jsonFile(dir, 'cases.json', CASES), jsonFile(dir, 'floe.json', floe)])) as Record<string, Canonical>;
-    for (const k of CASES) expect(decoded[k.name], k.name).toEqual(peer[k.name]!.decoded);
+    for (const k of CASES) expect(decoded[k.name], k.name).toEqual(peerResult(k.name).decoded);
   }, 120_000);
 
   it.each(BYTES_CODECS.map((k) => [k.name, k] as const))('%s: decoding numcodecs\' stream stops at the expected size', (name, k) => {
     const { id, ...configuration } = k.config;
     const codec = createZarrV3BytesCodec(`numcodecs.${id}`, configuration, { itemSize: parseNumpyDataType(k.dtype, 'case', V2_DIALECT).itemSize });
-    const stream = fromHex(peer[name]!.encoded);
-    const size = (peer[name]!.input as { hex: string }).hex.length / 2;
+    const stream = fromHex(peerResult(name).encoded);
+    const size = (peerResult(name).input as { hex: string }).hex.length / 2;
     expect(codec.decode(stream, { maxBytes: size }).length).toBe(size);
     expect(codeOf(() => codec.decode(stream, { maxBytes: size - 1 }))).toBe('LIMIT_EXCEEDED');
   });
