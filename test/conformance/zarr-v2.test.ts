@@ -1,7 +1,7 @@
 // Zarr v2 data another implementation wrote: zarrita.js' v2 fixture group (zarr-python 2.18.1,
 // test/fixtures/zarr/zarrita-v2), read back to the values zarr-python 2.13 reads from it
-// (expected-v2.json; see PROVENANCE.md). Arrays whose codecs Floe does not implement yet (the
-// numcodecs codecs, issue 21 stage 2) are refused by name with the list of supported ones.
+// (expected-v2.json; see PROVENANCE.md): every array, the numcodecs filters and compressors
+// (lz4, shuffle, bitround, fixedscaleoffset, json2) included, and each converts to v3 identically.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { openArray, openGroup, openStore } from '../../src/engine/api.ts';
@@ -10,7 +10,6 @@ import { convertV2ToV3 } from '../../src/engine/convert-v2.ts';
 import { MemoryStorage } from '../../src/engine/storage/memory.ts';
 import { StorageStore } from '../../src/engine/store.ts';
 import { V2Array } from '../../src/engine/v2-array.ts';
-import { isFloeError } from '../../src/errors.ts';
 import { fixturePath } from '../support/fixtures.ts';
 import { canonical, type Canonical } from '../support/python-zarr.ts';
 
@@ -23,26 +22,12 @@ interface Expected {
 const expected = JSON.parse(readFileSync(fixturePath('zarr/zarrita-v2/expected-v2.json'), 'utf8')) as Expected;
 const store = () => openStore(fixturePath('zarr/zarrita-v2/data.zarr'), { readOnly: true });
 
-/** Arrays with a codec Floe refuses today, and the codec id the refusal must name. */
-const REFUSED: Readonly<Record<string, string>> = {
-  '1d.contiguous.bitround.f4': 'bitround',
-  '1d.contiguous.delta.shuffle.i2': 'shuffle',
-  '1d.contiguous.fixedscaleoffset.f4': 'fixedscaleoffset',
-  '1d.contiguous.json2.O': 'json2',
-  '1d.contiguous.lz4.i2': 'lz4',
-  '1d.contiguous.shuffle.i2': 'shuffle',
-};
-/** Arrays conversion to v3 refuses: their compressor has no v3 codec Floe writes yet. */
-const NOT_CONVERTIBLE: Readonly<Record<string, string>> = {
-  '1d.contiguous.delta.i2': 'zlib',
-  '1d.contiguous.zlib.i2': 'zlib',
-};
 const NAMES = Object.keys(expected.arrays).sort();
-const READ = NAMES.filter((n) => !(n in REFUSED));
+const READ = NAMES;
 
 describe('zarrita.js v2 fixtures (zarr-python 2.18.1)', () => {
-  it('holds 32 arrays, 26 of which Floe reads, and a group with attributes', () => {
-    expect([NAMES.length, READ.length]).toEqual([32, 26]);
+  it('holds 32 arrays, all of which Floe reads, and a group with attributes', () => {
+    expect(NAMES.length).toBe(32);
     expect(expected.attrs).toEqual({ answer: 42 });
   });
 
@@ -50,13 +35,6 @@ describe('zarrita.js v2 fixtures (zarr-python 2.18.1)', () => {
     const array = await openArray(store(), `/${name}`);
     expect(array).toBeInstanceOf(V2Array);
     expect(canonical(await array.get())).toEqual({ ...expected.arrays[name], read_by: undefined });
-  });
-
-  it.each(Object.entries(REFUSED))('%s is refused, naming %s and what Floe reads', async (name, id) => {
-    const err = await openArray(store(), `/${name}`).catch((e: unknown) => e);
-    expect(isFloeError(err, 'UNSUPPORTED')).toBe(true);
-    expect((err as Error).message).toContain(`"${id}"`);
-    expect((err as Error).message).toMatch(/Floe reads .*(blosc|vlen-utf8)/);
   });
 
   it('opens the group and its children from .zmetadata, and without it from the documents', async () => {
@@ -72,15 +50,10 @@ describe('zarrita.js v2 fixtures (zarr-python 2.18.1)', () => {
     }
   });
 
-  it.each(READ)('%s converts to v3 with identical values, or is refused by compressor name', async (name) => {
+  it.each(READ)('%s converts to v3 with identical values', async (name) => {
     const dst = new StorageStore(new MemoryStorage());
-    const refusal = NOT_CONVERTIBLE[name];
-    const converted = convertV2ToV3(store(), dst, '/c', { srcPath: `/${name}` });
-    if (refusal) {
-      await expect(converted).rejects.toSatisfy((e: unknown) => isFloeError(e, 'UNSUPPORTED') && (e as Error).message.includes(`"${refusal}"`));
-      return;
-    }
-    expect((await converted).arrays).toBe(1);
+    const converted = await convertV2ToV3(store(), dst, '/c', { srcPath: `/${name}` });
+    expect(converted.arrays).toBe(1);
     const v3 = await ZarrArray.open(dst, '/c');
     expect(canonical(await v3.get())).toEqual({ ...expected.arrays[name], read_by: undefined });
   });

@@ -8,13 +8,14 @@ Run by test/support/python-zarr.ts with /usr/bin/python3:
   zarr2-peer.py read-consolidated <store dir>    opens with zarr.open_consolidated, prints {path: values}
 
 A case is {name, dtype, shape, chunks, order, separator, compressor, filters, fill, partial}: dtype
-a NumPy typestr or descr ("|O" with an object codec first in filters), compressor and filters
+a NumPy typestr or descr ("|O" with an object codec, or categorize, first in filters), compressor and filters
 numcodecs configurations, fill the fill value in zarr's JSON form (as .zarray holds it), partial
 true to leave the last chunk row unwritten so that it reads as the fill value.
 
 Values print in one canonical form both sides can produce: {"hex": ...} for fixed-size elements
 (little-endian, C order; float16 as float32, bool as uint8, datetimes as int64, records and bytes
-as stored), {"strings": [...]} for U<n> and vlen-utf8, {"binary": [hex, ...]} for vlen-bytes.
+as stored), {"strings": [...]} for U<n> and string object arrays, {"binary": [hex, ...]} for vlen-bytes
+and vlen-array (each element's bytes).
 """
 import base64
 import json
@@ -80,9 +81,15 @@ def scalar_values(dtype, n):
 def values_for(spec, dtype, shape):
     n = int(np.prod(shape))
     if dtype.kind == "O":
-        codec = spec["filters"][0]["id"]
-        if codec == "vlen-utf8":
+        first = spec["filters"][0]
+        codec = first["id"]
+        if codec == "categorize":
+            labels = first["labels"]
+            flat = [labels[j % len(labels)] if j % 4 else "unlabelled" for j in range(n)]
+        elif codec in ("vlen-utf8", "json2", "msgpack2"):
             flat = [("s%dé" % j) * (j % 3) for j in range(n)]
+        elif codec == "vlen-array":
+            flat = [(np.arange(j % 4) * 3 - j).astype(first["dtype"]) for j in range(n)]
         else:
             flat = [bytes([j % 256]) * (j % 4) for j in range(n)]
         out = np.empty(n, dtype=object)
@@ -105,7 +112,7 @@ def open_case(root, spec, mode):
         return zarr.open(f"{root}/{spec['name']}", mode="r")
     filters = spec["filters"]
     object_codec = None
-    if dtype.kind == "O":
+    if dtype.kind == "O" and filters[0]["id"] != "categorize":  # categorize needs no object codec
         object_codec = numcodecs.get_codec(filters[0])
         filters = filters[1:] or None
     # zarr.create, not zarr.open(mode="w"): open casts a record fill value before normalising it,

@@ -4,7 +4,7 @@ import { floeError, isFloeError } from '../../errors.ts';
 import { copyFromChunk } from '../zarr/projection.ts';
 import type { ArrayToArrayCodec, ArrayToBytesCodec, ChunkSpec } from './array-codecs.ts';
 import type { CodecChain, ScratchBuffer, ShardingCodec } from './codec-chain.ts';
-import { ZARR_V3_CODEC_NAMES, zarrV3Implementation } from './registry.ts';
+import { unavailableReason, ZARR_V3_CODEC_NAMES, zarrV3Implementation } from './registry.ts';
 import type { BytesToBytesCodec, CodecMetadata, DecodeLimits } from './types.ts';
 import { resourceLimits, type ResourceLimits } from '../limits.ts';
 import { checkChunkBytes } from '../zarr/chunk-size.ts';
@@ -160,7 +160,8 @@ type AnyCodec = ArrayToArrayCodec | ArrayToBytesCodec | BytesToBytesCodec;
 function makeCodec(meta: CodecMetadata, spec: ChunkSpec, where: string, nested: string): AnyCodec {
   const entry = zarrV3Implementation(meta.name);
   if (!entry) {
-    throw floeError('UNSUPPORTED', `codec "${meta.name}" is not supported; Floe implements ${ZARR_V3_CODEC_NAMES.join(', ')}`, { where });
+    const reason = unavailableReason(meta.name);
+    throw floeError('UNSUPPORTED', `codec "${meta.name}" is not supported${reason ? ` (${reason})` : ''}; Floe implements ${ZARR_V3_CODEC_NAMES.join(', ')}`, { where });
   }
   const config = meta.configuration;
   try {

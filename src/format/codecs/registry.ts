@@ -23,9 +23,29 @@ import type {
   V1CompressorFactory,
 } from './codec-implementation.ts';
 import { crc32cEntry } from './crc32c.ts';
-import { deltaEntry } from './delta.ts';
 import { gzipEntry } from './gzip.ts';
 import { lzmaEntry } from './lzma.ts';
+import { asTypeEntry } from './numcodecs/astype.ts';
+import { bitRoundEntry } from './numcodecs/bitround.ts';
+import { categorizeEntry } from './numcodecs/categorize.ts';
+import { adler32Entry, crc32Entry, fletcher32Entry } from './numcodecs/checksum32.ts';
+import {
+  numcodecsBloscEntry,
+  numcodecsBz2Entry,
+  numcodecsGzipEntry,
+  numcodecsLzmaEntry,
+  numcodecsZlibEntry,
+  numcodecsZstdEntry,
+} from './numcodecs/compressors.ts';
+import { deltaEntry } from './numcodecs/delta.ts';
+import { fixedScaleOffsetEntry } from './numcodecs/fixedscaleoffset.ts';
+import { jenkinsLookup3Entry } from './numcodecs/jenkins-lookup3.ts';
+import { json2Entry } from './numcodecs/json2.ts';
+import { lz4Entry } from './numcodecs/lz4.ts';
+import { msgpack2Entry } from './numcodecs/msgpack2.ts';
+import { packBitsEntry } from './numcodecs/packbits.ts';
+import { quantizeEntry } from './numcodecs/quantize.ts';
+import { shuffleEntry } from './numcodecs/shuffle.ts';
 import { shardingEntry } from './sharding.ts';
 import { transposeEntry } from './transpose.ts';
 import type { BytesCodecContext, BytesCodecFactory, BytesToBytesCodec } from './types.ts';
@@ -54,6 +74,27 @@ export const IMPLEMENTATIONS: readonly CodecImplementation[] = Object.freeze([
   lzmaEntry,
   bloscEntry,
   crc32cEntry,
+  // numcodecs' codecs under zarr-python 3's names (also what Zarr v2 ids map to: numpy/numcodecs.ts).
+  fixedScaleOffsetEntry,
+  quantizeEntry,
+  bitRoundEntry,
+  packBitsEntry,
+  asTypeEntry,
+  categorizeEntry,
+  json2Entry,
+  msgpack2Entry,
+  numcodecsZlibEntry,
+  numcodecsGzipEntry,
+  numcodecsBz2Entry,
+  numcodecsLzmaEntry,
+  numcodecsZstdEntry,
+  numcodecsBloscEntry,
+  lz4Entry,
+  shuffleEntry,
+  crc32Entry,
+  adler32Entry,
+  fletcher32Entry,
+  jenkinsLookup3Entry,
 ]);
 
 /** An entry that Zarr v3 metadata can name. */
@@ -105,6 +146,22 @@ const fileCompressionNames = indexBy((e) => {
   const compression = fileCompressionOf(e);
   return compression ? [[compression.byte, e.name]] : [];
 }, 'the Icechunk compression byte', [[NO_FILE_COMPRESSION.byte, 'none']]);
+
+/**
+ * Codecs other implementations write that Floe refuses, and why (said in the refusal, beside the
+ * list of what Floe implements). For pcodec and ZFP no maintained JavaScript implementation exists
+ * (npm has none under those names, nor numcodecs' WASM package); pickle would run Python code.
+ */
+const UNAVAILABLE: Readonly<Record<string, string>> = {
+  'numcodecs.pcodec': 'no maintained JavaScript implementation of pcodec exists',
+  'numcodecs.zfpy': 'no maintained JavaScript implementation of ZFP exists',
+  'numcodecs.pickle': 'unpickling runs arbitrary Python code',
+};
+
+/** Why Floe does not implement the codec called `name` (a v3 name), when it is one it knows of. */
+export function unavailableReason(name: string): string | undefined {
+  return UNAVAILABLE[name];
+}
 
 /** Zarr v3 codec names Floe implements, in registry order. */
 export const ZARR_V3_CODEC_NAMES: readonly string[] = Object.freeze([...byV3Name.keys()]);

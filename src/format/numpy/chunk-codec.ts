@@ -1,18 +1,20 @@
 // A NumPy chunk (Zarr v1 and v2) is the array's raw bytes (C or F order, the dtype's byte order),
 // maybe through filters, then through compressors. Floe reads it through a standard v3 codec
-// chain: `v3Codecs` holds transpose for F order, the filters that have a v3 form, bytes with the
-// byte order (vlen-utf8 for U<n>, the object codec for object arrays) and the leading compressors
-// that have a v3 form. What the chain cannot express runs outside it, in `decode`/`encode`: the
-// other compressors, and U<n>'s transcoding (UCS-4 <-> vlen-utf8 frames). The outside
-// compressors are held to decoded-size bounds like the chain's own (limits.ts): the innermost to
-// what the v3 chain can read (exact for fixed-size data), each outer one to what the next may write.
+// chain: `v3Codecs` holds transpose for F order, the filters' v3 codecs, bytes with the byte order
+// of what the filters write (vlen-utf8 for U<n>, the object codec for object arrays) and the
+// leading compressors that have a v3 form (every numcodecs one has). What the chain cannot
+// express runs outside it, in `decode`/`encode`: U<n>'s transcoding (UCS-4 <-> vlen-utf8 frames)
+// and the compressors after it, or a v1 compressor without a v3 form. The outside compressors
+// are held to decoded-size bounds like the chain's own (limits.ts): the innermost to what the v3
+// chain can read (exact for fixed-size data), each outer one to what the next may write.
 import { floeError, isFloeError } from '../../errors.ts';
 import { buildCodecChain, compressedBound } from '../codecs/pipeline.ts';
 import type { BytesToBytesCodec, CodecMetadata, DecodeLimits } from '../codecs/types.ts';
 import { decodeFrames, encodeFrames } from '../codecs/vlen-bytes.ts';
 import { defaultFillValue } from '../zarr/fill-value.ts';
 import { product } from '../zarr/ndarray.ts';
-import type { NumpyDataType } from './dtype.ts';
+import type { DataType } from '../zarr/data-types.ts';
+import type { ByteOrder, NumpyDataType } from './dtype.ts';
 import { decodeUcs4, encodeUcs4 } from './ucs4.ts';
 
 /** A compressor (or bytes filter) as built from the metadata, with its v3 codec when one exists. */
@@ -21,12 +23,20 @@ export interface NumpyCompressor {
   readonly v3?: CodecMetadata;
 }
 
+/** The elements a chain of array filters writes: their type and the byte order NumPy stores them in. */
+export interface EncodedElement {
+  readonly dataType: DataType;
+  readonly byteOrder: ByteOrder;
+}
+
 export interface NumpyChunkLayout {
   readonly dtype: NumpyDataType;
   readonly order: 'C' | 'F';
   readonly chunks: readonly number[];
   /** Filters with a v3 array -> array form, in encode order (after the transpose). */
   readonly filters?: readonly CodecMetadata[];
+  /** What the filters write (numcodecs.ts encodedElement); the dtype's own elements without filters. */
+  readonly encoded?: EncodedElement;
   /** Compressors in encode order. */
   readonly compressors: readonly NumpyCompressor[];
 }
@@ -54,15 +64,18 @@ const utf8Strict = new TextDecoder('utf-8', { fatal: true });
 export function numpyChunkCodec(layout: NumpyChunkLayout): NumpyChunkCodec {
   const { dtype, order, chunks } = layout;
   const rank = chunks.length;
+  // json2 and msgpack2 too: zarr-python 2 reads their items back in the chunk's memory order.
   const transpose: CodecMetadata[] = order === 'F' && rank > 1 ? [{ name: 'transpose', configuration: { order: [...Array(rank).keys()].reverse() } }] : [];
-  const transcodes = dtype.kind === 'unicode';
+  const filters = layout.filters ?? [];
+  // U<n> is transcoded unless a filter (categorize) turns its strings into numbers first.
+  const transcodes = dtype.kind === 'unicode' && filters.length === 0;
   // The chain keeps the leading compressors it can express; U<n> transcodes before any of them.
   const inChain = transcodes ? 0 : leadingV3(layout.compressors);
   const chainCompressors = layout.compressors.slice(0, inChain).map((c) => c.v3 as CodecMetadata);
   const outer = layout.compressors.slice(inChain).map((c) => c.codec);
   const compress = (b: Uint8Array): Uint8Array => outer.reduce((bytes, c) => c.encode(bytes), b);
-  const arrayToBytes = transcodes ? { name: 'vlen-utf8' } : dtype.kind === 'object' ? { name: dtype.objectCodec } : bytesCodecFor(dtype);
-  const v3Codecs = [...transpose, ...(layout.filters ?? []), arrayToBytes, ...chainCompressors];
+  const arrayToBytes = transcodes ? { name: 'vlen-utf8' } : filters.length > 0 ? elementBytesCodec(layout.encoded) : dtypeBytesCodec(dtype);
+  const v3Codecs = [...transpose, ...filters, arrayToBytes, ...chainCompressors];
   const bounds = outerBounds(outer, transcodes ? () => product(chunks) * dtype.itemSize : chainInputBound(v3Codecs, layout, outer.length > 0));
   const decompress = (b: Uint8Array): Uint8Array => outer.reduceRight((bytes, c, i) => c.decode(bytes, bounds(i)), b);
   const { compressors } = layout;
@@ -123,6 +136,29 @@ export function bytesCodecFor(dtype: NumpyDataType): CodecMetadata {
     return { name: 'bytes', configuration: { endian: dtype.byteOrder } };
   }
   return { name: 'bytes' };
+}
+
+/** The array -> bytes codec of an unfiltered dtype: its object codec, or bytes. */
+function dtypeBytesCodec(dtype: NumpyDataType): CodecMetadata {
+  if (dtype.kind !== 'object') return bytesCodecFor(dtype);
+  switch (dtype.objectCodec) {
+    case 'vlen-utf8':
+      return { name: 'vlen-utf8' };
+    case 'vlen-bytes':
+    case 'vlen-array': // the same frames; each element's bytes as stored
+      return { name: 'vlen-bytes' };
+    case 'json2':
+    case 'msgpack2':
+      return { name: `numcodecs.${dtype.objectCodec}`, configuration: { ...dtype.objectConfig } };
+    case 'categorize': // a filter: it comes with filters, never here
+      throw floeError('INVALID_METADATA', 'an object array whose first filter is categorize lost its filter');
+  }
+}
+
+/** `bytes` for what the filters write, in the byte order NumPy stored it in. */
+function elementBytesCodec(encoded: EncodedElement | undefined): CodecMetadata {
+  if (!encoded) throw floeError('INVALID_METADATA', 'filters without the element type they write');
+  return encoded.dataType.itemSize > 1 && encoded.byteOrder !== 'none' ? { name: 'bytes', configuration: { endian: encoded.byteOrder } } : { name: 'bytes' };
 }
 
 function decodeUtf8(b: Uint8Array): string {

@@ -47,18 +47,28 @@ export interface NumpyStructuredType extends NumpyCommon {
 
 /**
  * An object array ("|O"): Python objects, stored through an object codec (Zarr v2's first
- * filter): vlen-utf8 holds strings, vlen-bytes binary values; in memory string[] or Uint8Array[].
+ * filter). vlen-utf8, json2 and msgpack2 hold strings, and categorize strings as integers (a
+ * filter, not an object codec: no element codec then); vlen-bytes holds binary values, and
+ * vlen-array 1-d NumPy arrays, read as the bytes of their elements (vlen-array's framing is
+ * vlen-bytes'). In memory string[] or Uint8Array[].
  */
 export interface NumpyObjectType extends NumpyCommon {
   readonly kind: 'object';
-  readonly objectCodec: 'vlen-utf8' | 'vlen-bytes';
+  readonly objectCodec: ObjectCodecId;
+  /** The object codec's configuration less "id" (json2's layout, vlen-array's dtype). */
+  readonly objectConfig: Readonly<Record<string, JsonValue>>;
 }
+
+export type ObjectCodecId = 'vlen-utf8' | 'vlen-bytes' | 'vlen-array' | 'json2' | 'msgpack2' | 'categorize';
+
+const BINARY_OBJECT_CODECS: readonly ObjectCodecId[] = ['vlen-bytes', 'vlen-array'];
 
 export type NumpyDataType = NumpyScalarType | NumpyStructuredType | NumpyObjectType;
 
 /** The object dtype read through `codec`; its chunks are that codec's bytes (item size 1). */
-export function objectDataType(codec: NumpyObjectType['objectCodec']): NumpyObjectType {
-  return Object.freeze({ json: '|O', kind: 'object', itemSize: 1, dataType: parseDataType(codec === 'vlen-utf8' ? 'string' : 'binary'), objectCodec: codec });
+export function objectDataType(codec: ObjectCodecId, objectConfig: Readonly<Record<string, JsonValue>> = {}): NumpyObjectType {
+  const dataType = parseDataType(BINARY_OBJECT_CODECS.includes(codec) ? 'binary' : 'string');
+  return Object.freeze({ json: '|O', kind: 'object', itemSize: 1, dataType, objectCodec: codec, objectConfig });
 }
 
 /** What a format allows beyond the types every NumPy-based Zarr format shares. */

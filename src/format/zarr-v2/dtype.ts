@@ -1,9 +1,11 @@
 // Zarr v2 `dtype`: a NumPy dtype (format/numpy/dtype.ts, with datetimes and sub-array fields), or
 // "|O" for object arrays, whose element codec is the first of `filters` (numcodecs' object codec).
-// Floe reads vlen-utf8 (strings) and vlen-bytes (binary) object arrays.
+// Floe reads vlen-utf8, json2 and msgpack2 (strings), vlen-bytes and vlen-array (binary) object
+// arrays, and object arrays whose first filter is categorize (strings; zarr-python 2 needs no
+// object codec then), which keeps categorize among the filters.
 import { floeError } from '../../errors.ts';
 import type { JsonValue } from '../json.ts';
-import { objectDataType, parseNumpyDataType, V2_DIALECT, type NumpyDataType, type NumpyObjectType } from '../numpy/dtype.ts';
+import { objectDataType, parseNumpyDataType, V2_DIALECT, type NumpyDataType, type NumpyObjectType, type ObjectCodecId } from '../numpy/dtype.ts';
 import { OBJECT_CODECS, readNumcodecsConfig, type NumcodecsConfig } from '../numpy/numcodecs.ts';
 
 /** NumPy typestrs of object arrays: NumPy writes "|O"; the byte order is meaningless for pointers. */
@@ -19,7 +21,8 @@ export function parseV2DataType(dtype: JsonValue | undefined, filters: JsonValue
   const configs = readFilters(filters, where);
   if (typeof dtype === 'string' && OBJECT_TYPESTRS.includes(dtype)) {
     const [codec, ...rest] = configs;
-    return { dtype: objectType(codec, where), filters: rest };
+    const type = objectType(codec, where);
+    return { dtype: type, filters: type.objectCodec === 'categorize' ? configs : rest };
   }
   return { dtype: parseNumpyDataType(dtype, where, V2_DIALECT), filters: configs };
 }
@@ -28,10 +31,11 @@ function objectType(codec: NumcodecsConfig | undefined, where: string): NumpyObj
   if (codec === undefined) {
     throw floeError('INVALID_METADATA', `an object ("|O") array names its object codec as the first of "filters"; none is given (Floe reads ${OBJECT_CODECS.join(', ')})`, { where });
   }
-  if (codec.id !== 'vlen-utf8' && codec.id !== 'vlen-bytes') {
+  if (!OBJECT_CODECS.includes(codec.id)) {
     throw floeError('UNSUPPORTED', `object codec "${codec.id}" is not supported; Floe reads object arrays stored with ${OBJECT_CODECS.join(', ')}`, { where });
   }
-  return objectDataType(codec.id);
+  const { id, ...config } = codec;
+  return objectDataType(id as ObjectCodecId, config);
 }
 
 function readFilters(filters: JsonValue | undefined, where: string): NumcodecsConfig[] {

@@ -2,8 +2,8 @@
 // "-Infinity" for floats; [re, im] for complex; base64 for fixed bytes (S, V) and records; the
 // string itself for U<n>; the int64 count for datetimes. `null` means "no fill value": missing
 // chunks are undefined to other readers, so Floe reads them as zeros and never deletes a chunk.
-// Object arrays keep their fill as written; only a string fill of a vlen-utf8 array is a value
-// Floe's strings can hold, so every other one behaves as null.
+// Object arrays keep their fill as written; only a string fill of an array of strings (vlen-utf8,
+// json2, msgpack2, categorize) is a value Floe can hold, so every other one behaves as null.
 import { floeError } from '../../errors.ts';
 import type { JsonValue } from '../json.ts';
 import type { NumpyDataType } from '../numpy/dtype.ts';
@@ -29,7 +29,7 @@ export function parseV2FillValue(dtype: NumpyDataType, json: JsonValue, where: s
   const bad = (why: string): never => {
     throw floeError('INVALID_METADATA', `"fill_value" ${JSON.stringify(json, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))} is not valid for dtype ${JSON.stringify(dtype.json)}: ${why}`, { where });
   };
-  if (dtype.kind === 'object') return dtype.objectCodec === 'vlen-utf8' && typeof json === 'string' ? defined(parseFillValue(dt, json), json) : undefinedFill;
+  if (dtype.kind === 'object') return dt.kind === 'string' && typeof json === 'string' ? defined(parseFillValue(dt, json), json) : undefinedFill;
   let input: FillValueInput = json;
   if (dtype.kind === 'bytes' || dtype.kind === 'structured') input = Array.from(base64Bytes(json, dtype.itemSize, dtype.kind === 'bytes' && dtype.typestr.charAt(1) === 'S', bad));
   else if (dtype.kind === 'datetime' && json === 'NaT') input = -(2n ** 63n);

@@ -10,7 +10,7 @@ import { checkArrayShape } from '../limits.ts';
 import { numpyChunkCodec, type NumpyChunkCodec, type NumpyCompressor } from '../numpy/chunk-codec.ts';
 import { encodeAttributesDocument, encodePythonDocument, intList, invalid, parseAttributesDocument, readJsonObject } from '../numpy/documents.ts';
 import type { NumpyDataType } from '../numpy/dtype.ts';
-import { isArrayFilterId, isCompressorId, numcodecsArrayFilter, numcodecsCompressor, readNumcodecsConfig, type NumcodecsConfig } from '../numpy/numcodecs.ts';
+import { encodedElement, numcodecsCodec, readNumcodecsConfig, type EncodedElement, type NumcodecsConfig } from '../numpy/numcodecs.ts';
 import type { PyJson } from '../numpy/python-json.ts';
 import { createArrayMetadata, type ArrayMetadata, type Attributes } from '../zarr/metadata.ts';
 import { parseV2DataType } from './dtype.ts';
@@ -83,25 +83,35 @@ export function v2ArrayView(meta: V2ArrayMetadata, attributes: Attributes, where
 }
 
 /**
- * Filters after the object codec: array filters (with a v3 codec) first, then bytes codecs, which
- * run before the compressor. An array filter after a bytes codec would see bytes, not elements.
+ * Filters after the object codec: array filters (numcodecs.delta, ...) first, then bytes codecs,
+ * which run before the compressor. An array filter after a bytes codec would see bytes, not
+ * elements. Bytes codecs are built for the elements the array filters write (blosc's typesize).
  */
-function chunkFilters(meta: V2ArrayMetadata, where: string): { filters: CodecMetadata[]; compressors: NumpyCompressor[] } {
-  const context = { itemSize: meta.dtype.itemSize };
+function chunkFilters(meta: V2ArrayMetadata, where: string): { filters: CodecMetadata[]; compressors: NumpyCompressor[]; encoded: EncodedElement } {
+  const { dtype } = meta;
   const filters: CodecMetadata[] = [];
-  const compressors: NumpyCompressor[] = [];
-  const configs = (meta.filters ?? []).slice(meta.dtype.kind === 'object' ? 1 : 0);
-  for (const config of configs) {
-    if (isCompressorId(config.id)) compressors.push(numcodecsCompressor(config, context, where));
-    else if (compressors.length > 0 && isArrayFilterId(config.id)) {
+  const bytesConfigs: NumcodecsConfig[] = [];
+  const skip = dtype.kind === 'object' && dtype.objectCodec !== 'categorize' ? 1 : 0;
+  for (const config of (meta.filters ?? []).slice(skip)) {
+    // The element size only matters to bytes codecs, which are rebuilt below with the right one.
+    const codec = numcodecsCodec(config, { itemSize: dtype.itemSize }, 'filter', where);
+    if (codec.kind === 'bytes_to_bytes') bytesConfigs.push(config);
+    else if (bytesConfigs.length > 0) {
       throw floeError('UNSUPPORTED', `filter "${config.id}" follows a compressing filter; Floe applies array filters before bytes filters`, { where });
-    } else filters.push(numcodecsArrayFilter(config, where));
+    } else filters.push(codec.v3);
   }
-  if (meta.dtype.kind === 'object' && filters.length > 0) {
+  if (dtype.kind === 'object' && dtype.objectCodec !== 'categorize' && filters.length > 0) {
     throw floeError('UNSUPPORTED', `an object array takes no array filters after its object codec, got ${filters.map((f) => f.name).join(', ')}`, { where });
   }
-  if (meta.compressor) compressors.push(numcodecsCompressor(meta.compressor, context, where));
-  return { filters, compressors };
+  const start: EncodedElement = { dataType: dtype.dataType, byteOrder: dtype.kind === 'numeric' || dtype.kind === 'datetime' ? dtype.byteOrder : 'none' };
+  const encoded = filters.length > 0 ? encodedElement(filters, start, meta.chunks, where) : start;
+  const context = { itemSize: filters.length > 0 ? encoded.dataType.itemSize : dtype.itemSize };
+  const compressors = [...bytesConfigs, ...(meta.compressor ? [meta.compressor] : [])].map((config, i) => {
+    const codec = numcodecsCodec(config, context, i < bytesConfigs.length ? 'filter' : 'compressor', where);
+    if (codec.kind !== 'bytes_to_bytes') throw floeError('UNSUPPORTED', `compressor "${config.id}" is a filter (it works on elements); list it in "filters"`, { where });
+    return codec.compressor;
+  });
+  return { filters, compressors, encoded };
 }
 
 export function v2ArrayMetadataJson(meta: V2ArrayMetadata): { [key: string]: PyJson } {

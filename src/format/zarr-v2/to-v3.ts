@@ -1,10 +1,11 @@
 // How a Zarr v2 array maps onto Zarr v3 metadata for conversion. Values are identical: the same
 // shape, chunks, memory type and chunk layout: transpose for F order, the filters' v3 codecs
-// (numcodecs.delta), bytes with the dtype's byte order (vlen-utf8 for U<n>, the object codec for
-// object arrays), and each compressor's v3 codec (gzip, zstd, blosc). Chunks are copied verbatim
-// when the v3 chain reads them as stored; U<n> chunks are re-encoded (UCS-4 -> vlen-utf8). A
-// compressor without a v3 codec Floe writes (zlib, bz2, lzma) is refused by name: its numcodecs.*
-// v3 codec comes with the numcodecs codecs (issue 21, stage 2).
+// (numcodecs.delta, numcodecs.fixedscaleoffset, ...), bytes with the byte order of what the
+// filters write (vlen-utf8 for U<n>, the object codec for object arrays: vlen-array as
+// vlen-bytes), and each compressor's v3 codec: gzip, zstd, blosc and crc32c as the core codecs,
+// every other numcodecs compressor as `numcodecs.<id>` (numpy/numcodecs.ts), as zarr-python 3
+// names them. Chunks are copied verbatim when the v3 chain reads them as stored; U<n> chunks are
+// re-encoded (UCS-4 -> vlen-utf8).
 import { floeError } from '../../errors.ts';
 import type { CodecMetadata } from '../codecs/types.ts';
 import type { JsonValue } from '../json.ts';
@@ -27,7 +28,7 @@ export interface V2ToV3Plan {
 export function planV2ToV3(meta: V2ArrayMetadata, attributes: Attributes, chunkCodec: NumpyChunkCodec, where: string): V2ToV3Plan {
   const missing = chunkCodec.compressors.filter((c) => c.v3 === undefined).map((c) => c.codec.name);
   if (missing.length > 0) {
-    throw floeError('UNSUPPORTED', `cannot convert to Zarr v3: ${missing.map((n) => `"${n}"`).join(', ')} has no Zarr v3 codec Floe writes yet; Floe converts v2 arrays compressed with gzip, zstd or blosc (or none)`, { where });
+    throw floeError('UNSUPPORTED', `cannot convert to Zarr v3: ${missing.map((n) => `"${n}"`).join(', ')} has no Zarr v3 codec Floe writes`, { where });
   }
   const inChain = new Set(chunkCodec.v3Codecs);
   const outerV3 = chunkCodec.compressors.map((c) => c.v3).filter((c): c is CodecMetadata => c !== undefined && !inChain.has(c));

@@ -1,8 +1,9 @@
 // Zarr v2 arrays as `V2Array.createAt` takes them: every v1 dtype (v1-dtypes.ts) with its fill in
 // zarr-python 2's form (base64 for bytes and records), plus datetime64/timedelta64 with units and
-// vlen-utf8 object arrays; C or F order; "." or "/" separators; the numcodecs compressors Floe
-// implements (zlib, gzip, bz2, lzma, blosc, zstd) or none; delta filters on little-endian integers.
-// Each case carries what the model needs and whether conversion to v3 takes it.
+// vlen-utf8 object arrays; C or F order; "." or "/" separators; the lossless numcodecs compressors
+// (zlib, gzip, bz2, lzma, blosc, zstd, lz4, a checksum) or none; delta filters on integers of
+// either byte order, then maybe a bytes filter (shuffle, a checksum). Each case carries what the
+// model needs and whether conversion to v3 takes it (every case, since issue 21's numcodecs codecs).
 import fc from '../fast-check.ts';
 import type { Arbitrary } from 'fast-check';
 import type { V2ArrayInput } from '../../engine/v2-array.ts';
@@ -71,11 +72,18 @@ const compressor: Arbitrary<NumcodecsConfig | null> = fc.oneof(
   fc.record({ cname: fc.constantFrom('blosclz', 'lz4', 'lz4hc', 'snappy', 'zlib', 'zstd'), clevel: fc.integer({ min: 0, max: 9 }), shuffle: fc.constantFrom(-1, 0, 1, 2) })
     .map((c) => ({ id: 'blosc', ...c, blocksize: 0 })),
   fc.integer({ min: -5, max: 19 }).map((level) => ({ id: 'zstd', level })),
+  fc.integer({ min: 1, max: 20 }).map((acceleration) => ({ id: 'lz4', acceleration })),
+  fc.constantFrom({ id: 'crc32' }, { id: 'adler32' }, { id: 'fletcher32' }, { id: 'jenkins_lookup3', initval: 0, prefix: null }),
 );
 
-/** Compressors whose v3 codec Floe writes, so conversion copies their chunks. */
-const CONVERTIBLE = new Set(['gzip', 'blosc', 'zstd']);
-const DELTA_TYPES = /^(\|[iu]1|<[iu][248])$/;
+/** Filters that work on bytes, after delta and before the compressor. */
+const bytesFilter: Arbitrary<NumcodecsConfig | null> = fc.oneof(
+  { arbitrary: fc.constant(null), weight: 3 },
+  fc.constantFrom(1, 2, 4, 8).map((elementsize) => ({ id: 'shuffle', elementsize })),
+  fc.constantFrom({ id: 'crc32' }, { id: 'adler32', location: 'end' }),
+);
+
+const DELTA_TYPES = /^(\|[iu]1|[<>][iu][248])$/;
 
 /** fast-check arbitrary of Zarr v2 arrays (see the file comment). */
 export function v2ArrayInputArb(): Arbitrary<V2Case> {
@@ -85,15 +93,19 @@ export function v2ArrayInputArb(): Arbitrary<V2Case> {
       dims: fc.array(fc.record({ chunk: fc.integer({ min: 1, max: 4 }), extra: fc.nat(5) }), { minLength: 1, maxLength: 3 }),
       compressor,
       delta: fc.boolean(),
+      bytes: bytesFilter,
       order: fc.constantFrom('C' as const, 'F' as const),
       separator: fc.constantFrom('.' as const, '/' as const),
     })
-    .map(({ dt, dims, compressor: c, delta, order, separator }): V2Case => {
-      const filters = delta && typeof dt.json === 'string' && DELTA_TYPES.test(dt.json) ? [{ id: 'delta', dtype: dt.json }] : null;
+    .map(({ dt, dims, compressor: c, delta, bytes, order, separator }): V2Case => {
+      const deltaFilter = delta && typeof dt.json === 'string' && DELTA_TYPES.test(dt.json) ? [{ id: 'delta', dtype: dt.json }] : [];
+      // Bytes filters on fixed-size elements (an object array's filters follow its object codec).
+      const bytesFilters = bytes && dt.json !== 'string' ? [bytes] : [];
+      const filters = deltaFilter.length + bytesFilters.length > 0 ? [...deltaFilter, ...bytesFilters] : null;
       return {
         dtype: dt.dtype,
         fill: dt.fillMemory,
-        convertible: c === null || CONVERTIBLE.has(c.id),
+        convertible: true,
         values: (n, seed) => (dt.chars > 0
           ? unicodeValues(dt.chars, checkedAt(dt.fillMemory as readonly string[], 0, 'INVALID_ARGUMENT', 'string fill value'), n, seed)
           : randomElements(dt.dtype, dt.fillMemory, n, seed)),
