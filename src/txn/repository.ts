@@ -158,10 +158,10 @@ export class Repository {
     // The initial snapshot and its log have a fixed id: a concurrent creator may have written
     // them already, which is fine; only one repo info file can win below.
     await ignoreExisting(objects.writeSnapshot(initial, request));
-    await objects.writeTransactionLog({
+    await ignoreExisting(objects.writeTransactionLog({
       specVersion: 2, id: INITIAL_SNAPSHOT_ID, newGroups: [], newArrays: [], deletedGroups: [], deletedArrays: [],
       updatedArrays: [], updatedGroups: [], updatedChunks: [], movedNodes: [],
-    }, request);
+    }, request));
     // As the reference: a repository created without settings stores no config.
     const storedValue = codec.isEmptyConfig(canonical) ? null : codec.encodeStoredConfig(canonical);
     const stored = { config: canonical, stored: storedValue };

@@ -40,6 +40,14 @@ describe('Repository', () => {
     expect(await again.listBranches()).toEqual(['main']);
   });
 
+  it('openOrCreate racing itself on one new storage: every caller gets the one repository', async () => {
+    const backend = new MemoryStorage();
+    const repos = await Promise.all(Array.from({ length: 4 }, () => Repository.openOrCreate(backend)));
+    const tips = await Promise.all(repos.map((repo) => repo.lookupBranch('main')));
+    expect(new Set(tips).size).toBe(1);
+    expect(await repos[0]?.listBranches()).toEqual(['main']);
+  });
+
   it('works on the local filesystem and SQLite backends', async () => {
     for (const storage of [Storage.newLocalFilesystem(path.join(scratch, 'fs')), Storage.newSqlite(path.join(scratch, 'db.sqlite'))]) {
       const { first } = await repoWithArray(storage);
