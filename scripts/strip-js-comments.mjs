@@ -2,10 +2,10 @@
 // (dist/**/*.js), keeping every line break, so line numbers in stack traces stay those of the
 // full build. The declarations (.d.ts) keep their doc comments: editors show them.
 //
-// Why: V8 keeps each module's source text for its whole life, and Floe's sources are about a
-// third comments (~210 KB of ~980 KB loaded by `import 'floe'`). That retained text pushed the old
-// generation over V8's 8 MB threshold for incremental marking, and a cold process then ran an
-// extra full GC during 20 queries (BENCHMARKS.md, "Issues 16/17: the query and session-read A/B").
+// Why: V8 keeps each module's source text for its whole life, and about a fifth of the JavaScript
+// `import 'floe'` loads is comments (210 KB of 982 KB). That retained text pushed the old generation
+// over V8's 8 MB threshold for incremental marking, and a cold process then ran an extra full GC
+// during 20 queries (BENCHMARKS.md, "Issues 16/17: the query and session-read A/B").
 //
 // Comments are found by TypeScript's parser (a regular expression cannot tell a comment from
 // `//` inside a string, a template or a regular expression literal).
