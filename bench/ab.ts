@@ -1,6 +1,7 @@
 // A/B of two checkouts of Floe on the benchmarked paths — full read (plain store), session read,
 // commit, query, small-object storage — as interleaved pairs of fresh processes, each side running its own built
 // dist/. Run: npx tsx bench/ab.ts --a DIR --b DIR [--pairs 9] [--chunks 20000] [--clock wall|cpu] [--gc]
+// [--only read,session-read,commit,query,storage] (--only: just those workloads, by probe task name).
 // (--gc: a full GC just before each timed window, so a process's first major GC does not fall in or
 // out of the window by what was allocated before it.)
 // (--clock cpu times user+system CPU of each probe process instead of wall time: on a loaded machine
@@ -13,7 +14,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { median, probeMs } from './support/probe-runner.ts';
 
-const { values } = parseArgs({ options: { a: { type: 'string' }, b: { type: 'string' }, pairs: { type: 'string', default: '9' }, chunks: { type: 'string', default: '20000' }, clock: { type: 'string', default: 'wall' }, gc: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { a: { type: 'string' }, b: { type: 'string' }, pairs: { type: 'string', default: '9' }, chunks: { type: 'string', default: '20000' }, clock: { type: 'string', default: 'wall' }, gc: { type: 'boolean', default: false }, only: { type: 'string' } } });
 if (values.clock !== 'wall' && values.clock !== 'cpu') throw new Error('--clock is wall or cpu');
 process.env.FLOE_BENCH_CLOCK = values.clock;
 if (values.gc) process.env.FLOE_BENCH_GC = '1';
@@ -36,10 +37,12 @@ try {
     { name: '20 label queries on a session', task: 'query', dir: () => repo, extra: [], fresh: false },
     { name: 'fs storage: 1,000 small puts + gets', task: 'storage', dir: (s, p) => path.join(work, `storage-${s}-${p}`), extra: [], fresh: true },
   ];
+  const only = values.only?.split(',');
   const load = loadavg()[0]!;
   console.log('| workload | a ms | b ms | median ratio b/a | pairs |');
   console.log('|---|---:|---:|---:|---|');
   for (const w of workloads) {
+    if (only && !only.includes(w.task)) continue;
     const times = { a: [] as number[], b: [] as number[] };
     const ratios: number[] = [];
     for (let pair = 0; pair < PAIRS; pair++) {

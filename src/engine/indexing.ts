@@ -2,7 +2,8 @@
 // chunk shape, strides, projections, chunk coordinates) all have its rank as length; code that
 // walks two of them together goes through zipMap / zipEvery / dot, which check the lengths and
 // each element read instead of a non-null assertion on `b[d]` at each use. They run per chunk on
-// read paths, so they index `b` directly (no iterator object per call).
+// read paths, mostly before V8 optimises them, so they are indexed loops: a for..of there
+// allocates an iterator and a result object per element.
 import { floeError, type ErrorCode, type FloeError } from '../errors.ts';
 
 function rankMismatch(a: number, b: number): FloeError<'INVALID_ARGUMENT'> {
@@ -13,10 +14,8 @@ function rankMismatch(a: number, b: number): FloeError<'INVALID_ARGUMENT'> {
 export function zipMap<A, B, R>(a: readonly A[], b: readonly B[], f: (x: A, y: B, i: number) => R): R[] {
   if (a.length !== b.length) throw rankMismatch(a.length, b.length);
   const out: R[] = [];
-  for (const x of a) {
-    const i = out.length;
-    out.push(f(x, pairedAt(b, i, a.length), i));
-  }
+  // `a[i] as A`: i < a.length, so this is the element for..of would give (a hole reads undefined).
+  for (let i = 0; i < a.length; i++) out.push(f(a[i] as A, pairedAt(b, i, a.length), i));
   return out;
 }
 
@@ -31,11 +30,7 @@ function pairedAt<B>(b: readonly B[], i: number, length: number): B {
 /** Whether `f(a[d], b[d], d)` holds for every d; INVALID_ARGUMENT when the lengths differ. */
 export function zipEvery<A, B>(a: readonly A[], b: readonly B[], f: (x: A, y: B, i: number) => boolean): boolean {
   if (a.length !== b.length) throw rankMismatch(a.length, b.length);
-  let i = 0;
-  for (const x of a) {
-    if (!f(x, pairedAt(b, i, a.length), i)) return false;
-    i++;
-  }
+  for (let i = 0; i < a.length; i++) if (!f(a[i] as A, pairedAt(b, i, a.length), i)) return false;
   return true;
 }
 
@@ -43,8 +38,7 @@ export function zipEvery<A, B>(a: readonly A[], b: readonly B[], f: (x: A, y: B,
 export function dot(a: readonly number[], b: readonly number[]): number {
   if (a.length !== b.length) throw rankMismatch(a.length, b.length);
   let sum = 0;
-  let i = 0;
-  for (const x of a) sum += x * pairedAt(b, i++, a.length);
+  for (let i = 0; i < a.length; i++) sum += pairedAt(a, i, a.length) * pairedAt(b, i, a.length);
   return sum;
 }
 

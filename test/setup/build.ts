@@ -13,6 +13,8 @@ export default function setup(): void {
   const built = mtimeOrZero(BUILT);
   if (built > 0 && newestSource(path.join(root, 'src')) <= built) return;
   execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+  // The same build as `npm run build`: the emitted JavaScript without comments.
+  execFileSync(process.execPath, [path.join(root, 'scripts/strip-js-comments.mjs'), path.join(root, 'dist')], { stdio: 'inherit' });
 }
 
 function newestSource(dir: string): number {

@@ -24,14 +24,15 @@ export function checkConcurrency(limit: number, name = 'concurrency'): number {
 export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
   checkConcurrency(limit);
   const results = new Array<R>(items.length);
-  // The workers share one iterator: each takes the next item synchronously, so none is run twice.
-  const queue = items.entries();
+  // The workers share one cursor: each takes the next index synchronously, so none is run twice
+  // (an index, not an iterator: no entry pair and result object per item).
+  let next = 0;
   let failed = false;
   const worker = async (): Promise<void> => {
-    while (!failed) {
-      const next = queue.next();
-      if (next.done === true) return;
-      const [i, item] = next.value;
+    while (!failed && next < items.length) {
+      const i = next++;
+      // i < items.length: the element entries() would give (a hole reads undefined).
+      const item = items[i] as T;
       try {
         results[i] = await fn(item, i);
       } catch (err) {

@@ -54,16 +54,32 @@ export function projectDim(sel: DimSelection, chunkSize: number): ChunkProjectio
   return out;
 }
 
+/**
+ * One odometer digit of forEachProduct: a list and the position in it. Digits form a list from
+ * the innermost (last list, turning fastest) out, walked without an index or an iterator: this
+ * runs once per chunk of a read.
+ */
+interface ProductDigit<T> {
+  readonly list: readonly T[];
+  i: number;
+  readonly outer: ProductDigit<T> | undefined;
+}
+
 /** Visits the cartesian product of per-dimension projections. */
 export function forEachProduct<T extends {} | null>(lists: readonly (readonly T[])[], visit: (items: T[]) => void): void {
-  if (lists.some((l) => l.length === 0)) return;
-  // One odometer digit per list, the last list's digit turning fastest.
-  const digits = lists.map((list) => ({ list, i: 0 }));
-  const innermostFirst = [...digits].reverse();
+  let innermost: ProductDigit<T> | undefined;
+  for (const list of lists) {
+    if (list.length === 0) return;
+    innermost = { list, i: 0, outer: innermost };
+  }
+  const rank = lists.length;
   odometer: for (;;) {
+    const items = new Array<T>(rank);
+    let d = rank;
     // A digit stays below its list's length (it wraps to 0 there), so the check never fires.
-    visit(digits.map((digit) => checkedAt(digit.list, digit.i, 'INVALID_ARGUMENT', 'projection list')));
-    for (const digit of innermostFirst) {
+    for (let digit = innermost; digit !== undefined; digit = digit.outer) items[--d] = checkedAt(digit.list, digit.i, 'INVALID_ARGUMENT', 'projection list');
+    visit(items);
+    for (let digit = innermost; digit !== undefined; digit = digit.outer) {
       if (++digit.i < digit.list.length) continue odometer;
       digit.i = 0;
     }
@@ -73,13 +89,19 @@ export function forEachProduct<T extends {} | null>(lists: readonly (readonly T[
 
 /** Copies the part of a decoded chunk that the projections select into `dst`. */
 export function copyFromChunk(chunk: NdArray, ps: readonly ChunkProjection[], dst: StridedView, lanes: number): void {
-  const stride = (d: number) => checkedAt(chunk.stride, d, 'INVALID_ARGUMENT', 'chunk strides');
-  const src: StridedView = {
-    data: chunk.data,
-    offset: ps.reduce((acc, p, d) => acc + p.start * stride(d), 0),
-    stride: ps.map((p, d) => stride(d) * p.step),
-  };
-  copyStrided(src, dst, ps.map((p) => p.count), lanes);
+  // One indexed pass (no closure per call): this runs for every chunk of a read.
+  const rank = ps.length;
+  const stride = new Array<number>(rank);
+  const counts = new Array<number>(rank);
+  let offset = 0;
+  for (let d = 0; d < rank; d++) {
+    const p = checkedAt(ps, d, 'INVALID_ARGUMENT', 'chunk projections');
+    const s = checkedAt(chunk.stride, d, 'INVALID_ARGUMENT', 'chunk strides');
+    offset += p.start * s;
+    stride[d] = s * p.step;
+    counts[d] = p.count;
+  }
+  copyStrided({ data: chunk.data, offset, stride }, dst, counts, lanes);
 }
 
 /** Fills a `counts`-shaped region of `dst` with the one-element `value` (bit-exact). */
@@ -94,6 +116,9 @@ export function fillRegion(dst: StridedView, counts: readonly number[], value: A
 
 /** A selection's part inside one chunk, and where it lands in the destination. */
 export function shiftView(dst: StridedView, ps: readonly ChunkProjection[]): StridedView {
-  const offset = ps.reduce((acc, p, d) => acc + p.outStart * checkedAt(dst.stride, d, 'INVALID_ARGUMENT', 'destination strides'), dst.offset);
+  let offset = dst.offset;
+  for (let d = 0; d < ps.length; d++) {
+    offset += checkedAt(ps, d, 'INVALID_ARGUMENT', 'chunk projections').outStart * checkedAt(dst.stride, d, 'INVALID_ARGUMENT', 'destination strides');
+  }
   return { data: dst.data, offset, stride: dst.stride };
 }

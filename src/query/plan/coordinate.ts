@@ -65,12 +65,37 @@ export function checkCoordinateLength(c: Coordinate, length: number): Coordinate
 }
 
 function detectOrder(values: Float64Array | readonly string[]): CoordinateOrder {
+  return values instanceof Float64Array ? numberOrder(values) : stringOrder(values);
+}
+
+/**
+ * An indexed loop, not for..of: it runs once per coordinate load over every label, mostly before
+ * V8 optimises it, and there each for..of step allocates an iterator result.
+ */
+function numberOrder(values: Float64Array): CoordinateOrder {
   let asc = true;
   let desc = true;
-  let prev: number | string | undefined;
-  for (const v of values) {
+  let prev = NaN;
+  for (let i = 0; i < values.length; i++) {
+    // i < length, so `v` is a number; `?? NaN` only settles the type (NaN reads as unsorted).
+    const v = values[i] ?? NaN;
     // A NaN label compares false both ways: no binary search can find it.
-    if (typeof v === 'number' && Number.isNaN(v)) return 'unsorted';
+    if (Number.isNaN(v)) return 'unsorted';
+    if (i > 0) {
+      if (prev > v) asc = false;
+      if (prev < v) desc = false;
+      if (!asc && !desc) return 'unsorted';
+    }
+    prev = v;
+  }
+  return asc ? 'ascending' : desc ? 'descending' : 'unsorted';
+}
+
+function stringOrder(values: readonly string[]): CoordinateOrder {
+  let asc = true;
+  let desc = true;
+  let prev: string | undefined;
+  for (const v of values) {
     if (prev !== undefined) {
       if (prev > v) asc = false;
       if (prev < v) desc = false;

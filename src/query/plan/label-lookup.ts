@@ -3,7 +3,6 @@
 // (one pass for a whole `in` list), and the matches may be scattered. Each lookup reports its
 // method and comparisons so explain() can show the cost.
 import { floeError } from '../../errors.ts';
-import { checkedAt } from '../../engine/indexing.ts';
 import { describeLabel, type LabelValue } from '../nodes/label.ts';
 import type { NearestNode } from '../nodes/nearest-node.ts';
 import type { WhereNode } from '../nodes/where-node.ts';
@@ -168,7 +167,8 @@ function nearestIndex(coord: Coordinate, v: number): { index: number; label: num
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     comparisons++;
-    const x = checkedAt(values, mid, 'INVALID_ARGUMENT', `label index out of range in ${coord.path}`);
+    const x = values[mid];
+    if (x === undefined) throw labelOutOfRange(coord, mid);
     if (asc ? x >= v : x <= v) hi = mid;
     else lo = mid + 1;
   }
@@ -197,7 +197,14 @@ export function lookupNearest(coord: Coordinate, node: NearestNode): Lookup {
 
 /** A label by index; binary searches keep their probe inside [0, n), so this never throws. */
 function labelAt(coord: Coordinate, i: number): number | string {
-  return checkedAt<number | string>(coord.values, i, 'INVALID_ARGUMENT', `label index out of range in ${coord.path}`);
+  const v = coord.values[i];
+  if (v === undefined) throw labelOutOfRange(coord, i);
+  return v;
+}
+
+/** Built only on a miss: labelAt runs at every probe of every binary search. */
+function labelOutOfRange(coord: Coordinate, i: number): Error {
+  return floeError('INVALID_ARGUMENT', `label index out of range in ${coord.path} (index ${i} of ${coord.values.length})`, {});
 }
 
 function showLabel(coord: Coordinate, v: number | string): string {
