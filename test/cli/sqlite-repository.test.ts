@@ -4,7 +4,7 @@
 // it was: a Zarr store or any other files in a directory, another application's database, a text
 // file. In-process runs (the CLI's `run`), so each command's close is what is tested.
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -118,6 +118,18 @@ describe('floe init never writes into what is not ours', () => {
     const sqlite = await floe(['init', '--storage', 'sqlite', '--repo', 'r.db'], { cwd: work });
     expect(sqlite.code).toBe(0);
     expect((await floe(['init', '--repo', 'r.db'], { cwd: work })).stderr).toMatch(/^floe init: ALREADY_EXISTS/);
+  });
+
+  it('a new path named like a database file is a SQLite repository without --storage', async () => {
+    const work = tempDir();
+    for (const name of ['plain.db', 'other.sqlite', 'third.SQLITE3']) {
+      const r = await floe(['init', '--repo', name], { cwd: work });
+      expect(r.stdout, r.stderr).toMatch(/^created an empty sqlite repository at /);
+      expect(statSync(path.join(work, name)).isFile()).toBe(true);
+      expect(integrity(path.join(work, name))).toBe('ok');
+    }
+    expect((await floe(['init', '--repo', 'plain.icechunk'], { cwd: work })).stdout).toMatch(/^created an empty file repository/);
+    expect(readdirSync(work).sort()).toEqual(['other.sqlite', 'plain.db', 'plain.icechunk', 'third.SQLITE3']);
   });
 
   it('refuses another application\'s database and a text file, byte for byte unchanged; --force adds Floe\'s tables only to the database', async () => {

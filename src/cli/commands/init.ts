@@ -1,7 +1,7 @@
 // `floe init`: creates an empty repository (a `main` branch with the initial snapshot) in a new or
 // empty location. What is not ours stays untouched: a directory or prefix holding other files, and
 // another application's SQLite database, are refused unless `--force` (init-target.ts).
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Repository } from '../../txn/index.ts';
 import { UsageError, type CommandSpec } from '../command.ts';
@@ -11,7 +11,7 @@ import { refuseNonEmptyTarget } from './init-target.ts';
 export const initCommand: CommandSpec = {
   usage: '[--storage file|sqlite|s3] [--force] [--endpoint URL] [--region R]',
   details: [
-    '--storage   file: a directory (default); sqlite: one SQLite file; s3: s3://bucket/prefix',
+    '--storage   file: a directory (default; a new path ending .db, .sqlite or .sqlite3: sqlite); sqlite: one SQLite file; s3: s3://bucket/prefix',
     '            (credentials from the AWS_* variables; FLOE_S3_ENDPOINT or --endpoint for S3-compatible stores;',
     '            FLOE_S3_UNQUOTED_IF_MATCH=1 for Ceph RGW, which refuses quoted ETags in If-Match)',
     '--force     write the repository even where other data is: into a non-empty directory or prefix',
@@ -25,7 +25,7 @@ export const initCommand: CommandSpec = {
     const location = ctx.repoPath;
     const given = ctx.string('storage');
     if (given !== undefined && !STORAGE_KINDS.includes(given as StorageKind)) throw new UsageError(`--storage is one of ${STORAGE_KINDS.join(', ')}, got ${JSON.stringify(given)}`);
-    const kind = (given as StorageKind | undefined) ?? detectStorageKind(location);
+    const kind = (given as StorageKind | undefined) ?? initStorageKind(location);
     const force = ctx.flags.force === true;
     if (kind === 'sqlite') mkdirSync(path.dirname(location), { recursive: true });
     const storage = ctx.closeWhenDone(await storageAt(ctx, location, kind, force));
@@ -42,3 +42,14 @@ export const initCommand: CommandSpec = {
     else ctx.print(`created an empty ${kind} repository at ${location} (branch main at ${tip})`);
   },
 };
+
+/**
+ * A new path named like a database file (`repo.db`, `.sqlite`, `.sqlite3`) is a SQLite
+ * repository, as a newcomer typing `floe init --repo repo.db` means; only `init` guesses from the
+ * name, because opening a missing file would create it.
+ */
+function initStorageKind(location: string): StorageKind {
+  const kind = detectStorageKind(location);
+  if (kind === 'file' && !existsSync(location) && /\.(db|sqlite3?)$/i.test(location)) return 'sqlite';
+  return kind;
+}
