@@ -130,6 +130,7 @@ function stalledReader(): Promise<{ status: number; received: number; length: nu
     let received = 0;
     socket.on('data', (d: Buffer) => {
       if (head.length < 400) head += d.toString('latin1', 0, Math.min(d.length, 400));
+      if (received === 0) stallFromNow();
       received += d.length;
     });
     socket.on('error', () => undefined);
@@ -138,9 +139,13 @@ function stalledReader(): Promise<{ status: number; received: number; length: nu
       resolve({ status, received, length: Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0) });
     });
     socket.write(`POST /main/query HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\nAccept: application/octet-stream\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
-    socket.pause();
-    // Node checks idleness lazily: a socket goes between one and two idle timeouts after its last byte.
-    setTimeout(() => socket.resume(), 2 * IDLE_TIMEOUT + 1_500);
+    // Stop reading once the answer has begun (on a loaded machine the query may take longer than
+    // the stall itself, so the stall is timed from the first byte, not from the request). Node
+    // checks idleness lazily: a socket goes between one and two idle timeouts after its last byte.
+    const stallFromNow = () => {
+      socket.pause();
+      setTimeout(() => socket.resume(), 2 * IDLE_TIMEOUT + 1_500);
+    };
   });
 }
 
