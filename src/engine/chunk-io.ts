@@ -12,7 +12,8 @@ import { copyFromChunk, fillRegion, shiftView } from '../format/zarr/projection.
 import type { ShardingCodec } from '../format/codecs/sharding.ts';
 import { checkChunkBytes } from '../format/zarr/chunk-size.ts';
 import { allEqual, cStrides, copyStrided, fillElements, product, type NdArray, type StridedView } from '../format/zarr/ndarray.ts';
-import { mapLimit } from './storage/limiter.ts';
+import { mapLimit, type Limiter } from './storage/limiter.ts';
+import { chunkRuns, memoryBytes, runsAllFill, storedAsInMemory } from './raw-chunk.ts';
 import { MIN_OFFLOAD_BYTES, type DecodePool } from './decode-pool.ts';
 import { checkedAt, dot, zipEvery, zipMap } from './indexing.ts';
 import { forEachProduct, projectDim, type ChunkProjection } from './selection.ts';
@@ -219,14 +220,19 @@ export interface ChunkWrite {
   readonly extent: readonly number[];
 }
 
-/** A chunk's next state, computed before anything is written: new bytes, or erase (all fill). */
+/**
+ * A chunk's next state, computed before anything is written: its stored bytes (one buffer, or
+ * runs of the caller's value to write one after the other), or erase (all fill).
+ */
 interface ChunkUpdate {
   readonly key: string;
-  readonly bytes: Uint8Array | undefined;
+  readonly parts: readonly Uint8Array[] | undefined;
 }
 
 export interface WriteChunksOptions {
   readonly concurrency: number;
+  /** The writer pool: a slot per chunk being prepared or stored, shared with other writes. */
+  readonly pool?: Limiter | undefined;
   /**
    * Encoded bytes of partially covered chunks held between the check and the write phase; past it,
    * a chunk is checked, dropped, and read and encoded again when its turn to be written comes.
@@ -253,23 +259,31 @@ export async function writeChunkRegions(store: ZarrStore, chain: CodecChain, wri
   let heldBytes = 0;
   const request = options.request;
   const signal = request?.signal;
-  await mapLimit(writes.filter((w) => !coversChunk(w)), options.concurrency, async (w) => {
+  const pooled = <T>(task: () => Promise<T>): Promise<T> => (options.pool ? options.pool.run(task, signal) : task());
+  await mapLimit(writes.filter((w) => !coversChunk(w)), options.concurrency, (w) => pooled(async () => {
     if (yieldDue(signal)) await yieldToEventLoop(); // so the abort can fire at all (abort.ts)
     throwIfAborted(signal, w.key);
     const update = await prepareChunk(store, chain, w, request);
-    const size = update.bytes?.length ?? 0;
+    const size = update.parts?.reduce((n, p) => n + p.length, 0) ?? 0;
     if (heldBytes + size > options.holdBytes) return;
     held.set(w, update);
     heldBytes += size;
-  });
-  await mapLimit(writes, options.concurrency, async (w) => {
+  }));
+  await mapLimit(writes, options.concurrency, (w) => pooled(async () => {
     if (yieldDue(signal)) await yieldToEventLoop();
     throwIfAborted(signal, w.key);
     const update = held.get(w) ?? (await prepareChunk(store, chain, w, request));
     held.delete(w);
-    if (update.bytes) await store.set(update.key, update.bytes, request);
-    else await store.erase(update.key, request);
-  });
+    await storeUpdate(store, update, request);
+  }));
+}
+
+async function storeUpdate(store: ZarrStore, { key, parts }: ChunkUpdate, request: AbortOptions | undefined): Promise<void> {
+  if (!parts) return store.erase(key, request);
+  const [only] = parts;
+  if (parts.length > 1 && store.setParts) return store.setParts(key, parts, request);
+  // Runs are made only for stores with setParts; joining them keeps this total all the same.
+  return store.set(key, parts.length === 1 && only ? only : Buffer.concat(parts), request);
 }
 
 /** Whether the write replaces every in-bounds element of its chunk, so the old one is not read. */
@@ -277,17 +291,25 @@ function coversChunk(w: ChunkWrite): boolean {
   return w.job.projections.every((p, d) => Math.abs(p.step) === 1 && p.count === w.extent[d]);
 }
 
-/** Reads the old chunk when partly covered, merges the source in, and encodes (or marks erase). */
+/**
+ * Reads the old chunk when partly covered, merges the source in, and encodes (or marks erase). A
+ * whole chunk of an uncompressed array bound for a store that writes parts is not copied at all:
+ * its update is the runs of the caller's value (raw-chunk.ts).
+ */
 async function prepareChunk(store: ZarrStore, chain: CodecChain, w: ChunkWrite, request: AbortOptions | undefined): Promise<ChunkUpdate> {
   const { shape, dataType, fillValue } = chain.spec;
   const lanes = dataType.lanes;
+  const runs = store.setParts && chunkRuns(chain, w.src, w.job.projections, shape);
+  if (runs) return { key: w.key, parts: runsAllFill(runs, fillValue.memory) ? undefined : runs };
   checkChunkBytes(shape, dataType, w.key); // a shard is merged whole: it must fit in memory at once
   const chunk: NdArray = { data: dataType.allocate(product(shape)), shape: [...shape], stride: cStrides(shape) };
-  const existing = coversChunk(w) ? undefined : await store.get(w.key, request);
+  const covered = coversChunk(w);
+  const existing = covered ? undefined : await store.get(w.key, request);
   if (existing) {
     const all = shape.map((n) => ({ chunk: 0, start: 0, step: 1, count: n, outStart: 0 }));
     withKey(w.key, () => chain.decodeRegion(existing, all, { data: chunk.data, offset: 0, stride: chunk.stride }));
-  } else {
+  } else if (!covered || w.extent.some((n, d) => n !== shape[d])) {
+    // A covered interior chunk is overwritten whole by the copy below; others keep fill around it.
     fillElements(chunk.data, fillValue.memory, 0, product(shape), lanes);
   }
   const target: View = {
@@ -296,8 +318,11 @@ async function prepareChunk(store: ZarrStore, chain: CodecChain, w: ChunkWrite, 
     stride: zipMap(w.job.projections, chunk.stride, (p, s) => s * p.step),
   };
   copyStrided(w.src, target, w.job.projections.map((p) => p.count), lanes);
-  if (allEqual(chunk.data, fillValue.memory)) return { key: w.key, bytes: undefined };
-  return { key: w.key, bytes: withKey(w.key, () => chain.encode(chunk)) };
+  if (allEqual(chunk.data, fillValue.memory)) return { key: w.key, parts: undefined };
+  // The chunk is this write's own memory: a chain that stores it as it is needs no encoded copy.
+  const data = chunk.data;
+  const bytes = !Array.isArray(data) && storedAsInMemory(chain) ? memoryBytes(data) : withKey(w.key, () => chain.encode(chunk));
+  return { key: w.key, parts: [bytes] };
 }
 
 /** Attaches the store key to codec errors so messages say which chunk failed. */

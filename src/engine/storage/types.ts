@@ -96,6 +96,12 @@ export interface ObjectStorage {
   head(key: string, options?: AbortOptions): Promise<ObjectInfo | null>;
   /** Failed preconditions throw FloeError 'PRECONDITION_FAILED'; nothing is written then. */
   put(key: string, bytes: Uint8Array, options?: PutOptions): Promise<{ version: VersionToken }>;
+  /**
+   * Optional, for backends that can write several buffers as one object without joining them
+   * (the filesystem's `writev`): `put` of the parts' concatenation. The parts are only read, and
+   * not kept once the returned promise settles.
+   */
+  putParts?(key: string, parts: readonly Uint8Array[], options?: PutOptions): Promise<{ version: VersionToken }>;
   /** Server-side copy; `ifMatch` guards the source's version. */
   copy(from: string, to: string, options?: CopyOptions): Promise<{ version: VersionToken }>;
   /** Every object whose key starts with `prefix`, in lexicographic key order. Paged internally. */

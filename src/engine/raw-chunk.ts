@@ -1,0 +1,80 @@
+// Chunks stored exactly as they lie in memory: a `bytes` codec that swaps nothing and no other
+// codec (uncompressed little-endian data on a little-endian host). Encoding such a chunk is a view
+// of its memory, and a whole chunk can be written straight from the caller's array as the byte
+// runs it spans there (one per chunk row, longer where rows are contiguous in the array too), so
+// a write copies nothing in user space: the store hands the runs to `writev`.
+import { endianness } from 'node:os';
+import type { CodecChain } from '../format/codecs/pipeline.ts';
+import type { ArrayData, TypedArray } from '../format/zarr/data-types.ts';
+import type { ChunkProjection } from '../format/zarr/projection.ts';
+import { allEqual, type StridedView } from '../format/zarr/ndarray.ts';
+import { zipEvery } from './indexing.ts';
+
+const HOST_LITTLE = endianness() === 'LE';
+
+/**
+ * Runs shorter than this are not written apiece: past ~1,000 runs per MiB, copying them into one
+ * chunk buffer costs less than passing them to the kernel one by one.
+ */
+export const MIN_RUN_BYTES = 1024;
+
+/** Whether the chain stores a chunk's memory byte for byte (see the top of this file). */
+export function storedAsInMemory(chain: CodecChain): boolean {
+  const { dataType } = chain.spec;
+  if (chain.arrayCodecs.length > 0 || chain.bytesCodecs.length > 0 || chain.arrayToBytes.name !== 'bytes') return false;
+  // Strings and binary have no fixed size; float16 lives in a Float32Array (4 bytes, stored as 2).
+  if (dataType.laneBytes === 0 || dataType.itemSize !== dataType.lanes * dataType.laneBytes) return false;
+  const endian = chain.arrayToBytes.toJSON().configuration?.endian;
+  return dataType.laneBytes === 1 || (endian === 'big') !== HOST_LITTLE;
+}
+
+/** The stored form of a chunk when {@link storedAsInMemory}: its memory, not copied. */
+export function memoryBytes(data: TypedArray): Uint8Array {
+  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+}
+
+/**
+ * The byte runs of `src` that, one after the other, are the stored chunk, when the selection
+ * covers the whole chunk in order (start 0, step 1, every element), the chain is
+ * {@link storedAsInMemory} and the runs are at least {@link MIN_RUN_BYTES} long; else undefined.
+ * `src` is the caller's value, indexed by position in the chunk; `chunkShape` the full chunk.
+ */
+export function chunkRuns(chain: CodecChain, src: StridedView, projections: readonly ChunkProjection[], chunkShape: readonly number[]): Uint8Array[] | undefined {
+  const data = src.data;
+  if (Array.isArray(data) || !storedAsInMemory(chain)) return undefined;
+  if (projections.length !== chunkShape.length) return undefined;
+  if (!zipEvery(projections, chunkShape, (p, n) => p.start === 0 && p.step === 1 && p.count === n)) return undefined;
+  // Merge the innermost dimensions that are contiguous in the source into one run.
+  let outer = chunkShape.length;
+  let runElements = 1;
+  while (outer > 0) {
+    const n = chunkShape[outer - 1] ?? 1;
+    if (n !== 1 && src.stride[outer - 1] !== runElements) break;
+    runElements *= n;
+    outer -= 1;
+  }
+  const itemBytes = chain.spec.dataType.itemSize;
+  if (outer > 0 && runElements * itemBytes < MIN_RUN_BYTES) return undefined;
+  const elements = data.length / chain.spec.dataType.lanes;
+  const runs: Uint8Array[] = [];
+  // One run per index of the outer dimensions, in C order.
+  const walk = (d: number, offset: number): boolean => {
+    if (d === outer) {
+      if (offset < 0 || offset + runElements > elements) return false; // outside the value: the copy path reports it
+      runs.push(new Uint8Array(data.buffer, data.byteOffset + offset * itemBytes, runElements * itemBytes));
+      return true;
+    }
+    const n = chunkShape[d] ?? 1;
+    const s = src.stride[d] ?? 0;
+    for (let i = 0; i < n; i++) if (!walk(d + 1, offset + i * s)) return false;
+    return true;
+  };
+  return walk(0, src.offset) ? runs : undefined;
+}
+
+/** Whether every run holds only `fill` (one element's memory): such a chunk is erased, not written. */
+export function runsAllFill(runs: readonly Uint8Array[], fill: ArrayData): boolean {
+  if (Array.isArray(fill)) return false; // never for chains stored as in memory
+  const one = memoryBytes(fill);
+  return runs.every((run) => allEqual(run, one));
+}
