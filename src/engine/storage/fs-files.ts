@@ -131,13 +131,20 @@ export async function writeTempFile(file: string, parts: readonly Uint8Array[], 
  * file, no rename, no lock), never through a symlink. The file is emptied first, so a reader
  * racing the write sees a short object (an error for fixed-size chunks) rather than old and new
  * bytes mixed. Stamps the mtime like `stampMtime`, so the version token changes even when the
- * size does not. Returns undefined, writing nothing, when the file has other hard links (writing
- * in place would change them too: the caller replaces it by rename instead). A failure midway
+ * size does not. Returns undefined, writing nothing, when the name is a symlink or a file with
+ * other hard links (writing through would change what they point at: the caller replaces the
+ * name by rename instead, as an atomic write does). A failure midway
  * leaves the file partly written; no signal is checked once it started, so an aborted write
  * still means nothing was written.
  */
 export async function writeInPlace(file: string, parts: readonly Uint8Array[], nowMs: number): Promise<BigIntStats | undefined> {
-  const fd = openCreating(file, constants.O_CREAT | constants.O_WRONLY | constants.O_NOFOLLOW);
+  let fd: number;
+  try {
+    fd = openCreating(file, constants.O_CREAT | constants.O_WRONLY | constants.O_NOFOLLOW);
+  } catch (err) {
+    if (isErrno(err, 'ELOOP')) return undefined;
+    throw err;
+  }
   try {
     if (fstatSync(fd).nlink > 1) return undefined;
     ftruncateSync(fd, 0);

@@ -328,8 +328,8 @@ export class FsStorage implements ObjectStorage {
   }
 
   /**
-   * Durability 'none': the bytes go straight into the object's file. Undefined when the file has
-   * other hard links: the caller then replaces it atomically instead.
+   * Durability 'none': the bytes go straight into the object's file. Undefined when the name is a
+   * symlink or has other hard links: the caller then replaces it atomically instead.
    */
   private async writeInPlace(key: string, file: string, parts: readonly Uint8Array[]): Promise<{ version: VersionToken } | undefined> {
     try {
@@ -337,7 +337,6 @@ export class FsStorage implements ObjectStorage {
       return stats && { version: versionOf(stats) };
     } catch (err) {
       if (isFloeError(err)) throw err;
-      if (isErrno(err, 'ELOOP')) throw symlinkRefused(key, key, this.root);
       if (isErrno(err, 'ENOTDIR', 'EISDIR')) throw conflictWithObject(key, err);
       throw floeError('STORAGE_ERROR', `cannot write ${JSON.stringify(key)} under ${this.root}`, { where: key, cause: err });
     }
