@@ -47,7 +47,7 @@ export interface ArrayIoOptions {
   decodePool?: DecodePool | false;
   /**
    * The writer pool `set` prepares and stores chunks through: one slot per chunk, shared by every
-   * write given the same pool. Default: the process-wide pool of 16 ({@link sharedWritePool});
+   * write given the same pool. Default: one process-wide pool of 16 slots;
    * pass `createLimiter(n)` for a pool of your own (e.g. more writes in flight to an object store).
    */
   writePool?: Limiter;

@@ -74,15 +74,24 @@ async function writeParts(fd: number, parts: readonly Uint8Array[], signal: Abor
   const total = parts.reduce((n, p) => n + p.length, 0);
   if (total <= SYNC_WRITE_BYTES) return writePartsSync(fd, parts);
   let rest = parts;
-  while (rest.length > 0) {
+  let left = total;
+  while (left > 0) {
     throwIfAborted(signal, where);
-    rest = afterWritten(rest, await writevAsync(fd, rest));
+    const n = progressOf(await writevAsync(fd, rest));
+    left -= n;
+    if (left > 0) rest = afterWritten(rest, n); // a short write (rare): continue where it stopped
   }
 }
 
 function writePartsSync(fd: number, parts: readonly Uint8Array[]): void {
   let rest = parts;
-  while (rest.length > 0) rest = afterWritten(rest, writevSync(fd, rest as Uint8Array[]));
+  while (rest.some((p) => p.length > 0)) rest = afterWritten(rest, progressOf(writevSync(fd, rest as Uint8Array[])));
+}
+
+/** A write that wrote nothing would loop forever: report it as the I/O error it is. */
+function progressOf(written: number): number {
+  if (written > 0) return written;
+  throw Object.assign(new Error('the filesystem accepted no bytes of a write'), { code: 'EIO' });
 }
 
 function writevAsync(fd: number, parts: readonly Uint8Array[]): Promise<number> {

@@ -87,8 +87,8 @@ export class FsStorage implements ObjectStorage {
 
   async get(key: string, range?: ByteRange, options?: AbortOptions): Promise<GetResult | null> {
     try {
-      // Files are never modified in place, so bytes read from this descriptor belong to the
-      // version its fstat gave, even if the key is replaced meanwhile.
+      // Files are never modified in place (but in durability 'none'), so bytes read from this
+      // descriptor belong to the version its fstat gave, even if the key is replaced meanwhile.
       return this.withObjectFile(key, range, options, (fd, stats, start, end) => ({ bytes: readRange(fd, start, end), version: versionOf(stats) }));
     } catch (err) {
       throw fsFailure(err, key, this.root);

@@ -88,8 +88,8 @@ export interface ObjectStorage {
   readInto?(key: string, target: Uint8Array, range?: ByteRange, options?: AbortOptions): Promise<number | null>;
   /**
    * Optional, for backends whose objects are plain local files: the file holding `key`, so a
-   * worker thread can read it itself. Objects are never modified in place, so a reader that
-   * opens the file sees one whole version.
+   * worker thread can read it itself. Objects are never modified in place (except unconditional
+   * puts of fs durability 'none'), so a reader that opens the file sees one whole version.
    */
   localFile?(key: string): string;
   /** Size, modification time and version of a key; `null` when it does not exist. */
