@@ -1,7 +1,7 @@
 // Zarr v3 write benchmark (issue 19 stage 2, "Writes"): Floe vs zarrita 0.7.5, side by side.
 //
 //   node --expose-gc --import tsx bench/zarr-write.ts [--size-mb 256] [--layouts uncompressed,zstd]
-//        [--pairs 8] [--durability atomic,fsync] [--dir D] [--keep]
+//        [--pairs 8] [--durability atomic,none,fsync] [--baseline DIR] [--dir D] [--keep]
 //
 // Each pair writes the same 2-d float32 array (the read bench's smooth field plus noise) once with
 // Floe (`ZarrArray.set` of the whole array, defaults, over `openStore(dir, { durability })`) and
@@ -14,6 +14,9 @@
 // chunk files). --durability lists the Floe modes to time, each in its own pairs against zarrita.
 // Prints markdown tables for BENCHMARKS.md: medians, the per-pair ratio zarrita time / Floe time
 // (> 1: Floe faster) as median [min–max], and the load average around each layout.
+// --baseline DIR (another checkout of Floe, e.g. the commit before a change, with node_modules)
+// adds that Floe's write (`openStore(dir, { durable: false })`, i.e. 'atomic') to every pair,
+// each of the three in turn going first, and reports this Floe's speed-up over it.
 import { readFileSync, readdirSync, rmSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -33,6 +36,7 @@ const { values: opts } = parseArgs({
     pairs: { type: 'string', default: '8' },
     durability: { type: 'string', default: 'atomic' },
     dir: { type: 'string' },
+    baseline: { type: 'string' },
     keep: { type: 'boolean', default: false },
   },
 });
@@ -102,6 +106,17 @@ async function writeFloe(root: string, codecs: CodecMetadata[], data: Float32Arr
   return measure(() => arr.set(undefined, data));
 }
 
+type Floe = { openStore: typeof openStore; ZarrArray: typeof ZarrArray };
+const baseline: Floe | undefined = opts.baseline === undefined ? undefined : {
+  openStore: ((await import(path.resolve(opts.baseline, 'src/engine/api.ts'))) as Floe).openStore,
+  ZarrArray: ((await import(path.resolve(opts.baseline, 'src/engine/array.ts'))) as Floe).ZarrArray,
+};
+
+async function writeBaseline(floe: Floe, root: string, codecs: CodecMetadata[], data: Float32Array): Promise<Sample> {
+  const arr = await floe.ZarrArray.create(floe.openStore(root, { durable: false }), '/', { shape, chunkShape, dataType: 'float32', fillValue: 0, codecs });
+  return measure(() => arr.set(undefined, data));
+}
+
 async function writeZarrita(root: string, codecs: CodecMetadata[], data: Float32Array): Promise<Sample> {
   mkdirSync(root, { recursive: true });
   const store = new FileSystemStore(root);
@@ -135,13 +150,15 @@ const data = generate(ROWS, COLS);
 rmSync(DIR, { recursive: true, force: true });
 const out: string[] = [];
 out.push(`Array ${ROWS} x ${COLS} float32 (${(BYTES / MiB).toFixed(0)} MiB, ${(ROWS / 1024) * (COLS / 1024)} chunks of 1024x1024), local directory store; ${os.cpus().length} cores, Node ${process.version}; ${PAIRS} alternating pairs per row. MB/s = 10^6 bytes of array data per second of wall time; ratio = zarrita time / Floe time per pair (> 1: Floe faster), median [min–max].\n`);
-out.push('| layout | Floe durability | Floe wall ms | zarrita wall ms | wall ratio | Floe CPU ms | zarrita CPU ms | CPU ratio | Floe MB/s | zarrita MB/s | faults Floe / zarrita | load avg |');
-out.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
+const baseHead = baseline ? ' baseline wall ms | baseline CPU ms | wall / CPU speed-up over baseline |' : '';
+out.push(`| layout | Floe durability | Floe wall ms | zarrita wall ms | wall ratio | Floe CPU ms | zarrita CPU ms | CPU ratio | Floe MB/s | zarrita MB/s | faults Floe / zarrita |${baseHead} load avg |`);
+out.push(`|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|${baseline ? '---:|---:|---:|' : ''}---|`);
 for (const layout of wanted) {
   const codecs = LAYOUTS[layout] ?? [];
   for (const mode of MODES) {
     const floe: Sample[] = [];
     const zarrita: Sample[] = [];
+    const base: Sample[] = [];
     const load0 = os.loadavg()[0] ?? 0;
     for (let pair = -1; pair < PAIRS; pair++) { // pair -1 warms up (codecs loaded, code compiled): not counted
       const floeRoot = path.join(DIR, `floe-${layout}-${pair}`);
@@ -149,17 +166,24 @@ for (const layout of wanted) {
       const keep = (xs: Sample[], s: Sample) => pair >= 0 && xs.push(s);
       const runFloe = async () => keep(floe, await writeFloe(floeRoot, codecs, data, mode));
       const runZarrita = async () => keep(zarrita, await writeZarrita(zarritaRoot, codecs, data));
-      if (pair % 2 === 0) { await runFloe(); await runZarrita(); } else { await runZarrita(); await runFloe(); }
+      const baseRoot = path.join(DIR, `baseline-${layout}-${pair}`);
+      const runs = [runFloe, runZarrita];
+      if (baseline) runs.push(async () => keep(base, await writeBaseline(baseline, baseRoot, codecs, data)));
+      const first = (pair + runs.length) % runs.length; // each side goes first in turn
+      for (const run of [...runs.slice(first), ...runs.slice(0, first)]) await run();
       if (pair === -1) await check(floeRoot, zarritaRoot, layout, data);
-      if (!opts.keep) for (const root of [floeRoot, zarritaRoot]) rmSync(root, { recursive: true, force: true });
+      if (pair === -1 && baseline) await check(baseRoot, zarritaRoot, layout, data);
+      if (!opts.keep) for (const root of [floeRoot, zarritaRoot, baseRoot]) rmSync(root, { recursive: true, force: true });
       const last = (xs: Sample[]) => xs.at(-1)?.wallMs.toFixed(0);
-      console.error(`# ${layout} ${mode} pair ${pair}: Floe ${last(floe)} ms, zarrita ${last(zarrita)} ms (load ${os.loadavg()[0]?.toFixed(2)})`);
+      if (pair >= 0) console.error(`# ${layout} ${mode} pair ${pair}: Floe ${last(floe)} ms, zarrita ${last(zarrita)} ms${baseline ? `, baseline ${last(base)} ms` : ''} (load ${os.loadavg()[0]?.toFixed(2)})`);
     }
     const wallRatio = floe.map((f, i) => (zarrita[i]?.wallMs ?? NaN) / f.wallMs);
     const cpuRatio = floe.map((f, i) => (zarrita[i]?.cpuMs ?? NaN) / f.cpuMs);
     const col = (xs: Sample[], k: keyof Sample) => median(xs.map((s) => s[k]));
+    const speedUp = (k: keyof Sample) => median(floe.map((f, i) => (base[i]?.[k] ?? NaN) / f[k]));
+    const baseCols = baseline ? ` ${fmt(col(base, 'wallMs'))} | ${fmt(col(base, 'cpuMs'))} | ${fmt(speedUp('wallMs'))} / ${fmt(speedUp('cpuMs'))} |` : '';
     out.push(`| ${layout} | ${mode} | ${fmt(col(floe, 'wallMs'))} | ${fmt(col(zarrita, 'wallMs'))} | ${spread(wallRatio)} | ${fmt(col(floe, 'cpuMs'))} | ${fmt(col(zarrita, 'cpuMs'))} | ${spread(cpuRatio)} | ` +
-      `${fmt(BYTES / MB / (col(floe, 'wallMs') / 1000))} | ${fmt(BYTES / MB / (col(zarrita, 'wallMs') / 1000))} | ${fmt(col(floe, 'faults'))} / ${fmt(col(zarrita, 'faults'))} | ${load0.toFixed(2)} → ${os.loadavg()[0]?.toFixed(2)} |`);
+      `${fmt(BYTES / MB / (col(floe, 'wallMs') / 1000))} | ${fmt(BYTES / MB / (col(zarrita, 'wallMs') / 1000))} | ${fmt(col(floe, 'faults'))} / ${fmt(col(zarrita, 'faults'))} |${baseCols} ${load0.toFixed(2)} → ${os.loadavg()[0]?.toFixed(2)} |`);
   }
 }
 console.log(out.join('\n'));

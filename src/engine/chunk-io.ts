@@ -13,7 +13,7 @@ import type { ShardingCodec } from '../format/codecs/sharding.ts';
 import { checkChunkBytes } from '../format/zarr/chunk-size.ts';
 import { allEqual, cStrides, copyStrided, fillElements, product, type NdArray, type StridedView } from '../format/zarr/ndarray.ts';
 import { mapLimit, type Limiter } from './storage/limiter.ts';
-import { chunkRuns, memoryBytes, runsAllFill, storedAsInMemory } from './raw-chunk.ts';
+import { chunkRuns, encodeOwnedChunk, runsAllFill } from './raw-chunk.ts';
 import { MIN_OFFLOAD_BYTES, type DecodePool } from './decode-pool.ts';
 import { checkedAt, dot, zipEvery, zipMap } from './indexing.ts';
 import { forEachProduct, projectDim, type ChunkProjection } from './selection.ts';
@@ -319,10 +319,7 @@ async function prepareChunk(store: ZarrStore, chain: CodecChain, w: ChunkWrite, 
   };
   copyStrided(w.src, target, w.job.projections.map((p) => p.count), lanes);
   if (allEqual(chunk.data, fillValue.memory)) return { key: w.key, parts: undefined };
-  // The chunk is this write's own memory: a chain that stores it as it is needs no encoded copy.
-  const data = chunk.data;
-  const bytes = !Array.isArray(data) && storedAsInMemory(chain) ? memoryBytes(data) : withKey(w.key, () => chain.encode(chunk));
-  return { key: w.key, parts: [bytes] };
+  return { key: w.key, parts: [withKey(w.key, () => encodeOwnedChunk(chain, chunk))] };
 }
 
 /** Attaches the store key to codec errors so messages say which chunk failed. */

@@ -2,12 +2,13 @@
 // codec (uncompressed little-endian data on a little-endian host). Encoding such a chunk is a view
 // of its memory, and a whole chunk can be written straight from the caller's array as the byte
 // runs it spans there (one per chunk row, longer where rows are contiguous in the array too), so
-// a write copies nothing in user space: the store hands the runs to `writev`.
+// a write copies nothing in user space: the store hands the runs to `writev`. With compressors
+// after the `bytes` codec, they read the chunk's memory directly (encodeOwnedChunk).
 import { endianness } from 'node:os';
 import type { CodecChain } from '../format/codecs/pipeline.ts';
 import type { ArrayData, TypedArray } from '../format/zarr/data-types.ts';
 import type { ChunkProjection } from '../format/zarr/projection.ts';
-import { allEqual, type StridedView } from '../format/zarr/ndarray.ts';
+import { allEqual, type NdArray, type StridedView } from '../format/zarr/ndarray.ts';
 import { zipEvery } from './indexing.ts';
 
 const HOST_LITTLE = endianness() === 'LE';
@@ -18,14 +19,33 @@ const HOST_LITTLE = endianness() === 'LE';
  */
 export const MIN_RUN_BYTES = 1024;
 
-/** Whether the chain stores a chunk's memory byte for byte (see the top of this file). */
-export function storedAsInMemory(chain: CodecChain): boolean {
+/** Whether the chain's array -> bytes step is the chunk's memory as it is: a `bytes` codec that swaps nothing, first. */
+function bytesAreMemory(chain: CodecChain): boolean {
   const { dataType } = chain.spec;
-  if (chain.arrayCodecs.length > 0 || chain.bytesCodecs.length > 0 || chain.arrayToBytes.name !== 'bytes') return false;
+  if (chain.arrayCodecs.length > 0 || chain.arrayToBytes.name !== 'bytes') return false;
   // Strings and binary have no fixed size; float16 lives in a Float32Array (4 bytes, stored as 2).
   if (dataType.laneBytes === 0 || dataType.itemSize !== dataType.lanes * dataType.laneBytes) return false;
   const endian = chain.arrayToBytes.toJSON().configuration?.endian;
   return dataType.laneBytes === 1 || (endian === 'big') !== HOST_LITTLE;
+}
+
+/** Whether the chain stores a chunk's memory byte for byte (see the top of this file). */
+export function storedAsInMemory(chain: CodecChain): boolean {
+  return chain.bytesCodecs.length === 0 && bytesAreMemory(chain);
+}
+
+/**
+ * Encodes a chunk the write owns (allocated for it, dropped after). Where the `bytes` step would
+ * only copy the chunk's memory, the memory itself goes to the bytes codecs (compressors, which
+ * read it into new buffers) or, when there are none, is the stored form: the chain's own encode
+ * copies it first because its callers may reuse their arrays.
+ */
+export function encodeOwnedChunk(chain: CodecChain, chunk: NdArray): Uint8Array {
+  const data = chunk.data;
+  if (Array.isArray(data) || !bytesAreMemory(chain)) return chain.encode(chunk);
+  let bytes = memoryBytes(data);
+  for (const codec of chain.bytesCodecs) bytes = codec.encode(bytes);
+  return bytes;
 }
 
 /** The stored form of a chunk when {@link storedAsInMemory}: its memory, not copied. */

@@ -1,6 +1,7 @@
 // Whole uncompressed chunks written straight from the caller's array (raw-chunk.ts, the store's
 // setParts): the runs a chunk is made of, and a property that such writes, run in parallel over
-// a directory store, leave exactly the bytes a serial write through the copying path leaves.
+// a directory store, leave exactly the bytes a serial write through the copying path leaves, and
+// read back as the values worked out element by element.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -143,6 +144,33 @@ function elementsOf(shape: readonly number[], selection: Selection | undefined):
   return resultShape(normalizeSelection(selection, shape)).reduce((a, b) => a * b, 1);
 }
 
+/** The array after writing `value` into `initial` at the case's selection, worked out element by element. */
+function expectedAfter(c: Case, initial: TypedArray, value: TypedArray): Uint8Array {
+  const dt = parseDataType(c.dataType);
+  const item = dt.lanes * dt.laneBytes; // bytes of one element in memory
+  const source = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  const from = c.shape.map((n) => (c.selection ? Math.floor(n / 3) : 0));
+  const box = c.shape.map((n, d) => n - (from[d] ?? 0));
+  const out = new Uint8Array(initial.buffer.slice(0));
+  const n = c.shape.reduce((a, b) => a * b, 1);
+  for (let flat = 0; flat < n; flat++) {
+    let rest = flat;
+    let inside = true;
+    let at = 0;
+    for (let d = c.shape.length - 1, scale = 1; d >= 0; d--) {
+      const size = c.shape[d] ?? 1;
+      const coord = rest % size;
+      rest = Math.floor(rest / size);
+      const offset = coord - (from[d] ?? 0);
+      if (offset < 0) inside = false;
+      at += offset * scale;
+      scale *= box[d] ?? 1;
+    }
+    if (inside) out.set(source.subarray(at * item, at * item + item), flat * item);
+  }
+  return out;
+}
+
 describe('parallel chunk writes', () => {
   it('leave the same bytes as a serial write through the copying path', async () => {
     let partsUsed = 0;
@@ -161,6 +189,8 @@ describe('parallel chunk writes', () => {
         await parallelArray.set(undefined, initial, { concurrency: 8 });
         await parallelArray.set(c.selection, value, { concurrency: 8 });
         expect(await contents(parallel)).toEqual(await contents(serial));
+        const read = (await parallelArray.get()).data as TypedArray;
+        expect(Buffer.from(read.buffer, read.byteOffset, read.byteLength).equals(expectedAfter(c, initial, value))).toBe(true);
         partsUsed += partsWrites();
       }),
       { numRuns: RUNS, seed: 19 },
