@@ -82,6 +82,8 @@ function generate(rows: number, cols: number): Float32Array {
 interface Sample {
   wallMs: number;
   cpuMs: number;
+  /** The system (kernel) part of cpuMs: the copies into the page cache, page faults, syscalls. */
+  sysMs: number;
   faults: number;
 }
 
@@ -94,7 +96,7 @@ async function measure(write: () => Promise<void>): Promise<Sample> {
   await write();
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
-  return { wallMs, cpuMs: (cpu.user + cpu.system) / 1000, faults: process.resourceUsage().minorPageFault - faults0 };
+  return { wallMs, cpuMs: (cpu.user + cpu.system) / 1000, sysMs: cpu.system / 1000, faults: process.resourceUsage().minorPageFault - faults0 };
 }
 
 const shape = [ROWS, COLS];
@@ -151,7 +153,7 @@ rmSync(DIR, { recursive: true, force: true });
 const out: string[] = [];
 out.push(`Array ${ROWS} x ${COLS} float32 (${(BYTES / MiB).toFixed(0)} MiB, ${(ROWS / 1024) * (COLS / 1024)} chunks of 1024x1024), local directory store; ${os.cpus().length} cores, Node ${process.version}; ${PAIRS} alternating pairs per row. MB/s = 10^6 bytes of array data per second of wall time; ratio = zarrita time / Floe time per pair (> 1: Floe faster), median [min–max].\n`);
 const baseHead = baseline ? ' baseline wall ms | baseline CPU ms | wall / CPU speed-up over baseline |' : '';
-out.push(`| layout | Floe durability | Floe wall ms | zarrita wall ms | wall ratio | Floe CPU ms | zarrita CPU ms | CPU ratio | Floe MB/s | zarrita MB/s | faults Floe / zarrita |${baseHead} load avg |`);
+out.push(`| layout | Floe durability | Floe wall ms | zarrita wall ms | wall ratio | Floe CPU (sys) ms | zarrita CPU (sys) ms | CPU ratio | Floe MB/s | zarrita MB/s | faults Floe / zarrita |${baseHead} load avg |`);
 out.push(`|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|${baseline ? '---:|---:|---:|' : ''}---|`);
 for (const layout of wanted) {
   const codecs = LAYOUTS[layout] ?? [];
@@ -175,14 +177,18 @@ for (const layout of wanted) {
       if (pair === -1 && baseline) await check(baseRoot, zarritaRoot, layout, data);
       if (!opts.keep) for (const root of [floeRoot, zarritaRoot, baseRoot]) rmSync(root, { recursive: true, force: true });
       const last = (xs: Sample[]) => xs.at(-1)?.wallMs.toFixed(0);
-      if (pair >= 0) console.error(`# ${layout} ${mode} pair ${pair}: Floe ${last(floe)} ms, zarrita ${last(zarrita)} ms${baseline ? `, baseline ${last(base)} ms` : ''} (load ${os.loadavg()[0]?.toFixed(2)})`);
+      const cpu = (xs: Sample[]) => `${xs.at(-1)?.cpuMs.toFixed(0)} (sys ${xs.at(-1)?.sysMs.toFixed(0)})`;
+      if (pair >= 0) {
+        console.error(`# ${layout} ${mode} pair ${pair}: wall ms Floe ${last(floe)}, zarrita ${last(zarrita)}${baseline ? `, baseline ${last(base)}` : ''}; ` +
+          `CPU ms Floe ${cpu(floe)}, zarrita ${cpu(zarrita)}${baseline ? `, baseline ${cpu(base)}` : ''} (load ${os.loadavg()[0]?.toFixed(2)})`);
+      }
     }
     const wallRatio = floe.map((f, i) => (zarrita[i]?.wallMs ?? NaN) / f.wallMs);
     const cpuRatio = floe.map((f, i) => (zarrita[i]?.cpuMs ?? NaN) / f.cpuMs);
     const col = (xs: Sample[], k: keyof Sample) => median(xs.map((s) => s[k]));
     const speedUp = (k: keyof Sample) => median(floe.map((f, i) => (base[i]?.[k] ?? NaN) / f[k]));
     const baseCols = baseline ? ` ${fmt(col(base, 'wallMs'))} | ${fmt(col(base, 'cpuMs'))} | ${fmt(speedUp('wallMs'))} / ${fmt(speedUp('cpuMs'))} |` : '';
-    out.push(`| ${layout} | ${mode} | ${fmt(col(floe, 'wallMs'))} | ${fmt(col(zarrita, 'wallMs'))} | ${spread(wallRatio)} | ${fmt(col(floe, 'cpuMs'))} | ${fmt(col(zarrita, 'cpuMs'))} | ${spread(cpuRatio)} | ` +
+    out.push(`| ${layout} | ${mode} | ${fmt(col(floe, 'wallMs'))} | ${fmt(col(zarrita, 'wallMs'))} | ${spread(wallRatio)} | ${fmt(col(floe, 'cpuMs'))} (${fmt(col(floe, 'sysMs'))}) | ${fmt(col(zarrita, 'cpuMs'))} (${fmt(col(zarrita, 'sysMs'))}) | ${spread(cpuRatio)} | ` +
       `${fmt(BYTES / MB / (col(floe, 'wallMs') / 1000))} | ${fmt(BYTES / MB / (col(zarrita, 'wallMs') / 1000))} | ${fmt(col(floe, 'faults'))} / ${fmt(col(zarrita, 'faults'))} |${baseCols} ${load0.toFixed(2)} → ${os.loadavg()[0]?.toFixed(2)} |`);
   }
 }
