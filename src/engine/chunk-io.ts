@@ -13,7 +13,7 @@ import type { ShardingCodec } from '../format/codecs/sharding.ts';
 import { checkChunkBytes } from '../format/zarr/chunk-size.ts';
 import { allEqual, cStrides, copyStrided, fillElements, product, type NdArray, type StridedView } from '../format/zarr/ndarray.ts';
 import { mapLimit, type Limiter } from './storage/limiter.ts';
-import { chunkRuns, encodeOwnedChunk, runsAllFill } from './raw-chunk.ts';
+import { chunkRuns, copyRuns, encodeOwnedChunk, memoryBytes, memoryRuns, runsAllFill } from './raw-chunk.ts';
 import { MIN_OFFLOAD_BYTES, type DecodePool } from './decode-pool.ts';
 import { checkedAt, dot, zipEvery, zipMap } from './indexing.ts';
 import { forEachProduct, projectDim, type ChunkProjection } from './selection.ts';
@@ -220,6 +220,9 @@ export interface ChunkWrite {
   readonly extent: readonly number[];
 }
 
+/** Rows shorter than this are copied element by element: a call per row would cost more. */
+const MIN_COPY_RUN_BYTES = 256;
+
 /**
  * A chunk's next state, computed before anything is written: its stored bytes (one buffer, or
  * runs of the caller's value to write one after the other), or erase (all fill).
@@ -312,12 +315,18 @@ async function prepareChunk(store: ZarrStore, chain: CodecChain, w: ChunkWrite, 
     // A covered interior chunk is overwritten whole by the copy below; others keep fill around it.
     fillElements(chunk.data, fillValue.memory, 0, product(shape), lanes);
   }
-  const target: View = {
-    data: chunk.data,
-    offset: dot(w.job.projections.map((p) => p.start), chunk.stride),
-    stride: zipMap(w.job.projections, chunk.stride, (p, s) => s * p.step),
-  };
-  copyStrided(w.src, target, w.job.projections.map((p) => p.count), lanes);
+  // A whole chunk whose rows lie contiguous in the value is copied row by row at memcpy speed.
+  const rows = memoryRuns(w.src, w.job.projections, shape, lanes * dataType.laneBytes, MIN_COPY_RUN_BYTES);
+  if (rows && !Array.isArray(chunk.data)) {
+    copyRuns(rows, memoryBytes(chunk.data));
+  } else {
+    const target: View = {
+      data: chunk.data,
+      offset: dot(w.job.projections.map((p) => p.start), chunk.stride),
+      stride: zipMap(w.job.projections, chunk.stride, (p, s) => s * p.step),
+    };
+    copyStrided(w.src, target, w.job.projections.map((p) => p.count), lanes);
+  }
   if (allEqual(chunk.data, fillValue.memory)) return { key: w.key, parts: undefined };
   return { key: w.key, parts: [withKey(w.key, () => encodeOwnedChunk(chain, chunk))] };
 }

@@ -60,9 +60,20 @@ export function memoryBytes(data: TypedArray): Uint8Array {
  * `src` is the caller's value, indexed by position in the chunk; `chunkShape` the full chunk.
  */
 export function chunkRuns(chain: CodecChain, src: StridedView, projections: readonly ChunkProjection[], chunkShape: readonly number[]): Uint8Array[] | undefined {
+  if (!storedAsInMemory(chain)) return undefined;
+  return memoryRuns(src, projections, chunkShape, chain.spec.dataType.itemSize, MIN_RUN_BYTES);
+}
+
+/**
+ * The byte runs of `src`'s memory that, one after the other, are a whole chunk's memory in C
+ * order (elements of `itemBytes` bytes), or undefined when the selection does not cover the whole
+ * chunk in order, `src` holds no typed array, or the runs are shorter than `minRunBytes`.
+ */
+export function memoryRuns(
+  src: StridedView, projections: readonly ChunkProjection[], chunkShape: readonly number[], itemBytes: number, minRunBytes: number,
+): Uint8Array[] | undefined {
   const data = src.data;
-  if (Array.isArray(data) || !storedAsInMemory(chain)) return undefined;
-  if (projections.length !== chunkShape.length) return undefined;
+  if (Array.isArray(data) || itemBytes === 0 || projections.length !== chunkShape.length) return undefined;
   if (!zipEvery(projections, chunkShape, (p, n) => p.start === 0 && p.step === 1 && p.count === n)) return undefined;
   // Merge the innermost dimensions that are contiguous in the source into one run.
   let outer = chunkShape.length;
@@ -73,9 +84,8 @@ export function chunkRuns(chain: CodecChain, src: StridedView, projections: read
     runElements *= n;
     outer -= 1;
   }
-  const itemBytes = chain.spec.dataType.itemSize;
-  if (outer > 0 && runElements * itemBytes < MIN_RUN_BYTES) return undefined;
-  const elements = data.length / chain.spec.dataType.lanes;
+  if (outer > 0 && runElements * itemBytes < minRunBytes) return undefined;
+  const elements = data.byteLength / itemBytes;
   const runs: Uint8Array[] = [];
   // One run per index of the outer dimensions, in C order.
   const walk = (d: number, offset: number): boolean => {
@@ -90,6 +100,15 @@ export function chunkRuns(chain: CodecChain, src: StridedView, projections: read
     return true;
   };
   return walk(0, src.offset) ? runs : undefined;
+}
+
+/** Copies `runs` one after the other into `target` (memcpy speed, bit for bit). */
+export function copyRuns(runs: readonly Uint8Array[], target: Uint8Array): void {
+  let at = 0;
+  for (const run of runs) {
+    target.set(run, at);
+    at += run.length;
+  }
 }
 
 /** Whether every run holds only `fill` (one element's memory): such a chunk is erased, not written. */
