@@ -1,7 +1,7 @@
 // Zarr v3 write benchmark (issue 19 stage 2, "Writes"): Floe vs zarrita 0.7.5, side by side.
 //
 //   node --expose-gc --import tsx bench/zarr-write.ts [--size-mb 256] [--layouts uncompressed,zstd]
-//        [--pairs 8] [--durability atomic,none,fsync] [--baseline DIR] [--dir D] [--keep]
+//        [--pairs 8] [--durability atomic,none,fsync] [--chunk 1024] [--baseline DIR] [--dir D] [--keep]
 //
 // Each pair writes the same 2-d float32 array (the read bench's smooth field plus noise) once with
 // Floe (`ZarrArray.set` of the whole array, defaults, over `openStore(dir, { durability })`) and
@@ -34,6 +34,7 @@ const { values: opts } = parseArgs({
     'size-mb': { type: 'string', default: '256' },
     layouts: { type: 'string', default: 'uncompressed,zstd' },
     pairs: { type: 'string', default: '8' },
+    chunk: { type: 'string', default: '1024' },
     durability: { type: 'string', default: 'atomic' },
     dir: { type: 'string' },
     baseline: { type: 'string' },
@@ -47,11 +48,13 @@ const MiB = 2 ** 20;
 const MB = 1e6;
 const MODES = opts.durability!.split(',').map((s) => s.trim()) as Durability[];
 
-// Square-ish, whole 1024x1024 chunks (4 MiB): no ragged edges.
+// Square-ish, whole CHUNK x CHUNK chunks (1024: 4 MiB) and no ragged edges.
+const CHUNK = Number(opts.chunk);
 const elems = SIZE_MB * (MiB / 4);
 let COLS = 1024;
 while (COLS * 2 * COLS * 2 <= elems) COLS *= 2;
 const ROWS = Math.max(1024, Math.round(elems / COLS / 1024) * 1024);
+if (ROWS % CHUNK !== 0 || COLS % CHUNK !== 0) throw new Error(`--chunk must divide ${ROWS} and ${COLS}`);
 const BYTES = ROWS * COLS * 4;
 
 const bytesCodec: CodecMetadata = { name: 'bytes', configuration: { endian: 'little' } };
@@ -100,7 +103,7 @@ async function measure(write: () => Promise<void>): Promise<Sample> {
 }
 
 const shape = [ROWS, COLS];
-const chunkShape = [1024, 1024];
+const chunkShape = [CHUNK, CHUNK];
 
 async function writeFloe(root: string, codecs: CodecMetadata[], data: Float32Array, durability: Durability): Promise<Sample> {
   const store = openStore(root, { durability });
@@ -147,11 +150,11 @@ async function check(floeRoot: string, zarritaRoot: string, layout: string, data
 const fmt = (x: number): string => (x >= 100 ? x.toFixed(0) : x.toFixed(2));
 const spread = (xs: number[]): string => `${fmt(median(xs))} [${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))}]`;
 
-console.error(`# array ${ROWS}x${COLS} float32 = ${(BYTES / MiB).toFixed(0)} MiB, 1024x1024 chunks, in ${DIR}; ${os.cpus().length} cores, Node ${process.version}`);
+console.error(`# array ${ROWS}x${COLS} float32 = ${(BYTES / MiB).toFixed(0)} MiB, ${CHUNK}x${CHUNK} chunks, in ${DIR}; ${os.cpus().length} cores, Node ${process.version}`);
 const data = generate(ROWS, COLS);
 rmSync(DIR, { recursive: true, force: true });
 const out: string[] = [];
-out.push(`Array ${ROWS} x ${COLS} float32 (${(BYTES / MiB).toFixed(0)} MiB, ${(ROWS / 1024) * (COLS / 1024)} chunks of 1024x1024), local directory store; ${os.cpus().length} cores, Node ${process.version}; ${PAIRS} alternating pairs per row. MB/s = 10^6 bytes of array data per second of wall time; ratio = zarrita time / Floe time per pair (> 1: Floe faster), median [min–max].\n`);
+out.push(`Array ${ROWS} x ${COLS} float32 (${(BYTES / MiB).toFixed(0)} MiB, ${(ROWS / CHUNK) * (COLS / CHUNK)} chunks of ${CHUNK}x${CHUNK}), local directory store; ${os.cpus().length} cores, Node ${process.version}; ${PAIRS} alternating pairs per row. MB/s = 10^6 bytes of array data per second of wall time; ratio = zarrita time / Floe time per pair (> 1: Floe faster), median [min–max].\n`);
 const baseHead = baseline ? ' baseline wall ms | baseline CPU ms | wall / CPU speed-up over baseline |' : '';
 out.push(`| layout | Floe durability | Floe wall ms | zarrita wall ms | wall ratio | Floe CPU (sys) ms | zarrita CPU (sys) ms | CPU ratio | Floe MB/s | zarrita MB/s | faults Floe / zarrita |${baseHead} load avg |`);
 out.push(`|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|${baseline ? '---:|---:|---:|' : ''}---|`);
