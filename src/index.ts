@@ -50,7 +50,7 @@ export type { CodecMetadata } from './format/codecs/types.ts';
 
 // Object storage backends, and the wrappers that add retries, deadlines, limits and faults.
 export { MemoryStorage, type MemoryStorageOptions } from './engine/storage/memory.ts';
-export { FsStorage, type FsStorageOptions } from './engine/storage/fs.ts';
+export { FsStorage, type Durability, type FsStorageOptions } from './engine/storage/fs.ts';
 export type { FileLockOptions } from './engine/storage/fs-lock.ts';
 export { SqliteStorage, type SqliteStorageOptions } from './engine/storage/sqlite.ts';
 export { S3Storage, type S3StorageOptions, type S3ClientLike } from './engine/storage/s3.ts';

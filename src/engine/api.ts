@@ -7,7 +7,7 @@ import { normalizePath } from '../format/zarr/paths.ts';
 import { ZarrArray, type GetOptions, type OpenArrayOptions, type SetOptions, type WriteValue } from './array.ts';
 import { createAnyArray, ZarrGroup, type AnyArrayInput, type GroupCreateOptions, type NodeOpenOptions } from './group.ts';
 import type { Selection } from './selection.ts';
-import { FsStorage } from './storage/fs.ts';
+import { FsStorage, type Durability } from './storage/fs.ts';
 import { MemoryStorage } from './storage/memory.ts';
 import type { ObjectStorage } from './storage/types.ts';
 import { StorageStore, type ZarrStore } from './store.ts';
@@ -16,7 +16,14 @@ import { V2Array } from './v2-array.ts';
 /** Options of {@link openStore}. */
 export interface OpenStoreOptions {
   readOnly?: boolean;
-  /** For directories: fsync every write (default false for plain Zarr stores: they are untracked). */
+  /**
+   * For directories, what a write promises (see {@link Durability}): default `'atomic'` for plain
+   * Zarr stores (a reader never sees a partly written chunk and a failed write leaves the old
+   * one, but nothing is fsynced); `'fsync'` also survives an OS crash; `'none'` writes chunks in
+   * place, like zarrita's FileSystemStore.
+   */
+  durability?: Durability;
+  /** The older spelling: `true` is `durability: 'fsync'`, `false` is `'atomic'`. */
   durable?: boolean;
 }
 
@@ -28,7 +35,11 @@ export function openStore(location: string | ObjectStorage, options: OpenStoreOp
   const storage =
     typeof location !== 'string' ? location
     : location === ':memory:' ? new MemoryStorage()
-    : new FsStorage({ root: location, durable: options.durable ?? false });
+    : new FsStorage({
+      root: location,
+      durability: options.durability ?? (options.durable ? 'fsync' : 'atomic'),
+      ...(options.durable !== undefined && { durable: options.durable }), // FsStorage refuses a contradiction
+    });
   return new StorageStore(storage, { readOnly: options.readOnly ?? false });
 }
 

@@ -18,7 +18,8 @@ import { chunkKey } from '../format/zarr/chunk-keys.ts';
 import { keyPrefix, metadataKey, normalizePath } from '../format/zarr/paths.ts';
 import { ReadBuffers, readChunkRegion, writeChunkRegions, type ChunkJob, type ChunkReader, type View } from './chunk-io.ts';
 import { sharedDecodePool, type DecodePool } from './decode-pool.ts';
-import { DEFAULT_CONCURRENCY, mapLimit } from './storage/limiter.ts';
+import { DEFAULT_CONCURRENCY, mapLimit, type Limiter } from './storage/limiter.ts';
+import { sharedWritePool } from './write-pool.ts';
 import { updateConsolidatedV3 } from './consolidated.ts';
 import { forEachProduct, normalizeSelection, projectDim, resultShape, type DimSelection, type Selection } from './selection.ts';
 import { normalizeKey, type AbortOptions, type ZarrStore } from './store.ts';
@@ -45,6 +46,12 @@ export interface ArrayIoOptions {
    * shared pool (one worker per core, at most 4); `false` decodes inline.
    */
   decodePool?: DecodePool | false;
+  /**
+   * The writer pool `set` prepares and stores chunks through: one slot per chunk, shared by every
+   * write given the same pool. Default: one process-wide pool of 16 slots;
+   * pass `createLimiter(n)` for a pool of your own (e.g. more writes in flight to an object store).
+   */
+  writePool?: Limiter;
 }
 
 /** Options of a read ({@link ZarrArray.get}); `signal` cancels it (`ABORTED`). */
@@ -196,7 +203,8 @@ export class ZarrArray {
       key: this.chunkKey(job.coords), job, src: shift(source, job), extent: this.edgeExtent(job.coords),
     }));
     const request = requestOf(options);
-    await writeChunkRegions(this.store, this.chain, writes, { concurrency: this.concurrency(options), holdBytes: WRITE_HOLD_BYTES, request });
+    const pool = options.writePool ?? this.defaults.writePool ?? sharedWritePool();
+    await writeChunkRegions(this.store, this.chain, writes, { concurrency: this.concurrency(options), pool, holdBytes: WRITE_HOLD_BYTES, request });
   }
 
   /** Changes the shape; chunks wholly outside the new shape are deleted (core spec, "resize"). */

@@ -6,13 +6,14 @@
 import { floeError, isFloeError } from '../errors.ts';
 import { throwIfAborted, yieldDue, yieldToEventLoop } from './abort.ts';
 import { copyBytes } from '../format/bytes.ts';
-import type { TypedArray } from '../format/zarr/data-types.ts';
+import type { ArrayData, TypedArray } from '../format/zarr/data-types.ts';
 import type { CodecChain, ScratchBuffer } from '../format/codecs/pipeline.ts';
 import { copyFromChunk, fillRegion, shiftView } from '../format/zarr/projection.ts';
 import type { ShardingCodec } from '../format/codecs/sharding.ts';
 import { checkChunkBytes } from '../format/zarr/chunk-size.ts';
 import { allEqual, cStrides, copyStrided, fillElements, product, type NdArray, type StridedView } from '../format/zarr/ndarray.ts';
-import { mapLimit } from './storage/limiter.ts';
+import { mapLimit, type Limiter } from './storage/limiter.ts';
+import { chunkRuns, copyRuns, encodeOwnedChunk, memoryBytes, memoryRuns, runsAllFill } from './raw-chunk.ts';
 import { MIN_OFFLOAD_BYTES, type DecodePool } from './decode-pool.ts';
 import { checkedAt, dot, zipEvery, zipMap } from './indexing.ts';
 import { forEachProduct, projectDim, type ChunkProjection } from './selection.ts';
@@ -219,14 +220,22 @@ export interface ChunkWrite {
   readonly extent: readonly number[];
 }
 
-/** A chunk's next state, computed before anything is written: new bytes, or erase (all fill). */
+/** Rows shorter than this are copied element by element: a call per row would cost more. */
+const MIN_COPY_RUN_BYTES = 256;
+
+/**
+ * A chunk's next state, computed before anything is written: its stored bytes (one buffer, or
+ * runs of the caller's value to write one after the other), or erase (all fill).
+ */
 interface ChunkUpdate {
   readonly key: string;
-  readonly bytes: Uint8Array | undefined;
+  readonly parts: readonly Uint8Array[] | undefined;
 }
 
 export interface WriteChunksOptions {
   readonly concurrency: number;
+  /** The writer pool: a slot per chunk being prepared or stored, shared with other writes. */
+  readonly pool?: Limiter | undefined;
   /**
    * Encoded bytes of partially covered chunks held between the check and the write phase; past it,
    * a chunk is checked, dropped, and read and encoded again when its turn to be written comes.
@@ -253,23 +262,52 @@ export async function writeChunkRegions(store: ZarrStore, chain: CodecChain, wri
   let heldBytes = 0;
   const request = options.request;
   const signal = request?.signal;
-  await mapLimit(writes.filter((w) => !coversChunk(w)), options.concurrency, async (w) => {
+  const pooled = <T>(task: () => Promise<T>): Promise<T> => (options.pool ? options.pool.run(task, signal) : task());
+  const memory = new ChunkMemory(chain);
+  await mapLimit(writes.filter((w) => !coversChunk(w)), options.concurrency, (w) => pooled(async () => {
     if (yieldDue(signal)) await yieldToEventLoop(); // so the abort can fire at all (abort.ts)
     throwIfAborted(signal, w.key);
-    const update = await prepareChunk(store, chain, w, request);
-    const size = update.bytes?.length ?? 0;
+    const update = await prepareChunk(store, chain, w, memory, request);
+    const size = update.parts?.reduce((n, p) => n + p.length, 0) ?? 0;
     if (heldBytes + size > options.holdBytes) return;
     held.set(w, update);
     heldBytes += size;
-  });
-  await mapLimit(writes, options.concurrency, async (w) => {
+  }));
+  await mapLimit(writes, options.concurrency, (w) => pooled(async () => {
     if (yieldDue(signal)) await yieldToEventLoop();
     throwIfAborted(signal, w.key);
-    const update = held.get(w) ?? (await prepareChunk(store, chain, w, request));
+    const update = held.get(w) ?? (await prepareChunk(store, chain, w, memory, request));
     held.delete(w);
-    if (update.bytes) await store.set(update.key, update.bytes, request);
-    else await store.erase(update.key, request);
-  });
+    await storeUpdate(store, update, request);
+  }));
+}
+
+async function storeUpdate(store: ZarrStore, { key, parts }: ChunkUpdate, request: AbortOptions | undefined): Promise<void> {
+  if (!parts) return store.erase(key, request);
+  const [only] = parts;
+  if (parts.length > 1 && store.setParts) return store.setParts(key, parts, request);
+  // Runs are made only for stores with setParts; joining them keeps this total all the same.
+  return store.set(key, parts.length === 1 && only ? only : Buffer.concat(parts), request);
+}
+
+/**
+ * The memory a write assembles chunks in. Each chunk is filled (from the old chunk, the fill
+ * value, the value) and encoded without awaiting, and every path sets all its elements, so when
+ * the encoding is a new buffer (a bytes codec runs last: compressors, checksums) one buffer serves
+ * the whole write: no 4 MiB allocation, zeroing and page faults per chunk. Otherwise the encoded
+ * bytes may be the chunk's memory itself, which the store writes later: a fresh one each time.
+ */
+class ChunkMemory {
+  private reused: ArrayData | undefined;
+
+  constructor(private readonly chain: CodecChain) {}
+
+  take(): ArrayData {
+    const { dataType, shape } = this.chain.spec;
+    if (this.chain.bytesCodecs.length === 0) return dataType.allocate(product(shape));
+    this.reused ??= dataType.allocate(product(shape));
+    return this.reused;
+  }
 }
 
 /** Whether the write replaces every in-bounds element of its chunk, so the old one is not read. */
@@ -277,27 +315,42 @@ function coversChunk(w: ChunkWrite): boolean {
   return w.job.projections.every((p, d) => Math.abs(p.step) === 1 && p.count === w.extent[d]);
 }
 
-/** Reads the old chunk when partly covered, merges the source in, and encodes (or marks erase). */
-async function prepareChunk(store: ZarrStore, chain: CodecChain, w: ChunkWrite, request: AbortOptions | undefined): Promise<ChunkUpdate> {
+/**
+ * Reads the old chunk when partly covered, merges the source in, and encodes (or marks erase). A
+ * whole chunk of an uncompressed array bound for a store that writes parts is not copied at all:
+ * its update is the runs of the caller's value (raw-chunk.ts).
+ */
+async function prepareChunk(store: ZarrStore, chain: CodecChain, w: ChunkWrite, memory: ChunkMemory, request: AbortOptions | undefined): Promise<ChunkUpdate> {
   const { shape, dataType, fillValue } = chain.spec;
   const lanes = dataType.lanes;
+  const runs = store.setParts && chunkRuns(chain, w.src, w.job.projections, shape);
+  if (runs) return { key: w.key, parts: runsAllFill(runs, fillValue.memory) ? undefined : runs };
   checkChunkBytes(shape, dataType, w.key); // a shard is merged whole: it must fit in memory at once
-  const chunk: NdArray = { data: dataType.allocate(product(shape)), shape: [...shape], stride: cStrides(shape) };
-  const existing = coversChunk(w) ? undefined : await store.get(w.key, request);
+  const covered = coversChunk(w);
+  const existing = covered ? undefined : await store.get(w.key, request);
+  // From here to the encoding nothing awaits: a reused chunk buffer serves one chunk at a time.
+  const chunk: NdArray = { data: memory.take(), shape: [...shape], stride: cStrides(shape) };
   if (existing) {
     const all = shape.map((n) => ({ chunk: 0, start: 0, step: 1, count: n, outStart: 0 }));
     withKey(w.key, () => chain.decodeRegion(existing, all, { data: chunk.data, offset: 0, stride: chunk.stride }));
-  } else {
+  } else if (!covered || w.extent.some((n, d) => n !== shape[d])) {
+    // A covered interior chunk is overwritten whole by the copy below; others keep fill around it.
     fillElements(chunk.data, fillValue.memory, 0, product(shape), lanes);
   }
-  const target: View = {
-    data: chunk.data,
-    offset: dot(w.job.projections.map((p) => p.start), chunk.stride),
-    stride: zipMap(w.job.projections, chunk.stride, (p, s) => s * p.step),
-  };
-  copyStrided(w.src, target, w.job.projections.map((p) => p.count), lanes);
-  if (allEqual(chunk.data, fillValue.memory)) return { key: w.key, bytes: undefined };
-  return { key: w.key, bytes: withKey(w.key, () => chain.encode(chunk)) };
+  // A whole chunk whose rows lie contiguous in the value is copied row by row at memcpy speed.
+  const rows = memoryRuns(w.src, w.job.projections, shape, lanes * dataType.laneBytes, MIN_COPY_RUN_BYTES);
+  if (rows && !Array.isArray(chunk.data)) {
+    copyRuns(rows, memoryBytes(chunk.data));
+  } else {
+    const target: View = {
+      data: chunk.data,
+      offset: dot(w.job.projections.map((p) => p.start), chunk.stride),
+      stride: zipMap(w.job.projections, chunk.stride, (p, s) => s * p.step),
+    };
+    copyStrided(w.src, target, w.job.projections.map((p) => p.count), lanes);
+  }
+  if (allEqual(chunk.data, fillValue.memory)) return { key: w.key, parts: undefined };
+  return { key: w.key, parts: [withKey(w.key, () => encodeOwnedChunk(chain, chunk))] };
 }
 
 /** Attaches the store key to codec errors so messages say which chunk failed. */

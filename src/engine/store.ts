@@ -60,6 +60,12 @@ export interface ZarrStore {
   localFile?(key: string, options?: AbortOptions): Promise<LocalFileSpan | null | undefined>;
   /** Writes (replaces) a key's value. */
   set(key: string, value: Uint8Array, options?: AbortOptions): Promise<void>;
+  /**
+   * Optional, for stores that write several buffers as one value without joining them (local
+   * files): `set` of the parts' concatenation. Parts are only read, and not kept once it settles,
+   * so they may be views of the caller's memory.
+   */
+  setParts?(key: string, parts: readonly Uint8Array[], options?: AbortOptions): Promise<void>;
   /** Writes `bytes` at `offset` of existing values (a read-modify-write on object storage). */
   setPartialValues(requests: readonly (readonly [string, number, Uint8Array])[], options?: AbortOptions): Promise<void>;
   /** Deletes a key; deleting an absent key is not an error. */
@@ -105,6 +111,8 @@ export class StorageStore implements ZarrStore {
   readonly readOnly: boolean;
   private readonly prefix: string;
   private readonly concurrency: number;
+  /** Present when the storage writes parts without joining them (`ObjectStorage.putParts`). */
+  readonly setParts?: (key: string, parts: readonly Uint8Array[], options?: AbortOptions) => Promise<void>;
 
   constructor(
     readonly storage: ObjectStorage,
@@ -114,6 +122,13 @@ export class StorageStore implements ZarrStore {
     this.concurrency = checkConcurrency(options.concurrency ?? DEFAULT_CONCURRENCY);
     this.prefix = options.prefix ?? '';
     if (this.prefix !== '' && !this.prefix.endsWith('/')) this.prefix += '/';
+    const putParts = storage.putParts?.bind(storage);
+    if (putParts) {
+      this.setParts = async (key, parts, options) => {
+        this.assertWritable(key);
+        await putParts(this.full(key), parts, options);
+      };
+    }
   }
 
   private full(key: string): string {

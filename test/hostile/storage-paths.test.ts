@@ -138,11 +138,12 @@ describe('hostile storage paths', () => {
   const results: Record<string, Tally> = {};
   afterAll(() => console.log('path probes:', JSON.stringify(Object.fromEntries(Object.entries(results).map(([k, t]) => [k, { ...t, escapes: t.escapes.length, untyped: t.untyped.length }])))));
 
-  it('fs: no read, write, listing or delete leaves the root through planted symlinks', async () => {
+  // 'none' writes objects in place, opening the final name itself: probed apart.
+  it.each(['atomic', 'none'] as const)('fs (%s): no read, write, listing or delete leaves the root through planted symlinks', async (durability) => {
     const { root, sentinel } = plant(mkdtempSync(path.join(scratch, 'fs-')));
     const before = snapshot(sentinel);
-    const tally = await runProbes(new FsStorage({ root, durable: false }), 'fs', new Set(['real/obj']));
-    results.fs = tally;
+    const tally = await runProbes(new FsStorage({ root, durability }), 'fs', new Set(['real/obj']));
+    results[durability === 'atomic' ? 'fs' : 'fs-none'] = tally;
     expect(tally.untyped).toEqual([]);
     expect(tally.escapes).toEqual([]);
     expect(snapshot(sentinel)).toEqual(before);

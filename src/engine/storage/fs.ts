@@ -4,7 +4,9 @@
 //   final name, and appears there atomically: `link` for create-only (fails if the name exists),
 //   `rename` under the key's lock file for every other write;
 // - conditional updates compare the version token while holding the key's lock;
-// - the directory is fsynced after the name changes, when `durable` (default).
+// - the directory is fsynced after the name changes.
+// That is durability 'fsync' (the default). 'atomic' skips the fsyncs; 'none' also writes
+// unconditional puts in place, without temp file, lock or rename (docs/storage.md, "Durability").
 // A signal is checked before every step (reads and create-only writes are one synchronous step);
 // an aborted replace removes its temp file, and once a name has changed the write has happened
 // and resolves. See docs/storage.md for the version token and the reasoning.
@@ -18,7 +20,7 @@ import { DirectoryGuard, fsFailure, openObjectFile, symlinkRefused } from './fs-
 import { withFileLock, type FileLockOptions } from './fs-lock.ts';
 import {
   RESERVED_PREFIX, fsyncDirectory, isErrno, lockPathOf, lstatOrNull, readRange, readRangeInto,
-  stampMtime, versionOf, writeStampedTempFileSync, writeTempFile,
+  stampMtime, versionOf, writeInPlace, writeStampedTempFileSync, writeTempFile,
 } from './fs-files.ts';
 import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
 import { compareKeys } from './memory.ts';
@@ -28,11 +30,25 @@ import type {
   AbortOptions, ByteRange, CopyOptions, GetResult, ListDirResult, ListOptions, ObjectInfo, ObjectStorage, PutOptions, VersionToken,
 } from './types.ts';
 
+/**
+ * What a filesystem write promises (docs/storage.md, "Durability"):
+ * - `'fsync'`: atomic (readers see the old or the new object, never part of one; a failed write
+ *   leaves the old one), and an acknowledged write survives an OS crash or power loss;
+ * - `'atomic'`: atomic, not fsynced: survives the process crashing, not the OS;
+ * - `'none'`: unconditional puts write the file in place: fastest, but a reader may see a partly
+ *   written object and a failed or interrupted write leaves one. Conditional puts stay atomic.
+ */
+export type Durability = 'none' | 'atomic' | 'fsync';
+
+const DURABILITIES: readonly Durability[] = ['none', 'atomic', 'fsync'];
+
 /** Options of {@link FsStorage}. */
 export interface FsStorageOptions {
   /** Directory holding the objects; created if missing. */
   root: string;
-  /** fsync files and directories so acknowledged writes survive a crash. Default true. */
+  /** What a write promises: `'fsync'` (default), `'atomic'` or `'none'`; see {@link Durability}. */
+  durability?: Durability;
+  /** The older spelling: `true` is `durability: 'fsync'`, `false` is `'atomic'`. */
   durable?: boolean;
   /** Per-key lock: wait limit and stale-lock age. */
   lock?: FileLockOptions;
@@ -52,7 +68,7 @@ export interface FsStorageOptions {
 export class FsStorage implements ObjectStorage {
   readonly kind = 'fs';
   readonly root: string;
-  private readonly durable: boolean;
+  readonly durability: Durability;
   private readonly lockOptions: FileLockOptions;
   private readonly clock: Clock;
   /** Directories under the root known not to be symlinks (fs-containment.ts). */
@@ -63,7 +79,7 @@ export class FsStorage implements ObjectStorage {
       throw floeError('INVALID_ARGUMENT', `the filesystem storage root must be a non-empty path without NUL, got ${JSON.stringify(String(options.root))}`);
     }
     this.root = path.resolve(options.root);
-    this.durable = options.durable ?? true;
+    this.durability = resolveDurability(options);
     this.lockOptions = options.lock ?? {};
     this.clock = options.clock ?? systemClock;
     this.dirs = new DirectoryGuard(this.root);
@@ -71,8 +87,8 @@ export class FsStorage implements ObjectStorage {
 
   async get(key: string, range?: ByteRange, options?: AbortOptions): Promise<GetResult | null> {
     try {
-      // Files are never modified in place, so bytes read from this descriptor belong to the
-      // version its fstat gave, even if the key is replaced meanwhile.
+      // Files are never modified in place (but in durability 'none'), so bytes read from this
+      // descriptor belong to the version its fstat gave, even if the key is replaced meanwhile.
       return this.withObjectFile(key, range, options, (fd, stats, start, end) => ({ bytes: readRange(fd, start, end), version: versionOf(stats) }));
     } catch (err) {
       throw fsFailure(err, key, this.root);
@@ -128,21 +144,28 @@ export class FsStorage implements ObjectStorage {
   }
 
   async put(key: string, bytes: Uint8Array, options?: PutOptions): Promise<{ version: VersionToken }> {
+    return this.putParts(key, [bytes], options);
+  }
+
+  /** `put` of the parts' concatenation, written with `writev`: the parts are never joined in memory. */
+  async putParts(key: string, parts: readonly Uint8Array[], options?: PutOptions): Promise<{ version: VersionToken }> {
     try {
       throwIfAborted(options?.signal, key);
       const file = this.pathOf(key);
       validatePutOptions(options, key);
       this.dirs.checkParents(key, true);
-      if (options?.ifNoneMatch === '*') return this.createOnly(key, file, bytes);
-      const temp = await this.writeTemp(key, file, bytes, options?.signal);
+      if (options?.ifNoneMatch === '*') return this.createOnly(key, file, parts);
+      if (this.durability === 'none' && options?.ifMatch === undefined) {
+        const written = await this.writeInPlace(key, file, parts);
+        if (written) return written;
+      }
+      const temp = await this.writeTemp(key, file, parts, options?.signal);
       try {
-        return await this.replaceLocked(key, file, temp, options);
+        return await this.replaceLocked(key, file, temp, options); // renames the temp file away
       } catch (err) {
         unlinkQuietly(temp);
         this.removeEmptyParents(path.dirname(file)); // a refused write leaves no directory behind
         throw err;
-      } finally {
-        unlinkQuietly(temp);
       }
     } catch (err) {
       throw fsFailure(err, key, this.root);
@@ -220,7 +243,7 @@ export class FsStorage implements ObjectStorage {
           // Under the key's lock so a delete cannot slip between a conditional write's check and rename.
           await withFileLock(lockPathOf(file), () => {
             unlinkQuietly(file);
-            if (this.durable) fsyncDirectory(path.dirname(file));
+            if (this.durability === 'fsync') fsyncDirectory(path.dirname(file));
           }, this.lockOptions, this.clock, signal);
         } catch (err) {
           if (!isErrno(err, 'ENOENT')) throw err; // directory removed meanwhile: nothing to delete
@@ -296,9 +319,9 @@ export class FsStorage implements ObjectStorage {
     return file;
   }
 
-  private async writeTemp(key: string, file: string, bytes: Uint8Array, signal: AbortSignal | undefined): Promise<string> {
+  private async writeTemp(key: string, file: string, parts: readonly Uint8Array[], signal: AbortSignal | undefined): Promise<string> {
     try {
-      return await writeTempFile(file, bytes, this.durable, signal);
+      return await writeTempFile(file, parts, this.durability === 'fsync', signal);
     } catch (err) {
       if (isFloeError(err, 'ABORTED')) {
         this.removeEmptyParents(path.dirname(file)); // an aborted write leaves no directory behind
@@ -310,15 +333,30 @@ export class FsStorage implements ObjectStorage {
   }
 
   /**
+   * Durability 'none': the bytes go straight into the object's file. Undefined when the name is a
+   * symlink or has other hard links: the caller then replaces it atomically instead.
+   */
+  private async writeInPlace(key: string, file: string, parts: readonly Uint8Array[]): Promise<{ version: VersionToken } | undefined> {
+    try {
+      const stats = await writeInPlace(file, parts, this.clock.nowMs());
+      return stats && { version: versionOf(stats) };
+    } catch (err) {
+      if (isFloeError(err)) throw err;
+      if (isErrno(err, 'ENOTDIR', 'EISDIR')) throw conflictWithObject(key, err);
+      throw floeError('STORAGE_ERROR', `cannot write ${JSON.stringify(key)} under ${this.root}`, { where: key, cause: err });
+    }
+  }
+
+  /**
    * Create-only write, all synchronous (one event-loop turn, no thread-pool round trips): a temp
-   * file written, stamped, fsynced when durable, then `link`ed to the name, which fails if the
+   * file written, stamped, fsynced in durability 'fsync', then `link`ed to the name, which fails if the
    * name exists, so of racing creators exactly one succeeds and the object never shows partly.
    */
-  private createOnly(key: string, file: string, bytes: Uint8Array): { version: VersionToken } {
+  private createOnly(key: string, file: string, parts: readonly Uint8Array[]): { version: VersionToken } {
     let temp: string;
     let stats: BigIntStats;
     try {
-      ({ temp, stats } = writeStampedTempFileSync(file, bytes, this.durable, this.clock.nowMs()));
+      ({ temp, stats } = writeStampedTempFileSync(file, parts, this.durability === 'fsync', this.clock.nowMs()));
     } catch (err) {
       this.removeEmptyParents(path.dirname(file));
       if (isErrno(err, 'ENOTDIR', 'EEXIST')) throw conflictWithObject(key, err);
@@ -334,7 +372,7 @@ export class FsStorage implements ObjectStorage {
       throw preconditionFailed(key, 'the object already exists (ifNoneMatch: *)');
     }
     unlinkQuietly(temp);
-    if (this.durable) fsyncDirectory(path.dirname(file));
+    if (this.durability === 'fsync') fsyncDirectory(path.dirname(file));
     return { version: versionOf(stats) };
   }
 
@@ -349,12 +387,12 @@ export class FsStorage implements ObjectStorage {
       const current = lstatOrNull(file);
       if (current?.isDirectory()) throw conflictWithObject(key);
       checkPrecondition(key, current ? versionOf(current) : undefined, options);
-      await stampMtime(temp, current?.mtimeNs, this.clock.nowMs());
+      stampMtime(temp, current?.mtimeNs, this.clock.nowMs());
       const stats = lstatOrNull(temp);
       if (!stats) throw floeError('STORAGE_ERROR', `temp file for ${JSON.stringify(key)} vanished`, { where: key });
       throwIfAborted(signal, key);
       renameSync(temp, file);
-      if (this.durable) fsyncDirectory(path.dirname(file));
+      if (this.durability === 'fsync') fsyncDirectory(path.dirname(file));
       return { version: versionOf(stats) };
     }, this.lockOptions, this.clock, signal);
   }
@@ -428,4 +466,17 @@ function conflictWithObject(key: string, cause?: unknown): Error {
     `storage key ${JSON.stringify(key)} collides with another object on the filesystem (a name cannot be both an object and a directory of objects)`,
     { where: key, cause },
   );
+}
+
+/** The durability `options` ask for; INVALID_ARGUMENT for an unknown one or a contradiction. */
+function resolveDurability(options: FsStorageOptions): Durability {
+  const { durability, durable } = options;
+  if (durability === undefined) return durable === false ? 'atomic' : 'fsync';
+  if (!DURABILITIES.includes(durability)) {
+    throw floeError('INVALID_ARGUMENT', `durability must be one of ${DURABILITIES.map((d) => `'${d}'`).join(', ')}, got ${JSON.stringify(String(durability))}`);
+  }
+  if (durable !== undefined && durable !== (durability === 'fsync')) {
+    throw floeError('INVALID_ARGUMENT', `durable: ${durable} contradicts durability: '${durability}'; pass durability alone`);
+  }
+  return durability;
 }

@@ -14,7 +14,7 @@ export { MAX_KEY_LENGTH, isValidKey, validateDirPrefix, validateKey, validatePre
 export { resolveRange, validateRange } from './ranges.ts';
 export { checkPrecondition, preconditionFailed } from './preconditions.ts';
 export { MemoryStorage, compareKeys, type MemoryStorageOptions } from './memory.ts';
-export { FsStorage, type FsStorageOptions } from './fs.ts';
+export { FsStorage, type Durability, type FsStorageOptions } from './fs.ts';
 export { SqliteStorage, type SqliteStorageOptions } from './sqlite.ts';
 export { S3Storage, type S3StorageOptions } from './s3.ts';
 export { createLimiter, mapLimit, type Limiter } from './limiter.ts';

@@ -88,14 +88,20 @@ export interface ObjectStorage extends AsyncDisposable {
   readInto?(key: string, target: Uint8Array, range?: ByteRange, options?: AbortOptions): Promise<number | null>;
   /**
    * Optional, for backends whose objects are plain local files: the file holding `key`, so a
-   * worker thread can read it itself. Objects are never modified in place, so a reader that
-   * opens the file sees one whole version.
+   * worker thread can read it itself. Objects are never modified in place (except unconditional
+   * puts of fs durability 'none'), so a reader that opens the file sees one whole version.
    */
   localFile?(key: string): string;
   /** Size, modification time and version of a key; `null` when it does not exist. */
   head(key: string, options?: AbortOptions): Promise<ObjectInfo | null>;
   /** Failed preconditions throw FloeError 'PRECONDITION_FAILED'; nothing is written then. */
   put(key: string, bytes: Uint8Array, options?: PutOptions): Promise<{ version: VersionToken }>;
+  /**
+   * Optional, for backends that can write several buffers as one object without joining them
+   * (the filesystem's `writev`): `put` of the parts' concatenation. The parts are only read, and
+   * not kept once the returned promise settles.
+   */
+  putParts?(key: string, parts: readonly Uint8Array[], options?: PutOptions): Promise<{ version: VersionToken }>;
   /** Server-side copy; `ifMatch` guards the source's version. */
   copy(from: string, to: string, options?: CopyOptions): Promise<{ version: VersionToken }>;
   /** Every object whose key starts with `prefix`, in lexicographic key order. Paged internally. */

@@ -2,7 +2,7 @@
 // faults) is a single function `around(call, run)` instead of a class repeating each method.
 // Options, the caller's signal among them, go to the inner storage unchanged; `call.signal`
 // shows the signal to the wrapper, so one that waits (retries, limits, delays) stops waiting.
-import type { AbortOptions, ListOptions, ObjectInfo, ObjectStorage } from './types.ts';
+import type { AbortOptions, ListOptions, ObjectInfo, ObjectStorage, PutOptions } from './types.ts';
 
 /** The {@link ObjectStorage} methods a wrapper sees. */
 export type StorageOperation = 'get' | 'head' | 'put' | 'copy' | 'list' | 'listDir' | 'delete';
@@ -25,8 +25,11 @@ export type Around = <T>(call: StorageCall, run: () => Promise<T>) => Promise<T>
  * a retry of a failed listing resumes with `startAfter` the last key it yielded.
  */
 export function wrapStorage(inner: ObjectStorage, around: Around): ObjectStorage {
+  const putParts = inner.putParts?.bind(inner);
   return {
     kind: inner.kind,
+    // A `put` to the wrapper, when the backend writes parts: a retry writes the same parts again.
+    ...(putParts && { putParts: (key: string, parts: readonly Uint8Array[], options?: PutOptions) => around(callOf('put', key, options), () => putParts(key, parts, options)) }),
     get: (key, range, options) => around(callOf('get', key, options), () => inner.get(key, range, options)),
     head: (key, options) => around(callOf('head', key, options), () => inner.head(key, options)),
     put: (key, bytes, options) => around(callOf('put', key, options), () => inner.put(key, bytes, options)),
