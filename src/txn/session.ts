@@ -50,6 +50,13 @@ export interface SessionDeps {
 export type SessionMode = 'readonly' | 'writable' | 'rearrange';
 
 /**
+ * The commit machinery (commit loop, builder, manifest splitting) is not part of `import 'floe'`:
+ * a writable session starts loading it when it is made, so readers never load it and a commit
+ * does not wait for it.
+ */
+const commitMachinery = () => import('./commit.ts');
+
+/**
  * What reviving a fork needs of a repository: a read-only session on a snapshot. (The Repository
  * satisfies it; naming only this keeps session.ts free of an import of repository.ts, which
  * imports this module to build sessions.)
@@ -94,6 +101,8 @@ export class Session implements StoreContext, ReadSource {
     this.packer = new ChunkPacker(deps.objects, deps.packing);
     this.sessionStore = new SessionStore(this);
     this.reader = new SessionReader(this);
+    // A failed load (it cannot fail short of a broken install) surfaces at commit, not here.
+    if (mode !== 'readonly') commitMachinery().catch(() => undefined);
   }
 
   get objects(): RepoObjects {
@@ -396,8 +405,7 @@ export class Session implements StoreContext, ReadSource {
     const repoInfo = this.requireRepoInfo();
     // Every pack must be in storage before a snapshot can refer to its chunks.
     await this.packer.flush(options.signal ? { signal: options.signal } : undefined);
-    // The commit (and rebase) machinery loads on first use: a reader never needs it.
-    const { runCommit } = await import('./commit.ts');
+    const { runCommit } = await commitMachinery();
     const { snapshot } = await runCommit(
       {
         objects: this.deps.objects,
