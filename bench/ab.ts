@@ -7,7 +7,8 @@
 // (--clock cpu times user+system CPU of each probe process instead of wall time: on a loaded machine
 // wall-time pairs scatter 0.4-3x, CPU time far less; it does not see time spent waiting on I/O.)
 // (each DIR a checkout with `npm run build` done, e.g. `git worktree add DIR <commit>`, node_modules
-// linked in). Prints per-workload medians and the median of per-pair ratios b/a (< 1: b faster).
+// linked in). Prints per-workload medians, the median of per-pair ratios b/a (< 1: b faster) and
+// their interquartile range.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -39,8 +40,8 @@ try {
   ];
   const only = values.only?.split(',');
   const load = loadavg()[0]!;
-  console.log('| workload | a ms | b ms | median ratio b/a | pairs |');
-  console.log('|---|---:|---:|---:|---|');
+  console.log('| workload | a ms | b ms | median ratio b/a | IQR | pairs |');
+  console.log('|---|---:|---:|---:|---:|---|');
   for (const w of workloads) {
     if (only && !only.includes(w.task)) continue;
     const times = { a: [] as number[], b: [] as number[] };
@@ -56,9 +57,17 @@ try {
       times.b.push(got.b!);
       ratios.push(got.b! / got.a!);
     }
-    console.log(`| ${w.name} | ${median(times.a).toFixed(0)} | ${median(times.b).toFixed(0)} | ${median(ratios).toFixed(3)} | ${ratios.map((r) => r.toFixed(2)).join(' ')} |`);
+    const [q1, q3] = quartiles(ratios);
+    console.log(`| ${w.name} | ${median(times.a).toFixed(0)} | ${median(times.b).toFixed(0)} | ${median(ratios).toFixed(3)} | ${q1.toFixed(2)}–${q3.toFixed(2)} | ${ratios.map((r) => r.toFixed(2)).join(' ')} |`);
   }
   console.log(`(${PAIRS} interleaved pairs, ${values.clock} time${values.gc ? ', GC before each window' : ''}; load average ${load.toFixed(2)} -> ${loadavg()[0]!.toFixed(2)})`);
 } finally {
   rmSync(work, { recursive: true, force: true });
+}
+
+/** First and third quartiles (medians of the lower and upper halves, the middle value left out). */
+function quartiles(xs: readonly number[]): [number, number] {
+  const s = [...xs].sort((a, b) => a - b);
+  const half = s.length >> 1;
+  return [median(s.slice(0, half)), median(s.slice(s.length - half))];
 }

@@ -15,7 +15,10 @@ import { idToString, type ChunkId, type ManifestId, type SnapshotId } from '../f
 import { chunkKey, manifestKey, snapshotKey, transactionLogKey } from '../format/icechunk/keys.ts';
 import { decodeManifest, encodeManifest, type Manifest } from '../format/icechunk/manifest.ts';
 import { decodeSnapshot, encodeSnapshot, type NodeSnapshot, type Snapshot } from '../format/icechunk/snapshot.ts';
-import { decodeTransactionLog, encodeTransactionLog, type TransactionLog } from '../format/icechunk/transaction-log.ts';
+import type { TransactionLog } from '../format/icechunk/transaction-log.ts';
+
+// Transaction logs are written by commits and read by rebase, diff and squash: their codec loads then.
+const transactionLogs = () => import('../format/icechunk/transaction-log.ts');
 
 /** A decoded snapshot plus its nodes indexed by path. */
 export interface LoadedSnapshot {
@@ -97,7 +100,7 @@ export class RepoObjects {
   async loadTransactionLog(id: SnapshotId, options?: AbortOptions): Promise<TransactionLog | undefined> {
     const key = transactionLogKey(id);
     const got = await this.storage.get(key, undefined, options);
-    return got ? decodeTransactionLog(got.bytes, key) : undefined;
+    return got ? (await transactionLogs()).decodeTransactionLog(got.bytes, key) : undefined;
   }
 
   async snapshotExists(id: SnapshotId, options?: AbortOptions): Promise<boolean> {
@@ -125,6 +128,7 @@ export class RepoObjects {
   }
 
   async writeTransactionLog(log: TransactionLog, options?: AbortOptions): Promise<void> {
+    const { encodeTransactionLog } = await transactionLogs();
     await this.storage.put(transactionLogKey(log.id), encodeTransactionLog(log), { ifNoneMatch: '*', signal: options?.signal });
   }
 

@@ -18,7 +18,7 @@ import type { Snapshot } from '../format/icechunk/snapshot.ts';
 import { configuredBackoff, decodeConfig, loadConfigCodec, mergeConfig, resolveConfig, validateConfig, type RepositoryConfig, type ResolvedConfig } from './config.ts';
 import { ancestors, describeSnapshot, diffSnapshots, snapshotAsOf, type DiffResult, type SnapshotDescription } from './history.ts';
 import { RepoObjects, type CacheBudgets } from './objects.ts';
-import { resolveRefExpression, type ResolvedRef } from './ref-expression.ts';
+import type { ResolvedRef } from './ref-expression.ts';
 import * as refs from './refs.ts';
 import { systemClock, type Clock } from '../engine/storage/clock.ts';
 import { checkConcurrency, DEFAULT_CONCURRENCY } from '../engine/storage/limiter.ts';
@@ -438,6 +438,8 @@ export class Repository {
   async resolve(expression: string, options?: AbortOptions): Promise<ResolvedRef> {
     const request = requestOf(options);
     const info = await this.repoInfo(request);
+    // The expression parser (and its date syntax) loads on first use: most programs name versions by branch, tag or id.
+    const { resolveRefExpression } = await import('./ref-expression.ts');
     return resolveRefExpression(expression, { info, snapshotExists: (id) => this.objects.snapshotExists(id, request) });
   }
 

@@ -15,7 +15,10 @@ import type { ChunkRef } from '../format/icechunk/manifest.ts';
 import { currentChunkRefs, requireArray, chunkRefAt, type ResolvedNode } from './node-view.ts';
 import { deleteChunk, deleteSubtree, setNodeMetadata, setVirtualChunk, writeChunk, type WriteContext } from './node-ops.ts';
 import { arrayMetadataOf, chunkKeyOf, classifyKey, metadataKeyOf, pathToKeyPrefix } from './store-keys.ts';
-import { fetchVirtualChunk, checkContainerExists, type VirtualChunkAccess } from './virtual-chunks.ts';
+import type { VirtualChunkAccess } from './virtual-chunks.ts';
+
+/** Virtual chunk access (URL rules, file and HTTP reads) loads with the first virtual chunk. */
+const virtualChunks = () => import('./virtual-chunks.ts');
 
 export interface StoreContext extends WriteContext {
   readonly readOnly: boolean;
@@ -127,7 +130,7 @@ export class SessionStore implements ZarrStore {
   async setVirtualRef(key: string, location: string, offset: number, length: number, etagChecksum?: string | null, lastModified?: Date | null, validateContainer = true): Promise<void> {
     const parsed = classifyKey(this.ctx.view(), key);
     if (parsed.kind !== 'chunk') throw floeError('INVALID_KEY', `${JSON.stringify(key)} is not a chunk key of an existing array`, { where: key });
-    if (validateContainer) checkContainerExists(this.ctx.virtual.containers, location);
+    if (validateContainer) (await virtualChunks()).checkContainerExists(this.ctx.virtual.containers, location);
     setVirtualChunk(this.ctx, parsed.node, parsed.coords, { location, offset, length, etag: etagChecksum ?? null, lastModified: lastModified ?? null });
   }
 
@@ -316,7 +319,7 @@ export class SessionStore implements ZarrStore {
       case 'native':
         return this.ctx.readChunk(ref.chunkId, { offset: ref.offset + r.offset, length: r.length }, options);
       case 'virtual':
-        return fetchVirtualChunk(this.ctx.virtual, ref, r, options);
+        return (await virtualChunks()).fetchVirtualChunk(this.ctx.virtual, ref, r, options);
     }
   }
 }

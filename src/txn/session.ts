@@ -12,7 +12,7 @@ import type { AbortOptions, ByteRange } from '../engine/storage/types.ts';
 import { idsEqual, idToString, type ChunkId, type NodeId, type SnapshotId } from '../format/icechunk/ids.ts';
 import type { MetadataValue } from '../format/icechunk/metadata-value.ts';
 import { ChangeSet, copyChangeSet } from './change-set.ts';
-import { runCommit, type BranchMovedHandler, type CommitKind, type CommitOptions } from './commit.ts';
+import type { BranchMovedHandler, CommitKind, CommitOptions } from './commit.ts';
 import { ConflictError } from './conflicts/conflict-error.ts';
 import { ConflictDetector } from './conflicts/detector.ts';
 import type { ConflictSolver } from './conflicts/solver.ts';
@@ -23,7 +23,6 @@ import { diffChangeSet, type DiffResult } from './history.ts';
 import { moveSubtree, type WriteContext } from './node-ops.ts';
 import { NodeView } from './node-view.ts';
 import type { LoadedSnapshot, RepoObjects } from './objects.ts';
-import { rebaseChanges } from './rebase.ts';
 import { requireFeature } from './refs.ts';
 import type { RepoInfoStore } from './repo-info-store.ts';
 import { SessionReader } from './session-reader.ts';
@@ -49,6 +48,13 @@ export interface SessionDeps {
  * writable sessions may move nodes too, among other changes.
  */
 export type SessionMode = 'readonly' | 'writable' | 'rearrange';
+
+/**
+ * The commit machinery (commit loop, builder, manifest splitting) is not part of `import 'floe'`:
+ * a writable session starts loading it when it is made, so readers never load it and a commit
+ * does not wait for it.
+ */
+const commitMachinery = () => import('./commit.ts');
 
 /**
  * What reviving a fork needs of a repository: a read-only session on a snapshot. (The Repository
@@ -95,6 +101,8 @@ export class Session implements StoreContext, ReadSource {
     this.packer = new ChunkPacker(deps.objects, deps.packing);
     this.sessionStore = new SessionStore(this);
     this.reader = new SessionReader(this);
+    // A failed load (it cannot fail short of a broken install) surfaces at commit, not here.
+    if (mode !== 'readonly') commitMachinery().catch(() => undefined);
   }
 
   get objects(): RepoObjects {
@@ -274,6 +282,7 @@ export class Session implements StoreContext, ReadSource {
 
   private async rebaseWithSolver(branch: string, solver: ConflictSolver, onto: SnapshotId | undefined, request: AbortOptions | undefined): Promise<void> {
     const repoInfo = this.requireRepoInfo();
+    const { rebaseChanges } = await import('./rebase.ts');
     const result = await rebaseChanges(
       { objects: this.deps.objects, repoInfo, branch, base: this.base, changes: this.changes, request, ...(onto ? { onto } : {}) },
       solver,
@@ -396,6 +405,7 @@ export class Session implements StoreContext, ReadSource {
     const repoInfo = this.requireRepoInfo();
     // Every pack must be in storage before a snapshot can refer to its chunks.
     await this.packer.flush(options.signal ? { signal: options.signal } : undefined);
+    const { runCommit } = await commitMachinery();
     const { snapshot } = await runCommit(
       {
         objects: this.deps.objects,

@@ -303,6 +303,41 @@ export function formatCycle(cycle: Cycle): string {
 }
 
 // ---------------------------------------------------------------------------------------------
+// What importing a module loads
+
+/** Static edges by importer (type edges are erased; dynamic imports load when called). */
+function staticNext(graph: ImportGraph): Map<string, string[]> {
+  const next = new Map<string, string[]>();
+  for (const edge of graph.edges) {
+    if (edge.kind !== 'static') continue;
+    const list = next.get(edge.from) ?? [];
+    list.push(edge.to);
+    next.set(edge.from, list);
+  }
+  return next;
+}
+
+/**
+ * The files importing `entry` evaluates, each with the static import chain that loads it (the
+ * shortest, from `entry`): what `import 'floe'` costs, and why each file is part of it.
+ */
+export function loadedWith(graph: ImportGraph, entry: string): Map<string, readonly string[]> {
+  const next = staticNext(graph);
+  const chains = new Map<string, readonly string[]>([[entry, [entry]]]);
+  // Breadth first (for..of visits what is pushed during the loop), so each chain is a shortest one.
+  const queue: (readonly string[])[] = [[entry]];
+  for (const chain of queue) {
+    for (const to of next.get(chain[chain.length - 1] ?? '') ?? []) {
+      if (chains.has(to)) continue;
+      const longer = [...chain, to];
+      chains.set(to, longer);
+      queue.push(longer);
+    }
+  }
+  return chains;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Re-export-only modules
 
 /** The statements of a module that are not `export … from '…'` (a re-export-only module has none). */

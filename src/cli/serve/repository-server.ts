@@ -2,7 +2,7 @@
 // HTTP, plus the query service on each version.
 //   GET|HEAD /                      the refs: {"branches": {name: id}, "tags": {name: id}}
 //   GET|HEAD /<ref>/<key>           a Zarr key of that version (Range, ETag/If-None-Match, CORS)
-//   POST     /<ref>/query           a JSON query (src/query/http.ts) on that version
+//   POST     /<ref>/query           a JSON query (src/query/http-handler.ts) on that version
 //   GET      /<ref>/explain?q=...   its plan
 // <ref> is a branch, tag, snapshot id or ref~N. Branches and tags are resolved on every request,
 // so a commit shows up at once; snapshot URLs never change and are served as immutable.
@@ -11,7 +11,7 @@
 // preflight needs it (401); `tls` serves HTTPS.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ReadSource } from '../../engine/read-source.ts';
-import { answerError, createQueryHandler, type QueryHandler, type QueryServerContext } from '../../query/http.ts';
+import { answerError, createQueryHandler, type QueryHandler, type QueryServerContext } from '../../query/http-handler.ts';
 import { listenOn, createLimitedServer, resolveServerLimits, type NodeServer, type ServerLimitOptions, type TlsOptions } from '../../query/http-limits.ts';
 import { bearerTokenCheck, decodeSegment, HttpError, requestUrl, unauthorized } from '../../query/http-request.ts';
 import { MemoryBudget } from '../../query/memory-budget.ts';

@@ -15,7 +15,11 @@ import { idFromKey, PREFIXES } from '../../format/icechunk/keys.ts';
 import type { RepoInfo } from '../../format/icechunk/repo-info.ts';
 import type { RepoObjects } from '../objects.ts';
 import type { RepoInfoStore } from '../repo-info-store.ts';
-import { emptyLiveSet, markBackups, markSnapshots, snapshotsToKeep, type LiveSet } from './gc-mark.ts';
+import type { LiveSet } from './gc-mark.ts';
+
+// The marking code (and the ops-log walk it uses) loads when a collection starts: the class is
+// public, so this module loads with the package, but few programs ever collect garbage.
+const marking = () => import('./gc-mark.ts');
 
 /** What GC deletes, in sweep order: snapshots before what they point at, as the reference does. */
 export const GC_KINDS = ['snapshots', 'transactionLogs', 'manifests', 'chunks', 'backups'] as const;
@@ -210,6 +214,7 @@ export class GarbageCollection {
     const request = options?.signal ? { signal: options.signal } : undefined;
     let examined = 0;
     await this.markNewSnapshots(request);
+    const { markBackups } = await marking();
     await markBackups(this.deps.objects, (await this.deps.store.read(request)).info, this.live, request);
     const deleter = new BatchDeleter(
       this.deps.objects, this.deleteBatchSize, this.maxConcurrentDeletes, this.cursor.dryRun, (batch) => this.confirmGarbage(batch, request), request,
@@ -298,7 +303,7 @@ export class GarbageCollection {
   private async markNewSnapshots(request: AbortOptions | undefined): Promise<void> {
     const { info } = await this.deps.store.read(request);
     const fresh = info.snapshots.filter((s) => !this.live.markedSnapshotIds.has(idToString(s.id))).map((s) => s.id);
-    if (fresh.length > 0) await markSnapshots(this.deps.objects, fresh, this.live, this.markConcurrency, request);
+    if (fresh.length > 0) await (await marking()).markSnapshots(this.deps.objects, fresh, this.live, this.markConcurrency, request);
   }
 }
 
@@ -306,6 +311,7 @@ export class GarbageCollection {
 async function markOnce(
   deps: GcDeps, cutoffMs: number, concurrency: number, dryRun: boolean, request: AbortOptions | undefined,
 ): Promise<{ live: LiveSet; dropped: number } | undefined> {
+  const { emptyLiveSet, markBackups, markSnapshots, snapshotsToKeep } = await marking();
   // List snapshot objects BEFORE reading the repo info: a snapshot committed in between is in
   // the list but not in the listing, and so counts as new (kept).
   const listed = new Map<string, ObjectInfo>();
