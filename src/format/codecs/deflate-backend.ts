@@ -1,11 +1,11 @@
 // Deflate-family streams (gzip, RFC 1952; zlib, RFC 1950) for the gzip and zlib codecs. node:zlib
 // decodes ~2.6x faster than fflate on this machine, so it is used wherever the runtime has it;
-// fflate (pure JS, fflate-backend.ts) takes over where it does not. node:zlib is loaded through
+// fflate (pure JS, fflate-backend.ts) takes over where it does not, and is loaded only then (92 KB
+// of JS that every Node process and decode worker would otherwise parse). node:zlib is loaded through
 // process.getBuiltinModule (Node >= 20.16), never a static import, so this module also loads in
 // runtimes without it; older Node 20 releases therefore use fflate too.
 import type * as NodeZlib from 'node:zlib';
 import { DecodedSizeLimitError, type DeflateBackend } from './deflate-types.ts';
-import { fflateBackend } from './fflate-backend.ts';
 
 // The contract lives in deflate-types.ts (so fflate-backend.ts need not import this module).
 export type { DeflateBackend } from './deflate-types.ts';
@@ -57,7 +57,7 @@ function runtimeLoader(): BuiltinLoader {
 }
 
 /** node:zlib when `load` yields it, fflate otherwise (a loader that throws counts as "absent"). */
-export function pickDeflateBackend(load: BuiltinLoader = runtimeLoader()): DeflateBackend {
+export async function pickDeflateBackend(load: BuiltinLoader = runtimeLoader()): Promise<DeflateBackend> {
   let zlib: unknown;
   try {
     zlib = load('node:zlib');
@@ -65,8 +65,8 @@ export function pickDeflateBackend(load: BuiltinLoader = runtimeLoader()): Defla
     zlib = undefined;
   }
   const usable = typeof zlib === 'object' && zlib !== null && typeof (zlib as typeof NodeZlib).gunzipSync === 'function';
-  return usable ? nodeZlibBackend(zlib as typeof NodeZlib) : fflateBackend;
+  return usable ? nodeZlibBackend(zlib as typeof NodeZlib) : (await import('./fflate-backend.ts')).fflateBackend;
 }
 
-/** The backend the codecs use in this runtime. */
-export const deflateBackend: DeflateBackend = pickDeflateBackend();
+/** The backend the codecs use in this runtime (decided once, when this module loads). */
+export const deflateBackend: DeflateBackend = await pickDeflateBackend();

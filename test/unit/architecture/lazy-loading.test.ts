@@ -32,6 +32,7 @@ const LOADED_ON_FIRST_USE: Readonly<Record<string, string>> = {
   'txn/maintenance/ops-log.ts': 'the ops log: with opsLog or a collection',
   'engine/convert.ts': 'v1 -> v3 conversion: with convertV1ToV3',
   'engine/convert-v2.ts': 'v2 -> v3 conversion: with convertV2ToV3',
+  'format/codecs/fflate-backend.ts': 'pure-JS deflate: only in a runtime without node:zlib',
 };
 
 /** Directories no library import may reach: the CLI (plots, config editing, `floe serve`) and floe/testing. */
