@@ -2,7 +2,7 @@
 // manifest splitting.
 //
 //   npx tsx bench/scale-refs.ts [--sizes 100000,1000000,10000000] [--huge 100000000] [--huge-parts 10]
-//        [--single 17000000] [--split-rows 100] [--heap-mb 12000]
+//        [--single 17000000] [--split-rows 100] [--heap-mb 12000] [--cold 3] [--profile]
 //
 // The array is rows x 1000 chunks of one int32 each (chunk [r, c] holds r*1000+c), native refs
 // into shared pack objects (inline threshold 0), split by the config into manifests of
@@ -11,19 +11,24 @@
 //   build    a session sets every chunk through session.store.set (timed: sets) and commits
 //            (timed: commit); with --huge-parts P the refs go in P commits of disjoint rows, each
 //            a session of its own (a commit reuses the manifests of the rows it does not touch)
-//   read     a cold process opens the repository and reads one chunk (middle of the grid)
+//   read     a cold process opens the repository and reads one chunk (middle of the grid);
+//            --cold processes, the median
 //   rewrite  a cold process rewrites one chunk and commits: one split's manifest is written, the
-//            others are reused (the files that appear under manifests/ are counted)
+//            others are reused (the files that appear under manifests/ are counted); --cold
+//            processes in turn, the median
+// --profile: a CPU profile of each build commit; its top self-time functions are printed.
 // --huge N runs the same at N refs once, in --huge-parts commits (not part of the growth fit).
 // --single N: one session sets N chunks and commits once, past a JS Map's 2^24 entries, and
 // reports where it stops (the change set keeps going past 2^24: src/txn/change-set.ts).
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import v8 from 'node:v8';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { FsStorage } from '../src/engine/storage/fs.ts';
+import { topFunctions } from './support/cpuprofile-top.ts';
+import { median } from './support/probe-runner.ts';
 import { Repository, Storage, type RepositoryConfig } from '../src/txn/index.ts';
 import { fmtMs, growth, loadAverage, measured, mib, printTable, runChild, type StepFigure } from './support/scale-run.ts';
 
@@ -35,6 +40,8 @@ const { values: opts } = parseArgs({
     single: { type: 'string', default: '' },
     'split-rows': { type: 'string', default: '100' },
     'heap-mb': { type: 'string', default: '12000' },
+    profile: { type: 'boolean', default: false },
+    cold: { type: 'string', default: '3' },
     // child side
     phase: { type: 'string' },
     size: { type: 'string' },
@@ -79,7 +86,7 @@ async function setRows(session: Awaited<ReturnType<Repository['writableSession']
 interface BuildResult {
   phase: 'build';
   refs: number;
-  parts: { sets: StepFigure; commit: StepFigure }[];
+  parts: { sets: StepFigure; commit: StepFigure; profile?: string }[];
   manifests: number;
   manifestBytes: number;
   heapLimitMb: number;
@@ -101,15 +108,34 @@ async function build(dir: string, refs: number, parts: number): Promise<BuildRes
     const session = await repo.writableSession('main');
     const sets = await measured(() => setRows(session, from, to));
     progress(`part ${p + 1}/${parts}: ${(to - from) * COLS} sets in ${fmtMs(sets.figure.ms)} ms; committing`);
-    const commit = await measured(() => session.commit(`rows ${from}..${to}`));
+    const commit = await measured(() => profiled(() => session.commit(`rows ${from}..${to}`)));
     progress(`part ${p + 1}/${parts}: commit ${fmtMs(commit.figure.ms)} ms`);
-    out.push({ sets: sets.figure, commit: commit.figure });
+    out.push({ sets: sets.figure, commit: commit.figure, ...(commit.value.top ? { profile: commit.value.top } : {}) });
   }
   const files = manifestFiles(dir);
   return {
     phase: 'build', refs: rows * COLS, parts: out, manifests: files.length, manifestBytes: files.reduce((s, f) => s + f.size, 0),
     heapLimitMb: v8.getHeapStatistics().heap_size_limit / 2 ** 20,
   };
+}
+
+/** Runs `step`, under the CPU profiler with --profile: then also its top self-time functions. */
+async function profiled<T>(step: () => Promise<T>): Promise<{ value: T; top?: string }> {
+  if (!opts.profile) return { value: await step() };
+  const { Session } = await import('node:inspector/promises');
+  const inspector = new Session();
+  inspector.connect();
+  await inspector.post('Profiler.enable');
+  await inspector.post('Profiler.start');
+  const value = await step();
+  const { profile } = await inspector.post('Profiler.stop');
+  inspector.disconnect();
+  const file = path.join(os.tmpdir(), `floe-scale-refs-${process.pid}.cpuprofile`);
+  writeFileSync(file, JSON.stringify(profile));
+  const { totalMs, top } = topFunctions([file], 12);
+  rmSync(file, { force: true });
+  const lines = top.map((f) => `  ${f.selfMs.toFixed(0).padStart(7)} ms ${(f.share * 100).toFixed(1).padStart(5)}%  ${f.name} ${f.where}`);
+  return { value, top: [`  ${totalMs.toFixed(0)} ms of samples`, ...lines].join('\n') };
 }
 
 function manifestFiles(dir: string): { name: string; size: number }[] {
@@ -148,7 +174,6 @@ interface RewriteResult {
   commit: StepFigure;
   manifestsWritten: number;
   bytesWritten: number;
-  manifestsReused: number;
 }
 
 async function rewriteOne(dir: string, refs: number): Promise<RewriteResult> {
@@ -163,7 +188,7 @@ async function rewriteOne(dir: string, refs: number): Promise<RewriteResult> {
   const fresh = manifestFiles(dir).filter((f) => !before.has(f.name));
   const check = await Repository.open(storageAt(dir));
   if ((await readOne(await check.readonlySession({ branch: 'main' }), r, c)) !== -1) throw new Error('the rewritten chunk does not read back');
-  return { phase: 'rewrite', commit: commit.figure, manifestsWritten: fresh.length, bytesWritten: fresh.reduce((s, f) => s + f.size, 0), manifestsReused: before.size - 0 };
+  return { phase: 'rewrite', commit: commit.figure, manifestsWritten: fresh.length, bytesWritten: fresh.reduce((s, f) => s + f.size, 0) };
 }
 
 interface SingleResult {
@@ -211,46 +236,61 @@ interface SizeRun {
   refs: number;
   build: BuildResult;
   read: ReadResult;
-  rewrite: RewriteResult;
+  /** Manifests the snapshot still references unchanged: those of the build minus the one rewritten. */
+  rewrite: RewriteResult & { manifestsReused: number };
   load: string;
 }
 
 function runSize(refs: number, parts: number): SizeRun {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'floe-scale-refs-'));
   const nodeArgs = [`--max-old-space-size=${opts['heap-mb']}`];
-  const common = ['--size', String(refs), '--dir', dir, '--split-rows', String(SPLIT_ROWS)];
+  const common = ['--size', String(refs), '--dir', dir, '--split-rows', String(SPLIT_ROWS), ...(opts.profile ? ['--profile'] : [])];
   try {
     console.error(`  ${refs.toLocaleString('en')} refs in ${parts} commit(s): build (load ${loadAverage()})`);
     const build = runChild<BuildResult>(SELF, ['--phase', 'build', '--parts', String(parts), ...common], { nodeArgs });
-    const read = runChild<ReadResult>(SELF, ['--phase', 'read', ...common], { nodeArgs });
-    const rewrite = runChild<RewriteResult>(SELF, ['--phase', 'rewrite', ...common], { nodeArgs });
-    return { refs, build, read, rewrite: { ...rewrite, manifestsReused: build.manifests - rewrite.manifestsWritten }, load: loadAverage() };
+    const cold = Number(opts.cold);
+    const reads = Array.from({ length: cold }, () => runChild<ReadResult>(SELF, ['--phase', 'read', ...common], { nodeArgs }));
+    const rewrites = Array.from({ length: cold }, () => runChild<RewriteResult>(SELF, ['--phase', 'rewrite', ...common], { nodeArgs }));
+    const read = { phase: 'read' as const, open: medianFigure(reads.map((r) => r.open)), read: medianFigure(reads.map((r) => r.read)) };
+    const last = rewrites[rewrites.length - 1];
+    if (!last) throw new Error('--cold must be at least 1');
+    const rewrite = { ...last, commit: medianFigure(rewrites.map((r) => r.commit)), manifestsReused: build.manifests - last.manifestsWritten };
+    return { refs, build, read, rewrite, load: loadAverage() };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-const cell = (f: StepFigure) => `${fmtMs(f.ms)} · ${mib(f.peakBytes)}`;
+/** The figure of median time (peak: the highest of them). */
+function medianFigure(figures: readonly StepFigure[]): StepFigure {
+  const mid = median(figures.map((f) => f.ms));
+  const pick = figures.reduce((best, f) => (Math.abs(f.ms - mid) < Math.abs(best.ms - mid) ? f : best));
+  return { ...pick, ms: mid, peakBytes: Math.max(...figures.map((f) => f.peakBytes)) };
+}
+
+const cell = (f: StepFigure) => `${fmtMs(f.ms)} · ${fmtMs(f.cpuMs)} · ${mib(f.peakBytes)}`;
 const sum = (figures: StepFigure[]) => figures.reduce((s, f) => s + f.ms, 0);
+const sumCpu = (figures: StepFigure[]) => figures.reduce((s, f) => s + f.cpuMs, 0);
 const maxPeak = (figures: StepFigure[]) => Math.max(...figures.map((f) => f.peakBytes));
 
 function report(runs: SizeRun[], title: string, fit: boolean): void {
-  console.log(`\n## ${title} (wall ms · peak RSS MiB of the process during the step)\n`);
+  console.log(`\n## ${title} (wall ms · CPU ms · peak RSS MiB of the process during the step)\n`);
   const sizes = runs.map((r) => r.refs);
-  const header = ['step', ...runs.map((r) => `${r.refs.toLocaleString('en')} refs`), ...(fit ? ['growth'] : [])];
+  const header = ['step', ...runs.map((r) => `${r.refs.toLocaleString('en')} refs`), ...(fit ? ['growth (CPU time)'] : [])];
   const setsOf = (r: SizeRun) => r.build.parts.map((p) => p.sets);
   const commitsOf = (r: SizeRun) => r.build.parts.map((p) => p.commit);
   const rows: string[][] = [
-    ['set every chunk (session.store.set)', ...runs.map((r) => `${fmtMs(sum(setsOf(r)))} · ${mib(maxPeak(setsOf(r)))}`)],
-    ['commit them', ...runs.map((r) => `${fmtMs(sum(commitsOf(r)))} · ${mib(maxPeak(commitsOf(r)))}`)],
+    ['set every chunk (session.store.set)', ...runs.map((r) => `${fmtMs(sum(setsOf(r)))} · ${fmtMs(sumCpu(setsOf(r)))} · ${mib(maxPeak(setsOf(r)))}`)],
+    ['commit them', ...runs.map((r) => `${fmtMs(sum(commitsOf(r)))} · ${fmtMs(sumCpu(commitsOf(r)))} · ${mib(maxPeak(commitsOf(r)))}`)],
     ['cold process: open + session', ...runs.map((r) => cell(r.read.open))],
     ['cold process: read one chunk', ...runs.map((r) => cell(r.read.read))],
     ['rewrite one chunk + commit', ...runs.map((r) => cell(r.rewrite.commit))],
   ];
   if (fit) {
-    const costs = [(r: SizeRun) => sum(setsOf(r)), (r: SizeRun) => sum(commitsOf(r)), (r: SizeRun) => r.read.open.ms, (r: SizeRun) => r.read.read.ms, (r: SizeRun) => r.rewrite.commit.ms];
+    const costs = [(r: SizeRun) => sumCpu(setsOf(r)), (r: SizeRun) => sumCpu(commitsOf(r)), (r: SizeRun) => r.read.open.cpuMs, (r: SizeRun) => r.read.read.cpuMs, (r: SizeRun) => r.rewrite.commit.cpuMs];
     rows.forEach((row, i) => row.push(growth(sizes, runs.map(costs[i] ?? (() => 0)), 'ref')));
-    rows.push(['peak RSS of the commit', ...runs.map((r) => mib(maxPeak(commitsOf(r)))), growth(sizes, runs.map((r) => maxPeak(commitsOf(r)) / 2 ** 20), 'ref', 'MiB')]);
+    const rise = (r: SizeRun) => Math.max(...commitsOf(r).map((f) => f.peakBytes - f.rssBeforeBytes));
+    rows.push(['commit: peak RSS − RSS before it (MiB)', ...runs.map((r) => mib(rise(r))), growth(sizes, runs.map((r) => rise(r) / 2 ** 20), 'ref', 'MiB')]);
   }
   const blank = fit ? [''] : [];
   rows.push(['commits to build', ...runs.map((r) => String(r.build.parts.length)), ...blank]);
@@ -258,6 +298,11 @@ function report(runs: SizeRun[], title: string, fit: boolean): void {
   rows.push(['rewrite: manifests written / reused, bytes written', ...runs.map((r) => `${r.rewrite.manifestsWritten} / ${r.rewrite.manifestsReused}, ${r.rewrite.bytesWritten.toLocaleString('en')}`), ...blank]);
   rows.push(['load average after', ...runs.map((r) => r.load), ...blank]);
   printTable(header, rows, ['l']);
+  for (const r of runs) {
+    for (const [p, part] of r.build.parts.entries()) {
+      if (part.profile) console.log(`\nCPU profile of the commit of ${r.refs.toLocaleString('en')} refs${r.build.parts.length > 1 ? ` (part ${p + 1})` : ''}, top self time:\n${part.profile}`);
+    }
+  }
 }
 
 async function childMain(): Promise<unknown> {
