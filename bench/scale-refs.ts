@@ -70,6 +70,9 @@ const valueAt = (r: number, c: number) => r * COLS + c;
 const chunkKey = (r: number, c: number) => `a/c/${r}/${c}`;
 const progress = (text: string) => process.stderr.write(`    [${new Date().toISOString().slice(11, 19)} load ${loadAverage()}] ${text}\n`);
 
+/** Chunks set so far in this process (so a failing run can say how far it got). */
+let setsSoFar = 0;
+
 /** Sets chunks of rows [from, to) in one session, one awaited set each (a 4-byte buffer reused). */
 async function setRows(session: Awaited<ReturnType<Repository['writableSession']>>, from: number, to: number): Promise<void> {
   const value = new Int32Array(1);
@@ -78,6 +81,7 @@ async function setRows(session: Awaited<ReturnType<Repository['writableSession']
     for (let c = 0; c < COLS; c++) {
       value[0] = valueAt(r, c);
       await session.store.set(chunkKey(r, c), bytes);
+      setsSoFar++;
     }
     if ((r + 1) % 1000 === 0) progress(`set rows ${from}..${r + 1} of ${to}`);
   }
@@ -208,16 +212,15 @@ async function singleSession(dir: string, refs: number): Promise<SingleResult> {
   const session = await repo.writableSession('main');
   await session.store.set('zarr.json', json({ zarr_format: 3, node_type: 'group', attributes: {} }));
   await session.store.set('a/zarr.json', arrayMetadata(rows));
-  let setsDone = 0;
   let stoppedBy: string | null = null;
   const sets = await measured(async () => {
     try {
       await setRows(session, 0, rows);
-      setsDone = rows * COLS;
     } catch (err) {
-      stoppedBy = `set: ${String(err)}`;
+      stoppedBy = `set number ${setsSoFar + 1}: ${err instanceof Error ? `${err.constructor.name}: ${err.message}\n${err.stack?.split('\n').slice(1, 4).join('\n')}` : String(err)}`;
     }
   });
+  const setsDone = setsSoFar;
   if (stoppedBy !== null) return { phase: 'single', target: refs, setsDone, sets: sets.figure, heapUsedAfterSetsMb: process.memoryUsage().heapUsed / 2 ** 20, commit: null, stoppedBy };
   const heapUsedAfterSetsMb = process.memoryUsage().heapUsed / 2 ** 20;
   progress(`${setsDone} sets done (heap ${heapUsedAfterSetsMb.toFixed(0)} MiB); committing`);
