@@ -50,7 +50,7 @@ const RUNS: QuickRun[] = [
   { name: 'split-amplification', args: ['--rows', '32', '--cols', '16', '--splits', '1,4,16'] },
   { name: 'startup', args: ['--runs', '3'], unavailable: needsDist },
   { name: 'scale-history', args: ['--sizes', '1000,3000,10000'] },
-  { name: 'scale-refs', args: ['--sizes', '3000,10000,30000', '--split-rows', '3', '--heap-mb', '2000'] },
+  { name: 'scale-refs', args: ['--sizes', '3000,10000,30000', '--split-rows', '3', '--heap-mb', '2000', '--cold', '1'] },
   { name: 'scale-gc', args: ['--garbage', '10000,30000,100000', '--live', '1000', '--live-check', '0'] },
   { name: 'scale-writers', args: ['--writers', '1,2,4', '--commits', '1', '--latency-ms', '10', '--jitter-ms', '2'] },
 ];
