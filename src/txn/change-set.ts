@@ -53,6 +53,98 @@ export type ChunkChange = ChunkRef | null;
 export const coordsKey = (coords: readonly number[]): string => coords.join(',');
 export const parseCoordsKey = (key: string): number[] => (key === '' ? [] : key.split(',').map(Number));
 
+/** Entries one JS Map (or Set) can hold in V8: one more throws RangeError "Map maximum size exceeded". */
+export const MAP_CAPACITY = 2 ** 24;
+
+/**
+ * One node's chunk changes by coordinates key. A JS Map holds at most 2^24 entries and an array
+ * can have far more chunks (10^8 refs is a real workload), so past `partCapacity` new keys go on
+ * into another Map. Parts fill in order, so iteration follows insertion order as a Map's does; a
+ * lookup asks each part (one part until 2^24 changes, at most 6 at 10^8).
+ */
+export class ChunkChangeMap implements ReadonlyMap<string, ChunkChange> {
+  private parts: Map<string, ChunkChange>[];
+  /** The part new keys go into (the last of `parts`). */
+  private tail: Map<string, ChunkChange>;
+  private count = 0;
+
+  /** `partCapacity`: entries per Map before the next one starts (tests make it small). */
+  constructor(private readonly partCapacity = MAP_CAPACITY) {
+    this.tail = new Map();
+    this.parts = [this.tail];
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  get(key: string): ChunkChange | undefined {
+    if (this.parts.length === 1) return this.tail.get(key);
+    // Values are refs or null, never undefined: undefined means "not in this part".
+    for (const part of this.parts) {
+      const change = part.get(key);
+      if (change !== undefined) return change;
+    }
+    return undefined;
+  }
+
+  has(key: string): boolean {
+    return this.parts.length === 1 ? this.tail.has(key) : this.parts.some((part) => part.has(key));
+  }
+
+  set(key: string, change: ChunkChange): this {
+    const holder = this.parts.length === 1 ? (this.tail.has(key) ? this.tail : undefined) : this.parts.find((part) => part.has(key));
+    if (holder) {
+      holder.set(key, change);
+      return this;
+    }
+    if (this.tail.size >= this.partCapacity) this.parts.push((this.tail = new Map()));
+    this.tail.set(key, change);
+    this.count++;
+    return this;
+  }
+
+  delete(key: string): boolean {
+    for (const part of this.parts) {
+      if (!part.delete(key)) continue;
+      this.count--;
+      return true;
+    }
+    return false;
+  }
+
+  clear(): void {
+    this.tail = new Map();
+    this.parts = [this.tail];
+    this.count = 0;
+  }
+
+  forEach(visit: (change: ChunkChange, key: string, map: ReadonlyMap<string, ChunkChange>) => void): void {
+    for (const [key, change] of this.entries()) visit(change, key, this);
+  }
+
+  // One part (below 2^24 changes): its own iterators, without a generator step per entry.
+  entries(): MapIterator<[string, ChunkChange]> {
+    return this.parts.length === 1 ? this.tail.entries() : chainParts(this.parts, (part) => part.entries());
+  }
+
+  keys(): MapIterator<string> {
+    return this.parts.length === 1 ? this.tail.keys() : chainParts(this.parts, (part) => part.keys());
+  }
+
+  values(): MapIterator<ChunkChange> {
+    return this.parts.length === 1 ? this.tail.values() : chainParts(this.parts, (part) => part.values());
+  }
+
+  [Symbol.iterator](): MapIterator<[string, ChunkChange]> {
+    return this.entries();
+  }
+}
+
+function* chainParts<T>(parts: readonly Map<string, ChunkChange>[], each: (part: Map<string, ChunkChange>) => MapIterator<T>): MapIterator<T> {
+  for (const part of parts) yield* each(part);
+}
+
 /**
  * The uncommitted changes of a writable session as plain data, apart from the snapshot they apply to:
  * new nodes (by id, with their path), updated, moved and deleted base nodes, and chunk changes by
@@ -66,7 +158,7 @@ export class ChangeSet {
   readonly deletedNodes = new Map<string, DeletedNode>();
   readonly movedNodes = new Map<string, MovedNode>();
   /** node id -> coordinates key -> change. */
-  readonly chunks = new Map<string, Map<string, ChunkChange>>();
+  readonly chunks = new Map<string, ChunkChangeMap>();
   // Indexes kept in step with the maps above.
   private readonly newByPath = new Map<string, string>();
   private readonly movedByTo = new Map<string, string>();
@@ -150,7 +242,7 @@ export class ChangeSet {
   setChunk(id: NodeId, coords: readonly number[], change: ChunkChange): void {
     const key = idToString(id);
     let changes = this.chunks.get(key);
-    if (!changes) this.chunks.set(key, (changes = new Map()));
+    if (!changes) this.chunks.set(key, (changes = new ChunkChangeMap()));
     this.chunkOwners.set(key, id);
     // Deleting a chunk of a new array needs no tombstone: there is nothing below it.
     if (change === null && this.newNodes.has(key)) changes.delete(coordsKey(coords));
