@@ -41,6 +41,10 @@ export class SyntheticListingStorage implements ObjectStorage {
     this.deletedBits = new Uint8Array(Math.ceil(count / 8));
   }
 
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
   /** The counter of a synthetic key, or undefined for any other key. */
   private indexOf(key: string): number | undefined {
     if (!key.startsWith(SYNTHETIC_PREFIX)) return undefined;
