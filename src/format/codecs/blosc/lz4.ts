@@ -67,12 +67,19 @@ export function copyLiterals(dst: Uint8Array, op: number, src: Uint8Array, ip: n
 /** Copies an LZ77 match that may overlap its own output; the caller has checked distance <= op and op + length <= dst.length. */
 export function copyMatch(dst: Uint8Array, op: number, distance: number, length: number): void {
   let from = op - distance;
-  if (distance >= length && length > 32) {
-    dst.copyWithin(op, from, from + length);
+  const end = op + length;
+  if (length <= 32) {
+    while (op < end) dst[op++] = dst[from++]!; // 0 <= from < op < end <= dst.length (caller's checks)
     return;
   }
-  const end = op + length;
-  while (op < end) dst[op++] = dst[from++]!; // 0 <= from < op < end <= dst.length (caller's checks)
+  // Long overlapping matches (runs in shuffled data) repeat the `distance` bytes before op: copy
+  // those, then ever longer stretches of what is already copied (the gap op - from stays a
+  // multiple of the period), in a few native copies instead of a byte loop.
+  while (op < end) {
+    const n = Math.min(op - from, end - op);
+    dst.copyWithin(op, from, from + n);
+    op += n;
+  }
 }
 
 /**
