@@ -616,6 +616,7 @@ async function bloscStreams(codec: string, cname: string, cands: Candidate[]): P
       else fail ||= r.ok ? 'wrong bytes' : r.error;
     }
     rows.push([c.name, `${ok}/${streams.length}${fail ? ` (${fail})` : ''}`]);
+    console.error(`#   ${codec} / ${c.name}: c-blosc streams done`);
   }
   table(`${codec}: decoding the ${streams.length} compressed ${cname} streams inside c-blosc 1.x buffers (numcodecs.js)`, rows, ['implementation', 'decoded exactly']);
 }
