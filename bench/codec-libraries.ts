@@ -41,6 +41,7 @@ import { bz2Compressor } from '../src/format/codecs/bz2.ts';
 import { bz2Compress } from '../src/format/codecs/bz2-encoder.ts';
 import { encodeLzma1Literals } from '../src/format/codecs/lzma1-encoder.ts';
 import { decodeRaw, FILTER_LZMA1 } from '../src/format/codecs/lzma-raw.ts';
+import { lz4NapiAvailable, selectLz4Backend } from '../src/format/codecs/lz4-backend.ts';
 import { lz4Decode, lz4Encode } from '../src/format/codecs/numcodecs/lz4.ts';
 import { median } from './support/probe-runner.ts';
 
@@ -62,6 +63,8 @@ const BOMB = 64 * 2 ** 20;
 const EXPECT = 2 ** 20;
 const MB = 1e6;
 const requirePkg = createRequire(path.join(path.resolve(opts.pkgs!), 'package.json'));
+// "Floe (hand-written)" rows run Floe's TypeScript LZ4; Floe with lz4-napi has rows of its own.
+selectLz4Backend('js');
 const work = mkdtempSync(path.join(os.tmpdir(), 'codec-libraries-'));
 
 type Bytes = Uint8Array;
@@ -106,6 +109,8 @@ function counts(n: number): Int32Array {
   return v;
 }
 
+const NC_LZ4 = "numcodecs.js 0.3.2 (liblz4, WASM; zarrita's)";
+const NC_BLOSC = "numcodecs.js 0.3.2 (c-blosc 1.x, WASM; zarrita's)";
 const u8 = (a: ArrayBufferView): Bytes => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 const fieldBytes = u8(field(SIZE / 4));
 const countBytes = u8(counts(SIZE / 4));
@@ -139,13 +144,19 @@ function load<T>(pkg: string): T | undefined {
   }
 }
 function version(pkg: string): string {
+  let dir: string;
   try {
-    // Walks up from the entry point: some packages do not export their package.json.
-    for (let dir = path.dirname(requirePkg.resolve(pkg)); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    dir = path.dirname(requirePkg.resolve(pkg));
+  } catch {
+    return '?';
+  }
+  // Walks up from the entry point: some packages do not export their package.json.
+  for (; dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    try {
       const meta = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
       if (meta.name === pkg) return meta.version ?? '?';
-    }
-  } catch {}
+    } catch {}
+  }
   return '?';
 }
 
@@ -268,9 +279,9 @@ async function rate(run: () => MaybeAsync<unknown>, bytes: number): Promise<{ wa
   return { wall: (n * bytes) / MB / wallS, cpu: (n * bytes) / MB / ((c.user + c.system) / 1e6) };
 }
 
-interface Speed { encWall: number[]; encCpu: number[]; decWall: number[]; decCpu: number[]; ratio: number; decodeFails?: boolean }
+interface Speed { encWall: number[]; encCpu: number[]; decWall: number[]; decCpu: number[]; ratio: number; decodeFails?: boolean; encodeFails?: string }
 
-async function speeds(cands: Candidate[], ds: Dataset): Promise<Map<string, Speed>> {
+async function speeds(cands: Candidate[], ds: Dataset, decodeFrom: string | undefined): Promise<Map<string, Speed>> {
   const out = new Map<string, Speed>();
   const streams = new Map<string, Bytes>();
   for (const c of cands) {
@@ -278,18 +289,23 @@ async function speeds(cands: Candidate[], ds: Dataset): Promise<Map<string, Spee
     if (s) streams.set(c.name, s);
     out.set(c.name, { encWall: [], encCpu: [], decWall: [], decCpu: [], ratio: s ? ds.data.length / s.length : NaN });
   }
-  // Decoders that cannot encode read the first encoder's stream.
-  const anyStream = [...streams.values()][0];
+  // Every decoder reads the reference encoder's stream when one is named (decode speed depends on
+  // the stream: a weak encoder's mostly-literal stream decodes fast); else its own, or the first.
+  const anyStream = (decodeFrom === undefined ? undefined : streams.get(decodeFrom)) ?? [...streams.values()][0];
   for (let r = 0; r < ROUNDS; r++) {
     const order = cands.map((_, i) => cands[(i + r) % cands.length]!);
     for (const c of order) {
       const s = out.get(c.name)!;
-      if (c.encode) {
-        const e = await rate(() => c.encode!(ds.data), ds.data.length);
-        s.encWall.push(e.wall);
-        s.encCpu.push(e.cpu);
+      if (c.encode && !s.encodeFails) {
+        const e = await attempt(() => rate(() => c.encode!(ds.data), ds.data.length));
+        if (e.ok) {
+          s.encWall.push(e.value.wall);
+          s.encCpu.push(e.value.cpu);
+        } else {
+          s.encodeFails = e.error;
+        }
       }
-      const stream = streams.get(c.name) ?? anyStream;
+      const stream = decodeFrom === undefined ? (streams.get(c.name) ?? anyStream) : anyStream;
       if (c.decode && stream && !s.decodeFails) {
         // A decoder that cannot read its own stream gets no speed (the correctness table says why).
         const ok = await attempt(() => c.decode!(stream, ds.data.length));
@@ -297,9 +313,15 @@ async function speeds(cands: Candidate[], ds: Dataset): Promise<Map<string, Spee
           s.decodeFails = true;
           continue;
         }
-        const d = await rate(() => c.decode!(stream, ds.data.length), ds.data.length);
-        s.decWall.push(d.wall);
-        s.decCpu.push(d.cpu);
+        // Some decoders fail only on a later call (libbzip2-wasm's fixed-size output): that is a failure too.
+        const d = await attempt(() => rate(() => c.decode!(stream, ds.data.length), ds.data.length));
+        if (d.ok) {
+          s.decWall.push(d.value.wall);
+          s.decCpu.push(d.value.cpu);
+        } else {
+          s.decodeFails = true;
+          console.error(`#   ${c.name}: decode failed during the timed loop: ${d.error}`);
+        }
       }
     }
   }
@@ -333,9 +355,10 @@ function fmt(xs: number[]): string {
   return xs.length === 0 ? '–' : median(xs).toFixed(0);
 }
 
-const tables: string[] = [];
+/** Prints each table as soon as it is complete (a long run that fails later keeps what it measured). */
 function table(title: string, rows: string[][], head: string[]): void {
-  tables.push(`#### ${title}\n`, `| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`), '');
+  const lines = [`#### ${title}\n`, `| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`), ''];
+  console.log(lines.join('\n'));
 }
 
 /**
@@ -345,20 +368,22 @@ function table(title: string, rows: string[][], head: string[]): void {
  */
 async function compare(
   codec: string, cands: Candidate[], datasets: Dataset[], ncCodec: ((ds: Dataset) => object) | undefined,
-  bombStream: Bytes, rewrite: ((s: Bytes) => Bytes) | undefined,
+  bombStream: Bytes, rewrite: ((s: Bytes) => Bytes) | undefined, decodeFrom?: string,
 ): Promise<void> {
   console.error(`# ${codec}: ${cands.map((c) => c.name).join(', ')}`);
   const speedRows: string[][] = [];
   for (const ds of datasets) {
     console.error(`#   ${codec}: speed on ${ds.name}`);
-    const sp = await speeds(cands, ds);
+    const sp = await speeds(cands, ds, decodeFrom);
     for (const c of cands) {
       const s = sp.get(c.name)!;
       const dec = s.decodeFails ? ['fails', 'fails'] : [fmt(s.decWall), fmt(s.decCpu)];
-      speedRows.push([ds.name, c.name, Number.isNaN(s.ratio) ? '–' : s.ratio.toFixed(2), fmt(s.encWall), fmt(s.encCpu), ...dec]);
+      const enc = s.encodeFails ? ['fails', 'fails'] : [fmt(s.encWall), fmt(s.encCpu)];
+      speedRows.push([ds.name, c.name, Number.isNaN(s.ratio) ? '–' : s.ratio.toFixed(2), ...enc, ...dec]);
     }
   }
-  table(`${codec}: speed (median of ${ROUNDS} rounds, MB/s of uncompressed data)`, speedRows, ['data', 'implementation', 'ratio', 'encode wall', 'encode CPU', 'decode wall', 'decode CPU']);
+  const from = decodeFrom === undefined ? 'each its own encoder\'s stream' : `the stream ${decodeFrom} wrote`;
+  table(`${codec}: speed (median of ${ROUNDS} rounds, MB/s of uncompressed data; decoders read ${from})`, speedRows, ['data', 'implementation', 'ratio', 'encode wall', 'encode CPU', 'decode wall', 'decode CPU']);
 
   // Correctness: inputs = datasets + edges; numcodecs encodes them; candidates decode those and encode their own.
   const inputs = [...datasets.map((d) => ({ data: d.data, dtype: d.dtype })), ...EDGES.map((e) => ({ data: e, dtype: datasets[0]!.dtype.startsWith('|') ? '|u1' : datasets[0]!.dtype }))]
@@ -501,14 +526,14 @@ async function lz4(): Promise<void> {
   }
   const nc = NumcodecsLZ4.fromConfig({ acceleration: 1 });
   cands.push({
-    name: 'numcodecs.js 0.3.2 (liblz4, WASM; zarrita\'s)', license: 'MIT', bound: 'header only: wrapper checks it',
+    name: NC_LZ4, license: 'MIT', bound: 'header only: wrapper checks it',
     encode: (d) => nc.encode(d),
     decode: async (s, e) => {
       if (u32le(s) > e) throw tooLarge(u32le(s), e);
       return nc.decode(s);
     },
   });
-  await compare('LZ4', cands, STREAM_DATA, () => ({ id: 'lz4', acceleration: 1 }), lz4Encode(new Uint8Array(BOMB)), (s) => withU32(EXPECT, s.subarray(4)));
+  await compare('LZ4', cands, STREAM_DATA, () => ({ id: 'lz4', acceleration: 1 }), lz4Encode(new Uint8Array(BOMB)), (s) => withU32(EXPECT, s.subarray(4)), NC_LZ4);
   await bloscStreams('LZ4', 'lz4', cands);
 }
 
@@ -571,7 +596,7 @@ async function snappy(): Promise<void> {
     });
   }
   // numcodecs has no stand-alone Snappy; c-blosc's Snappy streams are read below.
-  await compare('Snappy', cands, STREAM_DATA, undefined, cands[0]!.encode!(new Uint8Array(BOMB)) as Bytes, (s) => snappyWithLength(EXPECT, s));
+  await compare('Snappy', cands, STREAM_DATA, undefined, cands[0]!.encode!(new Uint8Array(BOMB)) as Bytes, (s) => snappyWithLength(EXPECT, s), napi ? cands[1]!.name : undefined);
   await bloscStreams('Snappy', 'snappy', cands);
 }
 
@@ -634,11 +659,27 @@ async function blosc(): Promise<void> {
         decode: (s, e) => bloscDecompress(s, e),
       },
     ];
+    if (cname === 'lz4' && lz4NapiAvailable()) {
+      // What Floe runs when lz4-napi is installed: its container and shuffle, the package's LZ4.
+      const napi = <T>(f: () => T): T => {
+        selectLz4Backend('napi');
+        try {
+          return f();
+        } finally {
+          selectLz4Backend('js');
+        }
+      };
+      cands.push({
+        name: 'Floe container + lz4-napi streams', license: 'Apache-2.0 / MIT', bound: 'maxBytes, checked against the header before allocating',
+        encode: (d) => napi(() => bloscCompress(d, { cname, clevel: 5, shuffle, typesize: 4, blocksize: 0 })),
+        decode: (s, e) => napi(() => bloscDecompress(s, e)),
+      });
+    }
     const nc = NumcodecsBlosc.fromConfig({ cname, clevel: 5, shuffle, blocksize: 0 });
     cands.push({
-      name: 'numcodecs.js 0.3.2 (c-blosc 1.x, WASM; zarrita\'s)', license: 'MIT', bound: 'header only: wrapper checks it',
-      // numcodecs.js takes the typesize from the array's element size.
-      encode: (d) => nc.encode(new Float32Array(d.buffer, d.byteOffset, d.byteLength / 4) as unknown as Bytes),
+      name: NC_BLOSC, license: 'MIT', bound: 'header only: wrapper checks it',
+      // numcodecs.js's build writes typesize 4 whatever it is given (its binding takes bytes only).
+      encode: (d) => nc.encode(d),
       decode: async (s, e) => {
         const n = readHeader(s).nbytes;
         if (n > e) throw tooLarge(n, e);
@@ -651,7 +692,7 @@ async function blosc(): Promise<void> {
       const t = s.slice();
       new DataView(t.buffer).setUint32(4, EXPECT, true);
       return t;
-    });
+    }, NC_BLOSC);
   }
 }
 
@@ -696,8 +737,13 @@ async function bz2(): Promise<void> {
 }
 
 async function loadLibBzip2(): Promise<LibBzip2 | undefined> {
-  const factory = load<() => Promise<LibBzip2>>('libbzip2-wasm');
-  return factory ? await factory() : undefined;
+  const factory = load<() => { then(f: (m: LibBzip2 & { then?: unknown }) => void): void }>('libbzip2-wasm');
+  if (!factory) return undefined;
+  // An Emscripten module is itself a thenable resolving to itself: awaiting it directly never ends.
+  return new Promise((resolve) => factory().then((m) => {
+    delete m.then;
+    resolve(m);
+  }));
 }
 
 // ---- raw LZMA1 encoder (lc/lp/pb other than liblzma-rs's fixed 3/0/2) ---------------------------------
@@ -735,13 +781,12 @@ async function lzma1(): Promise<void> {
 
 // ---- run ---------------------------------------------------------------------------------------------
 const loadBefore = os.loadavg().map((x) => x.toFixed(1)).join(' / ');
+console.log(`${os.cpus()[0]?.model ?? '?'}, ${os.cpus().length} cores, Node ${process.version}; load average (1/5/15 min) ${loadBefore} at the start; ${ROUNDS} rounds of ${MIN_MS} ms per candidate and direction.\n`);
 if (ONLY.has('lz4')) await lz4();
 if (ONLY.has('snappy')) await snappy();
 if (ONLY.has('blosc')) await blosc();
 if (ONLY.has('bz2')) await bz2();
 if (ONLY.has('lzma1')) await lzma1();
-const loadAfter = os.loadavg().map((x) => x.toFixed(1)).join(' / ');
-console.log(`${os.cpus()[0]?.model ?? '?'}, ${os.cpus().length} cores, Node ${process.version}; load average (1/5/15 min) ${loadBefore} before, ${loadAfter} after; ${ROUNDS} rounds of ${MIN_MS} ms per candidate and direction.\n`);
-console.log(tables.join('\n'));
+console.log(`Load average (1/5/15 min) at the end: ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')}.`);
 rmSync(work, { recursive: true, force: true });
 process.exit(0);
