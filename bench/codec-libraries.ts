@@ -346,7 +346,7 @@ async function bomb(c: Candidate, stream: Bytes, rewrite: ((s: Bytes) => Bytes) 
     const r = await attempt(() => c.decode!(s, EXPECT));
     const ms = (performance.now() - t).toFixed(0);
     if (!r.ok) return `refused (${ms} ms)`;
-    return r.value.length > EXPECT ? `**inflated ${(r.value.length / 2 ** 20).toFixed(0)} MiB** (${ms} ms)` : `returned ${r.value.length} B, no error`;
+    return r.value.length > EXPECT ? `**inflated ${(r.value.length / 2 ** 20).toFixed(0)} MiB** (${ms} ms)` : `stopped at ${r.value.length} B, no error`;
   };
   return [await judge(stream), rewrite ? await judge(rewrite(stream)) : 'n/a (no size field)'];
 }
