@@ -17,11 +17,14 @@ export async function versionText(verbose: boolean): Promise<string> {
   if (!verbose) return version;
   const { zstdImplementation } = await import('../format/codecs/zstd-backend.ts');
   const { crc32cImplementation } = await import('../format/codecs/crc32c.ts');
+  const { lz4Implementation } = await import('../format/codecs/lz4-backend.ts');
   const zstd = zstdImplementation();
+  const lz4 = lz4Implementation();
   const lines = [
     version,
     `node ${process.version} (${process.platform}-${process.arch})`,
     `zstd: ${zstd.name}${zstd.version ? ' ' + zstd.version : ''} (${zstd.reason})`,
+    `lz4: ${lz4.name} (${lz4.reason})`,
     `crc32c: ${crc32cImplementation === 'native' ? '@node-rs/crc32 (native)' : 'plain JS (@node-rs/crc32 has no binary here)'}`,
     'optional packages:',
   ];

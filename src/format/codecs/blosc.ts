@@ -6,7 +6,7 @@ import type { BytesCodecContext, BytesCodecFactory, BytesToBytesCodec } from './
 import { checkKeys, decodingGuard, invalidConfig, readChoice, readInt, shown } from './bytes-codec-support.ts';
 import { BLOSC_CNAMES, type BloscCname } from './blosc/block-codecs.ts';
 import { bloscCompress, type BloscOptions, type BloscShuffle } from './blosc/compress.ts';
-import { bloscDecompress } from './blosc/container.ts';
+import { bloscDecompress, bloscDecompressInto } from './blosc/container.ts';
 
 const NAME = 'blosc';
 const SHUFFLES = ['noshuffle', 'shuffle', 'bitshuffle'] as const;
@@ -17,6 +17,7 @@ function bloscCodec(options: BloscOptions, toJSON: BytesToBytesCodec['toJSON']):
     name: NAME,
     encode: (data) => bloscCompress(data, options),
     decode: (data, limits) => decodingGuard(NAME, () => bloscDecompress(data, limits?.maxBytes)),
+    decodeInto: (data, out) => decodingGuard(NAME, () => bloscDecompressInto(data, out)),
     toJSON,
   };
 }
@@ -57,7 +58,7 @@ export const bloscEntry: BytesCodecImplementation = {
   kind: 'bytes_to_bytes',
   capabilities: {
     levels: { key: 'clevel', min: 0, max: 9, default: 5, outside: 'reject' },
-    decodeInto: false,
+    decodeInto: true,
     boundedDecode: true,
     partialDecode: false,
     fixedEncodedSize: false,

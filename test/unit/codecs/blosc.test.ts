@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { isFloeError } from '../../../src/errors.ts';
 import { bloscV1Compressor, bloscV3Codec } from '../../../src/format/codecs/blosc.ts';
 import { BLOSC_CNAMES } from '../../../src/format/codecs/blosc/block-codecs.ts';
+import { copyMatch } from '../../../src/format/codecs/blosc/lz4.ts';
 import { bitShuffle, bitUnshuffle, byteShuffle, byteUnshuffle } from '../../../src/format/codecs/blosc/shuffle.ts';
 
 function smoothNoise(n: number, seed = 1): Uint8Array {
@@ -111,6 +112,26 @@ describe('shuffle filters', () => {
     }
   });
 
+  // Word-at-a-time paths serve typesize 2 and multiples of 4, four elements per step; the counts
+  // below leave 0-3 elements and a partial element over for the byte path.
+  it.each([2, 3, 4, 8, 12, 16])('byte shuffle puts byte j of element i at j * n + i (typesize %i)', (typesize) => {
+    for (const elements of [0, 1, 3, 4, 5, 7, 8, 13, 1026]) {
+      for (const extra of [0, 1]) {
+        const length = elements * typesize + (typesize > 1 ? extra : 0);
+        const src = Uint8Array.from({ length }, (_, k) => (k * 37 + 11) & 255);
+        const expected = new Uint8Array(length);
+        for (let i = 0; i < elements; i++) for (let j = 0; j < typesize; j++) expected[j * elements + i] = src[i * typesize + j] ?? -1;
+        expected.set(src.subarray(elements * typesize), elements * typesize);
+        const shuffled = new Uint8Array(length);
+        byteShuffle(src, shuffled, typesize);
+        expect(shuffled, `${elements} elements + ${extra}`).toEqual(expected);
+        const back = new Uint8Array(length);
+        byteUnshuffle(expected, back, typesize);
+        expect(back, `${elements} elements + ${extra}`).toEqual(src);
+      }
+    }
+  });
+
   it('bit shuffle puts bit b of byte j of element e at row 8j+b, bit e', () => {
     const src = new Uint8Array(16); // 8 elements of 2 bytes
     src[2 * 3 + 1] = 0b100; // element 3, byte 1, bit 2
@@ -119,5 +140,23 @@ describe('shuffle filters', () => {
     const expected = new Uint8Array(16);
     expected[8 + 2] = 1 << 3; // row (8*1 + 2), one byte per row, bit 3
     expect(out).toEqual(expected);
+  });
+});
+
+describe('LZ77 match copy', () => {
+  // An overlapping match repeats the `distance` bytes before it: byte k of the match is byte
+  // (k mod distance) of that period. Lengths past 32 take the native-copy path.
+  it('repeats the period for every distance and length, overlapping or not', () => {
+    for (const distance of [1, 2, 3, 4, 7, 8, 31, 33, 64, 100]) {
+      for (const length of [4, 31, 32, 33, 64, 65, 99, 257, 1000]) {
+        const start = 120;
+        const dst = Uint8Array.from({ length: start + length + 8 }, (_, k) => (k < start ? (k * 29 + 3) & 255 : 0xee));
+        copyMatch(dst, start, distance, length);
+        const period = Array.from({ length: distance }, (_, k) => (((start - distance + k) * 29 + 3) & 255));
+        const expected = Array.from({ length }, (_, k) => period[k % distance]);
+        expect(Array.from(dst.subarray(start, start + length)), `distance ${distance}, length ${length}`).toEqual(expected);
+        expect(Array.from(dst.subarray(start + length)), 'bytes after the match are untouched').toEqual(new Array(8).fill(0xee));
+      }
+    }
   });
 });

@@ -1,10 +1,12 @@
 // The per-stream compressors a Blosc1 buffer may use, by the code stored in header flag bits
-// 5-7. Each compress returns the bytes written into `dst` or 0 when the result does not fit
+// 5-7 (LZ4 through lz4-backend.ts: lz4-napi when installed; lz4hc always Floe's own, the package
+// has no high-compression mode). Each compress returns the bytes written into `dst` or 0 when the result does not fit
 // (the caller then stores the stream raw); each decompress returns the bytes written or -1.
 import { deflateSync, inflateSync } from 'node:zlib';
 import { zstdBackend } from '../zstd-backend.ts';
 import { blosclzCompress, blosclzDecompress } from './blosclz.ts';
-import { lz4Compress, lz4Decompress } from './lz4.ts';
+import { lz4Backend } from '../lz4-backend.ts';
+import { lz4Compress } from './lz4.ts';
 import { snappyCompress, snappyDecompress } from './snappy.ts';
 
 export const BLOSC_CNAMES = ['blosclz', 'lz4', 'lz4hc', 'snappy', 'zlib', 'zstd'] as const;
@@ -25,7 +27,7 @@ export function decompressStream(code: number, src: Uint8Array, dst: Uint8Array)
     case 0:
       return blosclzDecompress(src, dst);
     case 1:
-      return lz4Decompress(src, dst);
+      return lz4Backend().decodeBlock(src, dst);
     case 2:
       return snappyDecompress(src, dst);
     case 3:
@@ -46,7 +48,7 @@ export function compressStream(cname: BloscCname, clevel: number, src: Uint8Arra
     case 'blosclz':
       return blosclzCompress(src, dst);
     case 'lz4':
-      return lz4Compress(src, dst, false);
+      return lz4Backend().encodeBlock(src, dst);
     case 'lz4hc':
       return lz4Compress(src, dst, true);
     case 'snappy':

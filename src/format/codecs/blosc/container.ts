@@ -63,12 +63,37 @@ export function bloscDecompress(data: Uint8Array, maxBytes?: number): Uint8Array
   const h = readHeader(data);
   if (maxBytes !== undefined && h.nbytes > maxBytes) throw decodedTooLarge(NAME, maxBytes, h.nbytes);
   const out = new Uint8Array(h.nbytes);
+  decodeBlocks(data, h, out);
+  return out;
+}
+
+/**
+ * Decodes a Blosc1 buffer into the start of `out` (a reused buffer: no allocation, no page faults);
+ * returns the decoded size, or -1 when it would not fit (the caller then uses bloscDecompress).
+ */
+export function bloscDecompressInto(data: Uint8Array, out: Uint8Array): number {
+  const h = readHeader(data);
+  if (h.nbytes > out.length) return -1;
+  decodeBlocks(data, h, out.subarray(0, h.nbytes));
+  return h.nbytes;
+}
+
+/** Shuffled blocks decode here first; grown to the largest block seen, kept for the next call. */
+let blockScratch = new Uint8Array(0);
+
+function scratchFor(size: number): Uint8Array {
+  if (blockScratch.length < size) blockScratch = new Uint8Array(size);
+  return blockScratch.subarray(0, size);
+}
+
+/** Fills `out` (exactly h.nbytes long) from the buffer's blocks. */
+function decodeBlocks(data: Uint8Array, h: BloscHeader, out: Uint8Array): void {
   if (h.flags & FLAG_MEMCPYED) {
     if (HEADER_BYTES + h.nbytes > h.cbytes) throw corrupt(NAME, `raw buffer of ${h.nbytes} bytes is truncated`);
     out.set(data.subarray(HEADER_BYTES, HEADER_BYTES + h.nbytes));
-    return out;
+    return;
   }
-  if (h.nbytes === 0) return out;
+  if (h.nbytes === 0) return;
   if (h.blocksize === 0 || h.typesize === 0) throw corrupt(NAME, `blocksize ${h.blocksize} / typesize ${h.typesize} is zero`);
   const code = h.flags >>> 5;
   if (code > 4) throw corrupt(NAME, `${formatName(code)} in the header flags`);
@@ -78,7 +103,7 @@ export function bloscDecompress(data: Uint8Array, maxBytes?: number): Uint8Array
   const src = data.subarray(0, h.cbytes);
   const view = new DataView(src.buffer, src.byteOffset, src.byteLength);
   const shuffled = (h.flags & FLAG_SHUFFLE && h.typesize > 1) || h.flags & FLAG_BITSHUFFLE;
-  const scratch = shuffled ? new Uint8Array(Math.min(h.blocksize, h.nbytes)) : undefined;
+  const scratch = shuffled ? scratchFor(Math.min(h.blocksize, h.nbytes)) : undefined;
   for (let b = 0; b < nblocks; b++) {
     const blockStart = b * h.blocksize;
     const size = Math.min(h.blocksize, h.nbytes - blockStart);
@@ -109,5 +134,4 @@ export function bloscDecompress(data: Uint8Array, maxBytes?: number): Uint8Array
     if (h.flags & FLAG_SHUFFLE && h.typesize > 1) byteUnshuffle(decoded, target, h.typesize);
     else bitUnshuffle(decoded, target, h.typesize);
   }
-  return out;
 }

@@ -13,22 +13,104 @@ function viewOf(bytes: Uint8Array): DataView {
 
 export function byteShuffle(src: Uint8Array, dst: Uint8Array, typesize: number): void {
   const n = Math.floor(src.length / typesize);
-  const from = viewOf(src);
-  for (let j = 0; j < typesize; j++) {
-    const row = j * n;
-    for (let i = 0, k = j; i < n; i++, k += typesize) dst[row + i] = from.getUint8(k);
-  }
+  let done = 0;
+  if (typesize % 4 === 0) done = shuffleWords(viewOf(src), viewOf(dst), typesize, n);
+  else if (typesize === 2) done = shufflePairs(viewOf(src), viewOf(dst), n);
+  shuffleBytes(src, dst, typesize, n, done);
   copyTail(src, dst, n * typesize);
 }
 
 export function byteUnshuffle(src: Uint8Array, dst: Uint8Array, typesize: number): void {
   const n = Math.floor(src.length / typesize);
+  let done = 0;
+  if (typesize % 4 === 0) done = unshuffleWords(viewOf(src), viewOf(dst), typesize, n);
+  else if (typesize === 2) done = unshufflePairs(viewOf(src), viewOf(dst), n);
+  unshuffleBytes(src, dst, typesize, n, done);
+  copyTail(src, dst, n * typesize);
+}
+
+// The fast paths move four elements per step with 32-bit loads and stores: four words, one from
+// each of four rows (byte j of elements i..i+3), become the 4-byte column j..j+3 of those elements
+// by a 4x4 byte transpose, and back (the transpose is its own inverse). Measured on the Blosc read
+// path: byte-at-a-time unshuffling was half the decode time of a shuffled float32 chunk.
+
+/** Byte shuffle of elements [0, n - n % 4) when typesize is a multiple of 4; returns the count done. */
+function shuffleWords(from: DataView, to: DataView, typesize: number, n: number): number {
+  const whole = n - (n % 4);
+  for (let q = 0; q < typesize; q += 4) {
+    const r0 = q * n;
+    for (let i = 0; i < whole; i += 4) {
+      const p = i * typesize + q;
+      const a = from.getUint32(p, true);
+      const b = from.getUint32(p + typesize, true);
+      const c = from.getUint32(p + 2 * typesize, true);
+      const d = from.getUint32(p + 3 * typesize, true);
+      to.setUint32(r0 + i, (a & 0xff) | ((b & 0xff) << 8) | ((c & 0xff) << 16) | (d << 24), true);
+      to.setUint32(r0 + n + i, ((a >>> 8) & 0xff) | (b & 0xff00) | ((c & 0xff00) << 8) | ((d & 0xff00) << 16), true);
+      to.setUint32(r0 + 2 * n + i, ((a >>> 16) & 0xff) | ((b >>> 8) & 0xff00) | (c & 0xff0000) | ((d & 0xff0000) << 8), true);
+      to.setUint32(r0 + 3 * n + i, (a >>> 24) | ((b >>> 16) & 0xff00) | ((c >>> 8) & 0xff0000) | (d & 0xff000000), true);
+    }
+  }
+  return whole;
+}
+
+function unshuffleWords(from: DataView, to: DataView, typesize: number, n: number): number {
+  const whole = n - (n % 4);
+  for (let q = 0; q < typesize; q += 4) {
+    const r0 = q * n;
+    for (let i = 0; i < whole; i += 4) {
+      const a = from.getUint32(r0 + i, true);
+      const b = from.getUint32(r0 + n + i, true);
+      const c = from.getUint32(r0 + 2 * n + i, true);
+      const d = from.getUint32(r0 + 3 * n + i, true);
+      const p = i * typesize + q;
+      to.setUint32(p, (a & 0xff) | ((b & 0xff) << 8) | ((c & 0xff) << 16) | (d << 24), true);
+      to.setUint32(p + typesize, ((a >>> 8) & 0xff) | (b & 0xff00) | ((c & 0xff00) << 8) | ((d & 0xff00) << 16), true);
+      to.setUint32(p + 2 * typesize, ((a >>> 16) & 0xff) | ((b >>> 8) & 0xff00) | (c & 0xff0000) | ((d & 0xff0000) << 8), true);
+      to.setUint32(p + 3 * typesize, (a >>> 24) | ((b >>> 16) & 0xff00) | ((c >>> 8) & 0xff0000) | (d & 0xff000000), true);
+    }
+  }
+  return whole;
+}
+
+/** Typesize 2: elements i..i+3 are two words; their low and high bytes are one word per row. */
+function shufflePairs(from: DataView, to: DataView, n: number): number {
+  const whole = n - (n % 4);
+  for (let i = 0; i < whole; i += 4) {
+    const lo = from.getUint32(2 * i, true);
+    const hi = from.getUint32(2 * i + 4, true);
+    to.setUint32(i, (lo & 0xff) | ((lo >>> 8) & 0xff00) | ((hi & 0xff) << 16) | ((hi & 0xff0000) << 8), true);
+    to.setUint32(n + i, ((lo >>> 8) & 0xff) | ((lo >>> 16) & 0xff00) | ((hi & 0xff00) << 8) | (hi & 0xff000000), true);
+  }
+  return whole;
+}
+
+function unshufflePairs(from: DataView, to: DataView, n: number): number {
+  const whole = n - (n % 4);
+  for (let i = 0; i < whole; i += 4) {
+    const a = from.getUint32(i, true);
+    const b = from.getUint32(n + i, true);
+    to.setUint32(2 * i, (a & 0xff) | ((b & 0xff) << 8) | ((a & 0xff00) << 8) | ((b & 0xff00) << 16), true);
+    to.setUint32(2 * i + 4, ((a >>> 16) & 0xff) | ((b >>> 8) & 0xff00) | ((a >>> 8) & 0xff0000) | (b & 0xff000000), true);
+  }
+  return whole;
+}
+
+/** Elements [start, n) one byte at a time: other typesizes, and what the word paths leave. */
+function shuffleBytes(src: Uint8Array, dst: Uint8Array, typesize: number, n: number, start: number): void {
   const from = viewOf(src);
   for (let j = 0; j < typesize; j++) {
     const row = j * n;
-    for (let i = 0, k = j; i < n; i++, k += typesize) dst[k] = from.getUint8(row + i);
+    for (let i = start, k = start * typesize + j; i < n; i++, k += typesize) dst[row + i] = from.getUint8(k);
   }
-  copyTail(src, dst, n * typesize);
+}
+
+function unshuffleBytes(src: Uint8Array, dst: Uint8Array, typesize: number, n: number, start: number): void {
+  const from = viewOf(src);
+  for (let j = 0; j < typesize; j++) {
+    const row = j * n;
+    for (let i = start, k = start * typesize + j; i < n; i++, k += typesize) dst[k] = from.getUint8(row + i);
+  }
 }
 
 export function bitShuffle(src: Uint8Array, dst: Uint8Array, typesize: number): void {
