@@ -192,7 +192,9 @@ export class ZarrArray {
   /**
    * Writes `value` into a selection; touched chunks that end up all fill value are erased. The value
    * and every partly covered chunk are checked before the first chunk is written, so bad input or a
-   * damaged chunk changes nothing (a storage failure midway can; see writeChunkRegions).
+   * damaged chunk changes nothing (a storage failure midway can; see writeChunkRegions). The value
+   * is read until the returned promise settles (whole uncompressed chunks are written from its
+   * memory): do not change it before then.
    */
   async set(selection: Selection | undefined, value: WriteValue, options: SetOptions = {}): Promise<void> {
     if (this.store.readOnly) throw floeError('READ_ONLY', `array ${this.path} is in a read-only store`, { where: this.path });
