@@ -76,7 +76,7 @@ export type {
   RepositoryOptions, ReadonlySessionOptions, VersionOptions, DiffOptions, FeatureFlag, S3Credentials,
   S3StorageConstructorOptions, CommitOptions, RepositoryConfig, VirtualChunkContainer, DiffResult,
   SnapshotDescription, Conflict, ConflictType, ConflictSolver, ConflictCallback, BasicConflictSolverOptions,
-  ForkJSON, ResolvedRef, RetryBackoff, ExpireOptions, ExpireResult, GcOptions, GcSummary, GcBudget, GcCursor, OpsLogItem, VerifyOptions, VerifyReport, OutOfGridRef,
+  ForkJSON, ChunkChangeMap, ResolvedRef, RetryBackoff, ExpireOptions, ExpireResult, GcOptions, GcSummary, GcBudget, GcCursor, OpsLogItem, VerifyOptions, VerifyReport, OutOfGridRef,
   ObjectStoreConfig, CachingConfig, CompressionConfig, HttpConfig, ManifestConfig, ManifestPreloadCondition, ManifestPreloadConfig,
   ManifestSplitCondition, ManifestSplitDim, ManifestSplitDimCondition, ManifestSplitRule, ManifestSplittingConfig, RepoUpdateRetryConfig,
   S3ChecksumAlgorithm, S3Options, StorageConcurrencySettings, StorageRetriesSettings, StorageSettings, StorageTimeoutSettings, U32Bound,

@@ -78,6 +78,7 @@ export class ChunkChangeMap implements ReadonlyMap<string, ChunkChange> {
     return this.count;
   }
 
+  /** The change at `key` (a ref, or `null` for a deletion); `undefined` when there is none. */
   get(key: string): ChunkChange | undefined {
     if (this.parts.length === 1) return this.tail.get(key);
     // Values are refs or null, never undefined: undefined means "not in this part".
@@ -88,10 +89,12 @@ export class ChunkChangeMap implements ReadonlyMap<string, ChunkChange> {
     return undefined;
   }
 
+  /** Whether `key` has a change. */
   has(key: string): boolean {
     return this.parts.length === 1 ? this.tail.has(key) : this.parts.some((part) => part.has(key));
   }
 
+  /** Sets the change at `key`, in the part that holds it or else the newest one. */
   set(key: string, change: ChunkChange): this {
     const holder = this.parts.length === 1 ? (this.tail.has(key) ? this.tail : undefined) : this.parts.find((part) => part.has(key));
     if (holder) {
@@ -104,6 +107,7 @@ export class ChunkChangeMap implements ReadonlyMap<string, ChunkChange> {
     return this;
   }
 
+  /** Forgets the change at `key`; whether there was one. */
   delete(key: string): boolean {
     for (const part of this.parts) {
       if (!part.delete(key)) continue;
@@ -113,12 +117,14 @@ export class ChunkChangeMap implements ReadonlyMap<string, ChunkChange> {
     return false;
   }
 
+  /** Forgets every change. */
   clear(): void {
     this.tail = new Map();
     this.parts = [this.tail];
     this.count = 0;
   }
 
+  /** Calls `visit` for every change in insertion order, as `Map.forEach` does. */
   forEach(visit: (change: ChunkChange, key: string, map: ReadonlyMap<string, ChunkChange>) => void): void {
     for (const [key, change] of this.entries()) visit(change, key, this);
   }
@@ -136,6 +142,7 @@ export class ChunkChangeMap implements ReadonlyMap<string, ChunkChange> {
     return this.parts.length === 1 ? this.tail.values() : chainParts(this.parts, (part) => part.values());
   }
 
+  /** The entries, as `entries()`. */
   [Symbol.iterator](): MapIterator<[string, ChunkChange]> {
     return this.entries();
   }

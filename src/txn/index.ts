@@ -3,7 +3,7 @@ export { Repository, type RepositoryOptions, type ReadonlySessionOptions, type V
 export { Storage, type S3Credentials, type S3StorageConstructorOptions, type StorageLike } from './storage.ts';
 export { Session, type SessionMode } from './session.ts';
 export { SessionStore } from './session-store.ts';
-export { ChangeSet, type ChunkChange } from './change-set.ts';
+export { ChangeSet, type ChunkChange, type ChunkChangeMap } from './change-set.ts';
 export type { CommitOptions, BranchMoved, BranchMovedHandler } from './commit.ts';
 export type {
   RepositoryConfig, VirtualChunkContainer, ObjectStoreConfig, CachingConfig, CompressionConfig, HttpConfig, ManifestConfig,
