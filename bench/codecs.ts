@@ -1,7 +1,10 @@
 // Decode (and encode) throughput of each bytes->bytes codec on a 4 MiB float32 buffer of a
 // smooth signal plus noise. Run: npx tsx bench/codecs.ts
-import { createZarrV3BytesCodec, createZarrV1Compressor } from '../src/format/codecs/registry.ts';
+import { allCodecImplementations, createZarrV3BytesCodec, createZarrV1Compressor } from '../src/format/codecs/registry.ts';
 import type { BytesToBytesCodec } from '../src/format/codecs/types.ts';
+
+// Codecs built through the registry's synchronous lookups: load the lazy ones first.
+await allCodecImplementations();
 
 const values = new Float32Array(1 << 20);
 let seed = 42;

@@ -7,6 +7,7 @@ import { floeError } from '../errors.ts';
 import { limitExceeded, resourceLimits } from '../format/limits.ts';
 import { requestOf, throwIfAborted } from './abort.ts';
 import { buildCodecChain, ScratchBuffer, type CodecChain } from '../format/codecs/pipeline.ts';
+import { loadCodecsMentionedIn } from '../format/codecs/registry.ts';
 import type { ArrayData, DataType, TypedArray } from '../format/zarr/data-types.ts';
 import {
   createArrayMetadata, encodeNodeMetadata, nodeMetadataToJson, parseArrayMetadata, withArrayChanges,
@@ -110,6 +111,7 @@ export class ZarrArray {
     const key = metadataKey(path);
     const bytes = await store.get(key, requestOf(options));
     if (!bytes) throw floeError('NOT_FOUND', `no array at ${normalizePath(path)}`, { where: key });
+    await loadCodecsMentionedIn(bytes);
     return new ZarrArray(store, path, parseArrayMetadata(bytes, key), options);
   }
 
@@ -122,6 +124,7 @@ export class ZarrArray {
    */
   static async create(store: ZarrStore, path: string, input: ArrayMetadataInput & { overwrite?: boolean }, options?: OpenArrayOptions): Promise<ZarrArray> {
     const key = metadataKey(path);
+    await loadCodecsMentionedIn(input.codecs);
     const metadata = createArrayMetadata(input, key);
     const array = new ZarrArray(store, path, metadata, options); // validates the codec chain before writing
     const request = requestOf(options);

@@ -5,6 +5,7 @@ import { floeError, isFloeError } from '../errors.ts';
 import { copyTypedArray, ownsWholeBuffer } from '../format/bytes.ts';
 import { configureLimits, limitExceeded, resourceLimits } from '../format/limits.ts';
 import { buildCodecChain, ScratchBuffer, type CodecChain } from '../format/codecs/pipeline.ts';
+import { loadCodecsMentionedIn } from '../format/codecs/registry.ts';
 import { parseDataType } from '../format/zarr/data-types.ts';
 import { parseFillValue, type FillValueInput } from '../format/zarr/fill-value.ts';
 import type { CodecMetadata } from '../format/codecs/types.ts';
@@ -69,7 +70,16 @@ function readLocalFile(span: LocalFileSpan, maxBytes: number): Uint8Array | unde
   }
 }
 
+// The chain's codecs may load on first use (registry.ts): handling waits for them, then runs to
+// completion synchronously, so two requests never share the scratch buffers at once.
 parentPort!.on('message', (req: DecodeRequest) => {
+  loadCodecsMentionedIn(req.codecs).then(
+    () => handle(req),
+    (err: unknown) => parentPort!.postMessage({ id: req.id, ok: false, code: 'CORRUPT_OBJECT', message: err instanceof Error ? err.message : String(err), details: {} } satisfies DecodeResponse),
+  );
+});
+
+function handle(req: DecodeRequest): void {
   let reply: DecodeResponse;
   const transfer: ArrayBuffer[] = [];
   try {
@@ -101,4 +111,4 @@ parentPort!.on('message', (req: DecodeRequest) => {
     reply = { id: req.id, ok: false, code, message: err instanceof Error ? err.message : String(err), details };
   }
   parentPort!.postMessage(reply, transfer);
-});
+}

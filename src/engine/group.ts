@@ -15,6 +15,7 @@ import { joinPath, keyPrefix, metadataKey, normalizePath } from '../format/zarr/
 import { ZarrArray, type ArrayIoOptions, type OpenArrayOptions } from './array.ts';
 import { ConsolidatedIndex, nodeKind, updateConsolidatedV2, updateConsolidatedV3, writeV3Group, type NodeDocs } from './consolidated.ts';
 import type { AbortOptions, ZarrStore } from './store.ts';
+import { loadCodecsMentionedIn } from '../format/codecs/registry.ts';
 import { V2Array, type V2ArrayInput } from './v2-array.ts';
 import { readV2Node, v2GroupMetadata, v2Kind, writeV2Group } from './v2-group.ts';
 
@@ -217,14 +218,18 @@ async function findNode(store: ZarrStore, path: string, options: NodeOpenOptions
   throw floeError('NOT_FOUND', `no array or group at ${normalizePath(path)}`, { where: key });
 }
 
-function fromV3(store: ZarrStore, path: string, meta: NodeMetadata, options: NodeOpenOptions): ZarrArray | ZarrGroup {
-  if (meta.nodeType === 'array') return new ZarrArray(store, path, meta, options);
+async function fromV3(store: ZarrStore, path: string, meta: NodeMetadata, options: NodeOpenOptions): Promise<ZarrArray | ZarrGroup> {
+  if (meta.nodeType === 'array') {
+    await loadCodecsMentionedIn(meta.codecs);
+    return new ZarrArray(store, path, meta, options);
+  }
   const entries = options.useConsolidated === false ? undefined : readInlineConsolidated(meta, metadataKey(path));
   return new ZarrGroup(store, path, meta, { zarrFormat: 3, consolidated: entries && ConsolidatedIndex.v3(entries), options });
 }
 
 /** A node from its documents, read from the store or from consolidated metadata. */
-function fromDocuments(store: ZarrStore, path: string, docs: NodeDocs, kind: 'array' | 'group', below: ConsolidatedIndex | undefined, options: NodeOpenOptions): ZarrArray | ZarrGroup {
+async function fromDocuments(store: ZarrStore, path: string, docs: NodeDocs, kind: 'array' | 'group', below: ConsolidatedIndex | undefined, options: NodeOpenOptions): Promise<ZarrArray | ZarrGroup> {
+  if (kind === 'array') await loadCodecsMentionedIn(docs.zarrFormat === 3 ? docs.doc : docs.zarray);
   if (docs.zarrFormat === 3) {
     const meta = parseNodeMetadata(docs.doc, metadataKey(path));
     if (meta.nodeType === 'array') return new ZarrArray(store, path, meta, options);

@@ -9,6 +9,7 @@ import type { NumpyChunkCodec } from '../format/numpy/chunk-codec.ts';
 import type { NumpyDataType } from '../format/numpy/dtype.ts';
 import { stringifyPythonJson, type PyJson } from '../format/numpy/python-json.ts';
 import type { FieldArrays } from '../format/numpy/records.ts';
+import { loadCodecsMentionedIn } from '../format/codecs/registry.ts';
 import { encodeV1Attributes, encodeV1Metadata, parseV1Attributes, parseV1Metadata, v1ChunkCodec, type V1Metadata } from '../format/zarr-v1/meta.ts';
 import { createArrayMetadata, type Attributes } from '../format/zarr/metadata.ts';
 import type { NdArray } from '../format/zarr/ndarray.ts';
@@ -75,6 +76,7 @@ export class V1Array {
     if (!meta) throw floeError('NOT_FOUND', 'no Zarr v1 array here: the "meta" key is missing', { where: V1_META_KEY });
     // The spec says "attrs" MUST exist; a store without it is still readable, with no attributes.
     const attrs = await store.get(V1_ATTRS_KEY, request);
+    await loadCodecsMentionedIn(meta);
     return new V1Array(store, parseV1Metadata(meta, V1_META_KEY), attrs ? parseV1Attributes(attrs, V1_ATTRS_KEY) : {}, options);
   }
 
@@ -90,7 +92,9 @@ export class V1Array {
       shape: [...input.shape],
       zarr_format: 1,
     };
-    const metadata = parseV1Metadata(stringifyPythonJson(doc), V1_META_KEY);
+    const text = stringifyPythonJson(doc);
+    await loadCodecsMentionedIn(text);
+    const metadata = parseV1Metadata(text, V1_META_KEY);
     const array = new V1Array(store, metadata, input.attributes ?? {}, options); // validates before writing
     const request = requestOf(options);
     if (!input.overwrite && (await store.get(V1_META_KEY, request))) {

@@ -12,7 +12,8 @@ import type { NumpyChunkCodec } from '../format/numpy/chunk-codec.ts';
 import type { NumpyDataType } from '../format/numpy/dtype.ts';
 import type { FieldArrays } from '../format/numpy/records.ts';
 import { buildCodecChain } from '../format/codecs/pipeline.ts';
-import { createV2ArrayMetadata, type V2ArrayMetadataInput } from '../format/zarr-v2/create.ts';
+import { loadCodecsMentionedIn } from '../format/codecs/registry.ts';
+import { createV2ArrayMetadata, DEFAULT_V2_COMPRESSOR, type V2ArrayMetadataInput } from '../format/zarr-v2/create.ts';
 import {
   encodeV2ArrayMetadata, encodeV2Attributes, parseV2ArrayMetadata, parseV2Attributes, v2ArrayMetadataJson, v2ArrayView, withV2Shape,
   ZARRAY, ZATTRS, type V2ArrayMetadata,
@@ -76,6 +77,7 @@ export class V2Array extends ZarrArray {
     const request = requestOf(options);
     const zarray = await store.get(prefix + ZARRAY, request);
     if (!zarray) throw floeError('NOT_FOUND', `no Zarr v2 array at ${normalizePath(path)}`, { where: prefix + ZARRAY });
+    await loadCodecsMentionedIn(zarray);
     return V2Array.fromDocuments(store, path, zarray, await store.get(prefix + ZATTRS, request), options);
   }
 
@@ -85,6 +87,7 @@ export class V2Array extends ZarrArray {
    */
   static async createAt(store: ZarrStore, path: string, input: V2ArrayInput, options: OpenArrayOptions = {}): Promise<V2Array> {
     const prefix = keyPrefix(path);
+    await loadCodecsMentionedIn([input, DEFAULT_V2_COMPRESSOR]); // the default compressor too
     const metadata = createV2ArrayMetadata(input, prefix + ZARRAY);
     const attributes = input.attributes ?? {};
     const array = new V2Array(store, path, metadata, attributes, options); // validates before writing

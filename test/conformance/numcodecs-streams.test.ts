@@ -2,10 +2,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createZarrV3BytesCodec, createZarrV1Compressor } from '../../src/format/codecs/registry.ts';
+import { allCodecImplementations, createZarrV3BytesCodec, createZarrV1Compressor } from '../../src/format/codecs/registry.ts';
 import type { BytesToBytesCodec } from '../../src/format/codecs/types.ts';
 import { parseNpy } from '../support/npy.ts';
 import { fixturePath } from '../support/fixtures.ts';
+
+// Codecs built through the registry's synchronous lookups: load the lazy ones first.
+await allCodecImplementations();
 
 type Config = Record<string, unknown>;
 const ctx = { itemSize: 1 };

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildCodecChain, type CodecChain } from '../../src/format/codecs/pipeline.ts';
-import { createZarrV3BytesCodec } from '../../src/format/codecs/registry.ts';
+import { allCodecImplementations, createZarrV3BytesCodec } from '../../src/format/codecs/registry.ts';
 import type { CodecMetadata } from '../../src/format/codecs/types.ts';
 import { bytesCodecFor } from '../../src/format/numpy/chunk-codec.ts';
 import { parseNumpyDataType, V2_DIALECT } from '../../src/format/numpy/dtype.ts';
@@ -20,6 +20,9 @@ import { cStrides, type NdArray } from '../../src/format/zarr/ndarray.ts';
 import { codeOf } from '../support/error-code.ts';
 import { describeWithNumcodecs, jsonFile, runNumcodecs, type CodecCase, type PeerResult } from '../support/python-numcodecs.ts';
 import type { Canonical } from '../support/python-zarr.ts';
+
+// These cases build codecs through the registry's synchronous lookups: load the lazy ones first.
+await allCodecImplementations();
 
 const c = (name: string, config: CodecCase['config'], dtype: string, data: CodecCase['data'], shape: readonly number[] = [257]): CodecCase => ({ name, config, dtype, shape, data });
 

@@ -6,9 +6,12 @@
 // its defaults cannot build it.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { IMPLEMENTATIONS, type BytesCodecImplementation, type LevelRange } from '../../src/format/codecs/registry.ts';
+import { allCodecImplementations, type BytesCodecImplementation, type LevelRange } from '../../src/format/codecs/registry.ts';
 import type { BytesToBytesCodec } from '../../src/format/codecs/types.ts';
 import { codeOf } from '../support/error-code.ts';
+
+// Every implementation, the lazily loaded ones included.
+const IMPLEMENTATIONS = await allCodecImplementations();
 
 const RUNS = 40;
 

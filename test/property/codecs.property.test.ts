@@ -4,10 +4,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isFloeError } from '../../src/errors.ts';
-import { createZarrV3BytesCodec, createZarrV1Compressor } from '../../src/format/codecs/registry.ts';
+import { allCodecImplementations, createZarrV3BytesCodec, createZarrV1Compressor } from '../../src/format/codecs/registry.ts';
 import type { BytesToBytesCodec } from '../../src/format/codecs/types.ts';
 import { zstdDecode, ZstdDataError, type ZstdBackend } from '../../src/format/codecs/zstd-backend.ts';
 import { concatBytes, describeEachZstdBackend, withoutContentSize, ZSTD_BACKENDS } from '../support/zstd.ts';
+
+// These tests build codecs through the registry's synchronous lookups: load the lazy ones first.
+await allCodecImplementations();
 
 const RUNS = 200;
 

@@ -9,6 +9,10 @@ import type { CodecMetadata } from '../../src/format/codecs/types.ts';
 import { parseDataType, type ArrayData } from '../../src/format/zarr/data-types.ts';
 import { defaultFillValue } from '../../src/format/zarr/fill-value.ts';
 import { cStrides, product, type NdArray } from '../../src/format/zarr/ndarray.ts';
+import { allCodecImplementations } from '../../src/format/codecs/registry.ts';
+
+// These tests build codecs through the registry's synchronous lookups: load the lazy ones first.
+await allCodecImplementations();
 
 const RUNS = Number(process.env.FLOE_NUMCODECS_PROPERTY_RUNS ?? 150);
 const LE: CodecMetadata = { name: 'bytes', configuration: { endian: 'little' } };

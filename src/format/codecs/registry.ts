@@ -3,49 +3,36 @@
 // their implementations here, by name or header byte, with the capabilities each declares.
 //
 // Adding a codec: write its file, exporting a CodecImplementation entry (codec-implementation.ts)
-// beside the codec, and add the entry to IMPLEMENTATIONS below. The list is explicit rather than
-// filled by codec modules registering themselves on import: a self-registering module works only
-// if something happens to import it first, and ESM evaluation order (cycles included) would decide
-// what a lookup finds. Here the registry's own imports guarantee every entry exists before use.
+// beside the codec, and add it to CODECS below: the entry itself when nearly every array uses the
+// codec, else a LazyCodec stub (its name, kind, capabilities and the module to load). The list is
+// explicit rather than filled by codec modules registering themselves on import: a
+// self-registering module works only if something happens to import it first.
+//
+// Why stubs: the numcodecs codecs, bz2 and lzma are 30-odd modules few arrays use, and every
+// module loaded at import stays in the heap (test/unit/architecture/lazy-loading.test.ts). Their
+// names and capabilities are here from the start (refusals list them, callers decide on them);
+// their code loads with `loadCodecsMentionedIn`, which every async path that opens or creates an
+// array awaits before building its chain synchronously. A sync lookup of a stub not yet loaded is
+// a bug in that path, and fails loudly (a plain Error: no user data can cause it).
 //
 // Lookups build codecs; callers resolve once per array or chain, never per chunk.
 import { floeError } from '../../errors.ts';
 import { limitExceeded } from '../limits.ts';
 import { bloscEntry } from './blosc.ts';
 import { bytesEntry } from './bytes.ts';
-import { bz2Entry } from './bz2.ts';
-import type {
-  ArrayCodecImplementation,
-  BytesCodecImplementation,
-  CodecImplementation,
-  FileCompression,
-  FileDecompressOptions,
-  V1CompressorFactory,
+import {
+  PLAIN_CAPABILITIES,
+  type ArrayCodecImplementation,
+  type BytesCodecImplementation,
+  type CodecCapabilities,
+  type CodecImplementation,
+  type FileCompression,
+  type FileDecompressOptions,
+  type LevelRange,
+  type V1CompressorFactory,
 } from './codec-implementation.ts';
 import { crc32cEntry } from './crc32c.ts';
 import { gzipEntry } from './gzip.ts';
-import { lzmaEntry } from './lzma.ts';
-import { asTypeEntry } from './numcodecs/astype.ts';
-import { bitRoundEntry } from './numcodecs/bitround.ts';
-import { categorizeEntry } from './numcodecs/categorize.ts';
-import { adler32Entry, crc32Entry, fletcher32Entry } from './numcodecs/checksum32.ts';
-import {
-  numcodecsBloscEntry,
-  numcodecsBz2Entry,
-  numcodecsGzipEntry,
-  numcodecsLzmaEntry,
-  numcodecsZlibEntry,
-  numcodecsZstdEntry,
-} from './numcodecs/compressors.ts';
-import { deltaEntry } from './numcodecs/delta.ts';
-import { fixedScaleOffsetEntry } from './numcodecs/fixedscaleoffset.ts';
-import { jenkinsLookup3Entry } from './numcodecs/jenkins-lookup3.ts';
-import { json2Entry } from './numcodecs/json2.ts';
-import { lz4Entry } from './numcodecs/lz4.ts';
-import { msgpack2Entry } from './numcodecs/msgpack2.ts';
-import { packBitsEntry } from './numcodecs/packbits.ts';
-import { quantizeEntry } from './numcodecs/quantize.ts';
-import { shuffleEntry } from './numcodecs/shuffle.ts';
 import { shardingEntry } from './sharding.ts';
 import { transposeEntry } from './transpose.ts';
 import type { BytesCodecContext, BytesCodecFactory, BytesToBytesCodec } from './types.ts';
@@ -56,13 +43,66 @@ import { zstdEntry } from './zstd.ts';
 
 export type * from './codec-implementation.ts';
 
+/** A codec whose implementation loads on first use: what is known of it before then. */
+export interface LazyCodec {
+  readonly name: string;
+  readonly kind: CodecImplementation['kind'];
+  readonly capabilities: CodecCapabilities;
+  /** Zarr v3 metadata can name it (under `name`). */
+  readonly zarrV3: boolean;
+  /** The v1 `compression` names it implements. */
+  readonly zarrV1Names: readonly string[];
+  /** Loads the module that exports the entry (with any others that module exports). */
+  readonly load: () => Promise<readonly CodecImplementation[]>;
+}
+
+type Descriptor = CodecImplementation | LazyCodec;
+
+const isLazy = (d: Descriptor): d is LazyCodec => 'load' in d;
+
+const BOUNDED: CodecCapabilities = Object.freeze({ ...PLAIN_CAPABILITIES, boundedDecode: true });
+const BOUNDED_FIXED: CodecCapabilities = Object.freeze({ ...BOUNDED, fixedEncodedSize: true });
+const withLevels = (base: CodecCapabilities, levelRange: LevelRange): CodecCapabilities => Object.freeze({ ...base, levels: levelRange });
+const levels = (min: number, max: number, dflt: number, outside: 'reject' | 'clamp' = 'reject', key = 'level'): LevelRange => Object.freeze({ key, min, max, default: dflt, outside });
+
+function lazy(name: string, kind: CodecImplementation['kind'], capabilities: CodecCapabilities, load: () => Promise<readonly CodecImplementation[]>): LazyCodec {
+  return Object.freeze({ name, kind, capabilities, zarrV3: true, zarrV1Names: [], load });
+}
+
+/** A v1-only compressor (bz2, lzma: v3 names them numcodecs.bz2, numcodecs.lzma). */
+function lazyV1(name: string, capabilities: CodecCapabilities, load: () => Promise<readonly CodecImplementation[]>): LazyCodec {
+  return Object.freeze({ name, kind: 'bytes_to_bytes', capabilities, zarrV3: false, zarrV1Names: [name], load });
+}
+
+// One loader per module, so that the entries a module exports load together.
+const deltaModule = async () => { const m = await import('./numcodecs/delta.ts'); return [m.deltaEntry]; };
+const bz2Module = async () => { const m = await import('./bz2.ts'); return [m.bz2Entry]; };
+const lzmaModule = async () => { const m = await import('./lzma.ts'); return [m.lzmaEntry]; };
+const fixedScaleOffsetModule = async () => { const m = await import('./numcodecs/fixedscaleoffset.ts'); return [m.fixedScaleOffsetEntry]; };
+const quantizeModule = async () => { const m = await import('./numcodecs/quantize.ts'); return [m.quantizeEntry]; };
+const bitRoundModule = async () => { const m = await import('./numcodecs/bitround.ts'); return [m.bitRoundEntry]; };
+const packBitsModule = async () => { const m = await import('./numcodecs/packbits.ts'); return [m.packBitsEntry]; };
+const asTypeModule = async () => { const m = await import('./numcodecs/astype.ts'); return [m.asTypeEntry]; };
+const categorizeModule = async () => { const m = await import('./numcodecs/categorize.ts'); return [m.categorizeEntry]; };
+const json2Module = async () => { const m = await import('./numcodecs/json2.ts'); return [m.json2Entry]; };
+const msgpack2Module = async () => { const m = await import('./numcodecs/msgpack2.ts'); return [m.msgpack2Entry]; };
+const compressorsModule = async () => {
+  const m = await import('./numcodecs/compressors.ts');
+  return [m.numcodecsZlibEntry, m.numcodecsGzipEntry, m.numcodecsBz2Entry, m.numcodecsLzmaEntry, m.numcodecsZstdEntry, m.numcodecsBloscEntry];
+};
+const lz4Module = async () => { const m = await import('./numcodecs/lz4.ts'); return [m.lz4Entry]; };
+const shuffleModule = async () => { const m = await import('./numcodecs/shuffle.ts'); return [m.shuffleEntry]; };
+const checksum32Module = async () => { const m = await import('./numcodecs/checksum32.ts'); return [m.crc32Entry, m.adler32Entry, m.fletcher32Entry]; };
+const jenkinsModule = async () => { const m = await import('./numcodecs/jenkins-lookup3.ts'); return [m.jenkinsLookup3Entry]; };
+
+
 /**
  * Every codec Floe implements. Order is the order error messages list names in (tests pin v3's
  * "..., gzip, zstd, blosc, crc32c" and v1's "zlib, gzip, bz2, lzma, blosc").
  */
-export const IMPLEMENTATIONS: readonly CodecImplementation[] = Object.freeze([
+const CODECS: readonly Descriptor[] = Object.freeze([
   transposeEntry,
-  deltaEntry,
+  lazy('numcodecs.delta', 'array_to_array', PLAIN_CAPABILITIES, deltaModule),
   bytesEntry,
   vlenUtf8Entry,
   vlenBytesEntry,
@@ -70,32 +110,100 @@ export const IMPLEMENTATIONS: readonly CodecImplementation[] = Object.freeze([
   gzipEntry,
   zstdEntry,
   zlibEntry,
-  bz2Entry,
-  lzmaEntry,
+  lazyV1('bz2', withLevels(BOUNDED, levels(1, 9, 9)), bz2Module),
+  lazyV1('lzma', BOUNDED, lzmaModule),
   bloscEntry,
   crc32cEntry,
   // numcodecs' codecs under zarr-python 3's names (also what Zarr v2 ids map to: numpy/numcodecs.ts).
-  fixedScaleOffsetEntry,
-  quantizeEntry,
-  bitRoundEntry,
-  packBitsEntry,
-  asTypeEntry,
-  categorizeEntry,
-  json2Entry,
-  msgpack2Entry,
-  numcodecsZlibEntry,
-  numcodecsGzipEntry,
-  numcodecsBz2Entry,
-  numcodecsLzmaEntry,
-  numcodecsZstdEntry,
-  numcodecsBloscEntry,
-  lz4Entry,
-  shuffleEntry,
-  crc32Entry,
-  adler32Entry,
-  fletcher32Entry,
-  jenkinsLookup3Entry,
+  lazy('numcodecs.fixedscaleoffset', 'array_to_array', PLAIN_CAPABILITIES, fixedScaleOffsetModule),
+  lazy('numcodecs.quantize', 'array_to_array', PLAIN_CAPABILITIES, quantizeModule),
+  lazy('numcodecs.bitround', 'array_to_array', PLAIN_CAPABILITIES, bitRoundModule),
+  lazy('numcodecs.packbits', 'array_to_array', PLAIN_CAPABILITIES, packBitsModule),
+  lazy('numcodecs.astype', 'array_to_array', PLAIN_CAPABILITIES, asTypeModule),
+  lazy('numcodecs.categorize', 'array_to_array', PLAIN_CAPABILITIES, categorizeModule),
+  lazy('numcodecs.json2', 'array_to_bytes', PLAIN_CAPABILITIES, json2Module),
+  lazy('numcodecs.msgpack2', 'array_to_bytes', PLAIN_CAPABILITIES, msgpack2Module),
+  lazy('numcodecs.zlib', 'bytes_to_bytes', zlibEntry.capabilities, compressorsModule),
+  lazy('numcodecs.gzip', 'bytes_to_bytes', withLevels(BOUNDED, levels(0, 9, 1)), compressorsModule),
+  lazy('numcodecs.bz2', 'bytes_to_bytes', withLevels(BOUNDED, levels(1, 9, 1)), compressorsModule),
+  lazy('numcodecs.lzma', 'bytes_to_bytes', BOUNDED, compressorsModule),
+  lazy('numcodecs.zstd', 'bytes_to_bytes', withLevels(zstdEntry.capabilities, levels(-131072, 22, 1, 'clamp')), compressorsModule),
+  lazy('numcodecs.blosc', 'bytes_to_bytes', bloscEntry.capabilities, compressorsModule),
+  lazy('numcodecs.lz4', 'bytes_to_bytes', BOUNDED, lz4Module),
+  lazy('numcodecs.shuffle', 'bytes_to_bytes', BOUNDED_FIXED, shuffleModule),
+  lazy('numcodecs.crc32', 'bytes_to_bytes', BOUNDED_FIXED, checksum32Module),
+  lazy('numcodecs.adler32', 'bytes_to_bytes', BOUNDED_FIXED, checksum32Module),
+  lazy('numcodecs.fletcher32', 'bytes_to_bytes', BOUNDED_FIXED, checksum32Module),
+  lazy('numcodecs.jenkins_lookup3', 'bytes_to_bytes', BOUNDED_FIXED, jenkinsModule),
 ]);
+
+/** Implementations loaded so far, by name: the eager entries from the start. */
+const loaded = new Map<string, CodecImplementation>(CODECS.flatMap((d) => (isLazy(d) ? [] : [[d.name, d] as const])));
+const lazyByName = new Map<string, LazyCodec>(CODECS.flatMap((d) => (isLazy(d) ? [[d.name, d] as const] : [])));
+
+/** What a stub declares, in a form two declarations compare by (key order aside). */
+const declared = (d: Descriptor): string => {
+  const { levels: range, ...flags } = d.capabilities;
+  const v1 = isLazy(d) ? d.zarrV1Names : d.kind === 'bytes_to_bytes' ? (d.zarrV1?.names ?? []) : [];
+  const v3 = isLazy(d) ? d.zarrV3 : d.zarrV3 !== undefined;
+  const sortedFlags = Object.entries(flags).sort(([a], [b]) => a.localeCompare(b));
+  const levelRange = range ? [range.key, range.min, range.max, range.default ?? null, range.outside] : null;
+  return JSON.stringify([d.name, d.kind, v3, v1, sortedFlags, levelRange]);
+};
+
+/** Loads the module of `stub` and records its entries, each held to what its stub declares. */
+async function loadStub(stub: LazyCodec): Promise<void> {
+  for (const entry of await stub.load()) {
+    const expected = lazyByName.get(entry.name);
+    const icechunk = entry.kind === 'bytes_to_bytes' && entry.icechunk !== undefined;
+    if (!expected || icechunk || declared(expected) !== declared(entry)) throw new Error(`codec registry: the stub of ${entry.name} does not match what its module declares`);
+    loaded.set(entry.name, entry);
+  }
+}
+
+/** Every implementation, loading those not yet loaded (tests, tools); order as in CODECS. */
+export async function allCodecImplementations(): Promise<readonly CodecImplementation[]> {
+  await Promise.all([...lazyByName.values()].filter((stub) => !loaded.has(stub.name)).map(loadStub));
+  return CODECS.map((d) => implementationOf(d.name));
+}
+
+/**
+ * Loads the codecs that `doc` (a metadata document of any format: bytes, text or parsed JSON)
+ * names: a Zarr v3 name ("numcodecs.delta"), a numcodecs id ("id": "delta") or a v1 compression
+ * ("compression": "bz2"). Every path that opens or creates an array awaits this before building
+ * its codecs, which is synchronous. A false match (an attribute that looks like a codec) only
+ * loads a module early.
+ */
+export async function loadCodecsMentionedIn(doc: unknown): Promise<void> {
+  const stubs = [...lazyByName.values()].filter((stub) => !loaded.has(stub.name));
+  if (stubs.length === 0) return;
+  const text = textOf(doc);
+  await Promise.all(stubs.filter((stub) => mentionOf(stub).test(text)).map(loadStub));
+}
+
+function textOf(doc: unknown): string {
+  if (doc instanceof Uint8Array) return new TextDecoder().decode(doc);
+  if (typeof doc === 'string') return doc;
+  return JSON.stringify(doc, (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value)) ?? '';
+}
+
+const escaped = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** How a document names `stub`: its v3 name, its numcodecs id under "id", its v1 names under "compression". */
+function mentionOf(stub: LazyCodec): RegExp {
+  const forms: string[] = [];
+  if (stub.zarrV3) forms.push(`"${escaped(stub.name)}"`);
+  if (stub.name.startsWith('numcodecs.')) forms.push(`"id"\\s*:\\s*"${escaped(stub.name.slice('numcodecs.'.length))}"`);
+  for (const name of stub.zarrV1Names) forms.push(`"compression"\\s*:\\s*"${escaped(name)}"`);
+  return new RegExp(forms.join('|'));
+}
+
+/** The loaded implementation called `name`; a stub not yet loaded is a bug in the caller's path. */
+function implementationOf(name: string): CodecImplementation {
+  const entry = loaded.get(name);
+  if (!entry) throw new Error(`codec registry: ${name} is used before its module loaded; await loadCodecsMentionedIn(metadata) on this path`);
+  return entry;
+}
 
 /** An entry that Zarr v3 metadata can name. */
 export type ZarrV3Entry = ArrayCodecImplementation | (BytesCodecImplementation & { readonly zarrV3: BytesCodecFactory });
@@ -115,17 +223,17 @@ const NO_FILE_COMPRESSION: FileCompression = Object.freeze({
   },
 });
 
-const isZarrV3 = (e: CodecImplementation): e is ZarrV3Entry => e.zarrV3 !== undefined;
-const isZarrV1 = (e: CodecImplementation): e is ZarrV1Entry => e.kind === 'bytes_to_bytes' && e.zarrV1 !== undefined;
+const v3Named = (d: Descriptor): boolean => (isLazy(d) ? d.zarrV3 : d.zarrV3 !== undefined);
+const v1Names = (d: Descriptor): readonly string[] => (isLazy(d) ? d.zarrV1Names : d.kind === 'bytes_to_bytes' ? (d.zarrV1?.names ?? []) : []);
 
 /**
- * A map from the keys `keysOf` gives each entry, after `seed`; two claims on one key are a bug in
+ * A map from the keys `keysOf` gives each codec, after `seed`; two claims on one key are a bug in
  * the list above, so they fail loudly at load (a plain Error: no user data can cause it).
  */
-function indexBy<K, V>(keysOf: (e: CodecImplementation) => readonly (readonly [K, V])[], what: string, seed: readonly (readonly [K, V])[] = []): ReadonlyMap<K, V> {
+function indexBy<K, V>(keysOf: (d: Descriptor) => readonly (readonly [K, V])[], what: string, seed: readonly (readonly [K, V])[] = []): ReadonlyMap<K, V> {
   const map = new Map<K, V>(seed);
-  for (const entry of IMPLEMENTATIONS) {
-    for (const [key, value] of keysOf(entry)) {
+  for (const descriptor of CODECS) {
+    for (const [key, value] of keysOf(descriptor)) {
       if (map.has(key)) throw new Error(`codec registry: two entries claim ${what} ${String(key)}`);
       map.set(key, value);
     }
@@ -133,18 +241,19 @@ function indexBy<K, V>(keysOf: (e: CodecImplementation) => readonly (readonly [K
   return map;
 }
 
-const fileCompressionOf = (e: CodecImplementation): FileCompression | undefined => (e.kind === 'bytes_to_bytes' ? e.icechunk : undefined);
+// Icechunk file compressions are eager entries only (a stub declares none: loadStub checks).
+const fileCompressionOf = (d: Descriptor): FileCompression | undefined => (!isLazy(d) && d.kind === 'bytes_to_bytes' ? d.icechunk : undefined);
 
-const byName = indexBy((e) => [[e.name, e]], 'the name');
-const byV3Name = indexBy((e) => (isZarrV3(e) ? [[e.name, e]] : []), 'the Zarr v3 name');
-const byV1Name = indexBy((e) => (isZarrV1(e) ? e.zarrV1.names.map((n) => [n, e] as const) : []), 'the Zarr v1 name');
-const fileCompressions = indexBy((e) => {
-  const compression = fileCompressionOf(e);
-  return compression ? [[e.name, compression]] : [];
+const byName = indexBy((d) => [[d.name, d]], 'the name');
+const byV3Name = indexBy((d) => (v3Named(d) ? [[d.name, d]] : []), 'the Zarr v3 name');
+const byV1Name = indexBy((d) => v1Names(d).map((n) => [n, d] as const), 'the Zarr v1 name');
+const fileCompressions = indexBy((d) => {
+  const compression = fileCompressionOf(d);
+  return compression ? [[d.name, compression]] : [];
 }, 'the Icechunk compression name', [['none', NO_FILE_COMPRESSION]]);
-const fileCompressionNames = indexBy((e) => {
-  const compression = fileCompressionOf(e);
-  return compression ? [[compression.byte, e.name]] : [];
+const fileCompressionNames = indexBy((d) => {
+  const compression = fileCompressionOf(d);
+  return compression ? [[compression.byte, d.name]] : [];
 }, 'the Icechunk compression byte', [[NO_FILE_COMPRESSION.byte, 'none']]);
 
 /**
@@ -170,17 +279,24 @@ export const ZARR_V1_COMPRESSOR_NAMES: readonly string[] = Object.freeze([...byV
 /** Icechunk file compressions by header byte, "none" (0) first. */
 export const ICECHUNK_FILE_COMPRESSIONS: ReadonlyMap<number, string> = fileCompressionNames;
 
-export function codecImplementation(name: string): CodecImplementation | undefined {
+/** What is known of the codec called `name` without loading it (name, kind, capabilities). */
+export function codecDescription(name: string): Pick<CodecImplementation, 'name' | 'kind' | 'capabilities'> | undefined {
   return byName.get(name);
 }
 
+/** The implementation called `name`, which must have loaded (see loadCodecsMentionedIn). */
+export function codecImplementation(name: string): CodecImplementation | undefined {
+  return byName.has(name) ? implementationOf(name) : undefined;
+}
+
 export function zarrV3Implementation(name: string): ZarrV3Entry | undefined {
-  return byV3Name.get(name);
+  return byV3Name.has(name) ? (implementationOf(name) as ZarrV3Entry) : undefined;
 }
 
 /** By v1 name: "gzip" is zlib's alias in v1 (an RFC 1950 stream), not the v3 gzip codec. */
 export function zarrV1Implementation(name: string): ZarrV1Entry | undefined {
-  return byV1Name.get(name);
+  const descriptor = byV1Name.get(name);
+  return descriptor ? (implementationOf(descriptor.name) as ZarrV1Entry) : undefined;
 }
 
 /** The file compression called `name` ("none", "zstd"), or undefined when none is. */
@@ -195,14 +311,14 @@ export function icechunkFileCompressionName(byte: number): string | undefined {
 
 /** A Zarr v3 bytes -> bytes codec by name (tests, benches, tools); chains use pipeline.ts. */
 export function createZarrV3BytesCodec(name: string, configuration: Record<string, unknown> | undefined, context: BytesCodecContext): BytesToBytesCodec {
-  const entry = byV3Name.get(name);
+  const entry = zarrV3Implementation(name);
   if (entry?.kind !== 'bytes_to_bytes') throw floeError('UNSUPPORTED', `"${name}" is not a Zarr v3 bytes -> bytes codec Floe implements`);
   return entry.zarrV3(configuration, context);
 }
 
 /** A Zarr v1 compressor by name from raw compression_opts; zarr-v1/meta.ts adds the context to errors. */
 export function createZarrV1Compressor(name: string, compressionOpts: unknown, context: BytesCodecContext): BytesToBytesCodec {
-  const entry = byV1Name.get(name);
+  const entry = zarrV1Implementation(name);
   if (!entry) throw floeError('UNSUPPORTED', `"${name}" is not a Zarr v1 compressor Floe implements`);
   return entry.zarrV1.create(compressionOpts, context, name);
 }

@@ -6,6 +6,7 @@
 // part copied into the result. Other arrays are read box by box (one engine read per box decodes
 // with one scratch buffer, about 3x cheaper than unit reads when nothing is cached yet); beyond
 // the first, boxes go to scratch arrays copied into place.
+import { loadCodecsMentionedIn } from '../../format/codecs/registry.ts';
 import { rangeCacheKey } from '../../cache/read-caches.ts';
 import { sharedLoad } from '../../engine/abort.ts';
 import { ZarrArray } from '../../engine/array.ts';
@@ -40,6 +41,7 @@ export async function executePrepared(prep: PreparedQuery, options: ExecuteOptio
   const arrays: ArrayResult[] = [];
   for (const a of prep.arrays) {
     prep.meter.checkAborted();
+    await loadCodecsMentionedIn(a.array.metadata.codecs);
     const array = new ZarrArray(store, a.array.path, a.array.metadata, { concurrency: prep.concurrency, decodePool: options.decodePool ?? false });
     const out = a.units ? await readByUnits(prep, array, a, a.units) : await readByBoxes(array, a, prep.meter.signal);
     arrays.push({ path: array.path, dtype: array.dtype, dims: a.dims, shape: [...a.resultShape], data: out });

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { createZarrV1Compressor, createZarrV3BytesCodec, ZARR_V1_COMPRESSOR_NAMES, ZARR_V3_CODEC_NAMES, zarrV3Implementation } from '../../../src/format/codecs/registry.ts';
+import { allCodecImplementations, createZarrV1Compressor, createZarrV3BytesCodec, ZARR_V1_COMPRESSOR_NAMES, ZARR_V3_CODEC_NAMES, zarrV3Implementation } from '../../../src/format/codecs/registry.ts';
 import { zstdBackend } from '../../../src/format/codecs/zstd-backend.ts';
 import { concatBytes, describeEachZstdBackend, withoutContentSize } from '../../support/zstd.ts';
 import { codeOf } from '../../support/error-code.ts';
+
+// These tests build codecs through the registry's synchronous lookups: load the lazy ones first.
+await allCodecImplementations();
 
 const ctx = { itemSize: 4 };
 const data = new Uint8Array(Float32Array.from({ length: 5000 }, (_, i) => Math.sin(i / 50)).buffer);

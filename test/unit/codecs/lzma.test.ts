@@ -5,8 +5,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { isFloeError } from '../../../src/errors.ts';
-import { createZarrV1Compressor } from '../../../src/format/codecs/registry.ts';
+import { allCodecImplementations, createZarrV1Compressor } from '../../../src/format/codecs/registry.ts';
 import { parseV1Metadata, v1Compressor } from '../../../src/format/zarr-v1/meta.ts';
+
+// These tests build codecs through the registry's synchronous lookups: load the lazy ones first.
+await allCodecImplementations();
 
 const DELTA = 3;
 const LZMA1 = 0x4000000000000001; // arrives as 2^62 after JSON, like any double

@@ -14,7 +14,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isFloeError } from '../../../src/errors.ts';
-import { createZarrV1Compressor } from '../../../src/format/codecs/registry.ts';
+import { allCodecImplementations, createZarrV1Compressor } from '../../../src/format/codecs/registry.ts';
+
+// These tests build codecs through the registry's synchronous lookups: load the lazy ones first.
+await allCodecImplementations();
 
 const DELTA = 3;
 const LZMA1 = 0x4000000000000001;

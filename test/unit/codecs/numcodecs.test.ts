@@ -3,13 +3,16 @@
 // lookup3.c), checksum placement, and each decoder's refusals of damaged or oversized input.
 import { describe, expect, it } from 'vitest';
 import { buildCodecChain } from '../../../src/format/codecs/pipeline.ts';
-import { createZarrV3BytesCodec } from '../../../src/format/codecs/registry.ts';
+import { allCodecImplementations, createZarrV3BytesCodec } from '../../../src/format/codecs/registry.ts';
 import { jenkinsLookup3 } from '../../../src/format/codecs/numcodecs/jenkins-lookup3.ts';
 import { fletcher32 } from '../../../src/format/codecs/numcodecs/fletcher32.ts';
 import { crc32Js, crc32 } from '../../../src/format/codecs/numcodecs/crc32.ts';
 import { parseDataType } from '../../../src/format/zarr/data-types.ts';
 import { defaultFillValue } from '../../../src/format/zarr/fill-value.ts';
 import { codeOf, failureOf } from '../../support/error-code.ts';
+
+// These tests build codecs through the registry's synchronous lookups: load the lazy ones first.
+await allCodecImplementations();
 
 const ctx = { itemSize: 1 };
 const text = (s: string) => new TextEncoder().encode(s);

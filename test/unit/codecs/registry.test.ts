@@ -8,7 +8,7 @@ import type { ArrayToArrayCodec, ArrayToBytesCodec } from '../../../src/format/c
 import { buildCodecChain } from '../../../src/format/codecs/pipeline.ts';
 import {
   ICECHUNK_FILE_COMPRESSIONS,
-  IMPLEMENTATIONS,
+  allCodecImplementations,
   codecImplementation,
   icechunkFileCompression,
   zarrV1Implementation,
@@ -24,6 +24,9 @@ import { parseDataType } from '../../../src/format/zarr/data-types.ts';
 import { defaultFillValue } from '../../../src/format/zarr/fill-value.ts';
 import { parseNumpyDataType, V1_DIALECT } from '../../../src/format/numpy/dtype.ts';
 import { V1_COMPRESSION_NAMES, v1Compressor } from '../../../src/format/zarr-v1/meta.ts';
+
+// Every implementation, the lazily loaded ones included.
+const IMPLEMENTATIONS = await allCodecImplementations();
 
 function errorOf(run: () => unknown): { code: string; message: string } | undefined {
   try {

@@ -18,6 +18,8 @@ const values = Float32Array.from({ length: N * N }, (_, i) => Math.sin(i / 977) 
 const layouts = {
   plain: [{ name: 'bytes', configuration: { endian: 'little' } }],
   zstd: [{ name: 'bytes', configuration: { endian: 'little' } }, { name: 'zstd', configuration: { level: 1, checksum: false } }],
+  // A codec the registry loads on first use: the worker loads it before building its chain.
+  shuffled: [{ name: 'bytes', configuration: { endian: 'little' } }, { name: 'numcodecs.shuffle', configuration: { elementsize: 4 } }, { name: 'zstd', configuration: { level: 1, checksum: false } }],
   sharded: [{ name: 'sharding_indexed', configuration: {
     chunk_shape: [256, 256],
     codecs: [{ name: 'bytes', configuration: { endian: 'little' } }, { name: 'zstd', configuration: { level: 1, checksum: false } }],

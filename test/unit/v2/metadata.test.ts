@@ -7,6 +7,10 @@ import { parseNumpyDataType, V2_DIALECT } from '../../../src/format/numpy/dtype.
 import { createV2ArrayMetadata } from '../../../src/format/zarr-v2/create.ts';
 import { encodeZmetadata, parseZmetadata } from '../../../src/format/zarr-v2/consolidated.ts';
 import { encodeV2ArrayMetadata, encodeV2GroupMetadata, parseV2ArrayMetadata, parseV2GroupMetadata, v2ArrayView } from '../../../src/format/zarr-v2/metadata.ts';
+import { allCodecImplementations } from '../../../src/format/codecs/registry.ts';
+
+// These tests build codecs through the registry's synchronous lookups: load the lazy ones first.
+await allCodecImplementations();
 
 const base = { chunks: [2], compressor: null, dtype: '<i4', fill_value: 0, filters: null, order: 'C', shape: [5], zarr_format: 2 };
 const text = (patch: Record<string, unknown>, drop?: string) => documentWith(base, patch, drop);
