@@ -10,7 +10,7 @@ import type { Selection } from './selection.ts';
 import { FsStorage } from './storage/fs.ts';
 import { MemoryStorage } from './storage/memory.ts';
 import type { ObjectStorage } from './storage/types.ts';
-import { StorageStore, type ZarrStore } from './store.ts';
+import { StorageStore, type StorageStoreOptions, type ZarrStore } from './store.ts';
 import { V2Array } from './v2-array.ts';
 
 /** Options of {@link openStore}. */
@@ -18,6 +18,8 @@ export interface OpenStoreOptions {
   readOnly?: boolean;
   /** For directories: fsync every write (default false for plain Zarr stores: they are untracked). */
   durable?: boolean;
+  /** Budget of decoded chunks kept for small reads; see {@link StorageStoreOptions.decodedChunkBytes}. */
+  decodedChunkBytes?: number;
 }
 
 /** A plain Zarr store: a directory path, `':memory:'`, or any ObjectStorage. */
@@ -29,7 +31,7 @@ export function openStore(location: string | ObjectStorage, options: OpenStoreOp
     typeof location !== 'string' ? location
     : location === ':memory:' ? new MemoryStorage()
     : new FsStorage({ root: location, durable: options.durable ?? false });
-  return new StorageStore(storage, { readOnly: options.readOnly ?? false });
+  return new StorageStore(storage, { readOnly: options.readOnly ?? false, ...(options.decodedChunkBytes !== undefined ? { decodedChunkBytes: options.decodedChunkBytes } : {}) });
 }
 
 /**

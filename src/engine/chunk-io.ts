@@ -4,10 +4,12 @@
 // its store calls carry the operation's one request object; chunks already handed to a decode
 // worker finish, no new one starts, so an aborted read never leaves the pool busy.
 import { floeError, isFloeError } from '../errors.ts';
-import { throwIfAborted, yieldDue, yieldToEventLoop } from './abort.ts';
-import { copyBytes } from '../format/bytes.ts';
+import { abortedError, throwIfAborted, yieldDue, yieldToEventLoop } from './abort.ts';
+import type { DecodedChunkCache, LoadedChunk } from '../cache/decoded-chunks.ts';
+import { rangeCacheKey } from '../cache/read-caches.ts';
+import { copyBytes, copyTypedArray } from '../format/bytes.ts';
 import type { TypedArray } from '../format/zarr/data-types.ts';
-import type { CodecChain, ScratchBuffer } from '../format/codecs/pipeline.ts';
+import { ScratchBuffer, type CodecChain } from '../format/codecs/pipeline.ts';
 import { copyFromChunk, fillRegion, shiftView } from '../format/zarr/projection.ts';
 import type { ShardingCodec } from '../format/codecs/sharding.ts';
 import { checkChunkBytes } from '../format/zarr/chunk-size.ts';
@@ -16,7 +18,14 @@ import { mapLimit } from './storage/limiter.ts';
 import { MIN_OFFLOAD_BYTES, type DecodePool } from './decode-pool.ts';
 import { checkedAt, dot, zipEvery, zipMap } from './indexing.ts';
 import { forEachProduct, projectDim, type ChunkProjection } from './selection.ts';
-import type { AbortOptions, ZarrStore } from './store.ts';
+import { readLocalFile } from './local-file.ts';
+import type { AbortOptions, DecodedChunkSource, LocalFileSpan, ZarrStore } from './store.ts';
+
+/** A byte range of an object: an inner chunk of a shard. */
+interface ByteSpan {
+  readonly offset: number;
+  readonly length: number;
+}
 
 export type View = StridedView;
 
@@ -31,12 +40,17 @@ const SHARD_CONCURRENCY = 8;
 /** Where chunk reads go and how chunks are decoded (inline, or on a worker pool). */
 export interface ChunkReader {
   readonly store: ZarrStore;
+  /** Workers for big chunks; chunks decode inline until one of them is ready. */
   readonly pool: DecodePool | undefined;
   /** Decompression buffer for inline decodes; safe because a decode and its copy never yield. */
   readonly scratch: ScratchBuffer;
   readonly buffers: ReadBuffers;
   /** The read's request options (its signal), passed to every store call. */
   readonly request: AbortOptions | undefined;
+  /** The store's decoded-chunk cache, when this read may use it (compressed chunks). */
+  readonly decoded?: DecodedChunkSource | undefined;
+  /** Whether chunks this read decodes only in part are kept in `decoded` (a small read). */
+  readonly admit?: boolean;
 }
 
 export async function readChunkRegion(io: ChunkReader, key: string, chain: CodecChain, job: ChunkJob, dst: View): Promise<void> {
@@ -50,7 +64,9 @@ export async function readChunkRegion(io: ChunkReader, key: string, chain: Codec
   }
   const size = plainSize(chain);
   if (size !== undefined && (await readPlainSpan(io, key, chain, job.projections, dst))) return;
+  if (!chain.sharding && (await readCachedChunk(io, key, undefined, chain, job.projections, dst))) return;
   if (await readFileOnWorker(io, key, chain, job.projections, dst)) return;
+  if (await readFileInline(io, key, chain, job.projections, dst)) return;
   if (size !== undefined && io.store.getInto) {
     // Uncompressed: read into a reused buffer and copy out; no allocation per chunk.
     const buffer = io.buffers.take(size);
@@ -62,9 +78,166 @@ export async function readChunkRegion(io: ChunkReader, key: string, chain: Codec
       io.buffers.give(buffer);
     }
   }
-  const bytes = await io.store.get(key, io.request);
-  if (!bytes) return fillRegion(dst, counts, chain.spec.fillValue.memory, chain.spec.dataType.lanes);
-  await decodeAndCopy(io, chain, bytes, key, job.projections, dst);
+  const fetched = await fetchChunk(io, key, chain.encodedSizeBound(), io.request);
+  if (!fetched) return fillRegion(dst, counts, chain.spec.fillValue.memory, chain.spec.dataType.lanes);
+  try {
+    await decodeAndCopy(io, chain, fetched.bytes, key, job.projections, dst);
+  } finally {
+    fetched.release();
+  }
+}
+
+/**
+ * Reads a chunk (or, with `range`, an inner chunk of a shard) through the store's decoded-chunk
+ * cache: a cached chunk is copied from; a small read (`admit`) that needs only part of the chunk
+ * loads it once for every concurrent reader and keeps it. False when the cache is not used:
+ * the caller reads the chunk itself.
+ */
+async function readCachedChunk(io: ChunkReader, key: string, range: ByteSpan | undefined, chain: CodecChain, ps: readonly ChunkProjection[], dst: View): Promise<boolean> {
+  const source = io.decoded;
+  if (!source || !decodesWork(chain)) return false;
+  const admit = io.admit === true && !selectsWholeChunk(ps, chain.spec.shape);
+  if (!admit && source.cache.size === 0) return false; // nothing to find: skip the identity lookup
+  const identity = await source.chunkIdentity(key, io.request);
+  if (identity === undefined) return false;
+  const cacheKey = range ? rangeCacheKey(identity, range.offset, range.length) : identity;
+  const lanes = chain.spec.dataType.lanes;
+  const found = await source.cache.lend(
+    cacheKey,
+    (signal) => loadDecoded(io, key, range, chain, source.cache, signal),
+    (chunk) => copyFromChunk(chunk, ps, dst, lanes),
+    { admit, signal: io.request?.signal, abortError: (signal) => abortedError(signal, key) },
+  );
+  if (found === undefined) return false;
+  if (!found) fillRegion(dst, ps.map((p) => p.count), chain.spec.fillValue.memory, lanes);
+  return true;
+}
+
+/** Fetches and decodes a chunk for the cache, into a buffer the cache may reuse after eviction. */
+async function loadDecoded(io: ChunkReader, key: string, range: ByteSpan | undefined, chain: CodecChain, cache: DecodedChunkCache, signal: AbortSignal): Promise<LoadedChunk | undefined> {
+  const request = { signal };
+  const decode = (bytes: Uint8Array | undefined) => (bytes ? decodeForCache(key, chain, bytes, cache) : undefined);
+  if (!range) {
+    const local = await withLocalFile(io, key, chain, request, decode);
+    if (local !== NOT_LOCAL) return local;
+  }
+  const fetched = range ? await fetchRange(io, key, range, request) : await fetchChunk(io, key, chain.encodedSizeBound(), request);
+  if (!fetched) return undefined;
+  try {
+    return decode(fetched.bytes);
+  } finally {
+    fetched.release();
+  }
+}
+
+/** Decodes into a buffer from the cache; a chunk still pointing into `bytes` (reused) is copied. */
+function decodeForCache(key: string, chain: CodecChain, bytes: Uint8Array, cache: DecodedChunkCache): LoadedChunk {
+  const scratch = new CacheScratch(cache);
+  const chunk = withKey(key, () => chain.decode(bytes, scratch));
+  const data = chunk.data;
+  const own = scratch.own;
+  if (own && !Array.isArray(data) && data.buffer === own.buffer) return { chunk, own };
+  if (own) cache.giveBack(own);
+  if (!Array.isArray(data) && data.buffer === bytes.buffer) return { chunk: { ...chunk, data: copyTypedArray(data) } };
+  return { chunk };
+}
+
+async function fetchRange(io: ChunkReader, key: string, range: ByteSpan, request: AbortOptions): Promise<Fetched | undefined> {
+  const bytes = await io.store.getRange(key, range, request);
+  if (!bytes || bytes.length !== range.length) {
+    throw floeError('CORRUPT_OBJECT', `a shard index entry points past the end of the shard (bytes ${range.offset}+${range.length})`, { where: key });
+  }
+  return { bytes, release: () => {} };
+}
+
+/**
+ * For stores over local files: reads the chunk into this thread's reused file buffer and runs
+ * `use` on the bytes at once (the next read of the thread overwrites them, so nothing may await
+ * in between), or on undefined when the chunk does not exist. Resolves `NOT_LOCAL` (calling
+ * nothing) when the store has no local file for the chunk.
+ */
+async function withLocalFile<T>(io: ChunkReader, key: string, chain: CodecChain, request: AbortOptions | undefined, use: (bytes: Uint8Array | undefined) => T): Promise<T | typeof NOT_LOCAL> {
+  if (!io.store.localFile) return NOT_LOCAL;
+  const span = await io.store.localFile(key, request);
+  if (span === undefined) return NOT_LOCAL;
+  throwIfAborted(request?.signal, key);
+  const bytes = span === null ? undefined : readLocalChunk(key, span, chain);
+  if (!bytes && span?.required) throw floeError('NOT_FOUND', `the object holding this chunk is missing: ${span.path}`, { where: key });
+  return use(bytes);
+}
+
+const NOT_LOCAL = Symbol('not in a local file');
+
+/** readLocalFile with errors named after the chunk: file-system failures are STORAGE_ERROR. */
+function readLocalChunk(key: string, span: LocalFileSpan, chain: CodecChain): Uint8Array | undefined {
+  try {
+    return readLocalFile(span, chain.encodedSizeBound());
+  } catch (err) {
+    if (isFloeError(err)) throw floeError(err.code, err.message, { where: key, cause: err, details: err.details });
+    throw floeError('STORAGE_ERROR', `reading ${span.path} failed: ${(err as Error).message}`, { where: key, cause: err });
+  }
+}
+
+/**
+ * In this thread, for stores over local files: reads the chunk synchronously into the thread's
+ * file buffer and decodes it straight into `dst` (one buffer, however many reads are in flight).
+ */
+async function readFileInline(io: ChunkReader, key: string, chain: CodecChain, ps: readonly ChunkProjection[], dst: View): Promise<boolean> {
+  const done = await withLocalFile(io, key, chain, io.request, (bytes) => {
+    if (!bytes) fillRegion(dst, ps.map((p) => p.count), chain.spec.fillValue.memory, chain.spec.dataType.lanes);
+    else withKey(key, () => chain.decodeRegion(bytes, ps, dst, io.scratch));
+  });
+  return done !== NOT_LOCAL;
+}
+
+/** A chunk's encoded bytes, and how to hand back the reused buffer they may sit in. */
+interface Fetched {
+  readonly bytes: Uint8Array;
+  readonly release: () => void;
+}
+
+/** Reads a chunk into a reused buffer when the store can and its encoded size is bounded well. */
+async function fetchChunk(io: ChunkReader, key: string, bound: number, request: AbortOptions | undefined): Promise<Fetched | undefined> {
+  if (io.store.getInto && bound <= MAX_REUSED_READ_BYTES) {
+    const buffer = io.buffers.take(bound);
+    let kept = false;
+    try {
+      const n = await io.store.getInto(key, buffer, request);
+      if (n === undefined) return undefined;
+      if (n <= buffer.length) {
+        kept = true;
+        return { bytes: buffer.subarray(0, n), release: () => io.buffers.give(buffer) };
+      }
+    } finally {
+      if (!kept) io.buffers.give(buffer);
+    }
+  }
+  const bytes = await io.store.get(key, request);
+  return bytes && { bytes, release: () => {} };
+}
+
+/** Whether decoding the chain is work worth caching (compression or reordering, not a plain copy). */
+function decodesWork(chain: CodecChain): boolean {
+  return chain.bytesCodecs.length > 0 || chain.arrayCodecs.length > 0 || chain.arrayToBytes.name !== 'bytes';
+}
+
+/** Whether projections select every element of a chunk of `shape`. */
+function selectsWholeChunk(ps: readonly ChunkProjection[], shape: readonly number[]): boolean {
+  return zipEvery(ps, shape, (p, n) => p.step === 1 && p.count === n);
+}
+
+/** Decompression into a buffer from the cache (reused once its entry is evicted). */
+class CacheScratch extends ScratchBuffer {
+  own: Uint8Array | undefined;
+
+  constructor(private readonly cache: DecodedChunkCache) {
+    super();
+  }
+
+  override take(n: number): Uint8Array {
+    this.own = this.cache.takeBuffer(n);
+    return this.own.subarray(0, n);
+  }
 }
 
 /**
@@ -73,13 +246,14 @@ export async function readChunkRegion(io: ChunkReader, key: string, chain: Codec
  */
 async function decodeAndCopy(io: ChunkReader, chain: CodecChain, bytes: Uint8Array, key: string, ps: readonly ChunkProjection[], dst: View): Promise<void> {
   const trivial = chain.bytesCodecs.length === 0 && chain.arrayToBytes.name === 'bytes';
-  if (!io.pool || trivial || bytes.length < MIN_OFFLOAD_BYTES) {
+  const pool = readyPool(io);
+  if (!pool || trivial || bytes.length < MIN_OFFLOAD_BYTES) {
     withKey(key, () => chain.decodeRegion(bytes, ps, dst, io.scratch));
     return;
   }
   try {
-    if (isShared(dst.data)) await io.pool.decodeInto(chain, bytes, { view: dst, projections: ps });
-    else copyFromChunk(await io.pool.decode(chain, bytes), ps, dst, chain.spec.dataType.lanes);
+    if (isShared(dst.data)) await pool.decodeInto(chain, bytes, { view: dst, projections: ps });
+    else copyFromChunk(await pool.decode(chain, bytes), ps, dst, chain.spec.dataType.lanes);
   } catch (err) {
     if (isFloeError(err)) throw floeError(err.code, err.message, { where: key, cause: err, details: err.details });
     throw err;
@@ -131,12 +305,13 @@ async function readPlainSpan(io: ChunkReader, key: string, chain: CodecChain, ps
  */
 async function readFileOnWorker(io: ChunkReader, key: string, chain: CodecChain, ps: readonly ChunkProjection[], dst: View): Promise<boolean> {
   const { shape, dataType } = chain.spec;
-  if (!io.pool || !isShared(dst.data) || product(shape) * dataType.itemSize < MIN_OFFLOAD_BYTES) return false;
+  const pool = readyPool(io);
+  if (!pool || !isShared(dst.data) || product(shape) * dataType.itemSize < MIN_OFFLOAD_BYTES) return false;
   const span = await io.store.localFile?.(key, io.request);
   if (span === undefined) return false;
   let found = false;
   try {
-    if (span !== null) found = await io.pool.decodeFileInto(chain, span, { view: dst, projections: ps });
+    if (span !== null) found = await pool.decodeFileInto(chain, span, { view: dst, projections: ps });
   } catch (err) {
     if (isFloeError(err)) throw floeError(err.code, err.message, { where: key, cause: err, details: err.details });
     throw err;
@@ -152,9 +327,18 @@ function plainSize(chain: CodecChain): number | undefined {
   return chain.arrayCodecs.length === 0 && chain.bytesCodecs.length === 0 && chain.arrayToBytes.name === 'bytes' ? chain.encodedSize() : undefined;
 }
 
-/** Reusable read buffers, one per read in flight (reads of one `get` share a pool). */
+/** Reads whose encoded size may exceed this get a buffer of their own, not a reused one. */
+const MAX_REUSED_READ_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Reusable read buffers, one per read in flight. Reads on the main thread share one set (see
+ * `mainThreadReadBuffers`), so a burst of small reads does not fault in a fresh buffer per chunk;
+ * at most `keep` buffers wait for reuse.
+ */
 export class ReadBuffers {
   private readonly free: Uint8Array[] = [];
+
+  constructor(private readonly keep = 8) {}
 
   take(n: number): Uint8Array {
     for (const [i, buffer] of this.free.entries()) {
@@ -166,8 +350,30 @@ export class ReadBuffers {
   }
 
   give(buffer: Uint8Array): void {
+    if (this.free.length >= this.keep) this.free.shift();
     this.free.push(buffer);
   }
+}
+
+const sharedReadBuffers = new ReadBuffers();
+const sharedScratch = new ScratchBuffer();
+
+/** Read buffers every read of this thread shares (each buffer is taken by one read at a time). */
+export function mainThreadReadBuffers(): ReadBuffers {
+  return sharedReadBuffers;
+}
+
+/**
+ * The scratch inline decodes of this thread share (a decode and its copy never yield, so two
+ * never overlap); a read of chunks over 32 MiB gets its own, so none stays that large.
+ */
+export function inlineScratch(chunkBytes: number): ScratchBuffer {
+  return chunkBytes <= MAX_REUSED_READ_BYTES ? sharedScratch : new ScratchBuffer();
+}
+
+/** The pool when one of its workers can take a chunk now; chunks decode inline until then. */
+function readyPool(io: ChunkReader): DecodePool | undefined {
+  return io.pool?.ready ? io.pool : undefined;
 }
 
 function isShared(data: View['data']): boolean {
@@ -202,6 +408,7 @@ async function readShardRegion(io: ChunkReader, key: string, codec: ShardingCode
     const offset = checkedAt(index.offsets, i, 'CORRUPT_OBJECT', 'inner chunk outside the shard index', key);
     const length = checkedAt(index.lengths, i, 'CORRUPT_OBJECT', 'inner chunk outside the shard index', key);
     if (offset < 0) return fillRegion(view, q.map((p) => p.count), fillValue.memory, dataType.lanes);
+    if (await readCachedChunk(io, key, { offset, length }, codec.innerChain, q, view)) return;
     const bytes = await store.getRange(key, { offset, length }, request);
     if (!bytes || bytes.length !== length) {
       throw floeError('CORRUPT_OBJECT', `shard index entry ${i} points past the end of the shard`, { where: key });
