@@ -100,7 +100,8 @@ async function readCachedChunk(io: ChunkReader, key: string, range: ByteSpan | u
   if (!admit && source.cache.size === 0) return false; // nothing to find: skip the identity lookup
   const identity = await source.chunkIdentity(key, io.request);
   if (identity === undefined) return false;
-  const cacheKey = range ? rangeCacheKey(identity, range.offset, range.length) : identity;
+  // The same bytes decode differently under another chain (metadata rewritten over old chunks).
+  const cacheKey = `${range ? rangeCacheKey(identity, range.offset, range.length) : `${identity}#`}~${chainTag(chain)}`;
   const lanes = chain.spec.dataType.lanes;
   const found = await source.cache.lend(
     cacheKey,
@@ -111,6 +112,23 @@ async function readCachedChunk(io: ChunkReader, key: string, range: ByteSpan | u
   if (found === undefined) return false;
   if (!found) fillRegion(dst, ps.map((p) => p.count), chain.spec.fillValue.memory, lanes);
   return true;
+}
+
+const chainTags = new WeakMap<CodecChain, string>();
+const tagsByConfig = new Map<string, string>();
+let tagCount = 0;
+
+/** A short name for a chain's configuration (codecs and chunk spec), the same for equal chains. */
+function chainTag(chain: CodecChain): string {
+  let tag = chainTags.get(chain);
+  if (tag !== undefined) return tag;
+  const { shape, dataType, fillValue } = chain.spec;
+  const config = JSON.stringify([chain.toJSON(), shape, dataType.name, fillValue.json]);
+  if (tagsByConfig.size >= 10_000) tagsByConfig.clear(); // new tags then: misses, never mix-ups
+  tag = tagsByConfig.get(config) ?? `c${++tagCount}`;
+  tagsByConfig.set(config, tag);
+  chainTags.set(chain, tag);
+  return tag;
 }
 
 /** Fetches and decodes a chunk for the cache, into a buffer the cache may reuse after eviction. */

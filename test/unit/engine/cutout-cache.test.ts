@@ -90,6 +90,17 @@ describe('cutouts through the decoded-chunk cache', () => {
     expect(await read(array, 8, 8)).toEqual(Array(256).fill(2));
   });
 
+  it('the same chunk bytes read under other metadata (zarr.json rewritten) decode anew', async () => {
+    const { array, store } = await cutoutArray();
+    expect(await read(array, 5, 5)).toEqual(windowOf(5, 5, 16, 16)); // cached, little-endian
+    const meta = JSON.parse(new TextDecoder().decode(await store.get('a/zarr.json')));
+    const bigEndian = [{ name: 'bytes', configuration: { endian: 'big' } }, codecs[1]];
+    await store.set('a/zarr.json', new TextEncoder().encode(JSON.stringify({ ...meta, codecs: bigEndian })));
+    const swapped = Buffer.from(Float32Array.from(windowOf(5, 5, 16, 16)).buffer).swap32();
+    const expected = Array.from(new Float32Array(swapped.buffer, swapped.byteOffset, 256));
+    expect(await read(await ZarrArray.open(store, '/a'), 5, 5)).toEqual(expected);
+  });
+
   it('a big read keeps nothing; a small one keeps the chunks it cut', async () => {
     const { array, store } = await cutoutArray(0, 4 << 20); // a cache of its own: 512 KiB per chunk at most
     await array.get();
