@@ -34,7 +34,7 @@ export interface LendOptions {
   readonly abortError?: (signal: AbortSignal) => unknown;
 }
 
-/** Counters of a {@link DecodedChunkCache}. */
+/** Counters of a decoded-chunk cache (`ReadCacheStats.decodedChunks`). */
 export interface DecodedChunkStats extends ByteLruStats {
   /** Loads run (each one fetch and decode). */
   loads: number;

@@ -150,7 +150,9 @@ function plainDecodedChunks(budget: number | undefined): PlainDecodedChunks | un
 /** A plain (untracked) Zarr store: keys map one-to-one onto objects. */
 export class StorageStore implements ZarrStore {
   readonly readOnly: boolean;
-  readonly decodedChunks: PlainDecodedChunks | undefined;
+  /** The decoded chunks its small reads keep (`decodedChunkBytes`); undefined when 0. */
+  readonly decodedChunks: DecodedChunkSource | undefined;
+  private readonly plainChunks: PlainDecodedChunks | undefined;
   private readonly prefix: string;
   private readonly concurrency: number;
 
@@ -162,7 +164,8 @@ export class StorageStore implements ZarrStore {
     this.concurrency = checkConcurrency(options.concurrency ?? DEFAULT_CONCURRENCY);
     this.prefix = options.prefix ?? '';
     if (this.prefix !== '' && !this.prefix.endsWith('/')) this.prefix += '/';
-    this.decodedChunks = plainDecodedChunks(options.decodedChunkBytes);
+    this.plainChunks = plainDecodedChunks(options.decodedChunkBytes);
+    this.decodedChunks = this.plainChunks;
   }
 
   private full(key: string): string {
@@ -240,14 +243,14 @@ export class StorageStore implements ZarrStore {
       }
       if (batch.length > 0) await this.storage.delete(batch, options);
     } finally {
-      const source = this.decodedChunks;
+      const source = this.plainChunks;
       source?.cache.invalidatePrefix(source.chunkIdentity(prefix));
     }
   }
 
   /** Drops the decoded chunk (and inner chunks) cached for `key`. */
   private forget(key: string): void {
-    const source = this.decodedChunks;
+    const source = this.plainChunks;
     source?.cache.invalidate(source.chunkIdentity(key));
   }
 
