@@ -18,7 +18,8 @@ import { mapLimit } from './storage/limiter.ts';
 import { MIN_OFFLOAD_BYTES, type DecodePool } from './decode-pool.ts';
 import { checkedAt, dot, zipEvery, zipMap } from './indexing.ts';
 import { forEachProduct, projectDim, type ChunkProjection } from './selection.ts';
-import { readLocalFile } from './local-file.ts';
+import { readFileIntoViews, readLocalFile } from './local-file.ts';
+import { plainRuns } from './plain-runs.ts';
 import type { AbortOptions, DecodedChunkSource, LocalFileSpan, ZarrStore } from './store.ts';
 
 /** A byte range of an object: an inner chunk of a shard. */
@@ -135,9 +136,12 @@ function chainTag(chain: CodecChain): string {
 async function loadDecoded(io: ChunkReader, key: string, range: ByteSpan | undefined, chain: CodecChain, cache: DecodedChunkCache, signal: AbortSignal): Promise<LoadedChunk | undefined> {
   const request = { signal };
   const decode = (bytes: Uint8Array | undefined) => (bytes ? decodeForCache(key, chain, bytes, cache) : undefined);
-  if (!range) {
-    const local = await withLocalFile(io, key, chain, request, decode);
-    if (local !== NOT_LOCAL) return local;
+  const span = range ? NOT_LOCAL : await localSpan(io, key, request);
+  if (span === null) return undefined;
+  if (span !== NOT_LOCAL) {
+    const bytes = readLocalChunk(key, span, chain);
+    if (!bytes) checkMissing(key, span);
+    return decode(bytes); // at once: the bytes sit in this thread's reused file buffer
   }
   const fetched = range ? await fetchRange(io, key, range, request) : await fetchChunk(io, key, chain.encodedSizeBound(), request);
   if (!fetched) return undefined;
@@ -168,28 +172,34 @@ async function fetchRange(io: ChunkReader, key: string, range: ByteSpan, request
   return { bytes, release: () => {} };
 }
 
-/**
- * For stores over local files: reads the chunk into this thread's reused file buffer and runs
- * `use` on the bytes at once (the next read of the thread overwrites them, so nothing may await
- * in between), or on undefined when the chunk does not exist. Resolves `NOT_LOCAL` (calling
- * nothing) when the store has no local file for the chunk.
- */
-async function withLocalFile<T>(io: ChunkReader, key: string, chain: CodecChain, request: AbortOptions | undefined, use: (bytes: Uint8Array | undefined) => T): Promise<T | typeof NOT_LOCAL> {
+/** Where a chunk lies in a local file: its span, null when it has none, NOT_LOCAL when not local. */
+async function localSpan(io: ChunkReader, key: string, request: AbortOptions | undefined): Promise<LocalFileSpan | null | typeof NOT_LOCAL> {
   if (!io.store.localFile) return NOT_LOCAL;
   const span = await io.store.localFile(key, request);
   if (span === undefined) return NOT_LOCAL;
   throwIfAborted(request?.signal, key);
-  const bytes = span === null ? undefined : readLocalChunk(key, span, chain);
-  if (!bytes && span?.required) throw floeError('NOT_FOUND', `the object holding this chunk is missing: ${span.path}`, { where: key });
-  return use(bytes);
+  return span;
 }
 
 const NOT_LOCAL = Symbol('not in a local file');
 
-/** readLocalFile with errors named after the chunk: file-system failures are STORAGE_ERROR. */
+/** A chunk whose file is missing: fill, unless the chunk is known to exist (then NOT_FOUND). */
+function checkMissing(key: string, span: LocalFileSpan | null): void {
+  if (span?.required) throw floeError('NOT_FOUND', `the object holding this chunk is missing: ${span.path}`, { where: key });
+}
+
+/**
+ * Reads a chunk's local file into this thread's reused file buffer (decode it before any await:
+ * the next read overwrites it); undefined when the file does not exist. File-system failures are
+ * STORAGE_ERROR, damage CORRUPT_OBJECT, both naming the chunk.
+ */
 function readLocalChunk(key: string, span: LocalFileSpan, chain: CodecChain): Uint8Array | undefined {
+  return namingChunk(key, span, () => readLocalFile(span, chain.encodedSizeBound()));
+}
+
+function namingChunk<T>(key: string, span: LocalFileSpan, read: () => T): T {
   try {
-    return readLocalFile(span, chain.encodedSizeBound());
+    return read();
   } catch (err) {
     if (isFloeError(err)) throw floeError(err.code, err.message, { where: key, cause: err, details: err.details });
     throw floeError('STORAGE_ERROR', `reading ${span.path} failed: ${(err as Error).message}`, { where: key, cause: err });
@@ -197,15 +207,21 @@ function readLocalChunk(key: string, span: LocalFileSpan, chain: CodecChain): Ui
 }
 
 /**
- * In this thread, for stores over local files: reads the chunk synchronously into the thread's
- * file buffer and decodes it straight into `dst` (one buffer, however many reads are in flight).
+ * In this thread, for stores over local files: an uncompressed chunk stored as the result holds
+ * it is read straight into the result (readv); any other is read synchronously into the thread's
+ * file buffer and decoded into `dst`. One buffer at most, however many reads are in flight.
  */
 async function readFileInline(io: ChunkReader, key: string, chain: CodecChain, ps: readonly ChunkProjection[], dst: View): Promise<boolean> {
-  const done = await withLocalFile(io, key, chain, io.request, (bytes) => {
-    if (!bytes) fillRegion(dst, ps.map((p) => p.count), chain.spec.fillValue.memory, chain.spec.dataType.lanes);
-    else withKey(key, () => chain.decodeRegion(bytes, ps, dst, io.scratch));
-  });
-  return done !== NOT_LOCAL;
+  const span = await localSpan(io, key, io.request);
+  if (span === NOT_LOCAL) return false;
+  const fill = () => fillRegion(dst, ps.map((p) => p.count), chain.spec.fillValue.memory, chain.spec.dataType.lanes);
+  const runs = span === null ? undefined : plainRuns(chain, ps, dst);
+  const direct = span && runs ? namingChunk(key, span, () => readFileIntoViews(span, runs.chunkBytes, runs.fileOffset, runs.views)) : 'fallback';
+  if (direct === 'done') return true;
+  const bytes = span === null || direct === 'missing' ? undefined : readLocalChunk(key, span, chain);
+  if (bytes) withKey(key, () => chain.decodeRegion(bytes, ps, dst, io.scratch));
+  else (checkMissing(key, span), fill());
+  return true;
 }
 
 /** A chunk's encoded bytes, and how to hand back the reused buffer they may sit in. */

@@ -8,7 +8,8 @@ import { parseDataType } from '../format/zarr/data-types.ts';
 import { parseFillValue, type FillValueInput } from '../format/zarr/fill-value.ts';
 import type { CodecMetadata } from '../format/codecs/types.ts';
 import type { DecodeRequest, DecodeResponse, DecodeWorkerData } from './decode-pool.ts';
-import { inFileBuffer, readLocalFile } from './local-file.ts';
+import { inFileBuffer, readFileIntoViews, readLocalFile } from './local-file.ts';
+import { plainRuns } from './plain-runs.ts';
 
 const chains = new Map<string, CodecChain>();
 
@@ -37,7 +38,14 @@ parentPort!.on('message', (req: DecodeRequest) => {
   const transfer: ArrayBuffer[] = [];
   try {
     const chain = chainFor(req);
-    const bytes = req.file === undefined ? req.bytes! : readLocalFile(req.file, chain.encodedSizeBound());
+    // An uncompressed chunk stored as the shared result holds it: read straight into the result.
+    const runs = req.file && req.target ? plainRuns(chain, req.target.projections, req.target.view) : undefined;
+    const direct = req.file && runs ? readFileIntoViews(req.file, runs.chunkBytes, runs.fileOffset, runs.views) : 'fallback';
+    if (direct === 'done') {
+      parentPort!.postMessage({ id: req.id, ok: true } satisfies DecodeResponse);
+      return;
+    }
+    const bytes = req.file === undefined ? req.bytes! : direct === 'missing' ? undefined : readLocalFile(req.file, chain.encodedSizeBound());
     if (bytes === undefined) {
       parentPort!.postMessage({ id: req.id, ok: true, missing: true } satisfies DecodeResponse);
       return;

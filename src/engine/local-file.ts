@@ -2,7 +2,7 @@
 // repository's chunk object), synchronously, into a buffer reused by every read of this thread:
 // decode workers do it, and so does the main thread while they start or for small reads. The
 // bytes returned are valid until the next read of this thread: decode them before any await.
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, readvSync } from 'node:fs';
 import { floeError } from '../errors.ts';
 import { limitExceeded } from '../format/limits.ts';
 import type { LocalFileSpan } from './store.ts';
@@ -48,6 +48,41 @@ export function readLocalFile(span: LocalFileSpan, maxBytes: number): Uint8Array
       throw floeError('CORRUPT_OBJECT', `${span.path} ends ${span.length - done} bytes before the chunk it holds (bytes ${offset}-${offset + span.length - 1})`);
     }
     return target.subarray(0, done);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Linux's IOV_MAX: buffers one readv call takes. */
+const IOV_MAX = 1024;
+
+/**
+ * Reads a plain (uncompressed) chunk's bytes from `fileOffset` of its span straight into `views`,
+ * in order, with readv: the kernel copies into the result, with no buffer and no copy of ours.
+ * `missing` when the file does not exist; `fallback` when the file's size is not the chunk's
+ * (the ordinary path reads and reports it).
+ */
+export function readFileIntoViews(span: LocalFileSpan, chunkBytes: number, fileOffset: number, views: readonly Uint8Array[]): 'done' | 'missing' | 'fallback' {
+  let fd: number;
+  try {
+    fd = openSync(span.path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
+    throw err;
+  }
+  try {
+    const base = span.offset ?? 0;
+    const size = span.length ?? fstatSync(fd).size - base;
+    if (size !== chunkBytes) return 'fallback';
+    let position = base + fileOffset;
+    for (let i = 0; i < views.length; i += IOV_MAX) {
+      const batch = views.slice(i, i + IOV_MAX);
+      const want = batch.reduce((n, v) => n + v.length, 0);
+      const got = readvSync(fd, batch, position);
+      if (got !== want) return 'fallback'; // shorter than its stat said: let the ordinary path see it
+      position += got;
+    }
+    return 'done';
   } finally {
     closeSync(fd);
   }
