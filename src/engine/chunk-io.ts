@@ -4,12 +4,10 @@
 // its store calls carry the operation's one request object; chunks already handed to a decode
 // worker finish, no new one starts, so an aborted read never leaves the pool busy.
 import { floeError, isFloeError } from '../errors.ts';
-import { abortedError, throwIfAborted, yieldDue, yieldToEventLoop } from './abort.ts';
-import type { DecodedChunkCache, LoadedChunk } from '../cache/decoded-chunks.ts';
-import { rangeCacheKey } from '../cache/read-caches.ts';
-import { copyBytes, copyTypedArray } from '../format/bytes.ts';
+import { throwIfAborted, yieldDue, yieldToEventLoop } from './abort.ts';
+import { copyBytes } from '../format/bytes.ts';
 import type { TypedArray } from '../format/zarr/data-types.ts';
-import { ScratchBuffer, type CodecChain } from '../format/codecs/pipeline.ts';
+import type { CodecChain } from '../format/codecs/pipeline.ts';
 import { copyFromChunk, fillRegion, shiftView } from '../format/zarr/projection.ts';
 import type { ShardingCodec } from '../format/codecs/sharding.ts';
 import { checkChunkBytes } from '../format/zarr/chunk-size.ts';
@@ -18,15 +16,13 @@ import { mapLimit } from './storage/limiter.ts';
 import { MIN_OFFLOAD_BYTES, type DecodePool } from './decode-pool.ts';
 import { checkedAt, dot, zipEvery, zipMap } from './indexing.ts';
 import { forEachProduct, projectDim, type ChunkProjection } from './selection.ts';
-import { readFileIntoViews, readLocalFile } from './local-file.ts';
+import { readCachedChunk } from './cached-chunks.ts';
+import { checkMissing, fetchChunk, localSpan, namingChunk, NOT_LOCAL, readLocalChunk, withKey, type ChunkReader } from './chunk-fetch.ts';
+import { readFileIntoViews } from './local-file.ts';
 import { plainRuns } from './plain-runs.ts';
-import type { AbortOptions, DecodedChunkSource, LocalFileSpan, ZarrStore } from './store.ts';
+import type { AbortOptions, ZarrStore } from './store.ts';
 
-/** A byte range of an object: an inner chunk of a shard. */
-interface ByteSpan {
-  readonly offset: number;
-  readonly length: number;
-}
+export { inlineScratch, mainThreadReadBuffers, ReadBuffers, type ChunkReader } from './chunk-fetch.ts';
 
 export type View = StridedView;
 
@@ -37,22 +33,6 @@ export interface ChunkJob {
 
 /** Inner-chunk reads in flight per shard. */
 const SHARD_CONCURRENCY = 8;
-
-/** Where chunk reads go and how chunks are decoded (inline, or on a worker pool). */
-export interface ChunkReader {
-  readonly store: ZarrStore;
-  /** Workers for big chunks; chunks decode inline until one of them is ready. */
-  readonly pool: DecodePool | undefined;
-  /** Decompression buffer for inline decodes; safe because a decode and its copy never yield. */
-  readonly scratch: ScratchBuffer;
-  readonly buffers: ReadBuffers;
-  /** The read's request options (its signal), passed to every store call. */
-  readonly request: AbortOptions | undefined;
-  /** The store's decoded-chunk cache, when this read may use it (compressed chunks). */
-  readonly decoded?: DecodedChunkSource | undefined;
-  /** Whether chunks this read decodes only in part are kept in `decoded` (a small read). */
-  readonly admit?: boolean;
-}
 
 export async function readChunkRegion(io: ChunkReader, key: string, chain: CodecChain, job: ChunkJob, dst: View): Promise<void> {
   const signal = io.request?.signal;
@@ -89,124 +69,6 @@ export async function readChunkRegion(io: ChunkReader, key: string, chain: Codec
 }
 
 /**
- * Reads a chunk (or, with `range`, an inner chunk of a shard) through the store's decoded-chunk
- * cache: a cached chunk is copied from; a small read (`admit`) that needs only part of the chunk
- * loads it once for every concurrent reader and keeps it. False when the cache is not used:
- * the caller reads the chunk itself.
- */
-async function readCachedChunk(io: ChunkReader, key: string, range: ByteSpan | undefined, chain: CodecChain, ps: readonly ChunkProjection[], dst: View): Promise<boolean> {
-  const source = io.decoded;
-  if (!source || !decodesWork(chain)) return false;
-  const admit = io.admit === true && !selectsWholeChunk(ps, chain.spec.shape);
-  if (!admit && source.cache.size === 0) return false; // nothing to find: skip the identity lookup
-  const identity = await source.chunkIdentity(key, io.request);
-  if (identity === undefined) return false;
-  // The same bytes decode differently under another chain (metadata rewritten over old chunks).
-  const cacheKey = `${range ? rangeCacheKey(identity, range.offset, range.length) : `${identity}#`}~${chainTag(chain)}`;
-  const lanes = chain.spec.dataType.lanes;
-  const found = await source.cache.lend(
-    cacheKey,
-    (signal) => loadDecoded(io, key, range, chain, source.cache, signal),
-    (chunk) => copyFromChunk(chunk, ps, dst, lanes),
-    { admit, signal: io.request?.signal, abortError: (signal) => abortedError(signal, key) },
-  );
-  if (found === undefined) return false;
-  if (!found) fillRegion(dst, ps.map((p) => p.count), chain.spec.fillValue.memory, lanes);
-  return true;
-}
-
-const chainTags = new WeakMap<CodecChain, string>();
-const tagsByConfig = new Map<string, string>();
-let tagCount = 0;
-
-/** A short name for a chain's configuration (codecs and chunk spec), the same for equal chains. */
-function chainTag(chain: CodecChain): string {
-  let tag = chainTags.get(chain);
-  if (tag !== undefined) return tag;
-  const { shape, dataType, fillValue } = chain.spec;
-  const config = JSON.stringify([chain.toJSON(), shape, dataType.name, fillValue.json]);
-  if (tagsByConfig.size >= 10_000) tagsByConfig.clear(); // new tags then: misses, never mix-ups
-  tag = tagsByConfig.get(config) ?? `c${++tagCount}`;
-  tagsByConfig.set(config, tag);
-  chainTags.set(chain, tag);
-  return tag;
-}
-
-/** Fetches and decodes a chunk for the cache, into a buffer the cache may reuse after eviction. */
-async function loadDecoded(io: ChunkReader, key: string, range: ByteSpan | undefined, chain: CodecChain, cache: DecodedChunkCache, signal: AbortSignal): Promise<LoadedChunk | undefined> {
-  const request = { signal };
-  const decode = (bytes: Uint8Array | undefined) => (bytes ? decodeForCache(key, chain, bytes, cache) : undefined);
-  const span = range ? NOT_LOCAL : await localSpan(io, key, request);
-  if (span === null) return undefined;
-  if (span !== NOT_LOCAL) {
-    const bytes = readLocalChunk(key, span, chain);
-    if (!bytes) checkMissing(key, span);
-    return decode(bytes); // at once: the bytes sit in this thread's reused file buffer
-  }
-  const fetched = range ? await fetchRange(io, key, range, request) : await fetchChunk(io, key, chain.encodedSizeBound(), request);
-  if (!fetched) return undefined;
-  try {
-    return decode(fetched.bytes);
-  } finally {
-    fetched.release();
-  }
-}
-
-/** Decodes into a buffer from the cache; a chunk still pointing into `bytes` (reused) is copied. */
-function decodeForCache(key: string, chain: CodecChain, bytes: Uint8Array, cache: DecodedChunkCache): LoadedChunk {
-  const scratch = new CacheScratch(cache);
-  const chunk = withKey(key, () => chain.decode(bytes, scratch));
-  const data = chunk.data;
-  const own = scratch.own;
-  if (own && !Array.isArray(data) && data.buffer === own.buffer) return { chunk, own };
-  if (own) cache.giveBack(own);
-  if (!Array.isArray(data) && data.buffer === bytes.buffer) return { chunk: { ...chunk, data: copyTypedArray(data) } };
-  return { chunk };
-}
-
-async function fetchRange(io: ChunkReader, key: string, range: ByteSpan, request: AbortOptions): Promise<Fetched | undefined> {
-  const bytes = await io.store.getRange(key, range, request);
-  if (!bytes || bytes.length !== range.length) {
-    throw floeError('CORRUPT_OBJECT', `a shard index entry points past the end of the shard (bytes ${range.offset}+${range.length})`, { where: key });
-  }
-  return { bytes, release: () => {} };
-}
-
-/** Where a chunk lies in a local file: its span, null when it has none, NOT_LOCAL when not local. */
-async function localSpan(io: ChunkReader, key: string, request: AbortOptions | undefined): Promise<LocalFileSpan | null | typeof NOT_LOCAL> {
-  if (!io.store.localFile) return NOT_LOCAL;
-  const span = await io.store.localFile(key, request);
-  if (span === undefined) return NOT_LOCAL;
-  throwIfAborted(request?.signal, key);
-  return span;
-}
-
-const NOT_LOCAL = Symbol('not in a local file');
-
-/** A chunk whose file is missing: fill, unless the chunk is known to exist (then NOT_FOUND). */
-function checkMissing(key: string, span: LocalFileSpan | null): void {
-  if (span?.required) throw floeError('NOT_FOUND', `the object holding this chunk is missing: ${span.path}`, { where: key });
-}
-
-/**
- * Reads a chunk's local file into this thread's reused file buffer (decode it before any await:
- * the next read overwrites it); undefined when the file does not exist. File-system failures are
- * STORAGE_ERROR, damage CORRUPT_OBJECT, both naming the chunk.
- */
-function readLocalChunk(key: string, span: LocalFileSpan, chain: CodecChain): Uint8Array | undefined {
-  return namingChunk(key, span, () => readLocalFile(span, chain.encodedSizeBound()));
-}
-
-function namingChunk<T>(key: string, span: LocalFileSpan, read: () => T): T {
-  try {
-    return read();
-  } catch (err) {
-    if (isFloeError(err)) throw floeError(err.code, err.message, { where: key, cause: err, details: err.details });
-    throw floeError('STORAGE_ERROR', `reading ${span.path} failed: ${(err as Error).message}`, { where: key, cause: err });
-  }
-}
-
-/**
  * In this thread, for stores over local files: an uncompressed chunk stored as the result holds
  * it is read straight into the result (readv); any other is read synchronously into the thread's
  * file buffer and decoded into `dst`. One buffer at most, however many reads are in flight.
@@ -222,56 +84,6 @@ async function readFileInline(io: ChunkReader, key: string, chain: CodecChain, p
   if (bytes) withKey(key, () => chain.decodeRegion(bytes, ps, dst, io.scratch));
   else (checkMissing(key, span), fill());
   return true;
-}
-
-/** A chunk's encoded bytes, and how to hand back the reused buffer they may sit in. */
-interface Fetched {
-  readonly bytes: Uint8Array;
-  readonly release: () => void;
-}
-
-/** Reads a chunk into a reused buffer when the store can and its encoded size is bounded well. */
-async function fetchChunk(io: ChunkReader, key: string, bound: number, request: AbortOptions | undefined): Promise<Fetched | undefined> {
-  if (io.store.getInto && bound <= MAX_REUSED_READ_BYTES) {
-    const buffer = io.buffers.take(bound);
-    let kept = false;
-    try {
-      const n = await io.store.getInto(key, buffer, request);
-      if (n === undefined) return undefined;
-      if (n <= buffer.length) {
-        kept = true;
-        return { bytes: buffer.subarray(0, n), release: () => io.buffers.give(buffer) };
-      }
-    } finally {
-      if (!kept) io.buffers.give(buffer);
-    }
-  }
-  const bytes = await io.store.get(key, request);
-  return bytes && { bytes, release: () => {} };
-}
-
-/** Whether decoding the chain is work worth caching (compression or reordering, not a plain copy). */
-function decodesWork(chain: CodecChain): boolean {
-  return chain.bytesCodecs.length > 0 || chain.arrayCodecs.length > 0 || chain.arrayToBytes.name !== 'bytes';
-}
-
-/** Whether projections select every element of a chunk of `shape`. */
-function selectsWholeChunk(ps: readonly ChunkProjection[], shape: readonly number[]): boolean {
-  return zipEvery(ps, shape, (p, n) => p.step === 1 && p.count === n);
-}
-
-/** Decompression into a buffer from the cache (reused once its entry is evicted). */
-class CacheScratch extends ScratchBuffer {
-  own: Uint8Array | undefined;
-
-  constructor(private readonly cache: DecodedChunkCache) {
-    super();
-  }
-
-  override take(n: number): Uint8Array {
-    this.own = this.cache.takeBuffer(n);
-    return this.own.subarray(0, n);
-  }
 }
 
 /**
@@ -359,50 +171,6 @@ async function readFileOnWorker(io: ChunkReader, key: string, chain: CodecChain,
 function plainSize(chain: CodecChain): number | undefined {
   // Array->array codecs (transpose, delta) change where an element's bytes sit: no span reads then.
   return chain.arrayCodecs.length === 0 && chain.bytesCodecs.length === 0 && chain.arrayToBytes.name === 'bytes' ? chain.encodedSize() : undefined;
-}
-
-/** Reads whose encoded size may exceed this get a buffer of their own, not a reused one. */
-const MAX_REUSED_READ_BYTES = 32 * 1024 * 1024;
-
-/**
- * Reusable read buffers, one per read in flight. Reads on the main thread share one set (see
- * `mainThreadReadBuffers`), so a burst of small reads does not fault in a fresh buffer per chunk;
- * at most `keep` buffers wait for reuse.
- */
-export class ReadBuffers {
-  private readonly free: Uint8Array[] = [];
-
-  constructor(private readonly keep = 8) {}
-
-  take(n: number): Uint8Array {
-    for (const [i, buffer] of this.free.entries()) {
-      if (buffer.length < n) continue;
-      this.free.splice(i, 1);
-      return buffer;
-    }
-    return new Uint8Array(n);
-  }
-
-  give(buffer: Uint8Array): void {
-    if (this.free.length >= this.keep) this.free.shift();
-    this.free.push(buffer);
-  }
-}
-
-const sharedReadBuffers = new ReadBuffers();
-const sharedScratch = new ScratchBuffer();
-
-/** Read buffers every read of this thread shares (each buffer is taken by one read at a time). */
-export function mainThreadReadBuffers(): ReadBuffers {
-  return sharedReadBuffers;
-}
-
-/**
- * The scratch inline decodes of this thread share (a decode and its copy never yield, so two
- * never overlap); a read of chunks over 32 MiB gets its own, so none stays that large.
- */
-export function inlineScratch(chunkBytes: number): ScratchBuffer {
-  return chunkBytes <= MAX_REUSED_READ_BYTES ? sharedScratch : new ScratchBuffer();
 }
 
 /** The pool when one of its workers can take a chunk now; chunks decode inline until then. */
@@ -539,15 +307,4 @@ async function prepareChunk(store: ZarrStore, chain: CodecChain, w: ChunkWrite, 
   copyStrided(w.src, target, w.job.projections.map((p) => p.count), lanes);
   if (allEqual(chunk.data, fillValue.memory)) return { key: w.key, bytes: undefined };
   return { key: w.key, bytes: withKey(w.key, () => chain.encode(chunk)) };
-}
-
-/** Attaches the store key to codec errors so messages say which chunk failed. */
-function withKey<T>(key: string, fn: () => T): T {
-  try {
-    return fn();
-  } catch (err) {
-    if (isFloeError(err) && !err.where) throw floeError(err.code, err.message, { where: key, cause: err, details: err.details });
-    if (isFloeError(err)) throw err;
-    throw floeError('CORRUPT_OBJECT', `chunk could not be decoded: ${(err as Error).message}`, { where: key, cause: err });
-  }
 }
