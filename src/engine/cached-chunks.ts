@@ -8,7 +8,7 @@ import { copyTypedArray } from '../format/bytes.ts';
 import { ScratchBuffer, type CodecChain } from '../format/codecs/pipeline.ts';
 import { copyFromChunk, fillRegion } from '../format/zarr/projection.ts';
 import type { StridedView } from '../format/zarr/ndarray.ts';
-import { checkMissing, fetchChunk, fetchRange, localSpan, NOT_LOCAL, readLocalChunk, withKey, type ByteSpan, type ChunkReader } from './chunk-fetch.ts';
+import { checkMissing, fetchChunk, fetchRange, localSpan, NOT_LOCAL, readLocalChunk, withinSpan, withKey, type ByteSpan, type ChunkReader } from './chunk-fetch.ts';
 import { zipEvery } from './indexing.ts';
 import type { ChunkProjection } from './selection.ts';
 
@@ -60,11 +60,11 @@ function chainTag(chain: CodecChain): string {
 async function loadDecoded(io: ChunkReader, key: string, range: ByteSpan | undefined, chain: CodecChain, cache: DecodedChunkCache, signal: AbortSignal): Promise<LoadedChunk | undefined> {
   const request = { signal };
   const decode = (bytes: Uint8Array | undefined) => (bytes ? decodeForCache(key, chain, bytes, cache) : undefined);
-  const span = range ? NOT_LOCAL : await localSpan(io, key, request);
+  const span = await localSpan(io, key, request);
   if (span === null) return undefined;
   if (span !== NOT_LOCAL) {
-    const bytes = readLocalChunk(key, span, chain);
-    if (!bytes) checkMissing(key, span);
+    const bytes = readLocalChunk(key, range ? withinSpan(span, range) : span, chain);
+    if (!bytes) checkMissing(key, range ? { ...span, required: true } : span);
     return decode(bytes); // at once: the bytes sit in this thread's reused file buffer
   }
   const fetched = range ? await fetchRange(io, key, range, request) : await fetchChunk(io, key, chain.encodedSizeBound(), request);

@@ -119,6 +119,11 @@ export async function localSpan(io: ChunkReader, key: string, request: AbortOpti
 
 export const NOT_LOCAL = Symbol('not in a local file');
 
+/** The part `range` of a chunk's local file span (an inner chunk of a shard): it must be there. */
+export function withinSpan(span: LocalFileSpan, range: ByteSpan): LocalFileSpan {
+  return { path: span.path, offset: (span.offset ?? 0) + range.offset, length: range.length, required: true };
+}
+
 /** A chunk whose file is missing: fill, unless the chunk is known to exist (then NOT_FOUND). */
 export function checkMissing(key: string, span: LocalFileSpan | null): void {
   if (span?.required) throw floeError('NOT_FOUND', `the object holding this chunk is missing: ${span.path}`, { where: key });

@@ -17,7 +17,7 @@ import { MIN_OFFLOAD_BYTES, type DecodePool } from './decode-pool.ts';
 import { checkedAt, dot, zipEvery, zipMap } from './indexing.ts';
 import { forEachProduct, projectDim, type ChunkProjection } from './selection.ts';
 import { readCachedChunk } from './cached-chunks.ts';
-import { checkMissing, fetchChunk, localSpan, namingChunk, NOT_LOCAL, readLocalChunk, withKey, type ChunkReader } from './chunk-fetch.ts';
+import { checkMissing, fetchChunk, localSpan, namingChunk, NOT_LOCAL, readLocalChunk, withinSpan, withKey, type ByteSpan, type ChunkReader } from './chunk-fetch.ts';
 import { readFileIntoViews } from './local-file.ts';
 import { plainRuns } from './plain-runs.ts';
 import type { AbortOptions, ZarrStore } from './store.ts';
@@ -211,12 +211,27 @@ async function readShardRegion(io: ChunkReader, key: string, codec: ShardingCode
     const length = checkedAt(index.lengths, i, 'CORRUPT_OBJECT', 'inner chunk outside the shard index', key);
     if (offset < 0) return fillRegion(view, q.map((p) => p.count), fillValue.memory, dataType.lanes);
     if (await readCachedChunk(io, key, { offset, length }, codec.innerChain, q, view)) return;
+    if (await readInnerInline(io, key, { offset, length }, codec.innerChain, q, view)) return;
     const bytes = await store.getRange(key, { offset, length }, request);
     if (!bytes || bytes.length !== length) {
       throw floeError('CORRUPT_OBJECT', `shard index entry ${i} points past the end of the shard`, { where: key });
     }
     await decodeAndCopy(io, codec.innerChain, bytes, key, q, view);
   });
+}
+
+/**
+ * An inner chunk of a shard in a local file, while no worker takes chunks: read into this
+ * thread's file buffer and decoded at once (no fresh buffer per inner chunk).
+ */
+async function readInnerInline(io: ChunkReader, key: string, range: ByteSpan, chain: CodecChain, ps: readonly ChunkProjection[], dst: View): Promise<boolean> {
+  if (readyPool(io)) return false; // big inner chunks may go to a worker: they need bytes of their own
+  const span = await localSpan(io, key, io.request);
+  if (span === NOT_LOCAL || span === null) return false;
+  const bytes = readLocalChunk(key, withinSpan(span, range), chain);
+  if (!bytes) return false; // the shard vanished since its index was read: the ordinary path reports it
+  withKey(key, () => chain.decodeRegion(bytes, ps, dst, io.scratch));
+  return true;
 }
 
 /** One chunk's part of a write: where it goes, which part of the chunk, and the source values. */
