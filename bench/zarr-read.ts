@@ -1,14 +1,16 @@
 // Zarr v3 read benchmark (issue 2, "Performance"): Floe vs zarrita 0.7.5 vs a minimal reader.
 //
 //   npx tsx bench/zarr-read.ts [--size-mb 1024] [--layouts uncompressed,zstd,sharded]
-//        [--windows 1000] [--repeat 2] [--profile] [--skip-memory] [--dir D] [--keep] [--reuse]
+//        [--windows 1000] [--repeat 5] [--profile] [--skip-memory] [--dir D] [--keep] [--reuse]
 //
 // Writes (with Floe) a 2-d float32 array of --size-mb MiB (smooth sin*cos field + small noise,
 // zstd level 3 saves only ~10%) to a local directory store in up to three layouts, then reads the
 // same files with Floe, zarrita (over a minimal fs.promises store, like @zarrita/storage) and a
 // minimal reader (sync reads + zstd-napi, 2 worker threads, pre-touched output; see
 // bench/support/minimal-core.ts):
-//   full     the whole array into one output (best of --repeat runs)
+//   full     the whole array into one output, --repeat times interleaved (Floe, zarrita, minimal):
+//            medians, every Floe/zarrita pair, CPU time, and before each pair the page-fault cost
+//            of a new output (a fresh buffer of the same size with every page written)
 //   chunks   every chunk (inner chunk for the sharded layout) as its own get, one at a time
 //   cutouts  --windows random 64x64 windows (same seeded list for every reader), one at a time
 // Every read is checked against the written data (outside the timed part). Peak memory of one
@@ -16,18 +18,18 @@
 // runs that child under --cpu-prof and prints the top self-time functions per thread kind.
 // Prints markdown tables for BENCHMARKS.md. MB = 10^6 bytes; MiB = 2^20.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, rmSync, statSync, existsSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import * as zarr from 'zarrita';
 import { openStore } from '../src/engine/api.ts';
 import { ZarrArray } from '../src/engine/array.ts';
+import { sharedDecodePool } from '../src/engine/decode-pool.ts';
 import { slice } from '../src/engine/selection.ts';
-import type { CodecMetadata } from '../src/format/codecs/types.ts';
 import { topFunctions } from './support/cpuprofile-top.ts';
-import type { MinimalLayout } from './support/minimal-core.ts';
 import { MinimalReader } from './support/minimal-reader.ts';
+import { arrayShape, cpuMsSince, dirBytes, generate, load1, median, minimalLayout, pickLayouts, rng, writeLayouts, type Layout } from './support/read-data.ts';
 import { FsReadStore } from './support/zarrita-fs-store.ts';
 
 const { values: opts } = parseArgs({
@@ -35,7 +37,7 @@ const { values: opts } = parseArgs({
     'size-mb': { type: 'string', default: '1024' },
     layouts: { type: 'string', default: 'uncompressed,zstd,sharded' },
     windows: { type: 'string', default: '1000' },
-    repeat: { type: 'string', default: '2' },
+    repeat: { type: 'string', default: '5' },
     dir: { type: 'string' },
     profile: { type: 'boolean', default: false },
     'skip-memory': { type: 'boolean', default: false },
@@ -51,76 +53,13 @@ const WIN = 64;
 const MB = 1e6;
 const MiB = 2 ** 20;
 
-// ---- shape and layouts -------------------------------------------------------------------
-// Square-ish, rows a multiple of the 2048-row shard so no layout has ragged edge chunks.
-const elems = SIZE_MB * (MiB / 4);
-let COLS = 2048;
-while (COLS * 2 * COLS * 2 <= elems) COLS *= 2;
-const ROWS = Math.max(2048, Math.round(elems / COLS / 2048) * 2048);
-const OUT_BYTES = ROWS * COLS * 4;
-
-const bytesCodec: CodecMetadata = { name: 'bytes', configuration: { endian: 'little' } };
-const zstd3: CodecMetadata = { name: 'zstd', configuration: { level: 3, checksum: false } };
-
-interface Layout {
-  name: string;
-  describe: string;
-  chunkShape: [number, number];
-  innerShape?: [number, number];
-  codecs: CodecMetadata[];
-}
-
-const ALL_LAYOUTS: Layout[] = [
-  { name: 'uncompressed', describe: '1024x1024 chunks (4 MiB), bytes', chunkShape: [1024, 1024], codecs: [bytesCodec] },
-  { name: 'zstd', describe: '1024x1024 chunks (4 MiB), bytes + zstd 3', chunkShape: [1024, 1024], codecs: [bytesCodec, zstd3] },
-  {
-    name: 'sharded',
-    describe: '2048x2048 shards (16 MiB) of 512x512 inner chunks (1 MiB), bytes + zstd 3; index bytes + crc32c at the end',
-    chunkShape: [2048, 2048],
-    innerShape: [512, 512],
-    codecs: [{
-      name: 'sharding_indexed',
-      configuration: {
-        chunk_shape: [512, 512],
-        codecs: [bytesCodec, zstd3],
-        index_codecs: [bytesCodec, { name: 'crc32c' }],
-        index_location: 'end',
-      },
-    } as unknown as CodecMetadata],
-  },
-];
-const wanted = new Set(opts.layouts!.split(',').map((s) => s.trim()));
-const LAYOUTS = ALL_LAYOUTS.filter((l) => wanted.has(l.name));
-if (LAYOUTS.length === 0) throw new Error(`--layouts: choose from ${ALL_LAYOUTS.map((l) => l.name).join(', ')}`);
+const { rows: ROWS, cols: COLS, outBytes: OUT_BYTES } = arrayShape(SIZE_MB);
+const LAYOUTS = pickLayouts(opts.layouts!);
 
 const STORE_DIR = path.resolve(opts.dir ?? `.bench-data/zarr-read-${SIZE_MB}`);
 const PROBE = new URL('./support/full-read-probe.ts', import.meta.url).pathname;
 
 // ---- data ---------------------------------------------------------------------------------
-function generate(rows: number, cols: number): Float32Array {
-  const v = new Float32Array(rows * cols);
-  const rowWave = Float64Array.from({ length: rows }, (_, i) => 100 * Math.sin(i / 300));
-  const colWave = Float64Array.from({ length: cols }, (_, j) => Math.cos(j / 400));
-  let seed = 12345;
-  let k = 0;
-  for (let i = 0; i < rows; i++) {
-    const a = rowWave[i]!;
-    for (let j = 0; j < cols; j++) {
-      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-      v[k++] = a * colWave[j]! + 20 + 0.1 * (seed / 2 ** 32 - 0.5);
-    }
-  }
-  return v;
-}
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
-
 function bytesOf(a: Float32Array): Buffer {
   return Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 }
@@ -136,18 +75,6 @@ function checkWindow(data: Float32Array, got: Float32Array, r: number, c: number
 
 function checkFull(data: Float32Array, got: Float32Array, who: string): void {
   if (!bytesOf(data).equals(bytesOf(got))) throw new Error(`${who}: full read differs from the written data`);
-}
-
-function dirBytes(dir: string): { bytes: number; files: number } {
-  let bytes = 0;
-  let files = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (e.isFile()) {
-      bytes += statSync(path.join(e.parentPath ?? (e as unknown as { path: string }).path, e.name)).size;
-      files++;
-    }
-  }
-  return { bytes, files };
 }
 
 const mbps = (bytes: number, ms: number): number => bytes / MB / (ms / 1000);
@@ -177,82 +104,106 @@ interface MemInfo {
   peak: number;
 }
 
+interface Clock {
+  ms: number;
+  cpuMs: number;
+  /** Minor page faults of the process during the call. */
+  faults: number;
+}
+
 const rows: Row[] = [];
+const fullPairs: string[] = [];
+const cutoutCpu: string[] = [];
 const infos: LayoutInfo[] = [];
 const mems: MemInfo[] = [];
 const profiles: string[] = [];
 
 console.error(`# array ${ROWS}x${COLS} float32 = ${(OUT_BYTES / MiB).toFixed(0)} MiB in ${STORE_DIR}`);
-console.error(`# ${os.cpus().length} cores, Node ${process.version}`);
+console.error(`# ${os.cpus().length} cores, Node ${process.version}, load ${load1()}`);
 let t0 = performance.now();
 const data = generate(ROWS, COLS);
 console.error(`# generated data in ${(performance.now() - t0).toFixed(0)} ms`);
-mkdirSync(STORE_DIR, { recursive: true });
-
+const writeSpeeds = await writeLayouts(STORE_DIR, SIZE_MB, LAYOUTS, opts.reuse!, data);
 for (const layout of LAYOUTS) {
-  const root = path.join(STORE_DIR, layout.name);
-  let writeMBps: number | undefined;
-  if (!(opts.reuse && existsSync(path.join(root, 'zarr.json')))) {
-    const store = openStore(STORE_DIR, { durable: false });
-    const arr = await ZarrArray.create(store, `/${layout.name}`, {
-      shape: [ROWS, COLS], chunkShape: layout.chunkShape, dataType: 'float32', fillValue: 0, codecs: layout.codecs, overwrite: true,
-    });
-    t0 = performance.now();
-    await arr.set(undefined, data);
-    writeMBps = mbps(OUT_BYTES, performance.now() - t0);
-    console.error(`# ${layout.name}: wrote at ${fmt(writeMBps)} MB/s`);
-  }
-  const stored = dirBytes(root);
-  infos.push({ layout, storedBytes: stored.bytes, objects: stored.files - 1, writeMBps });
+  const stored = dirBytes(path.join(STORE_DIR, layout.name));
+  infos.push({ layout, storedBytes: stored.bytes, objects: stored.files - 1, writeMBps: writeSpeeds.get(layout.name) });
 }
 
 // One pre-touched output shared by Floe's `out` option and the minimal reader's workers.
 const sharedOut = new Float32Array(new SharedArrayBuffer(OUT_BYTES)).fill(1);
 
+let warmed = false;
+
+/** Starts the shared decode pool and waits (at most 60 s) until a worker is ready. */
+async function warmPool(): Promise<void> {
+  const pool = sharedDecodePool();
+  pool.start();
+  for (let waited = 0; !pool.ready && waited < 60_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+/** Wall and CPU ms of one call (CPU: the whole process, all threads). */
+async function clocked<T>(fn: () => Promise<T> | T): Promise<{ value: T; ms: number; cpuMs: number; faults: number }> {
+  const faults = process.resourceUsage().minorPageFault;
+  const cpu = process.cpuUsage();
+  const t = performance.now();
+  const value = await fn();
+  return { value, ms: performance.now() - t, cpuMs: cpuMsSince(cpu), faults: process.resourceUsage().minorPageFault - faults };
+}
+
 for (const layout of LAYOUTS) {
   const name = layout.name;
-  const root = path.join(STORE_DIR, name);
   const floeArr = await ZarrArray.open(openStore(STORE_DIR, { readOnly: true }), `/${name}`);
   const zarrArr = await zarr.open(zarr.root(new FsReadStore(STORE_DIR)).resolve(`/${name}`), { kind: 'array' });
-  const minLayout: MinimalLayout = { root, shape: [ROWS, COLS], chunkShape: layout.chunkShape, compressed: name !== 'uncompressed' };
-  if (layout.innerShape) minLayout.innerShape = layout.innerShape;
-  const minimal = new MinimalReader(minLayout, 2);
+  const minimal = new MinimalReader(minimalLayout(STORE_DIR, SIZE_MB, layout), 2);
   await minimal.start();
 
-  // (a) full reads, interleaved, best of REPEAT
-  const best = { fresh: 0, out: 0, zarrita: 0, minimal: 0 };
+  // (a) full reads, interleaved; before each pair, the page-fault cost of a new output. First one
+  // untimed read each: Floe's starts the decode workers (waited for until ready), as the minimal
+  // reader's are started above; bench/cold-read.ts measures first reads of fresh processes.
+  if (!warmed) {
+    await floeArr.get();
+    await warmPool();
+    await zarr.get(zarrArr);
+    warmed = true;
+  }
+  const reps = { touch: [] as Clock[], fresh: [] as Clock[], out: [] as Clock[], zarrita: [] as Clock[], minimal: [] as Clock[] };
+  const loadBefore = load1();
   for (let rep = 0; rep < REPEAT; rep++) {
     gc();
-    let t = performance.now();
-    let fresh: Float32Array | undefined = (await floeArr.get()).data as Float32Array;
-    best.fresh = Math.max(best.fresh, mbps(OUT_BYTES, performance.now() - t));
-    if (rep === 0) checkFull(data, fresh, 'floe full');
-    fresh = undefined;
+    reps.touch.push(await clocked(() => new Float32Array(OUT_BYTES / 4).fill(1).length));
+    gc();
+    const fresh = await clocked(async () => (await floeArr.get()).data as Float32Array);
+    reps.fresh.push(fresh);
+    if (rep === 0) checkFull(data, fresh.value, 'floe full');
+    fresh.value = new Float32Array(0);
     gc();
 
     if (rep === 0) sharedOut.fill(0);
-    t = performance.now();
-    await floeArr.get(undefined, { out: sharedOut });
-    best.out = Math.max(best.out, mbps(OUT_BYTES, performance.now() - t));
+    reps.out.push(await clocked(() => floeArr.get(undefined, { out: sharedOut })));
     if (rep === 0) checkFull(data, sharedOut, 'floe full (out)');
 
-    t = performance.now();
-    let z: Float32Array | undefined = (await zarr.get(zarrArr)).data as Float32Array;
-    best.zarrita = Math.max(best.zarrita, mbps(OUT_BYTES, performance.now() - t));
-    if (rep === 0) checkFull(data, z, 'zarrita full');
-    z = undefined;
+    const z = await clocked(async () => (await zarr.get(zarrArr)).data as Float32Array);
+    reps.zarrita.push(z);
+    if (rep === 0) checkFull(data, z.value, 'zarrita full');
+    z.value = new Float32Array(0);
     gc();
 
     if (rep === 0) sharedOut.fill(0);
-    t = performance.now();
-    await minimal.readFull(sharedOut.buffer as SharedArrayBuffer);
-    best.minimal = Math.max(best.minimal, mbps(OUT_BYTES, performance.now() - t));
+    reps.minimal.push(await clocked(() => minimal.readFull(sharedOut.buffer as SharedArrayBuffer)));
     if (rep === 0) checkFull(data, sharedOut, 'minimal full');
   }
   await minimal.close();
-  rows.push({ layout: name, read: 'full, new output', floe: best.fresh, zarrita: best.zarrita, minimal: best.minimal });
-  rows.push({ layout: name, read: 'full, `out` given (pre-touched)', floe: best.out, minimal: best.minimal });
-  console.error(`# ${name}: full reads done (Floe ${fmt(best.fresh)} / out ${fmt(best.out)}, zarrita ${fmt(best.zarrita)}, minimal ${fmt(best.minimal)} MB/s)`);
+  const med = (xs: Clock[]) => mbps(OUT_BYTES, median(xs.map((x) => x.ms)));
+  rows.push({ layout: name, read: 'full, new output', floe: med(reps.fresh), zarrita: med(reps.zarrita), minimal: med(reps.minimal) });
+  rows.push({ layout: name, read: 'full, `out` given (pre-touched)', floe: med(reps.out), minimal: med(reps.minimal) });
+  const pairWall = reps.zarrita.map((z, i) => z.ms / reps.fresh[i]!.ms);
+  const pairCpu = reps.zarrita.map((z, i) => z.cpuMs / reps.fresh[i]!.cpuMs);
+  fullPairs.push(
+    `| ${name} | ${reps.fresh.map((x) => x.ms.toFixed(0)).join(' ')} | ${reps.zarrita.map((x) => x.ms.toFixed(0)).join(' ')} | ` +
+      `${pairWall.map((r) => r.toFixed(2)).join(' ')} (median ${median(pairWall).toFixed(2)}) | ${pairCpu.map((r) => r.toFixed(2)).join(' ')} (median ${median(pairCpu).toFixed(2)}) | ` +
+      `${reps.touch.map((x) => `${x.ms.toFixed(0)}/${x.cpuMs.toFixed(0)}`).join(' ')} | ${reps.fresh.map((x) => (x.faults / 1000).toFixed(0)).join(' ')} | ${loadBefore} -> ${load1()} |`,
+  );
+  console.error(`# ${name}: full reads done (Floe ${fmt(med(reps.fresh))} / out ${fmt(med(reps.out))}, zarrita ${fmt(med(reps.zarrita))}, minimal ${fmt(med(reps.minimal))} MB/s)`);
 
   // (b) chunk by chunk: the unit is the codec chunk (inner chunk when sharded)
   const [uh, uw] = layout.innerShape ?? layout.chunkShape;
@@ -264,14 +215,19 @@ for (const layout of LAYOUTS) {
 
   const timed = async (list: [number, number][], h: number, w: number, read: (r: number, c: number) => Promise<Float32Array> | Float32Array, who: string): Promise<number> => {
     let ms = 0;
+    let cpuMs = 0;
     for (const [r, c] of list) {
+      const cpu = process.cpuUsage();
       const t = performance.now();
       const got = await read(r, c);
       ms += performance.now() - t;
+      cpuMs += cpuMsSince(cpu);
       checkWindow(data, got, r, c, h, w, who);
     }
+    cpuSpent.set(who, cpuMs);
     return mbps(list.length * h * w * 4, ms);
   };
+  const cpuSpent = new Map<string, number>();
   const unitOut = new Float32Array(uh * uw).fill(0);
   const winOut = new Float32Array(WIN * WIN).fill(0);
   const floeRead = (h: number, w: number) => async (r: number, c: number) => (await floeArr.get([slice(r, r + h), slice(c, c + w)])).data as Float32Array;
@@ -293,6 +249,8 @@ for (const layout of LAYOUTS) {
     zarrita: await timed(windows, WIN, WIN, zarrRead(WIN, WIN), 'zarrita window'),
     minimal: await timed(windows, WIN, WIN, minRead(WIN, WIN, winOut), 'minimal window'),
   });
+  const cpuOf = (who: string) => cpuSpent.get(who) ?? Number.NaN;
+  cutoutCpu.push(`| ${name} | ${cpuOf('floe window').toFixed(0)} | ${cpuOf('zarrita window').toFixed(0)} | ${cpuOf('minimal window').toFixed(0)} | ${(cpuOf('minimal window') / cpuOf('floe window')).toFixed(2)} |`);
   console.error(`# ${name}: cutouts done`);
 
   // Peak memory of one full read, each reader in a fresh process.
@@ -332,7 +290,7 @@ for (const layout of LAYOUTS) {
 
 // ---- report ----------------------------------------------------------------------------------
 const out: string[] = [];
-out.push(`Array ${ROWS} x ${COLS} float32 (${(OUT_BYTES / MiB).toFixed(0)} MiB), local directory store, warm page cache; ${os.cpus().length} cores, Node ${process.version}. MB/s = 10^6 bytes of decoded output per second; full reads best of ${REPEAT}.\n`);
+out.push(`Array ${ROWS} x ${COLS} float32 (${(OUT_BYTES / MiB).toFixed(0)} MiB), local directory store, warm page cache; ${os.cpus().length} cores, Node ${process.version}. MB/s = 10^6 bytes of decoded output per second; full reads: median of ${REPEAT}.\n`);
 out.push('| layout | objects | stored MiB | ratio | Floe write MB/s |');
 out.push('|---|---:|---:|---:|---:|');
 for (const i of infos) {
@@ -344,6 +302,16 @@ out.push('|---|---|---:|---:|---:|---:|---:|');
 for (const r of rows) {
   out.push(`| ${r.layout} | ${r.read} | ${fmt(r.floe)} | ${fmt(r.zarrita)} | ${fmt(r.minimal)} | ${ratio(r.floe, r.zarrita)} | ${ratio(r.floe, r.minimal)} |`);
 }
+out.push('');
+out.push(`Full reads with a new output, pair by pair in run order, after one untimed read each (Floe's starts its decode workers; bench/cold-read.ts measures first reads). CPU = user + system ms of the process, all threads. Page faults = a new ${(OUT_BYTES / MiB).toFixed(0)} MiB buffer with every page written, just before the pair, wall/CPU ms.\n`);
+out.push('| layout | Floe ms | zarrita ms | zarrita/Floe wall | zarrita/Floe CPU | new output with every page written, ms wall/CPU | Floe read, thousand minor faults | load |');
+out.push('|---|---|---|---|---|---|---|---|');
+out.push(...fullPairs);
+out.push('');
+out.push(`CPU ms of the ${WINDOWS} cutouts (user + system, whole process):\n`);
+out.push('| layout | Floe | zarrita | minimal | minimal/Floe |');
+out.push('|---|---:|---:|---:|---:|');
+out.push(...cutoutCpu);
 if (mems.length > 0) {
   out.push('');
   out.push(`Peak memory of one full read in a fresh process (output ${(OUT_BYTES / MiB).toFixed(0)} MiB): increase = peak RSS during the read (Linux VmHWM, reset after a warm-up read) − RSS before it.\n`);

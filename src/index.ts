@@ -18,7 +18,7 @@ export {
 } from './format/limits.ts';
 
 // Plain Zarr v3: stores, arrays, groups, selections.
-export { StorageStore, type ZarrStore, type ListDir, type StorageStoreOptions } from './engine/store.ts';
+export { StorageStore, type ZarrStore, type ListDir, type StorageStoreOptions, type DecodedChunkSource } from './engine/store.ts';
 export { ZarrArray, type ArrayIoOptions, type GetOptions, type SetOptions, type OpenArrayOptions, type WriteValue } from './engine/array.ts';
 export { ZarrGroup, openNode, type ChildInfo, type NodeOpenOptions, type GroupCreateOptions, type AnyArrayInput } from './engine/group.ts';
 export { slice, type Slice, type Selection, type SelectionItem } from './engine/selection.ts';
@@ -105,3 +105,4 @@ export type { FetchCount, FetchCounts, FetchPurpose } from './query/metered-stor
 export type { CacheHits } from './query/plan/planner.ts';
 export type { ReadCacheStats } from './cache/read-caches.ts';
 export type { ByteLruStats } from './cache/lru.ts';
+export type { DecodedChunkStats } from './cache/decoded-chunks.ts';

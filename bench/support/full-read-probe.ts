@@ -38,7 +38,7 @@ const nowUs = (): number => Number(process.hrtime.bigint() / 1000n); // CLOCK_MO
 if (reader === 'floe') {
   const arr = await ZarrArray.open(openStore(storeDir!, { readOnly: true }), `/${name}`);
   const [ch, cw] = arr.chunkShape as [number, number];
-  await arr.get([slice(0, ch), slice(0, 2 * cw)]); // warm-up: loads codecs, starts decode workers
+  await arr.get([slice(0, ch), slice(0, 2 * cw)]); // warm-up: loads codecs (a small read: no workers start)
   resetPeakRss();
   rssBefore = process.memoryUsage().rss;
   maxRssBefore = peakRss();

@@ -8,6 +8,7 @@
 // nobody writes to) or give each a distinct scope, and `clear()` after writing. A repository owns
 // one for all its sessions, scoped by snapshot id.
 import type { NdArray } from '../format/zarr/ndarray.ts';
+import { DecodedChunkCache, type DecodedChunkStats } from './decoded-chunks.ts';
 import { ByteLru, SingleFlight, type ByteLruStats, type CacheView } from './lru.ts';
 
 /** Byte budgets of a {@link ReadCaches}. */
@@ -17,8 +18,10 @@ export interface ReadCacheOptions {
   /** Budget for encoded chunk bytes. Default 64 MiB. */
   chunkBytes?: number;
   /**
-   * Budget for decoded chunks (inner chunks of shards), by decoded size. Default 128 MiB. Only
-   * chunks up to an eighth of it are kept, so one big read cannot flush the hot small ones.
+   * Budget for decoded chunks (inner chunks of shards), by decoded size: the chunks queries
+   * decode, and those small array reads (cutouts) decode, so a burst of windows over one chunk
+   * decodes it once. Default 128 MiB. Only chunks up to an eighth of it are kept,
+   * so one big read cannot flush the hot small ones.
    */
   decodedChunkBytes?: number;
   /** Budget for decoded coordinate arrays. Default 16 MiB. */
@@ -35,7 +38,7 @@ export interface Sized<T> {
 export interface ReadCacheStats {
   shardIndexes: ByteLruStats;
   chunks: ByteLruStats;
-  decodedChunks: ByteLruStats;
+  decodedChunks: DecodedChunkStats;
   coordinates: ByteLruStats;
   /** Requests that joined an identical one already in flight (from another query). */
   sharedRequests: number;
@@ -55,6 +58,9 @@ export interface QueryCaches {
 
 const MiB = 2 ** 20;
 
+/** The default budget of decoded chunks: of a repository, and of all plain stores of a process. */
+export const DEFAULT_DECODED_CHUNK_BYTES = 128 * MiB;
+
 /**
  * Byte-budgeted LRU caches for query reads: raw shard indexes, encoded chunks, decoded chunks and
  * coordinate arrays, with concurrent identical requests joined into one. A repository owns one for
@@ -64,7 +70,7 @@ const MiB = 2 ** 20;
 export class ReadCaches implements QueryCaches {
   readonly shardIndexes: ByteLru<string, Uint8Array>;
   readonly chunks: ByteLru<string, Uint8Array>;
-  readonly decodedChunks: ByteLru<string, NdArray>;
+  readonly decodedChunks: DecodedChunkCache;
   readonly coordinates: ByteLru<string, Sized<unknown>>;
   readonly maxDecodedChunkBytes: number;
   private readonly requests = new SingleFlight<string, Uint8Array | undefined>();
@@ -72,9 +78,9 @@ export class ReadCaches implements QueryCaches {
   constructor(options: ReadCacheOptions = {}) {
     this.shardIndexes = new ByteLru({ maxBytes: options.shardIndexBytes ?? 16 * MiB, sizeOf: (b) => b.byteLength });
     this.chunks = new ByteLru({ maxBytes: options.chunkBytes ?? 64 * MiB, sizeOf: (b) => b.byteLength });
-    this.decodedChunks = new ByteLru({ maxBytes: options.decodedChunkBytes ?? 128 * MiB, sizeOf: decodedSize });
+    this.decodedChunks = new DecodedChunkCache(options.decodedChunkBytes ?? DEFAULT_DECODED_CHUNK_BYTES);
     this.coordinates = new ByteLru({ maxBytes: options.coordinateBytes ?? 16 * MiB, sizeOf: (s) => s.bytes });
-    this.maxDecodedChunkBytes = Math.floor(this.decodedChunks.options.maxBytes / 8);
+    this.maxDecodedChunkBytes = this.decodedChunks.maxEntryBytes;
   }
 
   share<T extends Uint8Array | undefined>(key: string, fetch: () => Promise<T>): Promise<T> {
@@ -116,18 +122,13 @@ export class ReadCaches implements QueryCaches {
   }
 }
 
-function lookupOnly<V extends object>(lru: ByteLru<string, V>): CacheView<string, V> {
+function lookupOnly<V extends object>(lru: Pick<CacheView<string, V>, 'get'>): CacheView<string, V> {
   return {
     get: (key) => lru.get(key),
     set: () => {},
     delete: () => {},
     load: async (key, loader) => lru.get(key) ?? loader(),
   };
-}
-
-function decodedSize(chunk: NdArray): number {
-  const data = chunk.data;
-  return ArrayBuffer.isView(data) ? data.byteLength : data.length * 64;
 }
 
 /** The cache key of a byte range of an object (an inner chunk of a shard). */

@@ -10,7 +10,7 @@ import type { Selection } from './selection.ts';
 import { FsStorage, type Durability } from './storage/fs.ts';
 import { MemoryStorage } from './storage/memory.ts';
 import type { ObjectStorage } from './storage/types.ts';
-import { StorageStore, type ZarrStore } from './store.ts';
+import { StorageStore, type StorageStoreOptions, type ZarrStore } from './store.ts';
 import { V2Array } from './v2-array.ts';
 
 /** Options of {@link openStore}. */
@@ -25,6 +25,8 @@ export interface OpenStoreOptions {
   durability?: Durability;
   /** The older spelling: `true` is `durability: 'fsync'`, `false` is `'atomic'`. */
   durable?: boolean;
+  /** Budget of decoded chunks kept for small reads; see {@link StorageStoreOptions.decodedChunkBytes}. */
+  decodedChunkBytes?: number;
 }
 
 /** A plain Zarr store: a directory path, `':memory:'`, or any ObjectStorage. */
@@ -40,7 +42,7 @@ export function openStore(location: string | ObjectStorage, options: OpenStoreOp
       durability: options.durability ?? (options.durable ? 'fsync' : 'atomic'),
       ...(options.durable !== undefined && { durable: options.durable }), // FsStorage refuses a contradiction
     });
-  return new StorageStore(storage, { readOnly: options.readOnly ?? false });
+  return new StorageStore(storage, { readOnly: options.readOnly ?? false, ...(options.decodedChunkBytes !== undefined ? { decodedChunkBytes: options.decodedChunkBytes } : {}) });
 }
 
 /**

@@ -17,7 +17,7 @@ import { cStrides, product, type NdArray } from '../format/zarr/ndarray.ts';
 import { shiftView } from '../format/zarr/projection.ts';
 import { chunkKey } from '../format/zarr/chunk-keys.ts';
 import { keyPrefix, metadataKey, normalizePath } from '../format/zarr/paths.ts';
-import { ReadBuffers, readChunkRegion, writeChunkRegions, type ChunkJob, type ChunkReader, type View } from './chunk-io.ts';
+import { inlineScratch, mainThreadReadBuffers, readChunkRegion, writeChunkRegions, type ChunkJob, type ChunkReader, type View } from './chunk-io.ts';
 import { sharedDecodePool, type DecodePool } from './decode-pool.ts';
 import { DEFAULT_CONCURRENCY, mapLimit, type Limiter } from './storage/limiter.ts';
 import { sharedWritePool } from './write-pool.ts';
@@ -73,9 +73,6 @@ export interface SetOptions extends ArrayIoOptions, AbortOptions {}
 
 /** Options of opening or creating an array: its I/O defaults, and `signal` for this call only. */
 export type OpenArrayOptions = ArrayIoOptions & AbortOptions;
-
-/** Reads smaller than this never use the worker pool. */
-const MIN_POOLED_READ_BYTES = 8 * 1024 * 1024;
 
 /** Encoded partial chunks a write holds between checking them and writing them (see chunk-io). */
 const WRITE_HOLD_BYTES = 128 * 1024 * 1024;
@@ -175,21 +172,40 @@ export class ZarrArray {
     const full = dims.map((d) => d.count);
     const n = product(full);
     const lanes = this.dataType.lanes;
-    // Workers pay off when a read spans several chunks; a small read decodes inline into a
-    // regular buffer (a fresh SharedArrayBuffer costs 2-5x more to allocate and fault in).
-    const pool = n * this.dataType.lanes * this.dataType.laneBytes >= MIN_POOLED_READ_BYTES ? this.decodePool(options) : undefined;
-    const data = options.out ?? allocateOutput(this.dataType, n, pool !== undefined, this.path);
+    const resultBytes = n * lanes * this.dataType.laneBytes;
+    // Workers pay off when a read spans several chunks; a small read decodes in this thread into
+    // a regular buffer (a fresh SharedArrayBuffer costs 2-5x more to allocate and fault in).
+    const pool = this.decodePool(options);
+    const plan = pool?.planFor(resultBytes) ?? 'inline';
+    const pooled = plan === 'pool' ? pool : undefined;
+    const data = options.out ?? allocateOutput(this.dataType, n, pooled !== undefined, this.path);
     if (data.length !== n * lanes) {
       throw floeError('INVALID_ARGUMENT', `out buffer holds ${data.length} numbers, the selection needs ${n * lanes}`, { where: this.path });
     }
     const out: View = { data, offset: 0, stride: cStrides(full) };
     const request = requestOf(options);
-    const io: ChunkReader = { store: this.store, pool, scratch: new ScratchBuffer(), buffers: new ReadBuffers(), request };
+    const decoded = this.store.decodedChunks;
+    const io: ChunkReader = {
+      store: this.store,
+      pool: pooled,
+      scratch: inlineScratch(this.chunkBytes),
+      buffers: mainThreadReadBuffers(),
+      request,
+      decoded,
+      // A small read keeps the chunks it decodes in part: the next window over them copies.
+      admit: decoded !== undefined && resultBytes <= decoded.cache.maxEntryBytes,
+    };
     await mapLimit(this.jobs(dims), this.concurrency(options), (job) =>
       readChunkRegion(io, this.chunkKey(job.coords), this.chain, job, shift(out, job)),
     );
+    if (plan === 'inline-then-start') pool?.start(); // warm for the next big read
     const shape = resultShape(dims);
     return { data, shape, stride: cStrides(shape) };
+  }
+
+  /** Decoded bytes of one chunk (variable-length types count one byte an element). */
+  private get chunkBytes(): number {
+    return product(this.chunkShape) * Math.max(1, this.dataType.lanes * this.dataType.laneBytes);
   }
 
   /**

@@ -17,7 +17,13 @@ import { chunkRuns, copyRuns, encodeOwnedChunk, memoryBytes, memoryRuns, runsAll
 import { MIN_OFFLOAD_BYTES, type DecodePool } from './decode-pool.ts';
 import { checkedAt, dot, zipEvery, zipMap } from './indexing.ts';
 import { forEachProduct, projectDim, type ChunkProjection } from './selection.ts';
+import { readCachedChunk } from './cached-chunks.ts';
+import { checkMissing, fetchChunk, localSpan, namingChunk, NOT_LOCAL, readLocalChunk, withinSpan, withKey, type ByteSpan, type ChunkReader } from './chunk-fetch.ts';
+import { readFileIntoViews } from './local-file.ts';
+import { plainRuns } from './plain-runs.ts';
 import type { AbortOptions, ZarrStore } from './store.ts';
+
+export { inlineScratch, mainThreadReadBuffers, ReadBuffers, type ChunkReader } from './chunk-fetch.ts';
 
 export type View = StridedView;
 
@@ -28,17 +34,6 @@ export interface ChunkJob {
 
 /** Inner-chunk reads in flight per shard. */
 const SHARD_CONCURRENCY = 8;
-
-/** Where chunk reads go and how chunks are decoded (inline, or on a worker pool). */
-export interface ChunkReader {
-  readonly store: ZarrStore;
-  readonly pool: DecodePool | undefined;
-  /** Decompression buffer for inline decodes; safe because a decode and its copy never yield. */
-  readonly scratch: ScratchBuffer;
-  readonly buffers: ReadBuffers;
-  /** The read's request options (its signal), passed to every store call. */
-  readonly request: AbortOptions | undefined;
-}
 
 export async function readChunkRegion(io: ChunkReader, key: string, chain: CodecChain, job: ChunkJob, dst: View): Promise<void> {
   const signal = io.request?.signal;
@@ -51,7 +46,9 @@ export async function readChunkRegion(io: ChunkReader, key: string, chain: Codec
   }
   const size = plainSize(chain);
   if (size !== undefined && (await readPlainSpan(io, key, chain, job.projections, dst))) return;
+  if (!chain.sharding && (await readCachedChunk(io, key, undefined, chain, job.projections, dst))) return;
   if (await readFileOnWorker(io, key, chain, job.projections, dst)) return;
+  if (await readFileInline(io, key, chain, job.projections, dst)) return;
   if (size !== undefined && io.store.getInto) {
     // Uncompressed: read into a reused buffer and copy out; no allocation per chunk.
     const buffer = io.buffers.take(size);
@@ -63,9 +60,31 @@ export async function readChunkRegion(io: ChunkReader, key: string, chain: Codec
       io.buffers.give(buffer);
     }
   }
-  const bytes = await io.store.get(key, io.request);
-  if (!bytes) return fillRegion(dst, counts, chain.spec.fillValue.memory, chain.spec.dataType.lanes);
-  await decodeAndCopy(io, chain, bytes, key, job.projections, dst);
+  const fetched = await fetchChunk(io, key, chain.encodedSizeBound(), io.request);
+  if (!fetched) return fillRegion(dst, counts, chain.spec.fillValue.memory, chain.spec.dataType.lanes);
+  try {
+    await decodeAndCopy(io, chain, fetched.bytes, key, job.projections, dst);
+  } finally {
+    fetched.release();
+  }
+}
+
+/**
+ * In this thread, for stores over local files: an uncompressed chunk stored as the result holds
+ * it is read straight into the result (readv); any other is read synchronously into the thread's
+ * file buffer and decoded into `dst`. One buffer at most, however many reads are in flight.
+ */
+async function readFileInline(io: ChunkReader, key: string, chain: CodecChain, ps: readonly ChunkProjection[], dst: View): Promise<boolean> {
+  const span = await localSpan(io, key, io.request);
+  if (span === NOT_LOCAL) return false;
+  const fill = () => fillRegion(dst, ps.map((p) => p.count), chain.spec.fillValue.memory, chain.spec.dataType.lanes);
+  const runs = span === null ? undefined : plainRuns(chain, ps, dst);
+  const direct = span && runs ? namingChunk(key, span, () => readFileIntoViews(span, runs.chunkBytes, runs.fileOffset, runs.views)) : 'fallback';
+  if (direct === 'done') return true;
+  const bytes = span === null || direct === 'missing' ? undefined : readLocalChunk(key, span, chain);
+  if (bytes) withKey(key, () => chain.decodeRegion(bytes, ps, dst, io.scratch));
+  else (checkMissing(key, span), fill());
+  return true;
 }
 
 /**
@@ -74,13 +93,14 @@ export async function readChunkRegion(io: ChunkReader, key: string, chain: Codec
  */
 async function decodeAndCopy(io: ChunkReader, chain: CodecChain, bytes: Uint8Array, key: string, ps: readonly ChunkProjection[], dst: View): Promise<void> {
   const trivial = chain.bytesCodecs.length === 0 && chain.arrayToBytes.name === 'bytes';
-  if (!io.pool || trivial || bytes.length < MIN_OFFLOAD_BYTES) {
+  const pool = readyPool(io);
+  if (!pool || trivial || bytes.length < MIN_OFFLOAD_BYTES) {
     withKey(key, () => chain.decodeRegion(bytes, ps, dst, io.scratch));
     return;
   }
   try {
-    if (isShared(dst.data)) await io.pool.decodeInto(chain, bytes, { view: dst, projections: ps });
-    else copyFromChunk(await io.pool.decode(chain, bytes), ps, dst, chain.spec.dataType.lanes);
+    if (isShared(dst.data)) await pool.decodeInto(chain, bytes, { view: dst, projections: ps });
+    else copyFromChunk(await pool.decode(chain, bytes), ps, dst, chain.spec.dataType.lanes);
   } catch (err) {
     if (isFloeError(err)) throw floeError(err.code, err.message, { where: key, cause: err, details: err.details });
     throw err;
@@ -132,12 +152,13 @@ async function readPlainSpan(io: ChunkReader, key: string, chain: CodecChain, ps
  */
 async function readFileOnWorker(io: ChunkReader, key: string, chain: CodecChain, ps: readonly ChunkProjection[], dst: View): Promise<boolean> {
   const { shape, dataType } = chain.spec;
-  if (!io.pool || !isShared(dst.data) || product(shape) * dataType.itemSize < MIN_OFFLOAD_BYTES) return false;
+  const pool = readyPool(io);
+  if (!pool || !isShared(dst.data) || product(shape) * dataType.itemSize < MIN_OFFLOAD_BYTES) return false;
   const span = await io.store.localFile?.(key, io.request);
   if (span === undefined) return false;
   let found = false;
   try {
-    if (span !== null) found = await io.pool.decodeFileInto(chain, span, { view: dst, projections: ps });
+    if (span !== null) found = await pool.decodeFileInto(chain, span, { view: dst, projections: ps });
   } catch (err) {
     if (isFloeError(err)) throw floeError(err.code, err.message, { where: key, cause: err, details: err.details });
     throw err;
@@ -153,22 +174,9 @@ function plainSize(chain: CodecChain): number | undefined {
   return chain.arrayCodecs.length === 0 && chain.bytesCodecs.length === 0 && chain.arrayToBytes.name === 'bytes' ? chain.encodedSize() : undefined;
 }
 
-/** Reusable read buffers, one per read in flight (reads of one `get` share a pool). */
-export class ReadBuffers {
-  private readonly free: Uint8Array[] = [];
-
-  take(n: number): Uint8Array {
-    for (const [i, buffer] of this.free.entries()) {
-      if (buffer.length < n) continue;
-      this.free.splice(i, 1);
-      return buffer;
-    }
-    return new Uint8Array(n);
-  }
-
-  give(buffer: Uint8Array): void {
-    this.free.push(buffer);
-  }
+/** The pool when one of its workers can take a chunk now; chunks decode inline until then. */
+function readyPool(io: ChunkReader): DecodePool | undefined {
+  return io.pool?.ready ? io.pool : undefined;
 }
 
 function isShared(data: View['data']): boolean {
@@ -203,12 +211,28 @@ async function readShardRegion(io: ChunkReader, key: string, codec: ShardingCode
     const offset = checkedAt(index.offsets, i, 'CORRUPT_OBJECT', 'inner chunk outside the shard index', key);
     const length = checkedAt(index.lengths, i, 'CORRUPT_OBJECT', 'inner chunk outside the shard index', key);
     if (offset < 0) return fillRegion(view, q.map((p) => p.count), fillValue.memory, dataType.lanes);
+    if (await readCachedChunk(io, key, { offset, length }, codec.innerChain, q, view)) return;
+    if (await readInnerInline(io, key, { offset, length }, codec.innerChain, q, view)) return;
     const bytes = await store.getRange(key, { offset, length }, request);
     if (!bytes || bytes.length !== length) {
       throw floeError('CORRUPT_OBJECT', `shard index entry ${i} points past the end of the shard`, { where: key });
     }
     await decodeAndCopy(io, codec.innerChain, bytes, key, q, view);
   });
+}
+
+/**
+ * An inner chunk of a shard in a local file, while no worker takes chunks: read into this
+ * thread's file buffer and decoded at once (no fresh buffer per inner chunk).
+ */
+async function readInnerInline(io: ChunkReader, key: string, range: ByteSpan, chain: CodecChain, ps: readonly ChunkProjection[], dst: View): Promise<boolean> {
+  if (readyPool(io)) return false; // big inner chunks may go to a worker: they need bytes of their own
+  const span = await localSpan(io, key, io.request);
+  if (span === NOT_LOCAL || span === null) return false;
+  const bytes = readLocalChunk(key, withinSpan(span, range), chain);
+  if (!bytes) return false; // the shard vanished since its index was read: the ordinary path reports it
+  withKey(key, () => chain.decodeRegion(bytes, ps, dst, io.scratch));
+  return true;
 }
 
 /** One chunk's part of a write: where it goes, which part of the chunk, and the source values. */
@@ -351,15 +375,4 @@ async function prepareChunk(store: ZarrStore, chain: CodecChain, w: ChunkWrite, 
   }
   if (allEqual(chunk.data, fillValue.memory)) return { key: w.key, parts: undefined };
   return { key: w.key, parts: [withKey(w.key, () => encodeOwnedChunk(chain, chunk))] };
-}
-
-/** Attaches the store key to codec errors so messages say which chunk failed. */
-function withKey<T>(key: string, fn: () => T): T {
-  try {
-    return fn();
-  } catch (err) {
-    if (isFloeError(err) && !err.where) throw floeError(err.code, err.message, { where: key, cause: err, details: err.details });
-    if (isFloeError(err)) throw err;
-    throw floeError('CORRUPT_OBJECT', `chunk could not be decoded: ${(err as Error).message}`, { where: key, cause: err });
-  }
 }

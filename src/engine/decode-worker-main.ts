@@ -1,16 +1,16 @@
 // Runs inside a decode worker: rebuild the codec chain (cached per configuration) and decode.
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { parentPort } from 'node:worker_threads';
-import { floeError, isFloeError } from '../errors.ts';
+import { parentPort, workerData } from 'node:worker_threads';
+import { isFloeError } from '../errors.ts';
 import { copyTypedArray, ownsWholeBuffer } from '../format/bytes.ts';
-import { configureLimits, limitExceeded, resourceLimits } from '../format/limits.ts';
+import { configureLimits, resourceLimits } from '../format/limits.ts';
 import { buildCodecChain, ScratchBuffer, type CodecChain } from '../format/codecs/pipeline.ts';
 import { loadCodecsMentionedIn } from '../format/codecs/registry.ts';
 import { parseDataType } from '../format/zarr/data-types.ts';
 import { parseFillValue, type FillValueInput } from '../format/zarr/fill-value.ts';
 import type { CodecMetadata } from '../format/codecs/types.ts';
-import type { DecodeRequest, DecodeResponse } from './decode-pool.ts';
-import type { LocalFileSpan } from './store.ts';
+import type { DecodeRequest, DecodeResponse, DecodeWorkerData } from './decode-pool.ts';
+import { inFileBuffer, readFileIntoViews, readLocalFile } from './local-file.ts';
+import { plainRuns } from './plain-runs.ts';
 
 const chains = new Map<string, CodecChain>();
 
@@ -33,42 +33,6 @@ function chainFor(req: DecodeRequest): CodecChain {
 }
 
 const scratch = new ScratchBuffer();
-let fileBuffer = new Uint8Array(0);
-
-/**
- * Reads a local file, or `length` bytes of it at `offset`, into a reused buffer; undefined when
- * the file does not exist. A file too short for its span is damaged, not empty.
- */
-function readLocalFile(span: LocalFileSpan, maxBytes: number): Uint8Array | undefined {
-  let fd: number;
-  try {
-    fd = openSync(span.path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
-  try {
-    const offset = span.offset ?? 0;
-    const size = span.length ?? fstatSync(fd).size - offset;
-    // No encoding of this chunk is that large: refuse before reading it into memory.
-    if (size > maxBytes) {
-      throw limitExceeded('encoded-bytes', maxBytes, `${span.path} holds ${size} bytes for one chunk, more than any encoding of it can take; the object is damaged or hostile`, { actual: size });
-    }
-    if (fileBuffer.length < size) fileBuffer = new Uint8Array(size);
-    let done = 0;
-    while (done < size) {
-      const n = readSync(fd, fileBuffer, done, size - done, offset + done);
-      if (n === 0) break;
-      done += n;
-    }
-    if (span.length !== undefined && done < span.length) {
-      throw floeError('CORRUPT_OBJECT', `${span.path} ends ${span.length - done} bytes before the chunk it holds (bytes ${offset}-${offset + span.length - 1})`);
-    }
-    return fileBuffer.subarray(0, done);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 // The chain's codecs may load on first use (registry.ts): handling waits for them, then runs to
 // completion synchronously, so two requests never share the scratch buffers at once.
@@ -84,7 +48,14 @@ function handle(req: DecodeRequest): void {
   const transfer: ArrayBuffer[] = [];
   try {
     const chain = chainFor(req);
-    const bytes = req.file === undefined ? req.bytes! : readLocalFile(req.file, chain.encodedSizeBound());
+    // An uncompressed chunk stored as the shared result holds it: read straight into the result.
+    const runs = req.file && req.target ? plainRuns(chain, req.target.projections, req.target.view) : undefined;
+    const direct = req.file && runs ? readFileIntoViews(req.file, runs.chunkBytes, runs.fileOffset, runs.views) : 'fallback';
+    if (direct === 'done') {
+      parentPort!.postMessage({ id: req.id, ok: true } satisfies DecodeResponse);
+      return;
+    }
+    const bytes = req.file === undefined ? req.bytes! : direct === 'missing' ? undefined : readLocalFile(req.file, chain.encodedSizeBound());
     if (bytes === undefined) {
       parentPort!.postMessage({ id: req.id, ok: true, missing: true } satisfies DecodeResponse);
       return;
@@ -101,7 +72,7 @@ function handle(req: DecodeRequest): void {
       // Transfer only a buffer the result owns whole: Buffer.allocUnsafe may hand out slices of
       // a shared pool, and a codec may keep internal buffers; those are copied instead.
       const d = out.data;
-      const data = ownsWholeBuffer(d) && d.buffer !== bytes.buffer && d.buffer !== fileBuffer.buffer ? d : copyTypedArray(d);
+      const data = ownsWholeBuffer(d) && d.buffer !== bytes.buffer && !inFileBuffer(d) ? d : copyTypedArray(d);
       reply = { id: req.id, ok: true, data, shape: out.shape, stride: out.stride };
       transfer.push(data.buffer as ArrayBuffer);
     }
@@ -112,3 +83,8 @@ function handle(req: DecodeRequest): void {
   }
   parentPort!.postMessage(reply, transfer);
 }
+
+// Loaded: tell the pool through shared memory, which its main thread reads between chunks
+// without waiting for the event loop (a read in progress may not give it a turn).
+const data = workerData as DecodeWorkerData | undefined;
+if (data?.ready) Atomics.store(data.ready, 0, 1);

@@ -5,6 +5,8 @@
 // Every method takes optional `{ signal }` last (zarrita passes its request options, `signal`
 // included, the same way): a store passes it to its storage requests, so a fired signal rejects
 // the call with ABORTED. Callers pass one options object per operation, not one per chunk.
+import { DecodedChunkCache } from '../cache/decoded-chunks.ts';
+import { DEFAULT_DECODED_CHUNK_BYTES } from '../cache/read-caches.ts';
 import { floeError } from '../errors.ts';
 import { checkConcurrency, DEFAULT_CONCURRENCY, mapLimit } from './storage/limiter.ts';
 import type { AbortOptions, ByteRange, ObjectStorage } from './storage/types.ts';
@@ -26,6 +28,16 @@ export interface LocalFileSpan {
   readonly length?: number;
   /** The value is known to exist: a missing file is an error, not an empty chunk. */
   readonly required?: boolean;
+}
+
+/**
+ * Where readers of a store keep decoded chunks: the cache, and for each chunk key a cache key that
+ * names the bytes the key holds now (it changes when they change, or the store invalidates it).
+ */
+export interface DecodedChunkSource {
+  readonly cache: DecodedChunkCache;
+  /** The cache key of the chunk at `key`; undefined: do not cache it (inline bytes, say). */
+  chunkIdentity(key: string, options?: AbortOptions): string | undefined | Promise<string | undefined>;
 }
 
 /**
@@ -58,6 +70,8 @@ export interface ZarrStore {
    * them themselves. `null` when the key has no value; `undefined` when it is not in a local file.
    */
   localFile?(key: string, options?: AbortOptions): Promise<LocalFileSpan | null | undefined>;
+  /** Optional: the decoded-chunk cache its readers share (see {@link DecodedChunkSource}). */
+  readonly decodedChunks?: DecodedChunkSource | undefined;
   /** Writes (replaces) a key's value. */
   set(key: string, value: Uint8Array, options?: AbortOptions): Promise<void>;
   /**
@@ -104,11 +118,47 @@ export interface StorageStoreOptions {
   prefix?: string;
   /** Storage requests one `getPartialValues` call keeps in flight. Default 8; a positive integer. */
   concurrency?: number;
+  /**
+   * Budget in bytes for decoded chunks that small reads (cutouts) keep, so a burst of windows
+   * over the same compressed chunks decodes each once. Default: one cache of 128 MiB shared by
+   * every plain store of the process that sets none (each store's keys apart); a number gives this
+   * store a cache of its own; 0 keeps none. Writes through this store forget what they replace;
+   * a store whose objects others change meanwhile (another process) should pass 0.
+   */
+  decodedChunkBytes?: number;
+}
+
+let sharedDecodedChunks: DecodedChunkCache | undefined;
+let storeScopes = 0;
+
+/**
+ * The decoded chunks of a plain store: cache keys are its own keys under a scope of its own (a
+ * plain store's keys name no particular bytes: writes through it invalidate them).
+ */
+class PlainDecodedChunks implements DecodedChunkSource {
+  private readonly scope = `store${++storeScopes}:`;
+
+  constructor(readonly cache: DecodedChunkCache) {}
+
+  chunkIdentity(key: string): string {
+    return this.scope + normalizeKey(key);
+  }
+}
+
+function plainDecodedChunks(budget: number | undefined): PlainDecodedChunks | undefined {
+  if (budget !== undefined && !(Number.isFinite(budget) && budget >= 0)) {
+    throw floeError('INVALID_ARGUMENT', `decodedChunkBytes must be a number of bytes >= 0 (0 keeps no decoded chunks), got ${budget}`);
+  }
+  if (budget === 0) return undefined;
+  return new PlainDecodedChunks(budget === undefined ? (sharedDecodedChunks ??= new DecodedChunkCache(DEFAULT_DECODED_CHUNK_BYTES)) : new DecodedChunkCache(budget));
 }
 
 /** A plain (untracked) Zarr store: keys map one-to-one onto objects. */
 export class StorageStore implements ZarrStore {
   readonly readOnly: boolean;
+  /** The decoded chunks its small reads keep (`decodedChunkBytes`); undefined when 0. */
+  readonly decodedChunks: DecodedChunkSource | undefined;
+  private readonly plainChunks: PlainDecodedChunks | undefined;
   private readonly prefix: string;
   private readonly concurrency: number;
   /** Present when the storage writes parts without joining them (`ObjectStorage.putParts`). */
@@ -126,9 +176,15 @@ export class StorageStore implements ZarrStore {
     if (putParts) {
       this.setParts = async (key, parts, options) => {
         this.assertWritable(key);
-        await putParts(this.full(key), parts, options);
+        try {
+          await putParts(this.full(key), parts, options);
+        } finally {
+          this.forget(key); // as set: no decoded copy of the old bytes outlives the write
+        }
       };
     }
+    this.plainChunks = plainDecodedChunks(options.decodedChunkBytes);
+    this.decodedChunks = this.plainChunks;
   }
 
   private full(key: string): string {
@@ -165,7 +221,11 @@ export class StorageStore implements ZarrStore {
 
   async set(key: string, value: Uint8Array, options?: AbortOptions): Promise<void> {
     this.assertWritable(key);
-    await this.storage.put(this.full(key), value, options);
+    try {
+      await this.storage.put(this.full(key), value, options);
+    } finally {
+      this.forget(key); // after the write (failed ones too): no read of the old bytes is kept
+    }
   }
 
   async setPartialValues(requests: readonly (readonly [string, number, Uint8Array])[], options?: AbortOptions): Promise<void> {
@@ -185,17 +245,32 @@ export class StorageStore implements ZarrStore {
 
   async eraseValues(keys: readonly string[], options?: AbortOptions): Promise<void> {
     keys.forEach((k) => this.assertWritable(k));
-    if (keys.length > 0) await this.storage.delete(keys.map((k) => this.full(k)), options);
+    try {
+      if (keys.length > 0) await this.storage.delete(keys.map((k) => this.full(k)), options);
+    } finally {
+      keys.forEach((k) => this.forget(k));
+    }
   }
 
   async erasePrefix(prefix: string, options?: AbortOptions): Promise<void> {
     this.assertWritable(prefix);
-    const batch: string[] = [];
-    for await (const info of this.storage.list(this.full(prefix), options)) {
-      batch.push(info.key);
-      if (batch.length === 1000) await this.storage.delete(batch.splice(0), options);
+    try {
+      const batch: string[] = [];
+      for await (const info of this.storage.list(this.full(prefix), options)) {
+        batch.push(info.key);
+        if (batch.length === 1000) await this.storage.delete(batch.splice(0), options);
+      }
+      if (batch.length > 0) await this.storage.delete(batch, options);
+    } finally {
+      const source = this.plainChunks;
+      source?.cache.invalidatePrefix(source.chunkIdentity(prefix));
     }
-    if (batch.length > 0) await this.storage.delete(batch, options);
+  }
+
+  /** Drops the decoded chunk (and inner chunks) cached for `key`. */
+  private forget(key: string): void {
+    const source = this.plainChunks;
+    source?.cache.invalidate(source.chunkIdentity(key));
   }
 
   list(options?: AbortOptions): AsyncIterable<string> {

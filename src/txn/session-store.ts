@@ -6,10 +6,10 @@
 import { floeError, isFloeError } from '../errors.ts';
 import { throwIfAborted } from '../engine/abort.ts';
 import { mapLimit } from '../engine/storage/limiter.ts';
-import type { ListDir, LocalFileSpan, ZarrStore } from '../engine/store.ts';
+import type { DecodedChunkSource, ListDir, LocalFileSpan, ZarrStore } from '../engine/store.ts';
 import { normalizeKey } from '../engine/store.ts';
 import type { AbortOptions, ByteRange } from '../engine/storage/types.ts';
-import type { ChunkId } from '../format/icechunk/ids.ts';
+import { idToString, type ChunkId } from '../format/icechunk/ids.ts';
 import { chunkKey } from '../format/icechunk/keys.ts';
 import type { ChunkRef } from '../format/icechunk/manifest.ts';
 import { currentChunkRefs, requireArray, chunkRefAt, type ResolvedNode } from './node-view.ts';
@@ -64,8 +64,27 @@ function withinGrid(node: ResolvedNode, index: readonly number[]): boolean {
 export class SessionStore implements ZarrStore {
   /** Nothing it records is visible outside the session until the commit, which is atomic. */
   readonly transactional = true;
+  /**
+   * The repository's decoded-chunk cache, keyed by the chunk ref (a chunk object id never names
+   * other bytes), so every session of the repository shares entries and none goes stale.
+   */
+  readonly decodedChunks: DecodedChunkSource;
 
-  constructor(private readonly ctx: StoreContext) {}
+  constructor(private readonly ctx: StoreContext) {
+    this.decodedChunks = { cache: ctx.objects.readCaches.decodedChunks, chunkIdentity: (key, options) => this.chunkIdentity(key, options) };
+  }
+
+  /** What names a chunk's bytes: its chunk object range, or a virtual range with its checksum. */
+  private async chunkIdentity(key: string, options?: AbortOptions): Promise<string | undefined> {
+    const parsed = classifyKey(this.ctx.view(), key);
+    if (parsed.kind !== 'chunk') return undefined;
+    const ref = await chunkRefAt(this.ctx.objects, this.ctx.changes, parsed.node, parsed.coords, options);
+    if (ref?.kind === 'native') return `chunk:${idToString(ref.chunkId)}@${ref.offset}+${ref.length}`;
+    // A virtual object without a checksum may change under its location: not cached.
+    if (ref?.kind !== 'virtual' || ref.checksum === null) return undefined;
+    const version = 'etag' in ref.checksum ? `etag:${ref.checksum.etag}` : `modified:${ref.checksum.lastModified}`;
+    return `virtual:${ref.location}@${ref.offset}+${ref.length}#${version}`;
+  }
 
   get readOnly(): boolean {
     return this.ctx.readOnly;

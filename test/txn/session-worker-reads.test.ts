@@ -10,11 +10,16 @@ import { FsStorage } from '../../src/engine/storage/fs.ts';
 import type { ByteRange } from '../../src/engine/storage/types.ts';
 import { isFloeError } from '../../src/errors.ts';
 import { Repository, Storage, type RepositoryOptions } from '../../src/txn/index.ts';
+import { testPool, warmPool } from '../support/decode-pool.ts';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'floe-session-workers-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const pool = testPool(8 << 20); // started for reads of 8 MiB and more (the default waits for 64 MiB)
+afterAll(async () => {
+  await pool.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
 
-const N = 2048; // 16 MiB of float32: reads this big use the worker pool
+const N = 2048; // 16 MiB of float32: reads this big use the pool
 const values = Float32Array.from({ length: N * N }, (_, i) => Math.cos(i / 601) * 40 + (i % 11));
 const META = {
   shape: [N, N], chunkShape: [1024, 1024], dataType: 'float32', fillValue: 0,
@@ -51,8 +56,11 @@ describe('session reads on decode workers', () => {
       const { repo, backend } = await committedRepo(name.replace(/ /g, '-'), options);
       const reader = await repo.readonlySession({ branch: 'main' });
       backend.chunkGets = 0;
-      const got = await (await ZarrArray.open(reader.store, '/a')).get();
+      await warmPool(pool);
+      const sent = pool.chunksSent;
+      const got = await (await ZarrArray.open(reader.store, '/a')).get(undefined, { decodePool: pool });
       expect((got.data as Float32Array).buffer).toBeInstanceOf(SharedArrayBuffer);
+      expect(pool.chunksSent).toBeGreaterThan(sent);
       expect(sameBits(got.data as Float32Array)).toBe(true);
       expect(backend.chunkGets).toBe(0);
     });
@@ -67,17 +75,21 @@ describe('session reads on decode workers', () => {
     expect(sameBits((await a.get()).data as Float32Array)).toBe(true);
   });
 
-  it('a missing chunk object is NOT_FOUND and a truncated pack CORRUPT_OBJECT, naming the chunk key', async () => {
-    const { repo } = await committedRepo('damaged', { chunkPacking: { maxChunkBytes: 8 << 20, packBytes: 16 << 20 } });
-    const chunksDir = path.join(scratch, 'damaged', 'chunks');
-    const files = readdirSync(chunksDir).map((f) => path.join(chunksDir, f));
-    for (const file of files) truncateSync(file, 1000);
-    const truncated = await (await ZarrArray.open((await repo.readonlySession({ branch: 'main' })).store, '/a')).get().catch((e: unknown) => e);
-    expect(isFloeError(truncated, 'CORRUPT_OBJECT')).toBe(true);
-    expect((truncated as Error).message).toMatch(/a\/c\/\d\/\d/);
-    for (const file of files) unlinkSync(file);
-    const missing = await (await ZarrArray.open((await repo.readonlySession({ branch: 'main' })).store, '/a')).get().catch((e: unknown) => e);
-    expect(isFloeError(missing, 'NOT_FOUND')).toBe(true);
-    expect((missing as Error).message).toMatch(/a\/c\/\d\/\d/);
-  });
+  for (const where of ['in the calling thread', 'on workers'] as const) {
+    it(`a missing chunk object is NOT_FOUND and a truncated pack CORRUPT_OBJECT, naming the chunk key (${where})`, async () => {
+      const { repo } = await committedRepo(`damaged-${where.split(' ').at(-1)}`, { chunkPacking: { maxChunkBytes: 8 << 20, packBytes: 16 << 20 } });
+      const chunksDir = path.join(scratch, `damaged-${where.split(' ').at(-1)}`, 'chunks');
+      const options = where === 'on workers' ? { decodePool: pool } : { decodePool: false as const };
+      if (where === 'on workers') await warmPool(pool);
+      const files = readdirSync(chunksDir).map((f) => path.join(chunksDir, f));
+      for (const file of files) truncateSync(file, 1000);
+      const truncated = await (await ZarrArray.open((await repo.readonlySession({ branch: 'main' })).store, '/a')).get(undefined, options).catch((e: unknown) => e);
+      expect(isFloeError(truncated, 'CORRUPT_OBJECT')).toBe(true);
+      expect((truncated as Error).message).toMatch(/a\/c\/\d\/\d/);
+      for (const file of files) unlinkSync(file);
+      const missing = await (await ZarrArray.open((await repo.readonlySession({ branch: 'main' })).store, '/a')).get(undefined, options).catch((e: unknown) => e);
+      expect(isFloeError(missing, 'NOT_FOUND')).toBe(true);
+      expect((missing as Error).message).toMatch(/a\/c\/\d\/\d/);
+    });
+  }
 });

@@ -9,11 +9,17 @@ import { openStore } from '../../../src/engine/api.ts';
 import { ZarrArray } from '../../../src/engine/array.ts';
 import { slice } from '../../../src/engine/selection.ts';
 import { isFloeError } from '../../../src/errors.ts';
+import { testPool, warmPool } from '../../support/decode-pool.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'floe-worker-reads-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+// Started for reads of 8 MiB and more (the default waits for 64 MiB), warm before each read.
+const pool = testPool(8 << 20);
+afterAll(async () => {
+  await pool.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
-const N = 2048; // 16 MiB: reads of 8 MiB and more use the worker pool
+const N = 2048; // 16 MiB: reads of this pool's 8 MiB and more use it
 const values = Float32Array.from({ length: N * N }, (_, i) => Math.sin(i / 977) * 50 + (i % 13));
 const layouts = {
   plain: [{ name: 'bytes', configuration: { endian: 'little' } }],
@@ -36,8 +42,11 @@ describe('worker reads from a directory store', () => {
       await a.set([slice(1024, 2048), slice(0, 1024)], -7); // a whole chunk of fill: erased
       const expected = values.slice();
       for (let r = 1024; r < 2048; r++) expected.fill(-7, r * N, r * N + 1024);
-      const viaWorkers = await a.get();
-      expect((viaWorkers.data as Float32Array).buffer).toBeInstanceOf(SharedArrayBuffer); // the worker path was taken
+      await warmPool(pool);
+      const sent = pool.chunksSent;
+      const viaWorkers = await a.get(undefined, { decodePool: pool });
+      expect((viaWorkers.data as Float32Array).buffer).toBeInstanceOf(SharedArrayBuffer);
+      expect(pool.chunksSent).toBeGreaterThan(sent); // the worker path was taken
       expect(Buffer.from((viaWorkers.data as Float32Array).buffer).equals(Buffer.from(expected.buffer))).toBe(true);
       const inline = await a.get(undefined, { decodePool: false });
       expect(Buffer.from((inline.data as Float32Array).buffer).equals(Buffer.from(expected.buffer))).toBe(true);
@@ -49,7 +58,8 @@ describe('worker reads from a directory store', () => {
     const a = await ZarrArray.create(openStore(root), '/a', { shape: [N, N], chunkShape: [1024, 1024], dataType: 'float32', codecs: layouts.zstd });
     await a.set(undefined, values);
     writeFileSync(path.join(root, 'a', 'c', '0', '1'), Buffer.from('not a zstd frame at all'));
-    const err = await a.get().catch((e: unknown) => e);
+    await warmPool(pool);
+    const err = await a.get(undefined, { decodePool: pool }).catch((e: unknown) => e);
     expect(isFloeError(err, 'CORRUPT_OBJECT')).toBe(true);
     expect((err as Error).message).toContain('a/c/0/1');
   });

@@ -1,0 +1,89 @@
+// Reading a chunk straight from a local file (a directory store's object, or a byte range of a
+// repository's chunk object), synchronously, into a buffer reused by every read of this thread:
+// decode workers do it, and so does the main thread while they start or for small reads. The
+// bytes returned are valid until the next read of this thread: decode them before any await.
+import { closeSync, constants, fstatSync, openSync, readSync, readvSync } from 'node:fs';
+import { floeError } from '../errors.ts';
+import { limitExceeded } from '../format/limits.ts';
+import type { LocalFileSpan } from './store.ts';
+
+let fileBuffer = new Uint8Array(0);
+
+/** Chunks larger than this are read into a buffer of their own, so the thread keeps no huge one. */
+const KEEP_BYTES = 32 * 1024 * 1024;
+
+/** Whether `bytes` sit in this thread's reused file buffer (never to be transferred or kept). */
+export function inFileBuffer(bytes: ArrayBufferView): boolean {
+  return bytes.buffer === fileBuffer.buffer;
+}
+
+/**
+ * Reads a local file, or `length` bytes of it at `offset`, into this thread's reused buffer;
+ * undefined when the file does not exist. A file too short for its span is damaged, not empty;
+ * one larger than any encoding of the chunk (`maxBytes`) is refused before it is read.
+ */
+export function readLocalFile(span: LocalFileSpan, maxBytes: number): Uint8Array | undefined {
+  let fd: number;
+  try {
+    fd = openSync(span.path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  try {
+    const offset = span.offset ?? 0;
+    const size = span.length ?? fstatSync(fd).size - offset;
+    if (size > maxBytes) {
+      throw limitExceeded('encoded-bytes', maxBytes, `${span.path} holds ${size} bytes for one chunk, more than any encoding of it can take; the object is damaged or hostile`, { actual: size });
+    }
+    if (fileBuffer.length < size && size <= KEEP_BYTES) fileBuffer = new Uint8Array(size);
+    const target = size <= KEEP_BYTES ? fileBuffer : new Uint8Array(size);
+    let done = 0;
+    while (done < size) {
+      const n = readSync(fd, target, done, size - done, offset + done);
+      if (n === 0) break;
+      done += n;
+    }
+    if (span.length !== undefined && done < span.length) {
+      throw floeError('CORRUPT_OBJECT', `${span.path} ends ${span.length - done} bytes before the chunk it holds (bytes ${offset}-${offset + span.length - 1})`);
+    }
+    return target.subarray(0, done);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Linux's IOV_MAX: buffers one readv call takes. */
+const IOV_MAX = 1024;
+
+/**
+ * Reads a plain (uncompressed) chunk's bytes from `fileOffset` of its span straight into `views`,
+ * in order, with readv: the kernel copies into the result, with no buffer and no copy of ours.
+ * `missing` when the file does not exist; `fallback` when the file's size is not the chunk's
+ * (the ordinary path reads and reports it).
+ */
+export function readFileIntoViews(span: LocalFileSpan, chunkBytes: number, fileOffset: number, views: readonly Uint8Array[]): 'done' | 'missing' | 'fallback' {
+  let fd: number;
+  try {
+    fd = openSync(span.path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
+    throw err;
+  }
+  try {
+    const base = span.offset ?? 0;
+    const size = span.length ?? fstatSync(fd).size - base;
+    if (size !== chunkBytes) return 'fallback';
+    let position = base + fileOffset;
+    for (let i = 0; i < views.length; i += IOV_MAX) {
+      const batch = views.slice(i, i + IOV_MAX);
+      const want = batch.reduce((n, v) => n + v.length, 0);
+      const got = readvSync(fd, batch, position);
+      if (got !== want) return 'fallback'; // shorter than its stat said: let the ordinary path see it
+      position += got;
+    }
+    return 'done';
+  } finally {
+    closeSync(fd);
+  }
+}
