@@ -5,8 +5,11 @@ import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { isFloeError } from '../../src/errors.ts';
 import { loadLz4Backend, lz4NapiAvailable } from '../../src/format/codecs/lz4-backend.ts';
-import { createZarrV3BytesCodec } from '../../src/format/codecs/registry.ts';
+import { allCodecImplementations, createZarrV3BytesCodec } from '../../src/format/codecs/registry.ts';
 import { LZ4_BACKENDS, describeEachLz4Backend } from '../support/lz4.ts';
+
+// numcodecs.lz4 loads on first use (registry.ts); this test builds codecs synchronously.
+await allCodecImplementations();
 
 const RUNS = Number(process.env['FLOE_LZ4_PROPERTY_RUNS'] ?? 60);
 

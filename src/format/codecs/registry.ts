@@ -62,6 +62,7 @@ const isLazy = (d: Descriptor): d is LazyCodec => 'load' in d;
 
 const BOUNDED: CodecCapabilities = Object.freeze({ ...PLAIN_CAPABILITIES, boundedDecode: true });
 const BOUNDED_FIXED: CodecCapabilities = Object.freeze({ ...BOUNDED, fixedEncodedSize: true });
+const BOUNDED_INTO: CodecCapabilities = Object.freeze({ ...BOUNDED, decodeInto: true });
 const withLevels = (base: CodecCapabilities, levelRange: LevelRange): CodecCapabilities => Object.freeze({ ...base, levels: levelRange });
 const levels = (min: number, max: number, dflt: number, outside: 'reject' | 'clamp' = 'reject', key = 'level'): LevelRange => Object.freeze({ key, min, max, default: dflt, outside });
 
@@ -129,7 +130,7 @@ const CODECS: readonly Descriptor[] = Object.freeze([
   lazy('numcodecs.lzma', 'bytes_to_bytes', BOUNDED, compressorsModule),
   lazy('numcodecs.zstd', 'bytes_to_bytes', withLevels(zstdEntry.capabilities, levels(-131072, 22, 1, 'clamp')), compressorsModule),
   lazy('numcodecs.blosc', 'bytes_to_bytes', bloscEntry.capabilities, compressorsModule),
-  lazy('numcodecs.lz4', 'bytes_to_bytes', BOUNDED, lz4Module),
+  lazy('numcodecs.lz4', 'bytes_to_bytes', BOUNDED_INTO, lz4Module),
   lazy('numcodecs.shuffle', 'bytes_to_bytes', BOUNDED_FIXED, shuffleModule),
   lazy('numcodecs.crc32', 'bytes_to_bytes', BOUNDED_FIXED, checksum32Module),
   lazy('numcodecs.adler32', 'bytes_to_bytes', BOUNDED_FIXED, checksum32Module),
