@@ -48,7 +48,8 @@ function chainTag(chain: CodecChain): string {
   let tag = chainTags.get(chain);
   if (tag !== undefined) return tag;
   const { shape, dataType, fillValue } = chain.spec;
-  const config = JSON.stringify([chain.toJSON(), shape, dataType.name, fillValue.json]);
+  // Fill values of 64-bit integer types are bigints: written with an `n`, as JSON has none.
+  const config = JSON.stringify([chain.toJSON(), shape, dataType.name, fillValue.json], (_key, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
   if (tagsByConfig.size >= 10_000) tagsByConfig.clear(); // new tags then: misses, never mix-ups
   tag = tagsByConfig.get(config) ?? `c${++tagCount}`;
   tagsByConfig.set(config, tag);
