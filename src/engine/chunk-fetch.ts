@@ -142,9 +142,22 @@ export function namingChunk<T>(key: string, span: LocalFileSpan, read: () => T):
   try {
     return read();
   } catch (err) {
-    if (isFloeError(err)) throw floeError(err.code, err.message, { where: key, cause: err, details: err.details });
-    throw floeError('STORAGE_ERROR', `reading ${span.path} failed: ${(err as Error).message}`, { where: key, cause: err });
+    throw chunkReadError(key, span, err);
   }
+}
+
+/** namingChunk for an asynchronous read. */
+export async function namingChunkAsync<T>(key: string, span: LocalFileSpan, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    throw chunkReadError(key, span, err);
+  }
+}
+
+function chunkReadError(key: string, span: LocalFileSpan, err: unknown): unknown {
+  if (isFloeError(err)) return floeError(err.code, err.message, { where: key, cause: err, details: err.details });
+  return floeError('STORAGE_ERROR', `reading ${span.path} failed: ${(err as Error).message}`, { where: key, cause: err });
 }
 
 /** Attaches the store key to codec errors so messages say which chunk failed. */

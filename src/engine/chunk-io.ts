@@ -18,8 +18,8 @@ import { MIN_OFFLOAD_BYTES, type DecodePool } from './decode-pool.ts';
 import { checkedAt, dot, zipEvery, zipMap } from './indexing.ts';
 import { forEachProduct, projectDim, type ChunkProjection } from './selection.ts';
 import { readCachedChunk } from './cached-chunks.ts';
-import { checkMissing, fetchChunk, localSpan, namingChunk, NOT_LOCAL, readLocalChunk, withinSpan, withKey, type ByteSpan, type ChunkReader } from './chunk-fetch.ts';
-import { readFileIntoViews } from './local-file.ts';
+import { checkMissing, fetchChunk, localSpan, namingChunkAsync, NOT_LOCAL, readLocalChunk, withinSpan, withKey, type ByteSpan, type ChunkReader } from './chunk-fetch.ts';
+import { readFileIntoViewsAsync } from './local-file.ts';
 import { plainRuns } from './plain-runs.ts';
 import type { AbortOptions, ZarrStore } from './store.ts';
 
@@ -79,7 +79,7 @@ async function readFileInline(io: ChunkReader, key: string, chain: CodecChain, p
   if (span === NOT_LOCAL) return false;
   const fill = () => fillRegion(dst, ps.map((p) => p.count), chain.spec.fillValue.memory, chain.spec.dataType.lanes);
   const runs = span === null ? undefined : plainRuns(chain, ps, dst);
-  const direct = span && runs ? namingChunk(key, span, () => readFileIntoViews(span, runs.chunkBytes, runs.fileOffset, runs.views)) : 'fallback';
+  const direct = span && runs ? await namingChunkAsync(key, span, () => readFileIntoViewsAsync(span, runs.chunkBytes, runs.fileOffset, runs.views)) : 'fallback';
   if (direct === 'done') return true;
   const bytes = span === null || direct === 'missing' ? undefined : readLocalChunk(key, span, chain);
   if (bytes) withKey(key, () => chain.decodeRegion(bytes, ps, dst, io.scratch));

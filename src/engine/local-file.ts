@@ -2,7 +2,7 @@
 // repository's chunk object), synchronously, into a buffer reused by every read of this thread:
 // decode workers do it, and so does the main thread while they start or for small reads. The
 // bytes returned are valid until the next read of this thread: decode them before any await.
-import { closeSync, constants, fstatSync, openSync, readSync, readvSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, readv, readvSync } from 'node:fs';
 import { floeError } from '../errors.ts';
 import { limitExceeded } from '../format/limits.ts';
 import type { LocalFileSpan } from './store.ts';
@@ -60,30 +60,72 @@ const IOV_MAX = 1024;
  * Reads a plain (uncompressed) chunk's bytes from `fileOffset` of its span straight into `views`,
  * in order, with readv: the kernel copies into the result, with no buffer and no copy of ours.
  * `missing` when the file does not exist; `fallback` when the file's size is not the chunk's
- * (the ordinary path reads and reports it).
+ * (the ordinary path reads and reports it). Synchronous: for decode workers.
  */
 export function readFileIntoViews(span: LocalFileSpan, chunkBytes: number, fileOffset: number, views: readonly Uint8Array[]): 'done' | 'missing' | 'fallback' {
-  let fd: number;
+  const fd = openChunkFile(span);
+  if (fd === undefined) return 'missing';
   try {
-    fd = openSync(span.path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
-    throw err;
-  }
-  try {
-    const base = span.offset ?? 0;
-    const size = span.length ?? fstatSync(fd).size - base;
-    if (size !== chunkBytes) return 'fallback';
-    let position = base + fileOffset;
-    for (let i = 0; i < views.length; i += IOV_MAX) {
-      const batch = views.slice(i, i + IOV_MAX);
-      const want = batch.reduce((n, v) => n + v.length, 0);
-      const got = readvSync(fd, batch, position);
-      if (got !== want) return 'fallback'; // shorter than its stat said: let the ordinary path see it
-      position += got;
+    const position = startOf(fd, span, chunkBytes, fileOffset);
+    if (position === undefined) return 'fallback';
+    let at = position;
+    for (const batch of batches(views)) {
+      const got = readvSync(fd, batch.views, at);
+      if (got !== batch.bytes) return 'fallback'; // shorter than its stat said: let the ordinary path see it
+      at += got;
     }
     return 'done';
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * readFileIntoViews for the main thread: the readv calls run on libuv's thread pool, so several
+ * chunks are copied into the result (and its fresh pages faulted in) on other cores at once, with
+ * no decode worker to start.
+ */
+export async function readFileIntoViewsAsync(span: LocalFileSpan, chunkBytes: number, fileOffset: number, views: readonly Uint8Array[]): Promise<'done' | 'missing' | 'fallback'> {
+  const fd = openChunkFile(span);
+  if (fd === undefined) return 'missing';
+  try {
+    const position = startOf(fd, span, chunkBytes, fileOffset);
+    if (position === undefined) return 'fallback';
+    let at = position;
+    for (const batch of batches(views)) {
+      const got = await readvAsync(fd, batch.views, at);
+      if (got !== batch.bytes) return 'fallback';
+      at += got;
+    }
+    return 'done';
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function openChunkFile(span: LocalFileSpan): number | undefined {
+  try {
+    return openSync(span.path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/** Where the chunk's bytes from `fileOffset` start in the file; undefined when its size is wrong. */
+function startOf(fd: number, span: LocalFileSpan, chunkBytes: number, fileOffset: number): number | undefined {
+  const base = span.offset ?? 0;
+  const size = span.length ?? fstatSync(fd).size - base;
+  return size === chunkBytes ? base + fileOffset : undefined;
+}
+
+function* batches(views: readonly Uint8Array[]): Generator<{ views: Uint8Array[]; bytes: number }> {
+  for (let i = 0; i < views.length; i += IOV_MAX) {
+    const batch = views.slice(i, i + IOV_MAX);
+    yield { views: batch, bytes: batch.reduce((n, v) => n + v.length, 0) };
+  }
+}
+
+function readvAsync(fd: number, views: Uint8Array[], position: number): Promise<number> {
+  return new Promise((resolve, reject) => readv(fd, views, position, (err, n) => (err ? reject(err) : resolve(n))));
 }

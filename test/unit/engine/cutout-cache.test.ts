@@ -101,6 +101,17 @@ describe('cutouts through the decoded-chunk cache', () => {
     expect(await read(await ZarrArray.open(store, '/a'), 5, 5)).toEqual(expected);
   });
 
+  it('caches chunks of a 64-bit integer array (a bigint fill value in the cache key)', async () => {
+    const store = new StorageStore(new MemoryStorage());
+    const array = await ZarrArray.create(store, '/i', { shape: [64, 64], chunkShape: [32, 32], dataType: 'int64', fillValue: -(2n ** 63n), codecs } as never);
+    await array.set(undefined, BigInt64Array.from({ length: 64 * 64 }, (_, i) => BigInt(i) * 3n));
+    for (let pass = 0; pass < 2; pass++) {
+      const got = (await array.get([slice(4, 6), slice(40, 42)])).data as BigInt64Array;
+      expect(Array.from(got)).toEqual([(4n * 64n + 40n) * 3n, (4n * 64n + 41n) * 3n, (5n * 64n + 40n) * 3n, (5n * 64n + 41n) * 3n]);
+    }
+    expect(store.decodedChunks!.cache.stats().hits).toBeGreaterThan(0);
+  });
+
   it('a big read keeps nothing; a small one keeps the chunks it cut', async () => {
     const { array, store } = await cutoutArray(0, 4 << 20); // a cache of its own: 512 KiB per chunk at most
     await array.get();
