@@ -131,7 +131,7 @@ export class ZarrArray {
     if (input.overwrite) changeLayout(store, array.path, metadata.shape); // older handles on the old array are stale
     if (input.overwrite && !store.transactional) {
       await writeArrayMetadata(store, array.path, metadata, request, true);
-      await eraseAllBut(store, array.prefix, key); // completes the replacement: no signal
+      await eraseAllBut(store, array.prefix, [key]); // completes the replacement: no signal
       return array.markCurrent();
     }
     if (input.overwrite) {
@@ -354,11 +354,12 @@ async function writeArrayMetadata(store: ZarrStore, path: string, metadata: Arra
 }
 
 /** Erases every key under `prefix` except `keep`: what an overwritten node left (chunks, children, v2 documents). */
-async function eraseAllBut(store: ZarrStore, prefix: string, keep: string): Promise<void> {
-  const kept = normalizeKey(keep);
+/** Erases every key under `prefix` but `keep`: the second half of an overwrite whose new metadata is in place. */
+export async function eraseAllBut(store: ZarrStore, prefix: string, keep: readonly string[]): Promise<void> {
+  const kept = new Set(keep.map(normalizeKey));
   const batch: string[] = [];
   for await (const key of store.listPrefix(prefix)) {
-    if (normalizeKey(key) === kept) continue;
+    if (kept.has(normalizeKey(key))) continue;
     batch.push(key);
     if (batch.length === ERASE_BATCH) await store.eraseValues(batch.splice(0));
   }

@@ -13,7 +13,7 @@ import { loadCodecsMentionedIn } from '../format/codecs/registry.ts';
 import { encodeV1Attributes, encodeV1Metadata, parseV1Attributes, parseV1Metadata, v1ChunkCodec, type V1Metadata } from '../format/zarr-v1/meta.ts';
 import { createArrayMetadata, type Attributes } from '../format/zarr/metadata.ts';
 import type { NdArray } from '../format/zarr/ndarray.ts';
-import { ZarrArray, type ArrayIoOptions, type GetOptions, type OpenArrayOptions, type SetOptions, type WriteValue } from './array.ts';
+import { eraseAllBut, ZarrArray, type ArrayIoOptions, type GetOptions, type OpenArrayOptions, type SetOptions, type WriteValue } from './array.ts';
 import { encodedFillChunk } from './fill-chunk.ts';
 import { NumpyChunkStore } from './numpy-chunk-store.ts';
 import { getFields, setFields } from './record-fields.ts';
@@ -100,8 +100,9 @@ export class V1Array {
     if (!input.overwrite && (await store.get(V1_META_KEY, request))) {
       throw floeError('ALREADY_EXISTS', 'the store already holds a v1 array; pass overwrite: true to replace it', { where: V1_META_KEY });
     }
-    if (input.overwrite) await store.erasePrefix('', request);
+    // The new metadata first (one put: until it lands the old array is whole), then what the old one left.
     await store.set(V1_META_KEY, encodeV1Metadata(metadata, V1_META_KEY), request);
+    if (input.overwrite) await eraseAllBut(store, '', [V1_META_KEY]);
     await store.set(V1_ATTRS_KEY, encodeV1Attributes(array.attributes, V1_ATTRS_KEY), request);
     return array;
   }

@@ -20,7 +20,7 @@ import {
 } from '../format/zarr-v2/metadata.ts';
 import type { Attributes } from '../format/zarr/metadata.ts';
 import { keyPrefix, normalizePath } from '../format/zarr/paths.ts';
-import { ZarrArray, type ArrayIoOptions, type GetOptions, type OpenArrayOptions, type SetOptions } from './array.ts';
+import { eraseAllBut, ZarrArray, type ArrayIoOptions, type GetOptions, type OpenArrayOptions, type SetOptions } from './array.ts';
 import { changeLayout } from './array-generations.ts';
 import { updateConsolidatedV2 } from './consolidated.ts';
 import { encodedFillChunk } from './fill-chunk.ts';
@@ -83,7 +83,8 @@ export class V2Array extends ZarrArray {
 
   /**
    * Writes a new v2 array's `.zarray` (and `.zattrs` when there are attributes). `ALREADY_EXISTS`
-   * when a node is there, unless `overwrite`, which first erases it and everything below it.
+   * when a node is there, unless `overwrite`, which replaces it and everything below it: the new
+   * `.zarray` first, so a failure before it leaves the old node whole, then the old node's other keys.
    */
   static async createAt(store: ZarrStore, path: string, input: V2ArrayInput, options: OpenArrayOptions = {}): Promise<V2Array> {
     const prefix = keyPrefix(path);
@@ -96,12 +97,20 @@ export class V2Array extends ZarrArray {
     if (!input.overwrite && existing.some((b) => b !== undefined)) {
       throw floeError('ALREADY_EXISTS', `a node already exists at ${array.path}; pass overwrite: true to replace it`, { where: prefix + ZARRAY });
     }
-    if (input.overwrite) {
-      changeLayout(store, array.path, metadata.shape); // older handles on the old array are stale
-      await store.erasePrefix(prefix, request);
-      await updateConsolidatedV2(store, path, undefined); // completes the erase: no signal
+    if (input.overwrite) changeLayout(store, array.path, metadata.shape); // older handles on the old array are stale
+    if (input.overwrite && !store.transactional) {
+      // The new .zarray first (one put: until it lands the old node is whole), then the rest of the old node.
+      await array.writeArrayDocument(metadata, request);
+      await eraseAllBut(store, prefix, [prefix + ZARRAY]); // completes the replacement: no signal
+      await updateConsolidatedV2(store, path, undefined);
+      await updateConsolidatedV2(store, path, { name: ZARRAY, doc: v2ArrayMetadataJson(metadata) });
+    } else {
+      if (input.overwrite) {
+        await store.erasePrefix(prefix, request); // in a session nothing is visible before the commit
+        await updateConsolidatedV2(store, path, undefined); // completes the erase: no signal
+      }
+      await array.writeArrayDocument(metadata, request);
     }
-    await array.writeArrayDocument(metadata, request);
     if (Object.keys(attributes).length > 0) await array.writeAttributes(attributes, request);
     return array.markCurrent();
   }

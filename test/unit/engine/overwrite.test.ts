@@ -7,6 +7,8 @@ import { ZarrGroup } from '../../../src/engine/group.ts';
 import { MemoryStorage } from '../../../src/engine/storage/memory.ts';
 import type { AbortOptions, PutOptions } from '../../../src/engine/storage/types.ts';
 import { StorageStore } from '../../../src/engine/store.ts';
+import { V1Array } from '../../../src/engine/v1-array.ts';
+import { V2Array } from '../../../src/engine/v2-array.ts';
 import { floeError } from '../../../src/errors.ts';
 import { memoryRepo } from '../../txn/maintenance/helpers.ts';
 import { storeKeys } from '../../support/store-keys.ts';
@@ -100,5 +102,66 @@ describe('ZarrArray.create with overwrite', () => {
     await second.commit('new');
     const after = await repo.readonlySession({ branch: 'main' });
     expect(Array.from((await (await ZarrArray.open(after.store, '/a')).get()).data as Int16Array)).toEqual([-1, -1, -1, -1, -1, -1]);
+  });
+});
+
+describe('v2 and v1 create with overwrite', () => {
+  const V2_OLD = { zarrFormat: 2, shape: [4], chunks: [2], dtype: '<i2', fillValue: 0, attributes: { old: true } } as const;
+  const V2_NEW = { zarrFormat: 2, shape: [6], chunks: [3], dtype: '<i2', fillValue: -1, overwrite: true } as const;
+
+  async function oldV2() {
+    const storage = new LoggingStorage();
+    const store = new StorageStore(storage);
+    await ZarrGroup.create(store, '/', { zarrFormat: 2 });
+    const old = await V2Array.createAt(store, '/a', V2_OLD);
+    await old.set(undefined, Int16Array.of(1, 2, 3, 4));
+    storage.log.length = 0;
+    return { storage, store };
+  }
+
+  it('v2: a failed .zarray write leaves the old array whole, attributes included', async () => {
+    const { storage, store } = await oldV2();
+    storage.failPutOf = 'a/.zarray';
+    await expect(V2Array.createAt(store, '/a', V2_NEW)).rejects.toMatchObject({ code: 'STORAGE_ERROR' });
+    const a = await V2Array.openAt(store, '/a');
+    expect([a.shape, a.attributes]).toEqual([[4], { old: true }]);
+    expect(Array.from((await a.get()).data as Int16Array)).toEqual([1, 2, 3, 4]);
+    expect(storage.log.filter((op) => op.startsWith('delete'))).toEqual([]);
+  });
+
+  it('v2: the new .zarray goes first, then the old chunks and .zattrs; no old chunk reads through the new array', async () => {
+    const { storage, store } = await oldV2();
+    await V2Array.createAt(store, '/a', { ...V2_NEW, attributes: { fresh: 1 } });
+    expect(storage.log[0]).toBe('put a/.zarray');
+    expect(storage.log.filter((op) => op.startsWith('delete')).sort()).toEqual(['delete a/.zattrs', 'delete a/0', 'delete a/1']);
+    expect(storage.log.at(-1)).toBe('put a/.zattrs');
+    const a = await V2Array.openAt(store, '/a');
+    expect(a.attributes).toEqual({ fresh: 1 });
+    expect(Array.from((await a.get()).data as Int16Array)).toEqual([-1, -1, -1, -1, -1, -1]);
+  });
+
+  it('v2: consolidated metadata lists the new node only', async () => {
+    const { store } = await oldV2();
+    await consolidate(store, '/');
+    await V2Array.createAt(store, '/a', V2_NEW);
+    const doc = JSON.parse(new TextDecoder().decode(await store.get('.zmetadata'))) as { metadata: Record<string, { shape?: number[] }> };
+    expect(doc.metadata['a/.zarray']?.shape).toEqual([6]);
+    expect(doc.metadata['a/.zattrs']).toEqual({});
+  });
+
+  it('v1: a failed metadata write leaves the old array whole; a good one replaces it without old chunks', async () => {
+    const storage = new LoggingStorage();
+    const store = new StorageStore(storage);
+    const old = await V1Array.create(store, { shape: [4], chunks: [2], dtype: '<i2', compression: 'none', fillValue: 0 });
+    await old.set(undefined, Int16Array.of(1, 2, 3, 4));
+    storage.failPutOf = 'meta';
+    const replacement = { shape: [6], chunks: [3], dtype: '<i2', compression: 'none', fillValue: -1, overwrite: true } as const;
+    await expect(V1Array.create(store, replacement)).rejects.toMatchObject({ code: 'STORAGE_ERROR' });
+    expect(Array.from((await (await V1Array.open(store)).get()).data as Int16Array)).toEqual([1, 2, 3, 4]);
+    storage.failPutOf = undefined;
+    storage.log.length = 0;
+    await V1Array.create(store, replacement);
+    expect(storage.log[0]).toBe('put meta');
+    expect(Array.from((await (await V1Array.open(store)).get()).data as Int16Array)).toEqual([-1, -1, -1, -1, -1, -1]);
   });
 });
