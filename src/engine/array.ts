@@ -142,6 +142,11 @@ export class ZarrArray {
     return array.markCurrent();
   }
 
+  /** The same array over another store (the query executor's store of planned fetches). */
+  overStore(store: ZarrStore, options: ArrayIoOptions = {}): ZarrArray {
+    return new ZarrArray(store, this.path, this.metadata, options);
+  }
+
   get shape(): readonly number[] {
     return this.metadata.shape;
   }

@@ -115,6 +115,11 @@ export class V2Array extends ZarrArray {
     return array.markCurrent();
   }
 
+  /** Over another store, chunks still pass through this array's v2 filters and compressor. */
+  override overStore(store: ZarrStore, options: ArrayIoOptions = {}): V2Array {
+    return new V2Array(store, this.path, this.v2Metadata, this.attributes, options);
+  }
+
   get dtypeJson(): JsonValue {
     return this.v2Metadata.dtype.json;
   }

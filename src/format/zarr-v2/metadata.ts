@@ -77,9 +77,24 @@ export function v2ArrayView(meta: V2ArrayMetadata, attributes: Attributes, where
     codecs: chunkCodec.v3Codecs,
     chunkKeyEncoding: { name: 'v2', separator: meta.dimensionSeparator },
     attributes,
+    ...optionalDimensionNames(attributes, meta.shape.length),
   }, where);
   buildCodecChain(v3.codecs, { shape: v3.chunkShape, dataType: v3.dataType, fillValue: v3.fillValue }, where);
   return { chunkCodec, v3 };
+}
+
+/** The xarray convention for dimension names in Zarr v2, which v3 holds as `dimension_names`. */
+const XARRAY_DIMENSIONS = '_ARRAY_DIMENSIONS';
+
+/** Names from `_ARRAY_DIMENSIONS` when it holds one string per dimension (xarray writes it), else none. */
+export function xarrayDimensionNames(attributes: Attributes, rank: number): string[] | undefined {
+  const value = attributes[XARRAY_DIMENSIONS];
+  return Array.isArray(value) && value.length === rank && value.every((v) => typeof v === 'string') ? (value as string[]) : undefined;
+}
+
+function optionalDimensionNames(attributes: Attributes, rank: number): { dimensionNames?: string[] } {
+  const names = xarrayDimensionNames(attributes, rank);
+  return names ? { dimensionNames: names } : {};
 }
 
 /**

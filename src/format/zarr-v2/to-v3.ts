@@ -8,16 +8,12 @@
 // re-encoded (UCS-4 -> vlen-utf8).
 import { floeError } from '../../errors.ts';
 import type { CodecMetadata } from '../codecs/types.ts';
-import type { JsonValue } from '../json.ts';
 import type { NumpyChunkCodec } from '../numpy/chunk-codec.ts';
 import type { ArrayMetadataInput, Attributes } from '../zarr/metadata.ts';
-import type { V2ArrayMetadata } from './metadata.ts';
+import { xarrayDimensionNames, type V2ArrayMetadata } from './metadata.ts';
 
 /** Attribute recording the v2 dtype where the v3 type alone loses it (bytes, records, datetimes). */
 export const V2_DTYPE_ATTRIBUTE = 'floe.v2_dtype';
-
-/** The xarray convention for dimension names in Zarr v2, which v3 holds as `dimension_names`. */
-const XARRAY_DIMENSIONS = '_ARRAY_DIMENSIONS';
 
 export interface V2ToV3Plan {
   readonly metadata: ArrayMetadataInput;
@@ -41,10 +37,7 @@ export function planV2ToV3(meta: V2ArrayMetadata, attributes: Attributes, chunkC
     codecs: [...chunkCodec.v3Codecs, ...outerV3],
     attributes: keepsDtype ? { ...attributes, [V2_DTYPE_ATTRIBUTE]: meta.dtype.json } : attributes,
   };
-  const names = dimensionNames(attributes[XARRAY_DIMENSIONS], meta.shape.length);
+  const names = xarrayDimensionNames(attributes, meta.shape.length);
   return { metadata: names ? { ...metadata, dimensionNames: names } : metadata, verbatim: chunkCodec.passThrough };
 }
 
-function dimensionNames(value: JsonValue | undefined, rank: number): string[] | undefined {
-  return Array.isArray(value) && value.length === rank && value.every((v) => typeof v === 'string') ? (value as string[]) : undefined;
-}

@@ -9,7 +9,7 @@
 import { loadCodecsMentionedIn } from '../../format/codecs/registry.ts';
 import { rangeCacheKey } from '../../cache/read-caches.ts';
 import { sharedLoad } from '../../engine/abort.ts';
-import { ZarrArray } from '../../engine/array.ts';
+import type { ZarrArray } from '../../engine/array.ts';
 import { mapLimit } from '../../engine/storage/limiter.ts';
 import type { DecodePool } from '../../engine/decode-pool.ts';
 import { dot, zipMap } from '../../engine/indexing.ts';
@@ -42,7 +42,7 @@ export async function executePrepared(prep: PreparedQuery, options: ExecuteOptio
   for (const a of prep.arrays) {
     prep.meter.checkAborted();
     await loadCodecsMentionedIn(a.array.metadata.codecs);
-    const array = new ZarrArray(store, a.array.path, a.array.metadata, { concurrency: prep.concurrency, decodePool: options.decodePool ?? false });
+    const array = a.array.overStore(store, { concurrency: prep.concurrency, decodePool: options.decodePool ?? false });
     const out = a.units ? await readByUnits(prep, array, a, a.units) : await readByBoxes(array, a, prep.meter.signal);
     arrays.push({ path: array.path, dtype: array.dtype, dims: a.dims, shape: [...a.resultShape], data: out });
   }

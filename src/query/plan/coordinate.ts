@@ -1,7 +1,8 @@
 // A dimension's 1-D coordinate array (same name, same group), read whole once and kept as plain
 // numbers or strings with its order detected, so label predicates can binary-search it.
 import { floeError, isFloeError } from '../../errors.ts';
-import { ZarrArray } from '../../engine/array.ts';
+import { openArray } from '../../engine/api.ts';
+import type { ZarrArray } from '../../engine/array.ts';
 import type { ZarrStore } from '../../engine/store.ts';
 import type { ArrayData } from '../../format/zarr/data-types.ts';
 import { parseCfTime, type CfTime } from './cf-time.ts';
@@ -27,7 +28,7 @@ export function coordinateBytes(c: Coordinate): number {
 export async function loadCoordinate(store: ZarrStore, path: string, dim: string, maxLabels: number): Promise<Coordinate> {
   let array: ZarrArray;
   try {
-    array = await ZarrArray.open(store, path, { decodePool: false });
+    array = await openArray(store, path, { decodePool: false });
   } catch (err) {
     if (!isFloeError(err, 'NOT_FOUND', 'NODE_TYPE_MISMATCH')) throw err;
     throw floeError('NOT_FOUND', `dimension "${dim}" has no coordinate array at ${path}, so labels cannot be resolved; use whereIndex("${dim}", start, stop) for positions`, {

@@ -2,7 +2,8 @@
 // (names from `dimension_names`, `#i` for unnamed ones). Arrays sharing a dimension must agree
 // on its length.
 import { floeError } from '../../errors.ts';
-import { ZarrArray } from '../../engine/array.ts';
+import { openArray } from '../../engine/api.ts';
+import type { ZarrArray } from '../../engine/array.ts';
 import { zipEvery } from '../../engine/indexing.ts';
 import { mapLimit } from '../../engine/storage/limiter.ts';
 import type { ZarrStore } from '../../engine/store.ts';
@@ -35,7 +36,8 @@ export async function resolveArrays(store: ZarrStore, query: QueryNode, concurre
   const primaryPath = normalizePath(from.path);
   const others = (query.select?.paths ?? []).map((p) => (p.startsWith('/') ? normalizePath(p) : joinPath(parentPath(primaryPath), p)));
   const paths = [primaryPath, ...others.filter((p) => p !== primaryPath)];
-  const [primary, rest] = await Promise.all([ZarrArray.open(store, primaryPath), mapLimit(paths.slice(1), concurrency, (p) => ZarrArray.open(store, p))]);
+  // Zarr v3 or, where there is no zarr.json, v2 (a V2Array reads its chunks through its filters and compressor).
+  const [primary, rest] = await Promise.all([openArray(store, primaryPath), mapLimit(paths.slice(1), concurrency, (p) => openArray(store, p))]);
   const opened = [primary, ...rest];
   if (from.dtype !== undefined && from.dtype !== primary.dtype) {
     throw floeError('INVALID_ARGUMENT', `type mismatch: ${primary.path} holds ${primary.dtype}, the query expects ${from.dtype}`, {
