@@ -3,7 +3,7 @@
 // container, the bzip2 encoder, the raw LZMA1 encoder).
 //
 //   npx tsx bench/codec-libraries.ts [--pkgs /tmp/codeclib-pkgs] [--rounds 7] [--min-ms 150]
-//        [--only lz4,snappy,blosc,bz2,lzma1] [--mib 4]
+//        [--only lz4,snappy,blosc,bz2,lzma1] [--blosc-cnames lz4,blosclz,snappy,lz4hc] [--mib 4]
 //
 // The packages are not Floe's dependencies: install them elsewhere and point --pkgs there, e.g.
 //   mkdir -p /tmp/codeclib-pkgs && cd /tmp/codeclib-pkgs && npm init -y >/dev/null &&
@@ -51,6 +51,7 @@ const { values: opts } = parseArgs({
     rounds: { type: 'string', default: '7' },
     'min-ms': { type: 'string', default: '150' },
     only: { type: 'string', default: 'lz4,snappy,blosc,bz2,lzma1' },
+    'blosc-cnames': { type: 'string', default: 'lz4,blosclz,snappy,lz4hc' },
     mib: { type: 'string', default: '4' },
     python: { type: 'string', default: '/usr/bin/python3' },
   },
@@ -58,6 +59,7 @@ const { values: opts } = parseArgs({
 const ROUNDS = Math.max(1, Number(opts.rounds));
 const MIN_MS = Number(opts['min-ms']);
 const ONLY = new Set(opts.only!.split(','));
+const BLOSC_CNAMES = new Set(opts['blosc-cnames']!.split(','));
 const SIZE = Number(opts.mib) * 2 ** 20;
 const BOMB = 64 * 2 ** 20;
 const EXPECT = 2 ** 20;
@@ -651,7 +653,8 @@ async function blosc(): Promise<void> {
   const configs: { cname: BloscCname; shuffle: 0 | 1 | 2 }[] = [
     { cname: 'lz4', shuffle: 1 }, { cname: 'lz4', shuffle: 2 }, { cname: 'blosclz', shuffle: 1 }, { cname: 'snappy', shuffle: 1 }, { cname: 'lz4hc', shuffle: 1 },
   ];
-  for (const { cname, shuffle } of configs) {
+  const chosen = configs.filter(({ cname }) => BLOSC_CNAMES.has(cname));
+  for (const { cname, shuffle } of chosen) {
     const cands: Candidate[] = [
       {
         name: 'Floe (hand-written)', license: 'Apache-2.0', bound: 'maxBytes, checked against the header before allocating',
