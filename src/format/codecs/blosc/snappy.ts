@@ -10,7 +10,7 @@
 // RETAINED_MEMORY_LIMIT, or that trapped (its state is then unknown), is dropped: the next call loads
 // a fresh one.
 import { createRequire } from 'node:module';
-import { floeError } from '../../../errors.ts';
+import { requireOptional } from '../../../optional-dependency.ts';
 
 /** What Floe uses of snappy-wasm's CommonJS build (which instantiates its module synchronously). */
 interface SnappyWasm {
@@ -26,15 +26,9 @@ export const RETAINED_MEMORY_LIMIT = 32 * 2 ** 20;
 const require = createRequire(import.meta.url);
 let instance: SnappyWasm | undefined;
 
+/** The loaded instance; MISSING_DEPENDENCY when the package is absent or will not instantiate. */
 function library(): SnappyWasm {
-  if (instance) return instance;
-  try {
-    instance = require(PACKAGE) as SnappyWasm;
-  } catch (err) {
-    const reason = String(err instanceof Error ? err.message : err).split('\n')[0];
-    throw floeError('UNSUPPORTED', `blosc: snappy streams need the ${PACKAGE} package, which did not load (${reason}); reinstall Floe's dependencies (npm install)`);
-  }
-  return instance;
+  return (instance ??= requireOptional<SnappyWasm>(PACKAGE, 'blosc snappy streams'));
 }
 
 function dropInstance(): void {
