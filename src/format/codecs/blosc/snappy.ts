@@ -20,7 +20,7 @@ interface SnappyWasm {
 }
 
 const PACKAGE = 'snappy-wasm';
-/** Linear memory kept between calls: a few of c-blosc's blocks (at most 2 MiB each by default) fit. */
+/** Linear memory kept between calls: ample for automatic Blosc block sizes (at most 1 MiB in compress.ts). */
 export const RETAINED_MEMORY_LIMIT = 32 * 2 ** 20;
 
 const require = createRequire(import.meta.url);
