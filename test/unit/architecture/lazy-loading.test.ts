@@ -141,6 +141,28 @@ describe("what import 'floe' loads, in the built package", () => {
 });
 
 /**
+ * Packages Floe loads with require() on first use (CommonJS, which the ESM load hook above does not
+ * see): snappy-wasm, with the first Blosc snappy stream (blosc/snappy.ts).
+ */
+describe("what import 'floe' requires, in the built package", () => {
+  it('leaves snappy-wasm out until a snappy stream is coded', () => {
+    const dist = path.join(root, 'dist');
+    const child = `import { createRequire } from 'node:module';
+const [entry, snappyModule] = process.argv.slice(1);
+const cached = () => Object.keys(createRequire(entry).cache).filter((file) => file.includes('/node_modules/snappy-wasm/'));
+await import(entry);
+const atImport = cached();
+const { snappyCompress } = await import(snappyModule);
+snappyCompress(new Uint8Array(100), new Uint8Array(200));
+process.stdout.write(JSON.stringify({ atImport, afterFirstStream: cached() }));`;
+    const args = ['--no-warnings', '--input-type=module', '-e', child, pathToFileURL(path.join(dist, 'index.js')).href, pathToFileURL(path.join(dist, 'format/codecs/blosc/snappy.js')).href];
+    const seen = JSON.parse(execFileSync(process.execPath, args, { encoding: 'utf8', timeout: 30_000 })) as { atImport: string[]; afterFirstStream: string[] };
+    expect(seen.atImport).toEqual([]);
+    expect(seen.afterFirstStream.length).toBeGreaterThan(0); // the check sees the package once it is loaded
+  });
+});
+
+/**
  * Every module URL a fresh `node` loads to import `entry`, recorded by a module.register load hook.
  * The hook runs on its own thread and posts each URL on one port; importing a sentinel last and
  * waiting for its message means every earlier URL has arrived (a port delivers in order).

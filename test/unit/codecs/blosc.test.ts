@@ -39,7 +39,7 @@ describe('blosc v3 codec', () => {
   });
 
   // c-blosc (numcodecs.js WASM build) must read what we write, for every compressor it has.
-  describe.each(BLOSC_CNAMES.filter((c) => c !== 'snappy'))('%s output decodes in c-blosc', (cname) => {
+  describe.each(BLOSC_CNAMES)('%s output decodes in c-blosc', (cname) => {
     it.each(SHUFFLES)('shuffle %s', async (shuffle) => {
       // Rounded values repeat, so every mode compresses; odd length leaves a partial block.
       const values = Float32Array.from({ length: 70_001 }, (_, i) => Math.round(Math.sin(i / 300) * 50));
@@ -56,7 +56,7 @@ describe('blosc v3 codec', () => {
 
   it('reads what c-blosc writes, for each compressor and shuffle', async () => {
     const data = smoothNoise(50_000);
-    for (const cname of ['blosclz', 'lz4', 'lz4hc', 'zlib', 'zstd']) {
+    for (const cname of BLOSC_CNAMES) {
       for (const shuffle of [0, 1, 2]) {
         const peer = Blosc.fromConfig({ cname, clevel: 5, shuffle, blocksize: 0 });
         const encoded = await peer.encode(data);
