@@ -12,12 +12,13 @@
 // overlapping: every writer writes the same chunks of row 0. All writers start together.
 // Per run: commits/s (all commits / wall time), retries per commit (attempts − 1; an attempt is a
 // snapshot written), p50/p99 of the commit call's latency (retries included), and the fairness
-// figures: the most retries one commit took, the most one writer took in all, the slowest and
-// fastest writer's finish. Checked: every writer finishes, every commit is in main's ancestry
+// figures: the most retries one commit took, the most one writer took in all, the fastest, median
+// and slowest writer's finish and slowest/median (1 = every writer done together). Checked: every writer finishes, every commit is in main's ancestry
 // exactly once, no commit retried more often than other commits landed meanwhile (a retry is
 // always someone else's progress, so retries are bounded by the others' commits), and (disjoint)
 // every writer's last values read back. A writer that starves fails the run: its commit throws
 // after --tries attempts.
+import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { sleepAbortably } from '../src/engine/abort.ts';
@@ -162,6 +163,7 @@ interface RunFigure {
   maxWriterRetries: number;
   minWriterRetries: number;
   slowestMs: number;
+  medianMs: number;
   fastestMs: number;
   swapsLost: number;
   requestsPerCommit: number;
@@ -190,6 +192,7 @@ async function run(mode: Mode, writers: number, seed: number): Promise<RunFigure
     maxWriterRetries: Math.max(...figures.map(retriesOf)),
     minWriterRetries: Math.min(...figures.map(retriesOf)),
     slowestMs: Math.max(...finished),
+    medianMs: percentile([...finished].sort((a, b) => a - b), 50),
     fastestMs: Math.min(...finished),
     swapsLost: figures.reduce((s, f) => s + f.counts.repoInfoSwapsLost, 0),
     requestsPerCommit: figures.reduce((s, f) => s + f.counts.requests, 0) / commits.length,
@@ -230,17 +233,28 @@ function checkProgress(commits: readonly CommitFigure[]): void {
 function report(figures: RunFigure[]): void {
   console.log(`\n## ${COMMITS} commits per writer of ${CHUNKS} chunks each, ${LATENCY} ± ${JITTER} ms per request, at most ${TRIES} attempts per commit\n`);
   printTable(
-    ['chunks', 'writers', 'commits/s', 'retries / commit', 'p50 commit ms', 'p99 commit ms', 'most attempts, one commit', 'retries per writer (min–max)', 'writer finish (fastest–slowest) s', 'requests / commit', 'load after'],
+    ['chunks', 'writers', 'commits/s', 'retries / commit', 'p50 commit ms', 'p99 commit ms', 'most attempts, one commit', 'retries per writer (min–max)', 'writer finish (fastest–median–slowest) s', 'slowest / median', 'requests / commit', 'load after'],
     figures.map((f) => [
       f.mode, String(f.writers), (f.commits / (f.wallMs / 1000)).toFixed(2), f.retriesPerCommit.toFixed(2), fmtMs(f.p50), fmtMs(f.p99),
-      String(f.maxAttempts), `${f.minWriterRetries}–${f.maxWriterRetries}`, `${(f.fastestMs / 1000).toFixed(1)}–${(f.slowestMs / 1000).toFixed(1)}`,
+      String(f.maxAttempts), `${f.minWriterRetries}–${f.maxWriterRetries}`,
+      `${(f.fastestMs / 1000).toFixed(1)}–${(f.medianMs / 1000).toFixed(1)}–${(f.slowestMs / 1000).toFixed(1)}`, (f.slowestMs / f.medianMs).toFixed(2),
       f.requestsPerCommit.toFixed(1), f.load,
     ]),
     ['l'],
   );
 }
 
+/** The machine's `uptime` line (load averages), where the command exists. */
+function uptime(): string {
+  try {
+    return execFileSync('uptime', { encoding: 'utf8' }).trim();
+  } catch {
+    return `load average ${loadAverage()}`;
+  }
+}
+
 async function main(): Promise<void> {
+  console.log(`uptime before: ${uptime()}`);
   console.log(`# bench/scale-writers.ts — ${os.cpus().length} cores, Node ${process.version}, load average ${loadAverage()}`);
   const figures: RunFigure[] = [];
   for (const mode of opts.modes.split(',') as Mode[]) {
@@ -252,7 +266,9 @@ async function main(): Promise<void> {
   }
   report(figures);
   const worst = Math.max(...figures.map((f) => f.maxAttempts));
-  console.log(`\nNo writer starved: every writer finished all ${COMMITS} commits in every run, no commit retried more often than other commits landed while it ran, and the most attempts any one commit needed was ${worst} (bound ${TRIES}).`);
+  const bound = Math.max(...figures.map((f) => (f.writers - 1) * COMMITS + 1));
+  console.log(`\nNo writer starved: every writer finished all ${COMMITS} commits in every run, no commit retried more often than other commits landed while it ran, and the most attempts any one commit needed was ${worst} (bound (N − 1)·${COMMITS} + 1 = ${bound} at the most writers; limit ${TRIES}).`);
+  console.log(`uptime after: ${uptime()}`);
 }
 
 await main();

@@ -8,6 +8,10 @@
 // `onBranchMoved` is the seam where rebase plugs in: it may patch the session onto the new tip
 // and ask for another attempt; by default the CONFLICT reaches the caller.
 //
+// Between attempts the commit waits (retry-policy.ts: the more rounds it lost, the sooner it
+// retries) while it already loads the new tip's snapshot and the manifests the rebase and the
+// next attempt will read, so the retry reaches its compare-and-swap soon after it read the tip.
+//
 // Cancellation (`options.signal`): every step up to the repo-info update takes the signal, and so
 // do the backoff and rebase between attempts; the update checks it last before its
 // compare-and-swap, which then runs to its end (repo-info-store.ts). So an aborted commit moved
@@ -17,7 +21,7 @@ import { floeError, isFloeError, type FloeError } from '../errors.ts';
 import { sleepAbortably, throwIfAborted } from '../engine/abort.ts';
 import type { Clock } from '../engine/storage/clock.ts';
 import type { AbortOptions } from '../engine/storage/types.ts';
-import { idsEqual, idToString, newSnapshotId, parseSnapshotId, type NodeId, type SnapshotId } from '../format/icechunk/ids.ts';
+import { idsEqual, idToString, newSnapshotId, parseSnapshotId, type ManifestId, type NodeId, type SnapshotId } from '../format/icechunk/ids.ts';
 import { sortMetadata, type MetadataItem, type MetadataValue } from '../format/icechunk/metadata-value.ts';
 import type { SnapshotInfo } from '../format/icechunk/repo-info.ts';
 import type { TransactionLog } from '../format/icechunk/transaction-log.ts';
@@ -27,6 +31,9 @@ import type { ConflictSolver } from './conflicts/solver.ts';
 import type { LoadedSnapshot, RepoObjects } from './objects.ts';
 import { addCommit, addDetachedSnapshot, amendCommit, findSnapshotInfo } from './refs.ts';
 import type { RepoInfoStore } from './repo-info-store.ts';
+import { retryDelayMs, type RetryBackoff } from './retry-policy.ts';
+
+export type { RetryBackoff } from './retry-policy.ts';
 
 /** Options of {@link Session.commit} (and `amend`/`flush`); `signal` cancels it (`ABORTED`, branch unmoved). */
 export interface CommitOptions extends AbortOptions {
@@ -41,29 +48,8 @@ export interface CommitOptions extends AbortOptions {
   rebaseWith?: ConflictSolver;
   /** Commit attempts in all (the first plus retries after a rebase). Default 1000 with `rebaseWith`, else 5. */
   rebaseTries?: number;
-  /** Jittered exponential backoff between attempts. */
+  /** Waits between attempts: shorter the more rounds the commit already lost (retry-policy.ts). */
   retryBackoff?: RetryBackoff;
-}
-
-/**
- * Waits between commit attempts: a random delay in [0, min(maxMs, initialMs * 2^(attempt-1))]
- * ("full jitter"). Writers that lost a race then retry at different times instead of together,
- * so N writers on disjoint chunks finish in about N rounds rather than colliding forever.
- */
-export interface RetryBackoff {
-  /** Default 2 ms. */
-  initialMs?: number;
-  /** Default 250 ms. */
-  maxMs?: number;
-  /** Injectable for tests; default Math.random. The waits run on the repository's clock. */
-  random?: () => number;
-}
-
-export function backoffDelayMs(attempt: number, backoff: RetryBackoff = {}): number {
-  const initial = backoff.initialMs ?? 2;
-  const max = backoff.maxMs ?? 250;
-  const ceiling = Math.min(max, initial * 2 ** Math.min(30, Math.max(0, attempt - 1)));
-  return (backoff.random ?? Math.random)() * ceiling;
 }
 
 /** What `onBranchMoved` learns when the branch moved. */
@@ -110,14 +96,44 @@ export async function runCommit(
   const signal = options.signal;
   const request = signal ? { signal } : undefined;
   for (let attempt = 1; ; attempt++) {
+    const startedMs = target.clock.nowMs();
     try {
       return await commitOnce(target, kind, message, options, request);
     } catch (err) {
       const moved = branchMovedOf(err);
       if (!moved || !onBranchMoved || attempt >= tries) throw err;
-      await sleepAbortably(target.clock, backoffDelayMs(attempt, options.retryBackoff), signal, moved.branch);
-      if (!(await onBranchMoved(moved, request))) throw err;
+      const lost = { attempt, attemptMs: target.clock.nowMs() - startedMs };
+      const warming = warmForRetry(target, moved.current, request);
+      try {
+        await sleepAbortably(target.clock, retryDelayMs(lost, options.retryBackoff), signal, moved.branch);
+        if (!(await onBranchMoved(moved, request))) throw err;
+      } finally {
+        await warming; // never rejects; awaited so no load outlives the commit
+      }
     }
+  }
+}
+
+/**
+ * Loads, into the repository's caches, what the rebase onto `tip` and the next attempt read: the
+ * tip's snapshot, and for the arrays this session changed the manifests the tip has that our base
+ * has not (the other commits rewrote them), at most `concurrency` of them. It runs during the
+ * backoff, so those reads are done or in flight (single-flight caches) when the retry needs them.
+ * Its failures are dropped: the rebase loads the same objects and reports what went wrong.
+ */
+async function warmForRetry(target: CommitTarget, tip: SnapshotId, request: AbortOptions | undefined): Promise<void> {
+  try {
+    const { snapshot } = await target.objects.loadSnapshot(tip, request);
+    const changes = target.changes();
+    const known = new Set(target.base().snapshot.manifestFiles.map((f) => idToString(f.id)));
+    const wanted: ManifestId[] = [];
+    for (const node of snapshot.nodes) {
+      if (node.nodeData.kind !== 'array' || !changes.chunkChangesOf(node.id)?.size) continue;
+      for (const ref of node.nodeData.manifests) if (!known.has(idToString(ref.objectId))) wanted.push(ref.objectId);
+    }
+    await Promise.all(wanted.slice(0, Math.max(1, target.concurrency)).map((id) => target.objects.loadManifest(id, request)));
+  } catch {
+    // see above: the rebase's own loads report it
   }
 }
 
@@ -149,8 +165,8 @@ async function commitOnce(
     const previous = await target.objects.loadTransactionLog(base.snapshot.id, request);
     if (previous) log = mergeTransactionLogs(snapshotId, previous, log);
   }
-  await target.objects.writeTransactionLog(log, request);
-  const loaded = await target.objects.writeSnapshot(built.snapshot, request);
+  // Both before the repo-info update, in either order: neither is reachable until it lands.
+  const [, loaded] = await allSettledOrThrow(target.objects.writeTransactionLog(log, request), target.objects.writeSnapshot(built.snapshot, request));
   const info = (parentId: SnapshotId | null): SnapshotInfo => ({ id: snapshotId, parentId, flushedAt, message, metadata });
   await target.repoInfo.update((current) => {
     switch (kind.kind) {
@@ -168,6 +184,14 @@ async function commitOnce(
     }
   }, request);
   return { snapshot: loaded };
+}
+
+/** Both results once both settled (no write still running when the commit throws), else the first error. */
+async function allSettledOrThrow<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
+  const [ra, rb] = await Promise.allSettled([a, b]);
+  if (ra.status === 'rejected') throw ra.reason;
+  if (rb.status === 'rejected') throw rb.reason;
+  return [ra.value, rb.value];
 }
 
 /**
