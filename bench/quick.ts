@@ -52,7 +52,7 @@ const RUNS: QuickRun[] = [
   { name: 'gc', args: [], env: { SNAPSHOTS: '10', CHUNKS_PER_COMMIT: '10' } },
   { name: 'icechunk-format', args: ['10000', '--reference-refs=1000'] },
   { name: 'split-amplification', args: ['--rows', '32', '--cols', '16', '--splits', '1,4,16'] },
-  { name: 'startup', args: ['--runs', '3'], unavailable: needsDist },
+  { name: 'startup', args: ['--runs', '5'], unavailable: needsDist },
   { name: 'scale-history', args: ['--sizes', '1000,10000'] },
   { name: 'scale-refs', args: ['--sizes', '3000,30000', '--split-rows', '3', '--heap-mb', '2000', '--cold', '1'] },
   { name: 'scale-gc', args: ['--garbage', '10000,100000', '--live', '1000', '--live-check', '0'] },
