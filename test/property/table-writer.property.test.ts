@@ -81,6 +81,14 @@ describe('manifest payloads through TableWriter', () => {
     );
   });
 
+  it('are byte-identical when the buffer grows many times over its first guess', () => {
+    const refs: ChunkRef[] = Array.from({ length: 50 }, (_, i) => ({ kind: 'inline', index: [i], data: new Uint8Array(1000 + i).fill(i) }));
+    const m: Manifest = { specVersion: 2, id: asManifestId(new Uint8Array(12).fill(3)), arrays: [{ nodeId: asNodeId(new Uint8Array(8).fill(2)), refs }] };
+    const payload = encodeManifestPayload(m);
+    expect(payload.length).toBeGreaterThan(50_000);
+    expect(Buffer.from(payload).equals(Buffer.from(builderManifestPayload(m)))).toBe(true);
+  });
+
   it('are byte-identical on a large manifest of native refs, zero offsets among them', () => {
     const refs: ChunkRef[] = Array.from({ length: 20_000 }, (_, i) => ({
       kind: 'native',

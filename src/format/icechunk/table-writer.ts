@@ -154,7 +154,7 @@ export class TableWriter {
   }
 
   private sameCodes(known: Uint16Array, length: number): boolean {
-    if (known.length < length) return false;
+    if (known.length !== length) return false;
     for (let i = 0; i < length; i++) if (this.codes[i] !== known[i]) return false;
     return true;
   }
