@@ -1,16 +1,19 @@
 // Storage micro-benchmark: put/get/ranged-get rates of the local backends, and the fs read path
 // (positioned readSync into a right-sized buffer) against fs.promises.readFile.
-// Run: npx tsx bench/storage.ts
+// Run: npx tsx bench/storage.ts [--objects 500] (bench:quick puts fewer: fs and sqlite puts wait on the disk)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import { FsStorage } from '../src/engine/storage/fs.ts';
 import { MemoryStorage } from '../src/engine/storage/memory.ts';
 import { SqliteStorage } from '../src/engine/storage/sqlite.ts';
 import type { ObjectStorage } from '../src/engine/storage/types.ts';
 
-const OBJECTS = 500;
+const { values: opts } = parseArgs({ options: { objects: { type: 'string', default: '500' } } });
+const OBJECTS = Number(opts.objects);
+if (!(Number.isInteger(OBJECTS) && OBJECTS >= 1)) throw new Error('--objects must be a positive integer');
 const SIZE = 64 * 1024;
 
 async function timed(label: string, count: number, fn: () => Promise<void>): Promise<void> {

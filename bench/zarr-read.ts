@@ -1,7 +1,8 @@
 // Zarr v3 read benchmark (issue 2, "Performance"): Floe vs zarrita 0.7.5 vs a minimal reader.
 //
 //   npx tsx bench/zarr-read.ts [--size-mb 1024] [--layouts uncompressed,zstd,sharded]
-//        [--windows 1000] [--repeat 5] [--profile] [--skip-memory] [--dir D] [--keep] [--reuse]
+//        [--windows 1000] [--repeat 5] [--profile] [--skip-memory] [--memory-readers floe,zarrita]
+//        [--dir D] [--keep] [--reuse]
 //
 // Writes (with Floe) a 2-d float32 array of --size-mb MiB (smooth sin*cos field + small noise,
 // zstd level 3 saves only ~10%) to a local directory store in up to three layouts, then reads the
@@ -41,6 +42,8 @@ const { values: opts } = parseArgs({
     dir: { type: 'string' },
     profile: { type: 'boolean', default: false },
     'skip-memory': { type: 'boolean', default: false },
+    // Each reader's probe is a fresh process per layout (~0.4 s of CPU); bench:quick keeps Floe's.
+    'memory-readers': { type: 'string', default: 'floe,zarrita' },
     keep: { type: 'boolean', default: false },
     reuse: { type: 'boolean', default: false },
   },
@@ -255,7 +258,7 @@ for (const layout of LAYOUTS) {
 
   // Peak memory of one full read, each reader in a fresh process.
   if (!opts['skip-memory']) {
-    for (const reader of ['floe', 'zarrita']) {
+    for (const reader of opts['memory-readers']!.split(',').filter(Boolean)) {
       const res = spawnSync(process.execPath, ['--import', 'tsx', PROBE, reader, STORE_DIR, name, '1'], { encoding: 'utf8' });
       if (res.status !== 0) throw new Error(`memory probe failed: ${res.stderr}`);
       const m = JSON.parse(res.stdout.trim().split('\n').pop()!) as { ms: number[]; outBytes: number; rssBefore: number; maxRssAfter: number };

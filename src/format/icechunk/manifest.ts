@@ -2,15 +2,14 @@
 // native (a chunk object in this repository), inline (the bytes themselves) or virtual (a byte
 // range of an object elsewhere). Dictionary-compressed virtual locations are decompressed on
 // read; Floe writes plain locations (compression_algorithm = 0), which the spec allows.
-import type { Builder, Offset } from 'flatbuffers';
 import { floeError } from '../../errors.ts';
 import { binarySearch, compareIndexLists } from '../indexing.ts';
 import type { ChunkRef, Extra, VirtualChecksum } from './chunk-ref.ts';
 import { decodeGuarded, FlatbufferReader } from './flatbuffer-reader.ts';
-import { addIdField, addU64Field, createOffsetVector, createU32Vector, finishPayload, newBuilder } from './flatbuffer-writer.ts';
 import { decodeFile, encodeFile, type EncodeFileOptions } from './framing.ts';
 import type { SpecVersion } from './header.ts';
 import { asChunkId, asManifestId, asNodeId, compareIds, type ManifestId, type NodeId } from './ids.ts';
+import { TableWriter, type TableOffset } from './table-writer.ts';
 import { materializeRefs, refAt, RefColumnsBuilder, searchColumns, type RefColumns } from './manifest-columns.ts';
 import { zstdDecompress } from './zstd.ts';
 
@@ -245,78 +244,129 @@ export function encodeManifest(manifest: Manifest, options: EncodeFileOptions = 
 }
 
 export function encodeManifestPayload(manifest: Manifest): Uint8Array {
+  const payload = tryEncodePayload(manifest) ?? tryEncodePayload(withSortedRefs(manifest));
+  // Sorted refs are never out of order: a comparison of numbers is a total order.
+  if (payload === undefined) throw floeError('INVALID_ARGUMENT', 'the chunk refs of a manifest could not be sorted by index; pass integer indices');
+  return payload;
+}
+
+/**
+ * The payload, or undefined if an array's refs are not sorted by index. Refs are written in
+ * order while their order is checked, in one pass over them rather than two: a commit's one
+ * encode of a 1M-ref manifest runs mostly before the optimising compiler takes over, and there a
+ * pass over every ref costs ~0.2 µs per ref.
+ */
+function tryEncodePayload(manifest: Manifest): Uint8Array | undefined {
   const refCount = manifest.arrays.reduce((n, a) => n + a.refs.length, 0);
-  const b = newBuilder(1024 + refCount * 64);
+  const w = new TableWriter(1024 + refCount * 48);
   const arrays = [...manifest.arrays].sort((x, y) => compareIds(x.nodeId, y.nodeId));
-  const arrayOffsets = arrays.map((array) => {
-    const refs = isSorted(array.refs) ? array.refs : [...array.refs].sort((x, y) => compareChunkIndices(x.index, y.index));
-    const refsVec = createOffsetVector(b, refs.map((ref) => writeRef(b, ref)));
-    const extra = array.extra ? b.createByteVector(array.extra) : undefined;
-    b.startObject(3);
-    if (extra !== undefined) b.addFieldOffset(AM.extra, extra, 0);
-    b.addFieldOffset(AM.refs, refsVec, 0);
-    addIdField(b, AM.nodeId, array.nodeId);
-    return b.endObject();
-  });
-  const arraysVec = createOffsetVector(b, arrayOffsets);
-  const extra = manifest.extra ? b.createByteVector(manifest.extra) : undefined;
-  b.startObject(5);
-  if (extra !== undefined) b.addFieldOffset(M.extra, extra, 0);
-  b.addFieldOffset(M.arrays, arraysVec, 0);
-  addIdField(b, M.id, manifest.id);
+  const arrayOffsets: TableOffset[] = [];
+  for (const array of arrays) {
+    const refsVec = writeSortedRefs(w, array.refs);
+    if (refsVec === undefined) return undefined;
+    const extra = array.extra ? w.createByteVector(array.extra) : undefined;
+    w.startObject(3);
+    if (extra !== undefined) addOffsetField(w, AM.extra, extra);
+    addOffsetField(w, AM.refs, refsVec);
+    addIdField(w, AM.nodeId, array.nodeId);
+    arrayOffsets.push(w.endObject());
+  }
+  const arraysVec = w.createOffsetVector(arrayOffsets);
+  const extra = manifest.extra ? w.createByteVector(manifest.extra) : undefined;
+  w.startObject(5);
+  if (extra !== undefined) addOffsetField(w, M.extra, extra);
+  addOffsetField(w, M.arrays, arraysVec);
+  addIdField(w, M.id, manifest.id);
   // The schema default is 1 (zstd dictionary); plain locations must say 0 explicitly. Spec-1
   // manifests predate the field.
-  if (manifest.specVersion === 2) b.addFieldInt8(M.compressionAlgorithm, COMPRESSION_NONE, COMPRESSION_ZSTD_DICTIONARY);
-  return finishPayload(b, b.endObject());
-}
-
-function isSorted(refs: readonly ChunkRef[]): boolean {
-  // Indexed, not for..of: this runs over every ref of a commit, mostly before the optimising
-  // compiler takes over, and unoptimised for..of allocates an iterator result per step.
-  for (let i = 1; i < refs.length; i++) {
-    const previous = refs[i - 1];
-    const ref = refs[i];
-    // 1 <= i < length; only a sparse array can have no element there.
-    if (previous === undefined || ref === undefined) throw floeError('INVALID_ARGUMENT', `chunk ref ${i} of ${refs.length} is missing`);
-    if (compareIndexLists(previous.index, ref.index) > 0) return false;
+  if (manifest.specVersion === 2) {
+    w.addInt8(COMPRESSION_NONE);
+    w.slot(M.compressionAlgorithm);
   }
-  return true;
+  return w.finish(w.endObject());
 }
 
-function writeRef(b: Builder, ref: ChunkRef): Offset {
-  const index = createU32Vector(b, ref.index);
-  const extra = ref.extra ? b.createByteVector(ref.extra) : 0;
+/** The refs' offset vector, or undefined at the first ref out of order. */
+function writeSortedRefs(w: TableWriter, refs: readonly ChunkRef[]): TableOffset | undefined {
+  // Offsets in an Int32Array: a JS array of 1M numbers is one more large object for the GC.
+  const offsets = new Int32Array(refs.length);
+  let previous: readonly number[] | undefined;
+  // Indexed, not for..of: unoptimised for..of allocates an iterator result per step.
+  for (let i = 0; i < refs.length; i++) {
+    const ref = refs[i];
+    // i < length; only a sparse array can have no element there.
+    if (ref === undefined) throw floeError('INVALID_ARGUMENT', `chunk ref ${i} of ${refs.length} is missing`);
+    if (previous !== undefined && compareIndexLists(previous, ref.index) > 0) return undefined;
+    previous = ref.index;
+    offsets[i] = writeRef(w, ref);
+  }
+  return w.createOffsetVector(offsets);
+}
+
+function withSortedRefs(manifest: Manifest): Manifest {
+  const arrays = manifest.arrays.map((array): ArrayManifest => {
+    const refs = [...array.refs].sort((x, y) => compareChunkIndices(x.index, y.index));
+    return array.extra ? { nodeId: array.nodeId, refs, extra: array.extra } : { nodeId: array.nodeId, refs };
+  });
+  return { ...manifest, arrays };
+}
+
+function writeRef(w: TableWriter, ref: ChunkRef): TableOffset {
+  const index = w.createU32Vector(ref.index);
+  const extra = ref.extra ? w.createByteVector(ref.extra) : 0;
   switch (ref.kind) {
     case 'inline': {
-      const data = b.createByteVector(ref.data);
-      b.startObject(10);
-      if (extra) b.addFieldOffset(R.extra, extra, 0);
-      b.addFieldOffset(R.inline, data, 0);
-      b.addFieldOffset(R.index, index, 0);
-      return b.endObject();
+      const data = w.createByteVector(ref.data);
+      w.startObject(10);
+      if (extra) addOffsetField(w, R.extra, extra);
+      addOffsetField(w, R.inline, data);
+      addOffsetField(w, R.index, index);
+      return w.endObject();
     }
     case 'native': {
-      b.startObject(10);
-      addU64Field(b, R.length, ref.length);
-      addU64Field(b, R.offset, ref.offset);
-      if (extra) b.addFieldOffset(R.extra, extra, 0);
-      addIdField(b, R.chunkId, ref.chunkId);
-      b.addFieldOffset(R.index, index, 0);
-      return b.endObject();
+      w.startObject(10);
+      addU64Field(w, R.length, ref.length);
+      addU64Field(w, R.offset, ref.offset);
+      if (extra) addOffsetField(w, R.extra, extra);
+      addIdField(w, R.chunkId, ref.chunkId);
+      addOffsetField(w, R.index, index);
+      return w.endObject();
     }
     case 'virtual': {
-      const location = b.createString(ref.location);
-      const etag = ref.checksum && 'etag' in ref.checksum ? b.createString(ref.checksum.etag) : undefined;
+      const location = w.createString(ref.location);
+      const etag = ref.checksum && 'etag' in ref.checksum ? w.createString(ref.checksum.etag) : undefined;
       const lastModified = ref.checksum && 'lastModified' in ref.checksum ? ref.checksum.lastModified : 0;
-      b.startObject(10);
-      b.addFieldInt64(R.length, BigInt(ref.length), 0n);
-      b.addFieldInt64(R.offset, BigInt(ref.offset), 0n);
-      b.addFieldInt32(R.lastModified, lastModified, 0);
-      if (extra) b.addFieldOffset(R.extra, extra, 0);
-      if (etag !== undefined) b.addFieldOffset(R.etag, etag, 0);
-      b.addFieldOffset(R.location, location, 0);
-      b.addFieldOffset(R.index, index, 0);
-      return b.endObject();
+      w.startObject(10);
+      addU64Field(w, R.length, ref.length);
+      addU64Field(w, R.offset, ref.offset);
+      if (lastModified !== 0) {
+        w.addInt32(lastModified);
+        w.slot(R.lastModified);
+      }
+      if (extra) addOffsetField(w, R.extra, extra);
+      if (etag !== undefined) addOffsetField(w, R.etag, etag);
+      addOffsetField(w, R.location, location);
+      addOffsetField(w, R.index, index);
+      return w.endObject();
     }
   }
+}
+
+// Fields as the runtime's addField* calls write them: absent when 0 (the schema defaults).
+function addOffsetField(w: TableWriter, slot: number, target: TableOffset): void {
+  if (target === 0) return;
+  w.addOffset(target);
+  w.slot(slot);
+}
+
+function addU64Field(w: TableWriter, slot: number, value: number): void {
+  if (value === 0) return;
+  w.addUint64(value);
+  w.slot(slot);
+}
+
+/** An inline id struct (ObjectId12/ObjectId8). */
+function addIdField(w: TableWriter, slot: number, id: Uint8Array): void {
+  w.addStructBytes(id);
+  w.slot(slot);
 }
