@@ -189,6 +189,7 @@ const loadBefore = load();
 const summary: string[] = [];
 const layoutRows: string[] = [];
 const memRows: string[] = [];
+const pairRows: string[] = [];
 const profiles: string[] = [];
 
 for (const writer of WRITERS) {
@@ -219,7 +220,9 @@ for (const writer of WRITERS) {
       zarrita.push(await timed(readZarrita, undefined));
       floe.push(await timed(readFloe, undefined));
     }
-    console.error(`# ${writer} pair ${p + 1}: floe ${floe[p]!.wallMs.toFixed(0)} ms (cpu ${floe[p]!.cpuMs.toFixed(0)}), zarrita ${zarrita[p]!.wallMs.toFixed(0)} ms (cpu ${zarrita[p]!.cpuMs.toFixed(0)}), load ${load()}`);
+    const [f, z] = [floe[p]!, zarrita[p]!];
+    console.error(`# ${writer} pair ${p + 1}: floe ${f.wallMs.toFixed(0)} ms (cpu ${f.cpuMs.toFixed(0)}), zarrita ${z.wallMs.toFixed(0)} ms (cpu ${z.cpuMs.toFixed(0)}), ratio wall ${(z.wallMs / f.wallMs).toFixed(2)} cpu ${(z.cpuMs / f.cpuMs).toFixed(2)}, load ${load()}`);
+    pairRows.push(`| ${writer} | ${p + 1} | ${f.wallMs.toFixed(0)} | ${z.wallMs.toFixed(0)} | ${(z.wallMs / f.wallMs).toFixed(2)} | ${(f.cpuMs / 1000).toFixed(2)} | ${(z.cpuMs / 1000).toFixed(2)} | ${(z.cpuMs / f.cpuMs).toFixed(2)} | ${load()} |`);
   }
   const wallRatio = median(floe.map((f, i) => zarrita[i]!.wallMs / f.wallMs));
   const cpuRatio = median(floe.map((f, i) => zarrita[i]!.cpuMs / f.cpuMs));
@@ -270,6 +273,10 @@ out.push(...layoutRows, '');
 out.push('| chunks written by | Floe MB/s | Floe CPU s | zarrita MB/s | zarrita CPU s | Floe/zarrita wall (median of pairs) | Floe/zarrita CPU (median of pairs) |');
 out.push('|---|---:|---:|---:|---:|---:|---:|');
 out.push(...summary);
+out.push('', 'Every pair (zarrita / Floe; load average after the pair):\n');
+out.push('| chunks written by | pair | Floe ms | zarrita ms | wall ratio | Floe CPU s | zarrita CPU s | CPU ratio | load |');
+out.push('|---|---:|---:|---:|---:|---:|---:|---:|---|');
+out.push(...pairRows);
 if (memRows.length > 0) {
   out.push('', 'One full read in a fresh process after a warm-up read: peak RSS (VmHWM), its increase over the RSS before the read, minor page faults during the read.\n');
   out.push('| chunks written by | reader | read ms | peak RSS MiB | increase MiB | increase / output | minor faults |');

@@ -6,7 +6,7 @@ import type { BytesCodecContext, BytesCodecFactory, BytesToBytesCodec } from './
 import { checkKeys, decodingGuard, invalidConfig, readChoice, readInt, shown } from './bytes-codec-support.ts';
 import { BLOSC_CNAMES, type BloscCname } from './blosc/block-codecs.ts';
 import { bloscCompress, type BloscOptions, type BloscShuffle } from './blosc/compress.ts';
-import { bloscDecompress, bloscDecompressInto } from './blosc/container.ts';
+import { bloscDecompress, bloscDecompressInto, bloscDecompressIntoRuns } from './blosc/container.ts';
 
 const NAME = 'blosc';
 const SHUFFLES = ['noshuffle', 'shuffle', 'bitshuffle'] as const;
@@ -18,6 +18,7 @@ function bloscCodec(options: BloscOptions, toJSON: BytesToBytesCodec['toJSON']):
     encode: (data) => bloscCompress(data, options),
     decode: (data, limits) => decodingGuard(NAME, () => bloscDecompress(data, limits?.maxBytes)),
     decodeInto: (data, out) => decodingGuard(NAME, () => bloscDecompressInto(data, out)),
+    decodeIntoRuns: (data, runs) => decodingGuard(NAME, () => bloscDecompressIntoRuns(data, runs)),
     toJSON,
   };
 }

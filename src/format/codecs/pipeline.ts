@@ -8,6 +8,7 @@ import { unavailableReason, ZARR_V3_CODEC_NAMES, zarrV3Implementation } from './
 import type { BytesToBytesCodec, CodecMetadata, DecodeLimits } from './types.ts';
 import { resourceLimits, type ResourceLimits } from '../limits.ts';
 import { checkChunkBytes } from '../zarr/chunk-size.ts';
+import { rowRuns, storedAsInMemory } from '../zarr/row-runs.ts';
 
 // The chain's contract lives in codec-chain.ts (sharding.ts needs it without this module).
 export { ScratchBuffer, type CodecChain } from './codec-chain.ts';
@@ -51,6 +52,7 @@ export function buildCodecChain(codecs: readonly CodecMetadata[], spec: ChunkSpe
   const firstBytesCodec = bytesCodecs[0];
   const arrayStepsBackwards = [...arraySteps].reverse();
   const bounds = new DecodeBounds(a2b, innerSpec, bytesCodecs);
+  const intoRuns = rowsDecoder(spec, arrayCodecs, a2b, bytesCodecs);
 
   return {
     spec,
@@ -68,8 +70,10 @@ export function buildCodecChain(codecs: readonly CodecMetadata[], spec: ChunkSpe
       return array;
     },
     decodeRegion(bytes, projections, dst, scratch) {
-      if (sharding) sharding.decodeRegion(bytes, projections, dst, scratch);
-      else copyFromChunk(this.decode(bytes, scratch), projections, dst, spec.dataType.lanes);
+      if (sharding) return sharding.decodeRegion(bytes, projections, dst, scratch);
+      const runs = intoRuns && rowRuns(spec, projections, dst);
+      if (runs && intoRuns?.(bytes, runs)) return;
+      copyFromChunk(this.decode(bytes, scratch), projections, dst, spec.dataType.lanes);
     },
     encode(array) {
       let a = array;
@@ -141,6 +145,16 @@ class DecodeBounds {
  */
 export function compressedBound(n: number): number {
   return n + Math.ceil(n / 8) + 65536;
+}
+
+/**
+ * A compressor alone after a `bytes` codec that stores elements as memory holds them, when it
+ * can decode straight into a result's rows (Blosc): the decodeRegion path with no chunk buffer.
+ */
+function rowsDecoder(spec: ChunkSpec, arrayCodecs: readonly ArrayToArrayCodec[], a2b: ArrayToBytesCodec, bytesCodecs: readonly BytesToBytesCodec[]): BytesToBytesCodec['decodeIntoRuns'] {
+  const [only] = bytesCodecs;
+  if (bytesCodecs.length !== 1 || !only?.decodeIntoRuns || !storedAsInMemory(spec, arrayCodecs, a2b)) return undefined;
+  return only.decodeIntoRuns.bind(only);
 }
 
 /** The last bytes->bytes step: straight into scratch when the codec can and the size is known. */

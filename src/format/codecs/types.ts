@@ -40,10 +40,28 @@ export interface BytesToBytesCodec {
    * caller uses `decode`). Saves an allocation and its page faults per chunk.
    */
   decodeInto?(data: Uint8Array, out: Uint8Array): number;
+  /**
+   * Optional fast path: decode straight into the result's rows (`runs`), skipping the parts of
+   * the chunk no run takes. Returns false, having written nothing, when the buffer's decoded size
+   * is not `runs.chunkBytes` or its layout does not suit (the caller then decodes the usual way);
+   * throws CORRUPT_OBJECT on malformed input, having written only inside the runs.
+   */
+  decodeIntoRuns?(data: Uint8Array, runs: DecodedRuns): boolean;
   /** Encoded size for `n` input bytes when it is fixed (crc32c: n + 4); absent otherwise. */
   computeEncodedSize?(n: number): number;
   /** The fully resolved metadata to write back (defaults filled in). */
   toJSON(): CodecMetadata;
+}
+
+/**
+ * Where a chunk's decoded bytes go: the stretch [fileOffset, fileOffset + views.length * rowBytes)
+ * of the chunk's `chunkBytes`, cut into rows of `rowBytes`, row k into `views[k]` (each rowBytes long).
+ */
+export interface DecodedRuns {
+  readonly chunkBytes: number;
+  readonly fileOffset: number;
+  readonly rowBytes: number;
+  readonly views: readonly Uint8Array[];
 }
 
 export type BytesCodecFactory = (

@@ -7,7 +7,8 @@
 // csize equal to the stream's decoded size means the stream is stored raw.
 import { corrupt, decodedTooLarge } from '../bytes-codec-support.ts';
 import { decompressStream, formatName } from './block-codecs.ts';
-import { bitUnshuffle, byteUnshuffle } from './shuffle.ts';
+import type { DecodedRuns } from '../types.ts';
+import { bitUnshuffle, byteUnshuffle, byteUnshuffleRange } from './shuffle.ts';
 
 export const HEADER_BYTES = 16;
 export const FLAG_SHUFFLE = 0x01;
@@ -86,6 +87,30 @@ function scratchFor(size: number): Uint8Array {
   return blockScratch.subarray(0, size);
 }
 
+/** The parts of a buffer every block decode needs, checked once. */
+interface BlockTable {
+  readonly h: BloscHeader;
+  readonly src: Uint8Array;
+  readonly view: DataView;
+  readonly code: number;
+  readonly nblocks: number;
+  readonly byteShuffled: boolean;
+  readonly bitShuffled: boolean;
+}
+
+/** Checks a compressed (not memcpyed, non-empty) buffer's block table. */
+function blockTable(data: Uint8Array, h: BloscHeader): BlockTable {
+  if (h.blocksize === 0 || h.typesize === 0) throw corrupt(NAME, `blocksize ${h.blocksize} / typesize ${h.typesize} is zero`);
+  const code = h.flags >>> 5;
+  if (code > 4) throw corrupt(NAME, `${formatName(code)} in the header flags`);
+  const nblocks = Math.ceil(h.nbytes / h.blocksize);
+  if (HEADER_BYTES + 4 * nblocks > h.cbytes) throw corrupt(NAME, `${nblocks} block offsets do not fit in ${h.cbytes} bytes`);
+  const src = data.subarray(0, h.cbytes);
+  const byteShuffled = (h.flags & FLAG_SHUFFLE) !== 0 && h.typesize > 1;
+  const bitShuffled = !byteShuffled && (h.flags & FLAG_BITSHUFFLE) !== 0;
+  return { h, src, view: new DataView(src.buffer, src.byteOffset, src.byteLength), code, nblocks, byteShuffled, bitShuffled };
+}
+
 /** Fills `out` (exactly h.nbytes long) from the buffer's blocks. */
 function decodeBlocks(data: Uint8Array, h: BloscHeader, out: Uint8Array): void {
   if (h.flags & FLAG_MEMCPYED) {
@@ -94,44 +119,124 @@ function decodeBlocks(data: Uint8Array, h: BloscHeader, out: Uint8Array): void {
     return;
   }
   if (h.nbytes === 0) return;
-  if (h.blocksize === 0 || h.typesize === 0) throw corrupt(NAME, `blocksize ${h.blocksize} / typesize ${h.typesize} is zero`);
-  const code = h.flags >>> 5;
-  if (code > 4) throw corrupt(NAME, `${formatName(code)} in the header flags`);
-  const nblocks = Math.ceil(h.nbytes / h.blocksize);
-  const starts = HEADER_BYTES;
-  if (starts + 4 * nblocks > h.cbytes) throw corrupt(NAME, `${nblocks} block offsets do not fit in ${h.cbytes} bytes`);
-  const src = data.subarray(0, h.cbytes);
-  const view = new DataView(src.buffer, src.byteOffset, src.byteLength);
-  const shuffled = (h.flags & FLAG_SHUFFLE && h.typesize > 1) || h.flags & FLAG_BITSHUFFLE;
-  const scratch = shuffled ? scratchFor(Math.min(h.blocksize, h.nbytes)) : undefined;
-  for (let b = 0; b < nblocks; b++) {
+  const t = blockTable(data, h);
+  const scratch = t.byteShuffled || t.bitShuffled ? scratchFor(Math.min(h.blocksize, h.nbytes)) : undefined;
+  for (let b = 0; b < t.nblocks; b++) {
     const blockStart = b * h.blocksize;
     const size = Math.min(h.blocksize, h.nbytes - blockStart);
     const target = out.subarray(blockStart, blockStart + size);
     const decoded = scratch ? scratch.subarray(0, size) : target;
-    let ip = view.getInt32(starts + 4 * b, true);
-    if (ip < starts + 4 * nblocks || ip >= h.cbytes) throw corrupt(NAME, `block ${b} starts at ${ip}, outside the buffer`);
-    const streams = streamsPerBlock(h.flags, h.typesize, h.blocksize, size < h.blocksize);
-    const streamSize = size / streams;
-    for (let s = 0; s < streams; s++) {
-      if (ip + 4 > h.cbytes) throw corrupt(NAME, `block ${b} stream ${s} header is truncated`);
-      const csize = view.getInt32(ip, true);
-      ip += 4;
-      if (csize < 0 || ip + csize > h.cbytes) throw corrupt(NAME, `block ${b} stream ${s} claims ${csize} bytes past the end`);
-      const piece = decoded.subarray(s * streamSize, (s + 1) * streamSize);
-      const input = src.subarray(ip, ip + csize);
-      if (csize === streamSize) {
-        piece.set(input);
-      } else {
-        const produced = decompressStream(code, input, piece);
-        if (produced !== streamSize) {
-          throw corrupt(NAME, `block ${b} stream ${s} (${formatName(code)}) decoded to ${produced} bytes, expected ${streamSize}`);
-        }
-      }
-      ip += csize;
-    }
+    decodeBlockStreams(t, b, decoded);
     if (!scratch) continue;
-    if (h.flags & FLAG_SHUFFLE && h.typesize > 1) byteUnshuffle(decoded, target, h.typesize);
+    if (t.byteShuffled) byteUnshuffle(decoded, target, h.typesize);
     else bitUnshuffle(decoded, target, h.typesize);
   }
+}
+
+/** Decodes block `b`'s streams into `decoded` (the block's size): its bytes as stored, still shuffled. */
+function decodeBlockStreams(t: BlockTable, b: number, decoded: Uint8Array): void {
+  const { h, src, view, code, nblocks } = t;
+  const starts = HEADER_BYTES;
+  const size = decoded.length;
+  let ip = view.getInt32(starts + 4 * b, true);
+  if (ip < starts + 4 * nblocks || ip >= h.cbytes) throw corrupt(NAME, `block ${b} starts at ${ip}, outside the buffer`);
+  const streams = streamsPerBlock(h.flags, h.typesize, h.blocksize, size < h.blocksize);
+  const streamSize = size / streams;
+  for (let s = 0; s < streams; s++) {
+    if (ip + 4 > h.cbytes) throw corrupt(NAME, `block ${b} stream ${s} header is truncated`);
+    const csize = view.getInt32(ip, true);
+    ip += 4;
+    if (csize < 0 || ip + csize > h.cbytes) throw corrupt(NAME, `block ${b} stream ${s} claims ${csize} bytes past the end`);
+    const piece = decoded.subarray(s * streamSize, (s + 1) * streamSize);
+    const input = src.subarray(ip, ip + csize);
+    if (csize === streamSize) {
+      piece.set(input);
+    } else {
+      const produced = decompressStream(code, input, piece);
+      if (produced !== streamSize) {
+        throw corrupt(NAME, `block ${b} stream ${s} (${formatName(code)}) decoded to ${produced} bytes, expected ${streamSize}`);
+      }
+    }
+    ip += csize;
+  }
+}
+
+/**
+ * Decodes a Blosc1 buffer straight into a result's rows (`runs`): each block that some run takes
+ * decodes into a block-sized scratch (or straight into its row when it lies in one and needs no
+ * unshuffle) and is unshuffled into the rows it covers; blocks outside the runs are skipped.
+ * False, with nothing written, when the decoded size is not `runs.chunkBytes`.
+ */
+export function bloscDecompressIntoRuns(data: Uint8Array, runs: DecodedRuns): boolean {
+  const h = readHeader(data);
+  if (h.nbytes !== runs.chunkBytes || h.flags & FLAG_MEMCPYED || h.nbytes === 0) return false;
+  const t = blockTable(data, h);
+  const { fileOffset, rowBytes, views } = runs;
+  const end = fileOffset + views.length * rowBytes;
+  if (end > h.nbytes) return false;
+  const ts = h.typesize;
+  // Unshuffled straight into rows when rows and blocks hold whole elements; else via a second scratch.
+  const fused = t.byteShuffled && h.blocksize % ts === 0 && rowBytes % ts === 0 && fileOffset % ts === 0;
+  let out: DataView | undefined; // over the whole buffer the rows are in
+  const firstBlock = Math.floor(fileOffset / h.blocksize);
+  const lastBlock = Math.ceil(end / h.blocksize);
+  for (let b = firstBlock; b < lastBlock; b++) {
+    const blockStart = b * h.blocksize;
+    const size = Math.min(h.blocksize, h.nbytes - blockStart);
+    const lo = Math.max(blockStart, fileOffset);
+    const hi = Math.min(blockStart + size, end);
+    const row = Math.floor((lo - fileOffset) / rowBytes);
+    const oneRow = row === Math.floor((hi - 1 - fileOffset) / rowBytes) && lo === blockStart && hi === blockStart + size;
+    if (!t.byteShuffled && !t.bitShuffled && oneRow) {
+      const at = blockStart - fileOffset - row * rowBytes;
+      decodeBlockStreams(t, b, (views[row] ?? noRow(row)).subarray(at, at + size));
+      continue;
+    }
+    const decoded = scratchFor(size);
+    decodeBlockStreams(t, b, decoded);
+    if (fused && size % ts === 0) {
+      const shuffled = new DataView(decoded.buffer, decoded.byteOffset, size);
+      forEachPiece(runs, blockStart, lo, hi, (from, to, into) => {
+        if (out?.buffer !== into.buffer) out = new DataView(into.buffer); // once per result, not per row
+        byteUnshuffleRange(shuffled, ts, size / ts, from / ts, (to - from) / ts, out, into.byteOffset - out.byteOffset);
+      });
+      continue;
+    }
+    let plain = decoded;
+    if (t.byteShuffled || t.bitShuffled) {
+      plain = plainScratchFor(size);
+      if (t.byteShuffled) byteUnshuffle(decoded, plain, ts);
+      else bitUnshuffle(decoded, plain, ts);
+    }
+    forEachPiece(runs, blockStart, lo, hi, (from, to, into) => into.set(plain.subarray(from, to)));
+  }
+  return true;
+}
+
+/**
+ * Calls `write(from, to, into)` for each row piece of the chunk's bytes [lo, hi): [from, to) is
+ * the piece relative to `blockStart`, `into` its place in the row's view (to - from bytes).
+ */
+function forEachPiece(runs: DecodedRuns, blockStart: number, lo: number, hi: number, write: (from: number, to: number, into: Uint8Array) => void): void {
+  const { fileOffset, rowBytes, views } = runs;
+  for (let at = lo; at < hi; ) {
+    const row = Math.floor((at - fileOffset) / rowBytes);
+    const rowStart = fileOffset + row * rowBytes;
+    const stop = Math.min(hi, rowStart + rowBytes);
+    const view = views[row] ?? noRow(row);
+    write(at - blockStart, stop - blockStart, view.subarray(at - rowStart, stop - rowStart));
+    at = stop;
+  }
+}
+
+function noRow(row: number): never {
+  throw corrupt(NAME, `row ${row} is outside the result's runs`);
+}
+
+/** Unshuffled blocks that do not go straight into rows; kept like blockScratch. */
+let plainScratch = new Uint8Array(0);
+
+function plainScratchFor(size: number): Uint8Array {
+  if (plainScratch.length < size) plainScratch = new Uint8Array(size);
+  return plainScratch.subarray(0, size);
 }

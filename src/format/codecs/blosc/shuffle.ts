@@ -22,11 +22,21 @@ export function byteShuffle(src: Uint8Array, dst: Uint8Array, typesize: number):
 
 export function byteUnshuffle(src: Uint8Array, dst: Uint8Array, typesize: number): void {
   const n = Math.floor(src.length / typesize);
-  let done = 0;
-  if (typesize % 4 === 0) done = unshuffleWords(viewOf(src), viewOf(dst), typesize, n);
-  else if (typesize === 2) done = unshufflePairs(viewOf(src), viewOf(dst), n);
-  unshuffleBytes(src, dst, typesize, n, done);
+  byteUnshuffleRange(viewOf(src), typesize, n, 0, n, viewOf(dst), 0);
   copyTail(src, dst, n * typesize);
+}
+
+/**
+ * Elements [first, first + count) of a byte-shuffled block of `n` whole elements (`src`),
+ * unshuffled into `dst` from byte `at` (count * typesize bytes): a block's rows written straight
+ * into a result. DataViews, so one view over a whole result serves every row.
+ */
+export function byteUnshuffleRange(src: DataView, typesize: number, n: number, first: number, count: number, dst: DataView, at: number): void {
+  const end = first + count;
+  let done = first;
+  if (typesize % 4 === 0) done = unshuffleWords(src, dst, typesize, n, first, end, at);
+  else if (typesize === 2) done = unshufflePairs(src, dst, n, first, end, at);
+  unshuffleBytes(src, dst, typesize, n, done, end, at + (done - first) * typesize);
 }
 
 // The fast paths move four elements per step with 32-bit loads and stores: four words, one from
@@ -54,16 +64,17 @@ function shuffleWords(from: DataView, to: DataView, typesize: number, n: number)
   return whole;
 }
 
-function unshuffleWords(from: DataView, to: DataView, typesize: number, n: number): number {
-  const whole = n - (n % 4);
+/** Elements [first, end) from `from`'s rows into `to` from its start; returns where it stopped. */
+function unshuffleWords(from: DataView, to: DataView, typesize: number, n: number, first: number, end: number, at: number): number {
+  const whole = end - ((end - first) % 4);
   for (let q = 0; q < typesize; q += 4) {
     const r0 = q * n;
-    for (let i = 0; i < whole; i += 4) {
+    for (let i = first; i < whole; i += 4) {
       const a = from.getUint32(r0 + i, true);
       const b = from.getUint32(r0 + n + i, true);
       const c = from.getUint32(r0 + 2 * n + i, true);
       const d = from.getUint32(r0 + 3 * n + i, true);
-      const p = i * typesize + q;
+      const p = at + (i - first) * typesize + q;
       to.setUint32(p, (a & 0xff) | ((b & 0xff) << 8) | ((c & 0xff) << 16) | (d << 24), true);
       to.setUint32(p + typesize, ((a >>> 8) & 0xff) | (b & 0xff00) | ((c & 0xff00) << 8) | ((d & 0xff00) << 16), true);
       to.setUint32(p + 2 * typesize, ((a >>> 16) & 0xff) | ((b >>> 8) & 0xff00) | (c & 0xff0000) | ((d & 0xff0000) << 8), true);
@@ -85,13 +96,14 @@ function shufflePairs(from: DataView, to: DataView, n: number): number {
   return whole;
 }
 
-function unshufflePairs(from: DataView, to: DataView, n: number): number {
-  const whole = n - (n % 4);
-  for (let i = 0; i < whole; i += 4) {
+function unshufflePairs(from: DataView, to: DataView, n: number, first: number, end: number, at: number): number {
+  const whole = end - ((end - first) % 4);
+  for (let i = first; i < whole; i += 4) {
     const a = from.getUint32(i, true);
     const b = from.getUint32(n + i, true);
-    to.setUint32(2 * i, (a & 0xff) | ((b & 0xff) << 8) | ((a & 0xff00) << 8) | ((b & 0xff00) << 16), true);
-    to.setUint32(2 * i + 4, ((a >>> 16) & 0xff) | ((b >>> 8) & 0xff00) | ((a >>> 8) & 0xff0000) | (b & 0xff000000), true);
+    const p = at + 2 * (i - first);
+    to.setUint32(p, (a & 0xff) | ((b & 0xff) << 8) | ((a & 0xff00) << 8) | ((b & 0xff00) << 16), true);
+    to.setUint32(p + 4, ((a >>> 16) & 0xff) | ((b >>> 8) & 0xff00) | ((a >>> 8) & 0xff0000) | (b & 0xff000000), true);
   }
   return whole;
 }
@@ -105,11 +117,11 @@ function shuffleBytes(src: Uint8Array, dst: Uint8Array, typesize: number, n: num
   }
 }
 
-function unshuffleBytes(src: Uint8Array, dst: Uint8Array, typesize: number, n: number, start: number): void {
-  const from = viewOf(src);
+/** Elements [start, end), written from byte `at` of `to`, a byte at a time. */
+function unshuffleBytes(from: DataView, to: DataView, typesize: number, n: number, start: number, end: number, at: number): void {
   for (let j = 0; j < typesize; j++) {
     const row = j * n;
-    for (let i = start, k = start * typesize + j; i < n; i++, k += typesize) dst[k] = from.getUint8(row + i);
+    for (let i = start, k = at + j; i < end; i++, k += typesize) to.setUint8(k, from.getUint8(row + i));
   }
 }
 
