@@ -16,7 +16,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { asChunkId, newManifestId, newNodeId } from '../src/format/icechunk/ids.ts';
-import { chunkRefCount, decodeManifest, encodeManifestPayload, MANIFEST_ZSTD_LEVEL, findChunkRef, type Manifest, type NativeChunkRef } from '../src/format/icechunk/manifest.ts';
+import { chunkRefCount, decodeManifest, findChunkRef, type Manifest, type NativeChunkRef } from '../src/format/icechunk/manifest.ts';
+import { encodeManifestPayload, MANIFEST_ZSTD_LEVEL } from '../src/format/icechunk/manifest-encode.ts';
 
 const REFERENCE_BYTES_PER_REF = 18.9;
 

@@ -13,12 +13,13 @@ import { abortable, throwIfAborted } from '../engine/abort.ts';
 import type { AbortOptions, ByteRange, ObjectStorage } from '../engine/storage/types.ts';
 import { idToString, type ChunkId, type ManifestId, type SnapshotId } from '../format/icechunk/ids.ts';
 import { chunkKey, manifestKey, snapshotKey, transactionLogKey } from '../format/icechunk/keys.ts';
-import { decodeManifest, encodeManifest, type Manifest } from '../format/icechunk/manifest.ts';
+import { decodeManifest, type Manifest } from '../format/icechunk/manifest.ts';
 import { decodeSnapshot, encodeSnapshot, type NodeSnapshot, type Snapshot } from '../format/icechunk/snapshot.ts';
 import type { TransactionLog } from '../format/icechunk/transaction-log.ts';
 
 // Transaction logs are written by commits and read by rebase, diff and squash: their codec loads then.
 const transactionLogs = () => import('../format/icechunk/transaction-log.ts');
+const manifestEncoder = () => import('../format/icechunk/manifest-encode.ts');
 
 /** A decoded snapshot plus its nodes indexed by path. */
 export interface LoadedSnapshot {
@@ -121,6 +122,7 @@ export class RepoObjects {
   }
 
   async writeManifest(manifest: Manifest, options?: AbortOptions): Promise<number> {
+    const { encodeManifest } = await manifestEncoder();
     const bytes = encodeManifest(manifest);
     await this.storage.put(manifestKey(manifest.id), bytes, { ifNoneMatch: '*', signal: options?.signal });
     this.manifests.set(manifestKey(manifest.id), { manifest, bytes: bytes.length });

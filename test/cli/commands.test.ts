@@ -5,7 +5,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/testing/fake-clock.ts';
 import { createGroup, openStore } from '../../src/engine/api.ts';
-import { decodeManifest, encodeManifest } from '../../src/format/icechunk/manifest.ts';
+import { decodeManifest } from '../../src/format/icechunk/manifest.ts';
+import { encodeManifest } from '../../src/format/icechunk/manifest-encode.ts';
 import { fieldValue, floe, NT, NX, NY, removeTempDirs, sampleRepository, tempDir } from './helpers.ts';
 
 afterAll(removeTempDirs);

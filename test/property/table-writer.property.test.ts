@@ -6,7 +6,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ChunkRef } from '../../src/format/icechunk/chunk-ref.ts';
 import { asChunkId, asManifestId, asNodeId, compareIds } from '../../src/format/icechunk/ids.ts';
-import { compareChunkIndices, decodeManifest, encodeManifest, encodeManifestPayload, type Manifest } from '../../src/format/icechunk/manifest.ts';
+import { compareChunkIndices, decodeManifest, type Manifest } from '../../src/format/icechunk/manifest.ts';
+import { encodeManifest, encodeManifestPayload } from '../../src/format/icechunk/manifest-encode.ts';
 import { builderManifestPayload } from '../support/builder-manifest.ts';
 
 const RUNS = Number(process.env.FLOE_TABLE_WRITER_RUNS ?? 300);

@@ -24,6 +24,7 @@ const LOADED_ON_FIRST_USE: Readonly<Record<string, string>> = {
   'txn/rebase.ts': 'rebasing: with the first rebase',
   'txn/ref-expression.ts': 'ref expressions (main~3, @{date}): with Repository.resolve',
   'txn/virtual-chunks.ts': 'virtual chunk access: with the first virtual chunk',
+  'format/icechunk/manifest-encode.ts': 'the manifest writer: with the first manifest a commit or maintenance writes',
   'format/icechunk/transaction-log.ts': 'the transaction log codec: with the first commit, rebase or diff that needs one',
   'txn/maintenance/gc-mark.ts': 'garbage collection marking: when a collection starts',
   'txn/maintenance/expire.ts': 'snapshot expiry: with expireSnapshots',

@@ -10,7 +10,8 @@ import { expect, it } from 'vitest';
 import { isFloeError, type ErrorCode } from '../../../src/errors.ts';
 import { encodeFile } from '../../../src/format/icechunk/framing.ts';
 import { asChunkId } from '../../../src/format/icechunk/ids.ts';
-import { decodeManifest, encodeManifest, findChunkRef, type ChunkRef } from '../../../src/format/icechunk/manifest.ts';
+import { decodeManifest, findChunkRef, type ChunkRef } from '../../../src/format/icechunk/manifest.ts';
+import { encodeManifest } from '../../../src/format/icechunk/manifest-encode.ts';
 import { zstdBackend } from '../../../src/format/codecs/zstd-backend.ts';
 import { describeEachZstdBackend, withoutContentSize } from '../../support/zstd.ts';
 
