@@ -2,7 +2,7 @@
 // encode a whole chunk (writes).
 import { parentPort, workerData } from 'node:worker_threads';
 import { isFloeError } from '../errors.ts';
-import { copyBytes, copyTypedArray, ownsWholeBuffer } from '../format/bytes.ts';
+import { copyBytes, copyTypedArray, ownsWholeBuffer, transferable } from '../format/bytes.ts';
 import { configureLimits, resourceLimits } from '../format/limits.ts';
 import { buildCodecChain, ScratchBuffer, type CodecChain } from '../format/codecs/pipeline.ts';
 import { loadCodecsMentionedIn } from '../format/codecs/registry.ts';
@@ -87,9 +87,10 @@ function handle(req: DecodeRequest): void {
 
 /**
  * Encodes with the code the calling thread would run (encodeOwnedChunk), so the bytes are the
- * same. The encoding travels back by transfer when it owns its buffer; a view into a larger one
- * (a compressor writes into a buffer of its worst-case size) is copied here, on the worker, to its
- * exact size. The chunk memory goes back too, for the sender's next chunk.
+ * same. The encoding travels back by transfer when nothing else here uses its buffer (a native
+ * zstd result is a view into fresh memory of its worst-case size: transferred whole, as the
+ * calling thread would have kept it); otherwise it is copied here, on the worker. The chunk memory
+ * goes back too, for the sender's next chunk.
  */
 function handleEncode(req: EncodeRequest): void {
   let reply: WorkerResponse;
@@ -97,7 +98,7 @@ function handleEncode(req: EncodeRequest): void {
   try {
     const chain = chainFor(req);
     const out = encodeOwnedChunk(chain, { data: req.data, shape: [...req.shape], stride: cStrides(req.shape) });
-    const encoded = ownsWholeBuffer(out) && out.buffer !== req.data.buffer && !inFileBuffer(out) ? out : copyBytes(out);
+    const encoded = transferable(out) && out.buffer !== req.data.buffer && !inFileBuffer(out) ? out : copyBytes(out);
     reply = { id: req.id, ok: true, encoded, input: req.data };
     transfer.push(encoded.buffer as ArrayBuffer, req.data.buffer as ArrayBuffer);
   } catch (err) {

@@ -5,6 +5,7 @@
 import type { ZstdBackend } from './zstd-types.ts';
 import { DecodedSizeLimitError } from './decoded-size.ts';
 import { ZstdDataError } from './zstd-frames.ts';
+import { freshBytes } from '../bytes.ts';
 
 interface NapiCCtx {
   setParameter(param: number, value: number): void;
@@ -79,10 +80,12 @@ export function napiBackend(require: NodeJS.Require): ZstdBackend {
   };
 }
 
-/** Uninitialised, unpooled memory as a plain Uint8Array: both backends return the same type. */
+/**
+ * Uninitialised, unpooled memory as a plain Uint8Array (both backends return the same type); a
+ * result that is part of it may still be transferred whole (freshBytes).
+ */
 function bytes(size: number): Uint8Array {
-  const buffer = Buffer.allocUnsafeSlow(size);
-  return new Uint8Array(buffer.buffer, buffer.byteOffset, size);
+  return freshBytes(size);
 }
 
 function concat(chunks: Uint8Array[], total: number): Uint8Array {
