@@ -292,7 +292,7 @@ export async function writeChunkRegions(store: ZarrStore, chain: CodecChain, wri
   const request = options.request;
   const signal = request?.signal;
   const pooled = <T>(task: () => Promise<T>): Promise<T> => (options.pool ? options.pool.run(task, signal) : task());
-  const memory = new ChunkMemory(chain, options.concurrency, options.encodePool);
+  const memory = new ChunkMemory(chain, options.encodePool);
   await mapLimit(writes.filter((w) => !coversChunk(w)), options.concurrency, (w) => pooled(async () => {
     if (yieldDue(signal)) await yieldToEventLoop(); // so the abort can fire at all (abort.ts)
     throwIfAborted(signal, w.key);
@@ -325,20 +325,20 @@ async function storeUpdate(store: ZarrStore, { key, parts }: ChunkUpdate, reques
  * its elements, so when the encoding is a new buffer (a bytes codec runs last: compressors,
  * checksums) one buffer serves the whole write: no 4 MiB allocation, zeroing and page faults per
  * chunk. Otherwise the encoded bytes may be the chunk's memory itself, which the store writes
- * later: a fresh one each time. Once a worker of the encode pool is ready, chunks go to it instead:
- * each needs memory of its own until the worker hands it back, kept for the next chunk, so a write
- * holds at most one chunk buffer per chunk in flight (its concurrency), however many chunks it has.
+ * later: a fresh one each time. Once a worker of the encode pool is ready, chunks go to it instead,
+ * assembled in shared memory the worker reads in place: one buffer per chunk in flight (at most
+ * the write's concurrency), reused from chunk to chunk, however many chunks the write has.
  */
 class ChunkMemory {
   private reused: ArrayData | undefined;
-  private readonly free: TypedArray[] = [];
+  private readonly shared: TypedArray[] = [];
 
-  constructor(private readonly chain: CodecChain, private readonly keep: number, private readonly pool: DecodePool | undefined) {}
+  constructor(private readonly chain: CodecChain, private readonly pool: DecodePool | undefined) {}
 
   /** The worker pool when it can take this chunk now (a typed-array chunk worth the round trip). */
   offload(): DecodePool | undefined {
     const { shape, dataType } = this.chain.spec;
-    // Strings and binary (item size 0) live in JS arrays: they cannot be transferred.
+    // Strings and binary (item size 0) live in JS arrays: they cannot be shared.
     if (!this.pool?.ready || dataType.itemSize === 0) return undefined;
     return product(shape) * dataType.itemSize >= MIN_OFFLOAD_BYTES ? this.pool : undefined;
   }
@@ -350,14 +350,18 @@ class ChunkMemory {
     return this.reused;
   }
 
-  /** Chunk memory for an encode on a worker: the caller owns it until it hands it back. */
-  takeOwn(): TypedArray {
+  /** Chunk memory over a SharedArrayBuffer for an encode on a worker, the caller's until it gives it back. */
+  takeShared(): TypedArray {
+    const free = this.shared.pop();
+    if (free) return free;
     const { dataType, shape } = this.chain.spec;
-    return this.free.pop() ?? (dataType.allocate(product(shape)) as TypedArray);
+    const sample = dataType.allocate(0) as TypedArray;
+    const Ctor = sample.constructor as new (buffer: SharedArrayBuffer) => TypedArray;
+    return new Ctor(new SharedArrayBuffer(product(shape) * dataType.lanes * sample.BYTES_PER_ELEMENT));
   }
 
   give(data: TypedArray): void {
-    if (this.free.length < this.keep && data.length === product(this.chain.spec.shape) * this.chain.spec.dataType.lanes) this.free.push(data);
+    this.shared.push(data);
   }
 }
 
@@ -385,20 +389,17 @@ async function prepareChunk(store: ZarrStore, chain: CodecChain, w: ChunkWrite, 
   return { key: w.key, parts: [withKey(w.key, () => encodeOwnedChunk(chain, { data, shape: [...shape], stride: cStrides(shape) }))] };
 }
 
-/** Assembles the chunk in memory of its own and encodes it on a worker, which hands the memory back. */
+/** Assembles the chunk in shared memory of its own and encodes it on a worker. */
 async function encodeOnWorker(pool: DecodePool, chain: CodecChain, w: ChunkWrite, existing: Uint8Array | undefined, memory: ChunkMemory): Promise<ChunkUpdate> {
-  const data = memory.takeOwn();
-  if (!assemble(chain, w, existing, data)) {
-    memory.give(data);
-    return { key: w.key, parts: undefined };
-  }
+  const data = memory.takeShared();
   try {
-    const { encoded, input } = await pool.encode(chain, data);
-    memory.give(input);
-    return { key: w.key, parts: [encoded] };
+    if (!assemble(chain, w, existing, data)) return { key: w.key, parts: undefined };
+    return { key: w.key, parts: [await pool.encode(chain, data)] };
   } catch (err) {
     if (isFloeError(err) && !err.where) throw floeError(err.code, err.message, { where: w.key, cause: err, details: err.details });
     throw err;
+  } finally {
+    memory.give(data);
   }
 }
 

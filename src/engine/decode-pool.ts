@@ -6,12 +6,13 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { floeError, type ErrorCode, type ErrorDetails } from '../errors.ts';
-import { copyBytes, copyTypedArray, ownsWholeBuffer } from '../format/bytes.ts';
+import { copyBytes, freshBytes, ownsWholeBuffer } from '../format/bytes.ts';
 import type { CodecChain } from '../format/codecs/pipeline.ts';
 import type { JsonValue } from '../format/json.ts';
 import { resourceLimits } from '../format/limits.ts';
 import type { TypedArray } from '../format/zarr/data-types.ts';
 import type { NdArray, StridedView } from '../format/zarr/ndarray.ts';
+import { encodesInto } from './raw-chunk.ts';
 import type { ChunkProjection } from './selection.ts';
 import type { LocalFileSpan } from './store.ts';
 
@@ -41,10 +42,12 @@ export interface DecodeRequest extends ChainRequest {
   target?: CopyTarget;
 }
 
-/** Encode a whole chunk (C order, the chain's chunk shape); `data` is transferred and sent back. */
+/** Encode a whole chunk (C order, the chain's chunk shape): `data` is shared memory (or a copy). */
 export interface EncodeRequest extends ChainRequest {
   op: 'encode';
   data: TypedArray;
+  /** Memory of the sender's to encode into (encodeOwnedChunkInto), transferred; else the worker allocates. */
+  out?: Uint8Array;
 }
 
 export type WorkerRequest = DecodeRequest | EncodeRequest;
@@ -61,8 +64,7 @@ export type DecodeResponse =
 
 interface DecodedReply { id: number; ok: true; data?: NdArray['data']; shape?: number[]; stride?: number[]; missing?: boolean }
 
-/** The encoded chunk, and the request's chunk memory handed back for the next chunk. */
-export interface EncodedReply { id: number; ok: true; encoded: Uint8Array; input: TypedArray }
+export interface EncodedReply { id: number; ok: true; encoded: Uint8Array }
 
 export type WorkerResponse = DecodeResponse | EncodedReply;
 type OkReply = DecodedReply | EncodedReply;
@@ -91,7 +93,7 @@ export interface DecodePoolOptions {
   /**
    * A read of at least this many result bytes starts the workers, when it is done, if they are not
    * running yet (smaller reads decode in the calling thread and leave the pool unstarted); a write
-   * that encodes this many chunk bytes starts them at its beginning. Default 64 MiB.
+   * that encodes twice this many chunk bytes starts them at its beginning. Default 64 MiB.
    */
   startBytes?: number;
   /** Starts one worker thread; for tests, which count or replace workers. */
@@ -154,14 +156,15 @@ export class DecodePool {
   /**
    * How a write that encodes `encodeBytes` (its chunks' decoded size) uses the pool: `pool` when
    * workers run (or are starting) and the write is big enough to repay a round trip per chunk;
-   * `start` when none runs and it is big enough to repay their start-up; `inline` otherwise. Unlike
-   * a read, a write starts them at once: compression costs several times the CPU of decompression
-   * per byte, so a write of `startBytes` still has most of its encoding ahead when a worker is
-   * ready, and until then it encodes in its own thread (it never waits for one).
+   * `start` when none runs and it encodes at least twice `startBytes`; `inline` otherwise. Unlike
+   * a read, a write starts them at once: compression costs ~3 ms of CPU per MiB here (zstd level
+   * 3), so such a write has most of its encoding ahead when a worker is ready (~100 ms each from
+   * built JS), and until then it encodes in its own thread (it never waits for one). Twice, because
+   * the start-up competes with the write itself for the cores.
    */
   planForWrite(encodeBytes: number): 'pool' | 'inline' | 'start' {
     if (this.started) return encodeBytes >= MIN_POOLED_READ_BYTES ? 'pool' : 'inline';
-    return encodeBytes >= this.startBytes ? 'start' : 'inline';
+    return encodeBytes >= 2 * this.startBytes ? 'start' : 'inline';
   }
 
   /** Starts the workers that are not running (once; later calls cost nothing). */
@@ -195,15 +198,20 @@ export class DecodePool {
 
   /**
    * Encodes a whole chunk (`data`, C order in the chain's chunk shape) on a worker, byte for byte
-   * as encodeOwnedChunk would here. `data` is transferred, so it is unusable here until the reply
-   * hands it back as `input` (a copy is sent instead when it shares its buffer).
+   * as encodeOwnedChunk would here. Chunk memory over a SharedArrayBuffer is read there in place
+   * (do not change it until the promise settles; the sender reuses it for its next chunk with no
+   * transfer and no new buffer per chunk); any other is copied. Where the chain
+   * {@link encodesInto} given memory, the encoding is written into memory allocated here (its
+   * worst-case size, untouched until written) and transferred there and back: memory allocated on
+   * a worker and freed on this thread (after the store wrote it) is returned to the system and
+   * faulted in again chunk after chunk (~380 faults a 4 MiB chunk here).
    */
-  async encode(chain: CodecChain, data: TypedArray): Promise<{ encoded: Uint8Array; input: TypedArray }> {
-    const payload = ownsWholeBuffer(data) ? data : copyTypedArray(data);
+  async encode(chain: CodecChain, data: TypedArray): Promise<Uint8Array> {
+    const out = encodesInto(chain) ? freshBytes(chain.encodedSizeBound()) : undefined;
     this.encodesSent++;
-    const reply = await this.post({ ...chainRequest(chain), id: 0, op: 'encode', data: payload }, [payload.buffer as ArrayBuffer]);
+    const reply = await this.post({ ...chainRequest(chain), id: 0, op: 'encode', data, ...(out ? { out } : {}) }, out ? [out.buffer as ArrayBuffer] : []);
     if (!('encoded' in reply)) throw floeError('STORAGE_ERROR', 'an encode worker answered without an encoded chunk');
-    return { encoded: reply.encoded, input: reply.input };
+    return reply.encoded;
   }
 
   private postDecode(chain: CodecChain, source: Uint8Array | { file: LocalFileSpan }, target: CopyTarget | undefined): Promise<DecodedReply> {

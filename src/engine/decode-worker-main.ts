@@ -10,7 +10,7 @@ import { parseDataType } from '../format/zarr/data-types.ts';
 import { parseFillValue, type FillValueInput } from '../format/zarr/fill-value.ts';
 import type { CodecMetadata } from '../format/codecs/types.ts';
 import type { ChainRequest, DecodeRequest, DecodeResponse, DecodeWorkerData, EncodeRequest, WorkerRequest, WorkerResponse } from './decode-pool.ts';
-import { encodeOwnedChunk } from './raw-chunk.ts';
+import { encodeOwnedChunk, encodeOwnedChunkInto } from './raw-chunk.ts';
 import { cStrides } from '../format/zarr/ndarray.ts';
 import { inFileBuffer, readFileIntoViews, readLocalFile } from './local-file.ts';
 import { plainRuns } from './plain-runs.ts';
@@ -87,20 +87,21 @@ function handle(req: DecodeRequest): void {
 
 /**
  * Encodes with the code the calling thread would run (encodeOwnedChunk), so the bytes are the
- * same. The encoding travels back by transfer when nothing else here uses its buffer (a native
- * zstd result is a view into fresh memory of its worst-case size: transferred whole, as the
- * calling thread would have kept it); otherwise it is copied here, on the worker. The chunk memory
- * goes back too, for the sender's next chunk.
+ * same: into the sender's memory when it sent some and the chain can, else into memory of this
+ * thread's, which travels back by transfer when nothing else here uses its buffer (a native zstd
+ * result is a view into fresh memory of its worst-case size) and is copied otherwise.
  */
 function handleEncode(req: EncodeRequest): void {
   let reply: WorkerResponse;
   const transfer: ArrayBuffer[] = [];
   try {
     const chain = chainFor(req);
-    const out = encodeOwnedChunk(chain, { data: req.data, shape: [...req.shape], stride: cStrides(req.shape) });
-    const encoded = transferable(out) && out.buffer !== req.data.buffer && !inFileBuffer(out) ? out : copyBytes(out);
-    reply = { id: req.id, ok: true, encoded, input: req.data };
-    transfer.push(encoded.buffer as ArrayBuffer, req.data.buffer as ArrayBuffer);
+    const chunk = { data: req.data, shape: [...req.shape], stride: cStrides(req.shape) };
+    const into = req.out && encodeOwnedChunkInto(chain, chunk, req.out);
+    const own = into ?? encodeOwnedChunk(chain, chunk);
+    const encoded = into || (transferable(own) && own.buffer !== req.data.buffer && !inFileBuffer(own)) ? own : copyBytes(own);
+    reply = { id: req.id, ok: true, encoded };
+    transfer.push(encoded.buffer as ArrayBuffer);
   } catch (err) {
     reply = failure(req.id, err);
   }

@@ -71,6 +71,12 @@ export function napiBackend(require: NodeJS.Require): ZstdBackend {
       const out = bytes(binding.compressBound(data.length));
       return out.subarray(0, ctx.compress2(out, data));
     },
+    compressInto(data, out, level, checksum) {
+      if (out.length < binding.compressBound(data.length)) return -1;
+      cctx.setParameter(binding.CParameter.compressionLevel, level);
+      cctx.setParameter(binding.CParameter.checksumFlag, checksum ? 1 : 0);
+      return cctx.compress2(out, data);
+    },
     decompressInto(data, out, dictionary) {
       const ctx = dictionary ? withDictionary(new binding.DCtx(), dictionary) : dctx;
       if (!dictionary) ctx.reset(binding.ResetDirective.sessionOnly);
