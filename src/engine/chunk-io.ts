@@ -296,7 +296,7 @@ export async function writeChunkRegions(store: ZarrStore, chain: CodecChain, wri
   await mapLimit(writes.filter((w) => !coversChunk(w)), options.concurrency, (w) => pooled(async () => {
     if (yieldDue(signal)) await yieldToEventLoop(); // so the abort can fire at all (abort.ts)
     throwIfAborted(signal, w.key);
-    const update = await prepareChunk(store, chain, w, memory, request);
+    const update = compact(await prepareChunk(store, chain, w, memory, request));
     const size = update.parts?.reduce((n, p) => n + p.length, 0) ?? 0;
     if (heldBytes + size > options.holdBytes) return;
     held.set(w, update);
@@ -309,6 +309,17 @@ export async function writeChunkRegions(store: ZarrStore, chain: CodecChain, wri
     held.delete(w);
     await storeUpdate(store, update, request);
   }));
+}
+
+/**
+ * A held update whose one part is a small view of a large buffer (a compressor writes into room
+ * for its worst case: 4.5 MiB kept for a chunk that compressed to a few KiB), copied to its size,
+ * so the bytes counted against `holdBytes` are the memory held.
+ */
+function compact(update: ChunkUpdate): ChunkUpdate {
+  const [only] = update.parts ?? [];
+  if (!only || update.parts?.length !== 1 || only.buffer.byteLength <= 2 * only.byteLength) return update;
+  return { key: update.key, parts: [copyBytes(only)] };
 }
 
 async function storeUpdate(store: ZarrStore, { key, parts }: ChunkUpdate, request: AbortOptions | undefined): Promise<void> {

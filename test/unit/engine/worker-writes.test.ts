@@ -8,7 +8,7 @@ import { ZarrArray } from '../../../src/engine/array.ts';
 import { DecodePool, MIN_POOLED_READ_BYTES } from '../../../src/engine/decode-pool.ts';
 import { slice } from '../../../src/engine/selection.ts';
 import { MemoryStorage } from '../../../src/engine/storage/memory.ts';
-import { StorageStore } from '../../../src/engine/store.ts';
+import { StorageStore, type AbortOptions } from '../../../src/engine/store.ts';
 import { isFloeError } from '../../../src/errors.ts';
 import type { CodecMetadata } from '../../../src/format/codecs/types.ts';
 import { zstdBackend } from '../../../src/format/codecs/zstd-backend.ts';
@@ -104,6 +104,26 @@ describe('writes encoding on workers', () => {
       expect(Buffer.from(encoded).equals(Buffer.from(expected))).toBe(true);
       // Encoded into memory of this thread's, of the chain's worst-case size: that buffer came back whole.
       if (zstdBackend().name === 'zstd-napi') expect(encoded.buffer.byteLength).toBe(array.chain.encodedSizeBound());
+    }
+  });
+
+  it('holds the checked chunks of a partial write at their encoded size, not their compressor\'s worst case', async () => {
+    await warmPool(pool);
+    const held: number[] = [];
+    class Recording extends StorageStore {
+      override async set(key: string, value: Uint8Array, options?: AbortOptions): Promise<void> {
+        // The middle chunk is covered whole: encoded as it is written, never held.
+        if (key !== 'a/c/1/1') held.push(value.buffer.byteLength / value.byteLength);
+        return super.set(key, value, options);
+      }
+    }
+    const store = new Recording(new MemoryStorage(), { decodedChunkBytes: 0 });
+    const array = await ZarrArray.create(store, '/a', { shape: [N, N], chunkShape: [CHUNK, CHUNK], dataType: 'float32', codecs: zstdLayout });
+    for (const decodePool of [pool, false] as const) {
+      held.length = 0;
+      await array.set([slice(1, N - 1), slice(1, N - 1)], 3, { decodePool }); // compresses to a few KiB a chunk
+      expect(held).toHaveLength(8);
+      for (const ratio of held) expect(ratio).toBeLessThanOrEqual(2);
     }
   });
 
