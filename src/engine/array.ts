@@ -398,7 +398,7 @@ function allocateOutput(dataType: DataType, n: number, shared: boolean, where: s
 }
 
 /** Whether encoding runs a compressor (or checksum), the chain's own or a shard's inner chunks'. */
-export function compresses(chain: CodecChain): boolean {
+function compresses(chain: CodecChain): boolean {
   return chain.bytesCodecs.length > 0 || (chain.sharding !== undefined && compresses(chain.sharding.innerChain));
 }
 
