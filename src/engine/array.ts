@@ -43,8 +43,9 @@ export interface ArrayIoOptions {
   /** Chunk requests in flight at once. Default 8. */
   concurrency?: number;
   /**
-   * Worker threads that decompress large chunks while the main thread keeps reading. Default: the
-   * shared pool (one worker per core, at most 4); `false` decodes inline.
+   * Worker threads that decompress large chunks while the main thread keeps reading, and compress
+   * the chunks of large writes while it assembles and stores the next ones. Default: the shared
+   * pool (one worker per core, at most 4); `false` decodes and encodes inline.
    */
   decodePool?: DecodePool | false;
   /**
@@ -230,7 +231,21 @@ export class ZarrArray {
     }));
     const request = requestOf(options);
     const pool = options.writePool ?? this.defaults.writePool ?? sharedWritePool();
-    await writeChunkRegions(this.store, this.chain, writes, { concurrency: this.concurrency(options), pool, holdBytes: WRITE_HOLD_BYTES, request });
+    const encodePool = this.encodePool(options, writes.length * this.chunkBytes);
+    await writeChunkRegions(this.store, this.chain, writes, { concurrency: this.concurrency(options), pool, holdBytes: WRITE_HOLD_BYTES, request, encodePool });
+  }
+
+  /**
+   * The workers a write of `encodeBytes` (its chunks, decoded) encodes on: only for chains that
+   * compress (anything else encodes at about memcpy speed, cheaper than a round trip), and only
+   * when the pool's plan says the write repays them (small writes never start workers).
+   */
+  private encodePool(options: ArrayIoOptions, encodeBytes: number): DecodePool | undefined {
+    const pool = this.decodePool(options);
+    if (!pool || !compresses(this.chain)) return undefined;
+    const plan = pool.planForWrite(encodeBytes);
+    if (plan === 'start') pool.start();
+    return plan === 'inline' ? undefined : pool;
   }
 
   /** Changes the shape; chunks wholly outside the new shape are deleted (core spec, "resize"). */
@@ -386,6 +401,11 @@ function allocateOutput(dataType: DataType, n: number, shared: boolean, where: s
     const bytes = n * Math.max(1, dataType.lanes * dataType.laneBytes);
     throw limitExceeded('allocation', BUFFER_MAX_LENGTH, `a result of ${n} elements (${bytes} bytes) cannot be allocated (${err.message}); select less, or read it in parts`, { actual: bytes, where });
   }
+}
+
+/** Whether encoding runs a compressor (or checksum), the chain's own or a shard's inner chunks'. */
+function compresses(chain: CodecChain): boolean {
+  return chain.bytesCodecs.length > 0 || (chain.sharding !== undefined && compresses(chain.sharding.innerChain));
 }
 
 function shift(view: View, job: ChunkJob): View {

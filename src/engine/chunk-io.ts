@@ -267,6 +267,11 @@ export interface WriteChunksOptions {
   readonly holdBytes: number;
   /** The write's request options (its signal), passed to every store call. */
   readonly request?: AbortOptions | undefined;
+  /**
+   * Workers to encode whole chunks on, once one is ready (the caller decided the write is big
+   * enough and the chain compresses); chunks encode in this thread until then, and without it.
+   */
+  readonly encodePool?: DecodePool | undefined;
 }
 
 /**
@@ -287,11 +292,11 @@ export async function writeChunkRegions(store: ZarrStore, chain: CodecChain, wri
   const request = options.request;
   const signal = request?.signal;
   const pooled = <T>(task: () => Promise<T>): Promise<T> => (options.pool ? options.pool.run(task, signal) : task());
-  const memory = new ChunkMemory(chain);
+  const memory = new ChunkMemory(chain, options.encodePool);
   await mapLimit(writes.filter((w) => !coversChunk(w)), options.concurrency, (w) => pooled(async () => {
     if (yieldDue(signal)) await yieldToEventLoop(); // so the abort can fire at all (abort.ts)
     throwIfAborted(signal, w.key);
-    const update = await prepareChunk(store, chain, w, memory, request);
+    const update = compact(await prepareChunk(store, chain, w, memory, request));
     const size = update.parts?.reduce((n, p) => n + p.length, 0) ?? 0;
     if (heldBytes + size > options.holdBytes) return;
     held.set(w, update);
@@ -306,6 +311,17 @@ export async function writeChunkRegions(store: ZarrStore, chain: CodecChain, wri
   }));
 }
 
+/**
+ * A held update whose one part is a small view of a large buffer (a compressor writes into room
+ * for its worst case: 4.5 MiB kept for a chunk that compressed to a few KiB), copied to its size,
+ * so the bytes counted against `holdBytes` are the memory held.
+ */
+function compact(update: ChunkUpdate): ChunkUpdate {
+  const [only] = update.parts ?? [];
+  if (!only || update.parts?.length !== 1 || only.buffer.byteLength <= 2 * only.byteLength) return update;
+  return { key: update.key, parts: [copyBytes(only)] };
+}
+
 async function storeUpdate(store: ZarrStore, { key, parts }: ChunkUpdate, request: AbortOptions | undefined): Promise<void> {
   if (!parts) return store.erase(key, request);
   const [only] = parts;
@@ -315,22 +331,48 @@ async function storeUpdate(store: ZarrStore, { key, parts }: ChunkUpdate, reques
 }
 
 /**
- * The memory a write assembles chunks in. Each chunk is filled (from the old chunk, the fill
- * value, the value) and encoded without awaiting, and every path sets all its elements, so when
- * the encoding is a new buffer (a bytes codec runs last: compressors, checksums) one buffer serves
- * the whole write: no 4 MiB allocation, zeroing and page faults per chunk. Otherwise the encoded
- * bytes may be the chunk's memory itself, which the store writes later: a fresh one each time.
+ * The memory a write assembles chunks in, and where it encodes them. Each chunk is filled (from
+ * the old chunk, the fill value, the value) and encoded without awaiting, and every path sets all
+ * its elements, so when the encoding is a new buffer (a bytes codec runs last: compressors,
+ * checksums) one buffer serves the whole write: no 4 MiB allocation, zeroing and page faults per
+ * chunk. Otherwise the encoded bytes may be the chunk's memory itself, which the store writes
+ * later: a fresh one each time. Once a worker of the encode pool is ready, chunks go to it instead,
+ * assembled in shared memory the worker reads in place: one buffer per chunk in flight (at most
+ * the write's concurrency), reused from chunk to chunk, however many chunks the write has.
  */
 class ChunkMemory {
   private reused: ArrayData | undefined;
+  private readonly shared: TypedArray[] = [];
 
-  constructor(private readonly chain: CodecChain) {}
+  constructor(private readonly chain: CodecChain, private readonly pool: DecodePool | undefined) {}
+
+  /** The worker pool when it can take this chunk now (a typed-array chunk worth the round trip). */
+  offload(): DecodePool | undefined {
+    const { shape, dataType } = this.chain.spec;
+    // Strings and binary (item size 0) live in JS arrays: they cannot be shared.
+    if (!this.pool?.ready || dataType.itemSize === 0) return undefined;
+    return product(shape) * dataType.itemSize >= MIN_OFFLOAD_BYTES ? this.pool : undefined;
+  }
 
   take(): ArrayData {
     const { dataType, shape } = this.chain.spec;
     if (this.chain.bytesCodecs.length === 0) return dataType.allocate(product(shape));
     this.reused ??= dataType.allocate(product(shape));
     return this.reused;
+  }
+
+  /** Chunk memory over a SharedArrayBuffer for an encode on a worker, the caller's until it gives it back. */
+  takeShared(): TypedArray {
+    const free = this.shared.pop();
+    if (free) return free;
+    const { dataType, shape } = this.chain.spec;
+    const sample = dataType.allocate(0) as TypedArray;
+    const Ctor = sample.constructor as new (buffer: SharedArrayBuffer) => TypedArray;
+    return new Ctor(new SharedArrayBuffer(product(shape) * dataType.lanes * sample.BYTES_PER_ELEMENT));
+  }
+
+  give(data: TypedArray): void {
+    this.shared.push(data);
   }
 }
 
@@ -345,34 +387,59 @@ function coversChunk(w: ChunkWrite): boolean {
  * its update is the runs of the caller's value (raw-chunk.ts).
  */
 async function prepareChunk(store: ZarrStore, chain: CodecChain, w: ChunkWrite, memory: ChunkMemory, request: AbortOptions | undefined): Promise<ChunkUpdate> {
+  const { shape, dataType } = chain.spec;
+  const runs = store.setParts && chunkRuns(chain, w.src, w.job.projections, shape);
+  if (runs) return { key: w.key, parts: runsAllFill(runs, chain.spec.fillValue.memory) ? undefined : runs };
+  checkChunkBytes(shape, dataType, w.key); // a shard is merged whole: it must fit in memory at once
+  const existing = coversChunk(w) ? undefined : await store.get(w.key, request);
+  const pool = memory.offload();
+  if (pool) return encodeOnWorker(pool, chain, w, existing, memory);
+  // From here to the encoding nothing awaits: a reused chunk buffer serves one chunk at a time.
+  const data = memory.take();
+  if (!assemble(chain, w, existing, data)) return { key: w.key, parts: undefined };
+  return { key: w.key, parts: [withKey(w.key, () => encodeOwnedChunk(chain, { data, shape: [...shape], stride: cStrides(shape) }))] };
+}
+
+/** Assembles the chunk in shared memory of its own and encodes it on a worker. */
+async function encodeOnWorker(pool: DecodePool, chain: CodecChain, w: ChunkWrite, existing: Uint8Array | undefined, memory: ChunkMemory): Promise<ChunkUpdate> {
+  const data = memory.takeShared();
+  try {
+    if (!assemble(chain, w, existing, data)) return { key: w.key, parts: undefined };
+    return { key: w.key, parts: [await pool.encode(chain, data)] };
+  } catch (err) {
+    if (isFloeError(err) && !err.where) throw floeError(err.code, err.message, { where: w.key, cause: err, details: err.details });
+    throw err;
+  } finally {
+    memory.give(data);
+  }
+}
+
+/**
+ * Fills `data` with the chunk's next state: the old chunk (or the fill value) with the source
+ * merged in. Returns false when it is all fill value (the chunk is to be erased).
+ */
+function assemble(chain: CodecChain, w: ChunkWrite, existing: Uint8Array | undefined, data: ArrayData): boolean {
   const { shape, dataType, fillValue } = chain.spec;
   const lanes = dataType.lanes;
-  const runs = store.setParts && chunkRuns(chain, w.src, w.job.projections, shape);
-  if (runs) return { key: w.key, parts: runsAllFill(runs, fillValue.memory) ? undefined : runs };
-  checkChunkBytes(shape, dataType, w.key); // a shard is merged whole: it must fit in memory at once
-  const covered = coversChunk(w);
-  const existing = covered ? undefined : await store.get(w.key, request);
-  // From here to the encoding nothing awaits: a reused chunk buffer serves one chunk at a time.
-  const chunk: NdArray = { data: memory.take(), shape: [...shape], stride: cStrides(shape) };
+  const stride = cStrides(shape);
   if (existing) {
     const all = shape.map((n) => ({ chunk: 0, start: 0, step: 1, count: n, outStart: 0 }));
-    withKey(w.key, () => chain.decodeRegion(existing, all, { data: chunk.data, offset: 0, stride: chunk.stride }));
-  } else if (!covered || w.extent.some((n, d) => n !== shape[d])) {
+    withKey(w.key, () => chain.decodeRegion(existing, all, { data, offset: 0, stride }));
+  } else if (!coversChunk(w) || w.extent.some((n, d) => n !== shape[d])) {
     // A covered interior chunk is overwritten whole by the copy below; others keep fill around it.
-    fillElements(chunk.data, fillValue.memory, 0, product(shape), lanes);
+    fillElements(data, fillValue.memory, 0, product(shape), lanes);
   }
   // A whole chunk whose rows lie contiguous in the value is copied row by row at memcpy speed.
   const rows = memoryRuns(w.src, w.job.projections, shape, lanes * dataType.laneBytes, MIN_COPY_RUN_BYTES);
-  if (rows && !Array.isArray(chunk.data)) {
-    copyRuns(rows, memoryBytes(chunk.data));
+  if (rows && !Array.isArray(data)) {
+    copyRuns(rows, memoryBytes(data));
   } else {
     const target: View = {
-      data: chunk.data,
-      offset: dot(w.job.projections.map((p) => p.start), chunk.stride),
-      stride: zipMap(w.job.projections, chunk.stride, (p, s) => s * p.step),
+      data,
+      offset: dot(w.job.projections.map((p) => p.start), stride),
+      stride: zipMap(w.job.projections, stride, (p, s) => s * p.step),
     };
     copyStrided(w.src, target, w.job.projections.map((p) => p.count), lanes);
   }
-  if (allEqual(chunk.data, fillValue.memory)) return { key: w.key, parts: undefined };
-  return { key: w.key, parts: [withKey(w.key, () => encodeOwnedChunk(chain, chunk))] };
+  return !allEqual(data, fillValue.memory);
 }

@@ -1,14 +1,18 @@
-// Decoding chunks on worker threads. Decompression is the CPU-bound part of a read; with a pool
-// the main thread keeps fetching while workers decode. Chunks travel by transfer (no copy) when
-// their bytes own their whole buffer; results come back the same way.
+// Decoding and encoding chunks on worker threads. Decompression is the CPU-bound part of a read,
+// compression that of a write; with a pool the main thread keeps fetching (or assembling and
+// storing chunks) while workers decode (or encode). Chunks travel by transfer (no copy) when their
+// bytes own their whole buffer; results come back the same way. One pool does both: one set of
+// warm workers per process, not one per direction.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { floeError, type ErrorCode, type ErrorDetails } from '../errors.ts';
-import { copyBytes, ownsWholeBuffer } from '../format/bytes.ts';
+import { copyBytes, freshBytes, ownsWholeBuffer } from '../format/bytes.ts';
 import type { CodecChain } from '../format/codecs/pipeline.ts';
 import type { JsonValue } from '../format/json.ts';
 import { resourceLimits } from '../format/limits.ts';
+import type { TypedArray } from '../format/zarr/data-types.ts';
 import type { NdArray, StridedView } from '../format/zarr/ndarray.ts';
+import { encodesInto } from './raw-chunk.ts';
 import type { ChunkProjection } from './selection.ts';
 import type { LocalFileSpan } from './store.ts';
 
@@ -18,20 +22,35 @@ const WORKER_ENTRY = import.meta.url.endsWith('.ts')
   ? new URL('./decode-worker.mjs', import.meta.url)
   : new URL('./decode-worker-main.js', import.meta.url);
 
-export interface DecodeRequest {
+/** What a worker rebuilds a codec chain from (it caches chains by this description). */
+export interface ChainRequest {
   id: number;
   codecs: JsonValue;
   shape: readonly number[];
   dataType: string;
   fillValue: JsonValue;
+  /** The sender's resourceLimits().variableChunkBytes: workers hold chunks to the same limits. */
+  variableChunkBytes: number;
+}
+
+export interface DecodeRequest extends ChainRequest {
+  op?: undefined;
   /** The encoded chunk, or `file`: local file bytes the worker reads itself (both cores do I/O). */
   bytes?: Uint8Array;
   file?: LocalFileSpan;
   /** When set, the worker copies the selected part straight into this shared-memory view. */
   target?: CopyTarget;
-  /** The sender's resourceLimits().variableChunkBytes: workers hold chunks to the same limits. */
-  variableChunkBytes: number;
 }
+
+/** Encode a whole chunk (C order, the chain's chunk shape): `data` is shared memory (or a copy). */
+export interface EncodeRequest extends ChainRequest {
+  op: 'encode';
+  data: TypedArray;
+  /** Memory of the sender's to encode into (encodeOwnedChunkInto), transferred; else the worker allocates. */
+  out?: Uint8Array;
+}
+
+export type WorkerRequest = DecodeRequest | EncodeRequest;
 
 /** Where a decoded chunk's selected part goes: a view over a SharedArrayBuffer. */
 export interface CopyTarget {
@@ -40,11 +59,18 @@ export interface CopyTarget {
 }
 
 export type DecodeResponse =
-  | { id: number; ok: true; data?: NdArray['data']; shape?: number[]; stride?: number[]; missing?: boolean }
+  | DecodedReply
   | { id: number; ok: false; code: ErrorCode; message: string; details: ErrorDetails };
 
+interface DecodedReply { id: number; ok: true; data?: NdArray['data']; shape?: number[]; stride?: number[]; missing?: boolean }
+
+export interface EncodedReply { id: number; ok: true; encoded: Uint8Array }
+
+export type WorkerResponse = DecodeResponse | EncodedReply;
+type OkReply = DecodedReply | EncodedReply;
+
 interface Pending {
-  resolve: (a: NdArray & { missing?: boolean }) => void;
+  resolve: (reply: OkReply) => void;
   reject: (e: unknown) => void;
   worker: WorkerSlot;
 }
@@ -66,7 +92,8 @@ export interface DecodeWorkerData {
 export interface DecodePoolOptions {
   /**
    * A read of at least this many result bytes starts the workers, when it is done, if they are not
-   * running yet (smaller reads decode in the calling thread and leave the pool unstarted). Default 64 MiB.
+   * running yet (smaller reads decode in the calling thread and leave the pool unstarted); a write
+   * that encodes twice this many chunk bytes starts them at its beginning. Default 64 MiB.
    */
   startBytes?: number;
   /** Starts one worker thread; for tests, which count or replace workers. */
@@ -76,7 +103,7 @@ export interface DecodePoolOptions {
 /** Below this many encoded bytes a chunk is decoded inline: a round trip costs more. */
 export const MIN_OFFLOAD_BYTES = 128 * 1024;
 
-/** Reads of at least this many result bytes use workers that are already running. */
+/** Reads of at least this many result bytes (writes: encoded chunk bytes) use workers that are already running. */
 export const MIN_POOLED_READ_BYTES = 8 * 1024 * 1024;
 
 /**
@@ -94,8 +121,10 @@ export class DecodePool {
   private readonly createWorker: (data: DecodeWorkerData) => Worker;
   /** Workers started over the pool's life (replacements of failed ones included). */
   workersStarted = 0;
-  /** Chunks sent to workers over the pool's life. */
+  /** Chunks sent to workers to decode over the pool's life. */
   chunksSent = 0;
+  /** Chunks sent to workers to encode over the pool's life. */
+  encodesSent = 0;
 
   constructor(readonly size: number, options: DecodePoolOptions = {}) {
     this.startBytes = options.startBytes ?? 64 * 1024 * 1024;
@@ -124,6 +153,20 @@ export class DecodePool {
     return resultBytes >= this.startBytes ? 'inline-then-start' : 'inline';
   }
 
+  /**
+   * How a write that encodes `encodeBytes` (its chunks' decoded size) uses the pool: `pool` when
+   * workers run (or are starting) and the write is big enough to repay a round trip per chunk;
+   * `start` when none runs and it encodes at least twice `startBytes`; `inline` otherwise. Unlike
+   * a read, a write starts them at once: compression costs ~3 ms of CPU per MiB here (zstd level
+   * 3), so such a write has most of its encoding ahead when a worker is ready (~100 ms each from
+   * built JS), and until then it encodes in its own thread (it never waits for one). Twice, because
+   * the start-up competes with the write itself for the cores.
+   */
+  planForWrite(encodeBytes: number): 'pool' | 'inline' | 'start' {
+    if (this.started) return encodeBytes >= MIN_POOLED_READ_BYTES ? 'pool' : 'inline';
+    return encodeBytes >= 2 * this.startBytes ? 'start' : 'inline';
+  }
+
   /** Starts the workers that are not running (once; later calls cost nothing). */
   start(): void {
     while (this.slots.length < this.size) this.slots.push(this.spawn());
@@ -135,13 +178,13 @@ export class DecodePool {
   }
 
   /** Decodes `bytes` with `chain` on a worker; the result is a fresh, caller-owned array. */
-  decode(chain: CodecChain, bytes: Uint8Array): Promise<NdArray> {
-    return this.post(chain, bytes, undefined);
+  async decode(chain: CodecChain, bytes: Uint8Array): Promise<NdArray> {
+    return decodedArray(await this.postDecode(chain, bytes, undefined));
   }
 
   /** Decodes on a worker and copies the selected part into `target` (shared memory) there. */
   async decodeInto(chain: CodecChain, bytes: Uint8Array, target: CopyTarget): Promise<void> {
-    await this.post(chain, bytes, target);
+    await this.postDecode(chain, bytes, target);
   }
 
   /**
@@ -149,31 +192,53 @@ export class DecodePool {
    * part into `target`. Resolves false when the file does not exist.
    */
   async decodeFileInto(chain: CodecChain, file: LocalFileSpan, target: CopyTarget): Promise<boolean> {
-    const reply = await this.post(chain, { file }, target);
+    const reply = await this.postDecode(chain, { file }, target);
     return !reply.missing;
   }
 
-  private post(chain: CodecChain, source: Uint8Array | { file: LocalFileSpan }, target: CopyTarget | undefined): Promise<NdArray & { missing?: boolean }> {
-    const slot = this.pickSlot();
-    const id = this.nextId++;
+  /**
+   * Encodes a whole chunk (`data`, C order in the chain's chunk shape) on a worker, byte for byte
+   * as encodeOwnedChunk would here. Chunk memory over a SharedArrayBuffer is read there in place
+   * (do not change it until the promise settles; the sender reuses it for its next chunk with no
+   * transfer and no new buffer per chunk); any other is copied. Where the chain
+   * {@link encodesInto} given memory, the encoding is written into memory allocated here (its
+   * worst-case size, untouched until written) and transferred there and back: memory allocated on
+   * a worker and freed on this thread (after the store wrote it) is returned to the system and
+   * faulted in again chunk after chunk (~380 faults a 4 MiB chunk here).
+   */
+  async encode(chain: CodecChain, data: TypedArray): Promise<Uint8Array> {
+    const out = encodesInto(chain) ? freshBytes(chain.encodedSizeBound()) : undefined;
+    this.encodesSent++;
+    const reply = await this.post({ ...chainRequest(chain), id: 0, op: 'encode', data, ...(out ? { out } : {}) }, out ? [out.buffer as ArrayBuffer] : []);
+    if (!('encoded' in reply)) throw floeError('STORAGE_ERROR', 'an encode worker answered without an encoded chunk');
+    return reply.encoded;
+  }
+
+  private postDecode(chain: CodecChain, source: Uint8Array | { file: LocalFileSpan }, target: CopyTarget | undefined): Promise<DecodedReply> {
     // Transfer when the bytes own their buffer; otherwise copy, never detach someone else's.
     const payload = source instanceof Uint8Array ? (ownsWholeBuffer(source) ? source : copyBytes(source)) : undefined;
     const request: DecodeRequest = {
-      id,
-      codecs: chain.toJSON() as unknown as JsonValue,
-      shape: chain.spec.shape,
-      dataType: chain.spec.dataType.name,
-      fillValue: chain.spec.fillValue.json,
-      variableChunkBytes: resourceLimits().variableChunkBytes,
+      ...chainRequest(chain),
+      id: 0,
       ...(payload ? { bytes: payload } : { file: (source as { file: LocalFileSpan }).file }),
       ...(target ? { target } : {}),
     };
-    slot.inFlight++;
     this.chunksSent++;
+    return this.post(request, payload ? [payload.buffer as ArrayBuffer] : []).then((reply) => {
+      if ('encoded' in reply) throw floeError('STORAGE_ERROR', 'a decode worker answered with an encoded chunk');
+      return reply;
+    });
+  }
+
+  /** Sends `request` (its id assigned here) to the least busy worker. */
+  private post(request: WorkerRequest, transfer: ArrayBuffer[]): Promise<OkReply> {
+    const slot = this.pickSlot();
+    const id = this.nextId++;
+    slot.inFlight++;
     if (slot.inFlight === 1) slot.worker.ref();
-    return new Promise<NdArray & { missing?: boolean }>((resolve, reject) => {
+    return new Promise<OkReply>((resolve, reject) => {
       this.pending.set(id, { resolve, reject, worker: slot });
-      slot.worker.postMessage(request, payload ? [payload.buffer as ArrayBuffer] : []);
+      slot.worker.postMessage({ ...request, id }, transfer);
     });
   }
 
@@ -198,18 +263,18 @@ export class DecodePool {
     this.workersStarted++;
     const slot: WorkerSlot = { worker, inFlight: 0, ready };
     worker.unref(); // an idle pool never keeps the process alive
-    worker.on('message', (msg: DecodeResponse) => this.settle(msg));
+    worker.on('message', (msg: WorkerResponse) => this.settle(msg));
     worker.on('error', (err) => this.failAll(slot, err));
     worker.on('exit', (code) => this.failAll(slot, floeError('STORAGE_ERROR', `decode worker exited with code ${code}`)));
     return slot;
   }
 
-  private settle(msg: DecodeResponse): void {
+  private settle(msg: WorkerResponse): void {
     const p = this.pending.get(msg.id);
     if (!p) return;
     this.pending.delete(msg.id);
     if (--p.worker.inFlight === 0) p.worker.worker.unref();
-    if (msg.ok) p.resolve({ data: msg.data ?? [], shape: msg.shape ?? [], stride: msg.stride ?? [], ...(msg.missing ? { missing: true } : {}) });
+    if (msg.ok) p.resolve(msg);
     else p.reject(floeError(msg.code, msg.message, { details: msg.details }));
   }
 
@@ -222,6 +287,21 @@ export class DecodePool {
       p.reject(err);
     }
   }
+}
+
+/** What a worker needs to rebuild `chain` (and hold it to this thread's limits). */
+function chainRequest(chain: CodecChain): Omit<ChainRequest, 'id'> {
+  return {
+    codecs: chain.toJSON() as unknown as JsonValue,
+    shape: chain.spec.shape,
+    dataType: chain.spec.dataType.name,
+    fillValue: chain.spec.fillValue.json,
+    variableChunkBytes: resourceLimits().variableChunkBytes,
+  };
+}
+
+function decodedArray(reply: DecodedReply): NdArray {
+  return { data: reply.data ?? [], shape: reply.shape ?? [], stride: reply.stride ?? [] };
 }
 
 let shared: DecodePool | undefined;

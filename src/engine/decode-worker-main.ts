@@ -1,20 +1,23 @@
-// Runs inside a decode worker: rebuild the codec chain (cached per configuration) and decode.
+// Runs inside a pool worker: rebuild the codec chain (cached per configuration) and decode, or
+// encode a whole chunk (writes).
 import { parentPort, workerData } from 'node:worker_threads';
 import { isFloeError } from '../errors.ts';
-import { copyTypedArray, ownsWholeBuffer } from '../format/bytes.ts';
+import { copyBytes, copyTypedArray, ownsWholeBuffer, transferable } from '../format/bytes.ts';
 import { configureLimits, resourceLimits } from '../format/limits.ts';
 import { buildCodecChain, ScratchBuffer, type CodecChain } from '../format/codecs/pipeline.ts';
 import { loadCodecsMentionedIn } from '../format/codecs/registry.ts';
 import { parseDataType } from '../format/zarr/data-types.ts';
 import { parseFillValue, type FillValueInput } from '../format/zarr/fill-value.ts';
 import type { CodecMetadata } from '../format/codecs/types.ts';
-import type { DecodeRequest, DecodeResponse, DecodeWorkerData } from './decode-pool.ts';
+import type { ChainRequest, DecodeRequest, DecodeResponse, DecodeWorkerData, EncodeRequest, WorkerRequest, WorkerResponse } from './decode-pool.ts';
+import { encodeOwnedChunk, encodeOwnedChunkInto } from './raw-chunk.ts';
+import { cStrides } from '../format/zarr/ndarray.ts';
 import { inFileBuffer, readFileIntoViews, readLocalFile } from './local-file.ts';
 import { plainRuns } from './plain-runs.ts';
 
 const chains = new Map<string, CodecChain>();
 
-function chainFor(req: DecodeRequest): CodecChain {
+function chainFor(req: ChainRequest): CodecChain {
   // Configured limits are per process: take the sender's (chains follow a change by themselves).
   if (req.variableChunkBytes !== resourceLimits().variableChunkBytes) configureLimits({ variableChunkBytes: req.variableChunkBytes });
   const key = JSON.stringify([req.codecs, req.shape, req.dataType, req.fillValue]);
@@ -36,9 +39,9 @@ const scratch = new ScratchBuffer();
 
 // The chain's codecs may load on first use (registry.ts): handling waits for them, then runs to
 // completion synchronously, so two requests never share the scratch buffers at once.
-parentPort!.on('message', (req: DecodeRequest) => {
+parentPort!.on('message', (req: WorkerRequest) => {
   loadCodecsMentionedIn(req.codecs).then(
-    () => handle(req),
+    () => (req.op === 'encode' ? handleEncode(req) : handle(req)),
     (err: unknown) => parentPort!.postMessage({ id: req.id, ok: false, code: 'CORRUPT_OBJECT', message: err instanceof Error ? err.message : String(err), details: {} } satisfies DecodeResponse),
   );
 });
@@ -77,11 +80,38 @@ function handle(req: DecodeRequest): void {
       transfer.push(data.buffer as ArrayBuffer);
     }
   } catch (err) {
-    // Details are plain data (structured-clone safe), so a worker's error keeps them.
-    const { code, details } = isFloeError(err) ? err : { code: 'CORRUPT_OBJECT' as const, details: {} };
-    reply = { id: req.id, ok: false, code, message: err instanceof Error ? err.message : String(err), details };
+    reply = failure(req.id, err);
   }
   parentPort!.postMessage(reply, transfer);
+}
+
+/**
+ * Encodes with the code the calling thread would run (encodeOwnedChunk), so the bytes are the
+ * same: into the sender's memory when it sent some and the chain can, else into memory of this
+ * thread's, which travels back by transfer when nothing else here uses its buffer (a native zstd
+ * result is a view into fresh memory of its worst-case size) and is copied otherwise.
+ */
+function handleEncode(req: EncodeRequest): void {
+  let reply: WorkerResponse;
+  const transfer: ArrayBuffer[] = [];
+  try {
+    const chain = chainFor(req);
+    const chunk = { data: req.data, shape: [...req.shape], stride: cStrides(req.shape) };
+    const into = req.out && encodeOwnedChunkInto(chain, chunk, req.out);
+    const own = into ?? encodeOwnedChunk(chain, chunk);
+    const encoded = into || (transferable(own) && own.buffer !== req.data.buffer && !inFileBuffer(own)) ? own : copyBytes(own);
+    reply = { id: req.id, ok: true, encoded };
+    transfer.push(encoded.buffer as ArrayBuffer);
+  } catch (err) {
+    reply = failure(req.id, err);
+  }
+  parentPort!.postMessage(reply, transfer);
+}
+
+/** An error as a reply. Details are plain data (structured-clone safe), so a worker's error keeps them. */
+function failure(id: number, err: unknown): DecodeResponse {
+  const { code, details } = isFloeError(err) ? err : { code: 'CORRUPT_OBJECT' as const, details: {} };
+  return { id, ok: false, code, message: err instanceof Error ? err.message : String(err), details };
 }
 
 // Loaded: tell the pool through shared memory, which its main thread reads between chunks

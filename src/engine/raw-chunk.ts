@@ -48,6 +48,30 @@ export function encodeOwnedChunk(chain: CodecChain, chunk: NdArray): Uint8Array 
   return bytes;
 }
 
+/**
+ * Whether {@link encodeOwnedChunkInto} can write the chain's encoding into memory the caller
+ * provides: the chunk's memory goes to the bytes codecs as it is, and the last of them encodes
+ * into a given buffer. (It may still decline at run time: the codec's backend may lack it.)
+ */
+export function encodesInto(chain: CodecChain): boolean {
+  return chain.bytesCodecs.at(-1)?.encodeInto !== undefined && bytesAreMemory(chain);
+}
+
+/**
+ * encodeOwnedChunk with the last bytes codec writing into `out` (at least
+ * chain.encodedSizeBound() bytes): the same bytes, as a view of `out`; undefined when the chain
+ * or the codec cannot (then the caller encodes with encodeOwnedChunk).
+ */
+export function encodeOwnedChunkInto(chain: CodecChain, chunk: NdArray, out: Uint8Array): Uint8Array | undefined {
+  const data = chunk.data;
+  const last = chain.bytesCodecs.at(-1);
+  if (Array.isArray(data) || !last?.encodeInto || !bytesAreMemory(chain)) return undefined;
+  let bytes = memoryBytes(data);
+  for (const codec of chain.bytesCodecs.slice(0, -1)) bytes = codec.encode(bytes);
+  const n = last.encodeInto(bytes, out);
+  return n < 0 ? undefined : out.subarray(0, n);
+}
+
 /** The stored form of a chunk when {@link storedAsInMemory}: its memory, not copied. */
 export function memoryBytes(data: TypedArray): Uint8Array {
   return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);

@@ -17,6 +17,27 @@ export function copyTypedArray<T extends ArrayBufferView>(data: T): T {
   return new Ctor(data);
 }
 
+/** Buffers made by {@link freshBytes}: each belongs to the one view made over it and its subviews. */
+const freshBuffers = new WeakSet<ArrayBufferLike>();
+
+/**
+ * Uninitialised memory in a buffer of its own (never from Node's pool), for a result that hands
+ * out a part of it (a compressor writes into room for its worst case and returns the part it
+ * used). Its maker keeps no other reference, so whoever holds the result may transfer the buffer
+ * to another thread whole, even though the view does not span it ({@link transferable}).
+ */
+export function freshBytes(size: number): Uint8Array {
+  const buffer = Buffer.allocUnsafeSlow(size);
+  const bytes = new Uint8Array(buffer.buffer, buffer.byteOffset, size);
+  freshBuffers.add(bytes.buffer);
+  return bytes;
+}
+
+/** True when moving the view's buffer to another thread detaches nothing but this result. */
+export function transferable(view: ArrayBufferView): boolean {
+  return ownsWholeBuffer(view) || freshBuffers.has(view.buffer);
+}
+
 /** True when the view spans its whole, non-shared buffer, so transferring it loses nothing. */
 export function ownsWholeBuffer(view: ArrayBufferView): boolean {
   return view.byteOffset === 0 && view.byteLength === view.buffer.byteLength && !(view.buffer instanceof SharedArrayBuffer);

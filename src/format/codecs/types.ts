@@ -47,6 +47,13 @@ export interface BytesToBytesCodec {
    * throws CORRUPT_OBJECT on malformed input, having written only inside the runs.
    */
   decodeIntoRuns?(data: Uint8Array, runs: DecodedRuns): boolean;
+  /**
+   * Optional: encode into `out` and return the byte count, or -1 when this codec cannot promise
+   * the result fits (then the caller uses `encode`). The bytes equal `encode`'s. Lets the caller
+   * choose where the encoding lives: a write that encodes on a worker passes memory of the
+   * thread that keeps it (allocated and freed there, so its allocator reuses it chunk after chunk).
+   */
+  encodeInto?(data: Uint8Array, out: Uint8Array): number;
   /** Encoded size for `n` input bytes when it is fixed (crc32c: n + 4); absent otherwise. */
   computeEncodedSize?(n: number): number;
   /** The fully resolved metadata to write back (defaults filled in). */

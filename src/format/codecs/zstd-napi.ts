@@ -5,6 +5,7 @@
 import type { ZstdBackend } from './zstd-types.ts';
 import { DecodedSizeLimitError } from './decoded-size.ts';
 import { ZstdDataError } from './zstd-frames.ts';
+import { freshBytes } from '../bytes.ts';
 
 interface NapiCCtx {
   setParameter(param: number, value: number): void;
@@ -70,6 +71,12 @@ export function napiBackend(require: NodeJS.Require): ZstdBackend {
       const out = bytes(binding.compressBound(data.length));
       return out.subarray(0, ctx.compress2(out, data));
     },
+    compressInto(data, out, level, checksum) {
+      if (out.length < binding.compressBound(data.length)) return -1;
+      cctx.setParameter(binding.CParameter.compressionLevel, level);
+      cctx.setParameter(binding.CParameter.checksumFlag, checksum ? 1 : 0);
+      return cctx.compress2(out, data);
+    },
     decompressInto(data, out, dictionary) {
       const ctx = dictionary ? withDictionary(new binding.DCtx(), dictionary) : dctx;
       if (!dictionary) ctx.reset(binding.ResetDirective.sessionOnly);
@@ -79,10 +86,12 @@ export function napiBackend(require: NodeJS.Require): ZstdBackend {
   };
 }
 
-/** Uninitialised, unpooled memory as a plain Uint8Array: both backends return the same type. */
+/**
+ * Uninitialised, unpooled memory as a plain Uint8Array (both backends return the same type); a
+ * result that is part of it may still be transferred whole (freshBytes).
+ */
 function bytes(size: number): Uint8Array {
-  const buffer = Buffer.allocUnsafeSlow(size);
-  return new Uint8Array(buffer.buffer, buffer.byteOffset, size);
+  return freshBytes(size);
 }
 
 function concat(chunks: Uint8Array[], total: number): Uint8Array {

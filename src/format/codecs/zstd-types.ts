@@ -7,6 +7,11 @@ export interface ZstdBackend {
   readonly version: string;
   /** One frame stating its content size. `level` is already clamped; 0 is libzstd's default. */
   compress(data: Uint8Array, level: number, checksum: boolean, dictionary?: Uint8Array): Uint8Array;
+  /**
+   * The same frame as `compress` (no dictionary), written into `out`; returns its length, or -1
+   * when `out` is shorter than the worst case for `data`. Absent where the backend cannot.
+   */
+  compressInto?(data: Uint8Array, out: Uint8Array, level: number, checksum: boolean): number;
   /** Decodes all frames into `out`, returning the bytes written; throws when they do not fit. */
   decompressInto(data: Uint8Array, out: Uint8Array, dictionary?: Uint8Array): number;
   /**

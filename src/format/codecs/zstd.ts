@@ -26,10 +26,12 @@ export const zstdCodec: BytesCodecFactory = (configuration): BytesToBytesCodec =
   const checksum = readBool(NAME, configuration, 'checksum', false);
   const compressor = zstdCompressor(level, checksum);
   const decompress = zstdDecompressor();
+  const clamped = clampLevel(level);
   return {
     kind: 'bytes_to_bytes',
     name: NAME,
     encode: compressor,
+    encodeInto: (data, out) => zstdBackend().compressInto?.(data, out, clamped, checksum) ?? -1,
     decode: decompress,
     decodeInto: (data, out) =>
       decodingGuard(NAME, () => {
