@@ -2,7 +2,11 @@
 // (npm @earthmover/icechunk, WASM build, custom storage over Floe's FsStorage) in the same run.
 //
 //   npx tsx bench/commit.ts [--chunks 100000] [--read-mb 1024] [--skip-commit] [--skip-read]
-//        [--set-concurrency 16] [--backend fs|memory] [--durable] [--profile] [--dir D]
+//        [--set-concurrency 16] [--backend fs|memory] [--durable] [--profile] [--dir D] [--pairs N]
+//
+// --pairs N (N > 1): the commit part only, as N pairs of one Floe run (sets one by one) and one
+// reference run, alternating which goes first, each pair with the load average; then the
+// commit-time ratio of every pair.
 //
 // 1. Commit: one int32 array of --chunks chunks of 1 KiB (256 values) in a new repository on the
 //    local filesystem. Timed: all `store.set` calls (awaited one at a time, as a simple writer
@@ -37,6 +41,7 @@ const { values: opts } = parseArgs({
     durable: { type: 'boolean', default: false },
     backend: { type: 'string', default: 'fs' },
     profile: { type: 'boolean', default: false },
+    pairs: { type: 'string', default: '1' },
     dir: { type: 'string' },
     child: { type: 'string' },
     path: { type: 'string' },
@@ -142,6 +147,33 @@ async function floeCommit(dir: string, concurrency: number) {
   return { setMs, commitMs };
 }
 
+const loadAverage = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
+
+/** N alternating pairs of the commit part: Floe (sets one by one) and the reference. */
+async function commitPairs(root: string, pairs: number): Promise<void> {
+  console.log(`\n## Commit of ${CHUNKS.toLocaleString('en')} new 1 KiB chunks, one array, ${pairs} pairs (${BACKEND === 'fs' ? 'local filesystem' : 'in memory'})\n`);
+  console.log('| pair | first | load average before | reference sets | Floe sets | reference commit | Floe commit | Floe / reference |');
+  console.log('|---|---|---|---:|---:|---:|---:|---:|');
+  const ratios: number[] = [];
+  for (let p = 1; p <= pairs; p++) {
+    const load = loadAverage();
+    const floeFirst = p % 2 === 1;
+    let floe: { setMs: number; commitMs: number } | undefined;
+    let ref: Record<string, number> | undefined;
+    for (const side of floeFirst ? ['floe', 'reference'] : ['reference', 'floe']) {
+      if (side === 'floe') floe = await floeCommit(path.join(root, `floe-${p}`), 1);
+      else ref = runChild('commit', path.join(root, `reference-${p}`));
+    }
+    if (!floe || !ref) throw new Error('commit pair: a side did not run');
+    const ratio = floe.commitMs / ref.commitMs!;
+    ratios.push(ratio);
+    console.log(`| ${p} | ${floeFirst ? 'Floe' : 'reference'} | ${load} | ${(ref.setMs! / 1000).toFixed(2)} s | ${(floe.setMs / 1000).toFixed(2)} s | ${ref.commitMs!.toFixed(0)} ms | ${floe.commitMs.toFixed(0)} ms | ${ratio.toFixed(2)} |`);
+  }
+  const sorted = [...ratios].sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)] ?? NaN;
+  console.log(`\nFloe / reference commit time: median ${median.toFixed(2)}, worst ${(sorted[sorted.length - 1] ?? NaN).toFixed(2)}; Floe at or under the reference in ${ratios.filter((r) => r <= 1).length} of ${pairs} pairs (load average after: ${loadAverage()})`);
+}
+
 // ---- 2. read -----------------------------------------------------------------------------
 async function readBench(root: string) {
   const side = Math.round(Math.sqrt((READ_MB * 2 ** 20) / 4 / (1024 * 1024))) * 1024 || 1024;
@@ -211,6 +243,10 @@ async function main() {
   mkdirSync(root, { recursive: true });
   try {
     console.log(`# bench/commit.ts — ${os.cpus().length} cores, Node ${process.version}, commit backend ${BACKEND}, durable=${DURABLE}`);
+    if (Number(opts.pairs) > 1) {
+      await commitPairs(root, Number(opts.pairs));
+      return;
+    }
     if (!opts['skip-commit']) {
       const seq = await floeCommit(path.join(root, 'floe-seq'), 1);
       const conc = Number(opts['set-concurrency']);

@@ -219,7 +219,7 @@ class RegionIds {
  * before the optimising compiler takes over: an indexed loop, since for..of there allocates an
  * iterator result object per step.
  */
-export function insideGrid(index: readonly number[], shape: Shape): boolean {
+function insideGrid(index: readonly number[], shape: Shape): boolean {
   if (index.length !== shape.length) return false;
   for (let d = 0; d < shape.length; d++) {
     const c = index[d];
