@@ -87,8 +87,11 @@ async function referenceChild(kind: string, dir: string): Promise<unknown> {
     for (let i = 0; i < CHUNKS; i++) await session.store.set(`a/c/${i}`, Buffer.from(chunkBytes(i)));
     const setMs = ms(t0);
     t0 = now();
+    const cpu0 = process.cpuUsage();
     await session.commit('bench');
-    return { setMs, commitMs: ms(t0) };
+    const commitMs = ms(t0);
+    const cpu = process.cpuUsage(cpu0);
+    return { setMs, commitMs, commitCpuMs: (cpu.user + cpu.system) / 1000 };
   }
   const zarr = await import('zarrita');
   const repo = await RefRepository.open(storage);
@@ -138,13 +141,16 @@ async function floeCommit(dir: string, concurrency: number) {
   }
   const setMs = ms(t0);
   t0 = now();
+  const cpu0 = process.cpuUsage();
   const snapshot = await session.commit('bench');
   const commitMs = ms(t0);
+  const cpu = process.cpuUsage(cpu0);
+  const commitCpuMs = (cpu.user + cpu.system) / 1000;
   // Check outside the timed part: the last chunk reads back from a fresh session.
   const check = await (await Repository.open(Storage.fromObjectStorage(storage))).readonlySession({ snapshotId: snapshot });
   const last = await check.store.get(`a/c/${CHUNKS - 1}`);
   if (!last || new Int32Array(last.buffer, last.byteOffset, 1)[0] !== CHUNKS - 1) throw new Error('Floe commit bench: last chunk did not read back');
-  return { setMs, commitMs };
+  return { setMs, commitMs, commitCpuMs };
 }
 
 const loadAverage = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
@@ -152,13 +158,13 @@ const loadAverage = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
 /** N alternating pairs of the commit part: Floe (sets one by one) and the reference. */
 async function commitPairs(root: string, pairs: number): Promise<void> {
   console.log(`\n## Commit of ${CHUNKS.toLocaleString('en')} new 1 KiB chunks, one array, ${pairs} pairs (${BACKEND === 'fs' ? 'local filesystem' : 'in memory'})\n`);
-  console.log('| pair | first | load average before | reference sets | Floe sets | reference commit | Floe commit | Floe / reference |');
+  console.log('| pair | first | load average before | reference sets | Floe sets | reference commit (CPU) | Floe commit (CPU) | Floe / reference |');
   console.log('|---|---|---|---:|---:|---:|---:|---:|');
   const ratios: number[] = [];
   for (let p = 1; p <= pairs; p++) {
     const load = loadAverage();
     const floeFirst = p % 2 === 1;
-    let floe: { setMs: number; commitMs: number } | undefined;
+    let floe: { setMs: number; commitMs: number; commitCpuMs: number } | undefined;
     let ref: Record<string, number> | undefined;
     for (const side of floeFirst ? ['floe', 'reference'] : ['reference', 'floe']) {
       if (side === 'floe') floe = await floeCommit(path.join(root, `floe-${p}`), 1);
@@ -167,7 +173,7 @@ async function commitPairs(root: string, pairs: number): Promise<void> {
     if (!floe || !ref) throw new Error('commit pair: a side did not run');
     const ratio = floe.commitMs / ref.commitMs!;
     ratios.push(ratio);
-    console.log(`| ${p} | ${floeFirst ? 'Floe' : 'reference'} | ${load} | ${(ref.setMs! / 1000).toFixed(2)} s | ${(floe.setMs / 1000).toFixed(2)} s | ${ref.commitMs!.toFixed(0)} ms | ${floe.commitMs.toFixed(0)} ms | ${ratio.toFixed(2)} |`);
+    console.log(`| ${p} | ${floeFirst ? 'Floe' : 'reference'} | ${load} | ${(ref.setMs! / 1000).toFixed(2)} s | ${(floe.setMs / 1000).toFixed(2)} s | ${ref.commitMs!.toFixed(0)} ms (${ref.commitCpuMs!.toFixed(0)}) | ${floe.commitMs.toFixed(0)} ms (${floe.commitCpuMs.toFixed(0)}) | ${ratio.toFixed(2)} |`);
   }
   const sorted = [...ratios].sort((a, b) => a - b);
   const median = sorted[Math.floor(sorted.length / 2)] ?? NaN;
