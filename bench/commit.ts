@@ -6,7 +6,8 @@
 //
 // --pairs N (N > 1): the commit part only, as N pairs of one Floe run (sets one by one) and one
 // reference run, alternating which goes first, each pair with the load average; then the
-// commit-time ratio of every pair.
+// commit-time ratio of every pair. With --profile, Floe's first commit in the process (pair 1)
+// runs under the CPU profiler (100 µs sampling) and its top self-time functions are printed.
 //
 // 1. Commit: one int32 array of --chunks chunks of 1 KiB (256 values) in a new repository on the
 //    local filesystem. Timed: all `store.set` calls (awaited one at a time, as a simple writer
@@ -19,7 +20,7 @@
 // Storage is not durable (no fsync) on every side unless --durable: same FsStorage everywhere.
 // --profile writes a CPU profile of the session reads and prints the top functions.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +31,7 @@ import { FsStorage } from '../src/engine/storage/fs.ts';
 import { MemoryStorage } from '../src/engine/storage/memory.ts';
 import type { ObjectStorage } from '../src/engine/storage/types.ts';
 import { Repository, Storage } from '../src/txn/index.ts';
+import { topFunctions } from './support/cpuprofile-top.ts';
 
 const { values: opts } = parseArgs({
   options: {
@@ -121,7 +123,7 @@ function runChild(kind: string, dir: string, extra: string[] = []): Record<strin
 }
 
 // ---- 1. commit ---------------------------------------------------------------------------
-async function floeCommit(dir: string, concurrency: number) {
+async function floeCommit(dir: string, concurrency: number, profileCommit = false) {
   const storage = storageAt(dir);
   const repo = await Repository.create(Storage.fromObjectStorage(storage));
   const session = await repo.writableSession('main');
@@ -142,10 +144,12 @@ async function floeCommit(dir: string, concurrency: number) {
   const setMs = ms(t0);
   t0 = now();
   const cpu0 = process.cpuUsage();
+  const stopProfile = profileCommit ? await startProfile(dir) : undefined;
   const snapshot = await session.commit('bench');
   const commitMs = ms(t0);
   const cpu = process.cpuUsage(cpu0);
   const commitCpuMs = (cpu.user + cpu.system) / 1000;
+  if (stopProfile) console.log(`\nFloe's commit under the profiler (${commitMs.toFixed(0)} ms, ${commitCpuMs.toFixed(0)} ms CPU), top self time:\n${await stopProfile()}\n`);
   // Check outside the timed part: the last chunk reads back from a fresh session.
   const check = await (await Repository.open(Storage.fromObjectStorage(storage))).readonlySession({ snapshotId: snapshot });
   const last = await check.store.get(`a/c/${CHUNKS - 1}`);
@@ -167,7 +171,7 @@ async function commitPairs(root: string, pairs: number): Promise<void> {
     let floe: { setMs: number; commitMs: number; commitCpuMs: number } | undefined;
     let ref: Record<string, number> | undefined;
     for (const side of floeFirst ? ['floe', 'reference'] : ['reference', 'floe']) {
-      if (side === 'floe') floe = await floeCommit(path.join(root, `floe-${p}`), 1);
+      if (side === 'floe') floe = await floeCommit(path.join(root, `floe-${p}`), 1, opts.profile && p === 1);
       else ref = runChild('commit', path.join(root, `reference-${p}`));
     }
     if (!floe || !ref) throw new Error('commit pair: a side did not run');
@@ -178,6 +182,25 @@ async function commitPairs(root: string, pairs: number): Promise<void> {
   const sorted = [...ratios].sort((a, b) => a - b);
   const median = sorted[Math.floor(sorted.length / 2)] ?? NaN;
   console.log(`\nFloe / reference commit time: median ${median.toFixed(2)}, worst ${(sorted[sorted.length - 1] ?? NaN).toFixed(2)}; Floe at or under the reference in ${ratios.filter((r) => r <= 1).length} of ${pairs} pairs (load average after: ${loadAverage()})`);
+}
+
+/** Starts the CPU profiler; the function returned stops it and gives the top self-time functions. */
+async function startProfile(dir: string): Promise<() => Promise<string>> {
+  const { Session } = await import('node:inspector/promises');
+  const inspector = new Session();
+  inspector.connect();
+  await inspector.post('Profiler.enable');
+  await inspector.post('Profiler.setSamplingInterval', { interval: 100 });
+  await inspector.post('Profiler.start');
+  return async () => {
+    const { profile } = await inspector.post('Profiler.stop');
+    inspector.disconnect();
+    const file = path.join(dir, 'commit.cpuprofile');
+    writeFileSync(file, JSON.stringify(profile));
+    const { totalMs, top } = topFunctions([file], 15);
+    rmSync(file, { force: true });
+    return [`  ${totalMs.toFixed(0)} ms of samples`, ...top.map((f) => `  ${f.selfMs.toFixed(1).padStart(7)} ms ${(f.share * 100).toFixed(1).padStart(5)}%  ${f.name} ${f.where}`)].join('\n');
+  };
 }
 
 // ---- 2. read -----------------------------------------------------------------------------
