@@ -8,6 +8,7 @@
 // reference run, alternating which goes first, each pair with the load average; then the
 // commit-time ratio of every pair. With --profile, Floe's first commit in the process (pair 1)
 // runs under the CPU profiler (100 µs sampling) and its top self-time functions are printed.
+// --floe-child: each Floe run in a fresh child process too, so both sides commit cold every pair.
 //
 // 1. Commit: one int32 array of --chunks chunks of 1 KiB (256 values) in a new repository on the
 //    local filesystem. Timed: all `store.set` calls (awaited one at a time, as a simple writer
@@ -44,6 +45,7 @@ const { values: opts } = parseArgs({
     backend: { type: 'string', default: 'fs' },
     profile: { type: 'boolean', default: false },
     pairs: { type: 'string', default: '1' },
+    'floe-child': { type: 'boolean', default: false },
     dir: { type: 'string' },
     child: { type: 'string' },
     path: { type: 'string' },
@@ -161,7 +163,7 @@ const loadAverage = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
 
 /** N alternating pairs of the commit part: Floe (sets one by one) and the reference. */
 async function commitPairs(root: string, pairs: number): Promise<void> {
-  console.log(`\n## Commit of ${CHUNKS.toLocaleString('en')} new 1 KiB chunks, one array, ${pairs} pairs (${BACKEND === 'fs' ? 'local filesystem' : 'in memory'})\n`);
+  console.log(`\n## Commit of ${CHUNKS.toLocaleString('en')} new 1 KiB chunks, one array, ${pairs} pairs (${BACKEND === 'fs' ? 'local filesystem' : 'in memory'}; Floe ${opts['floe-child'] ? 'in a fresh child process each pair' : 'in this process'})\n`);
   console.log('| pair | first | load average before | reference sets | Floe sets | reference commit (CPU) | Floe commit (CPU) | Floe / reference |');
   console.log('|---|---|---|---:|---:|---:|---:|---:|');
   const ratios: number[] = [];
@@ -171,7 +173,8 @@ async function commitPairs(root: string, pairs: number): Promise<void> {
     let floe: { setMs: number; commitMs: number; commitCpuMs: number } | undefined;
     let ref: Record<string, number> | undefined;
     for (const side of floeFirst ? ['floe', 'reference'] : ['reference', 'floe']) {
-      if (side === 'floe') floe = await floeCommit(path.join(root, `floe-${p}`), 1, opts.profile && p === 1);
+      if (side === 'floe' && opts['floe-child']) floe = floeSide(runChild('floe-commit', path.join(root, `floe-${p}`)));
+      else if (side === 'floe') floe = await floeCommit(path.join(root, `floe-${p}`), 1, opts.profile && p === 1);
       else ref = runChild('commit', path.join(root, `reference-${p}`));
     }
     if (!floe || !ref) throw new Error('commit pair: a side did not run');
@@ -182,6 +185,12 @@ async function commitPairs(root: string, pairs: number): Promise<void> {
   const sorted = [...ratios].sort((a, b) => a - b);
   const median = sorted[Math.floor(sorted.length / 2)] ?? NaN;
   console.log(`\nFloe / reference commit time: median ${median.toFixed(2)}, worst ${(sorted[sorted.length - 1] ?? NaN).toFixed(2)}; Floe at or under the reference in ${ratios.filter((r) => r <= 1).length} of ${pairs} pairs (load average after: ${loadAverage()})`);
+}
+
+function floeSide(got: Record<string, number>): { setMs: number; commitMs: number; commitCpuMs: number } {
+  const { setMs, commitMs, commitCpuMs } = got;
+  if (setMs === undefined || commitMs === undefined || commitCpuMs === undefined) throw new Error('Floe child: missing figures');
+  return { setMs, commitMs, commitCpuMs };
 }
 
 /** Starts the CPU profiler; the function returned stops it and gives the top self-time functions. */
@@ -264,6 +273,10 @@ async function profileSessionRead(array: ZarrArray): Promise<string> {
 
 // ---- main --------------------------------------------------------------------------------
 async function main() {
+  if (opts.child === 'floe-commit') {
+    process.stdout.write(JSON.stringify(await floeCommit(opts.dir!, 1, opts.profile)) + '\n');
+    process.exit(0);
+  }
   if (opts.child) {
     process.stdout.write(JSON.stringify(await referenceChild(opts.child, opts.dir!)) + '\n');
     process.exit(0);
