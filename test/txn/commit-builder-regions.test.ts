@@ -10,13 +10,14 @@ import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { MemoryStorage } from '../../src/engine/storage/memory.ts';
 import { isFloeError } from '../../src/errors.ts';
-import { encodeManifest, type ChunkRef, type Manifest } from '../../src/format/icechunk/manifest.ts';
+import { manifestKey } from '../../src/format/icechunk/keys.ts';
+import type { ChunkRef, Manifest } from '../../src/format/icechunk/manifest.ts';
 import { encodeSnapshot } from '../../src/format/icechunk/snapshot.ts';
 import { encodeTransactionLog } from '../../src/format/icechunk/transaction-log.ts';
 import type { BuildCommitInput, BuiltCommit } from '../../src/txn/commit-builder.ts';
 import { Repository, Storage, type RepositoryConfig } from '../../src/txn/index.ts';
 import { RegionRefs } from '../../src/txn/region-refs.ts';
-import type { RepoObjects } from '../../src/txn/objects.ts';
+import { RepoObjects } from '../../src/txn/objects.ts';
 import { arrayMetadata, chunkKey, createArray, splitConfig, writeChunk } from '../support/split-array.ts';
 
 const RUNS = Number(process.env.FLOE_COMMIT_REGIONS_RUNS ?? 60);
@@ -47,19 +48,24 @@ vi.mock('../../src/txn/commit-builder.ts', async (importOriginal) => {
   const oracle = await import('../support/commit-builder-5f6112d.ts');
   const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
   /**
-   * `objects` for one run: reads pass through, manifest writes are recorded, not stored (the
-   * same for both builders: a storage write takes more ticks, and arrays built concurrently
-   * would draw ids in another order). The builder's are stored after the comparison.
+   * `objects` for one run: reads pass through; manifest writes go to a scratch store of the run's
+   * own (which gives their bytes) and are recorded. Both builders get the same kind, so they wait
+   * the same ticks and arrays built concurrently draw ids in the same order. The builder's
+   * manifests are written to the repository after the comparison.
    */
-  const recording = (objects: RepoObjects, into: BuiltBytes['manifests'], written: Manifest[]) => ({
-    loadManifest: (id: Parameters<RepoObjects['loadManifest']>[0], options?: Parameters<RepoObjects['loadManifest']>[1]) => objects.loadManifest(id, options),
-    writeManifest: async (manifest: Manifest) => {
-      const bytes = encodeManifest(manifest);
-      into.push({ id: hex(manifest.id), bytes: hex(bytes) });
-      written.push(manifest);
-      return bytes.length;
-    },
-  }) as unknown as RepoObjects;
+  const recording = (objects: RepoObjects, into: BuiltBytes['manifests'], written: Manifest[]) => {
+    const scratch = new RepoObjects(new MemoryStorage());
+    return {
+      loadManifest: (id: Parameters<RepoObjects['loadManifest']>[0], options?: Parameters<RepoObjects['loadManifest']>[1]) => objects.loadManifest(id, options),
+      writeManifest: async (manifest: Manifest) => {
+        const size = await scratch.writeManifest(manifest);
+        const stored = await scratch.storage.get(manifestKey(manifest.id));
+        into.push({ id: hex(manifest.id), bytes: hex(stored?.bytes ?? new Uint8Array()) });
+        written.push(manifest);
+        return size;
+      },
+    } as unknown as RepoObjects;
+  };
   const bytesOf = (built: BuiltCommit, manifests: BuiltBytes['manifests']): BuiltBytes => ({
     manifests, snapshot: hex(encodeSnapshot(built.snapshot)), log: hex(encodeTransactionLog(built.transactionLog)),
   });
