@@ -2,7 +2,13 @@
 // (npm @earthmover/icechunk, WASM build, custom storage over Floe's FsStorage) in the same run.
 //
 //   npx tsx bench/commit.ts [--chunks 100000] [--read-mb 1024] [--skip-commit] [--skip-read]
-//        [--set-concurrency 16] [--backend fs|memory] [--durable] [--profile] [--dir D]
+//        [--set-concurrency 16] [--backend fs|memory] [--durable] [--profile] [--dir D] [--pairs N]
+//
+// --pairs N (N > 1): the commit part only, as N pairs of one Floe run (sets one by one) and one
+// reference run, alternating which goes first, each pair with the load average; then the
+// commit-time ratio of every pair. With --profile, Floe's first commit in the process (pair 1)
+// runs under the CPU profiler (100 µs sampling) and its top self-time functions are printed.
+// --floe-child: each Floe run in a fresh child process too, so both sides commit cold every pair.
 //
 // 1. Commit: one int32 array of --chunks chunks of 1 KiB (256 values) in a new repository on the
 //    local filesystem. Timed: all `store.set` calls (awaited one at a time, as a simple writer
@@ -15,7 +21,7 @@
 // Storage is not durable (no fsync) on every side unless --durable: same FsStorage everywhere.
 // --profile writes a CPU profile of the session reads and prints the top functions.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +32,7 @@ import { FsStorage } from '../src/engine/storage/fs.ts';
 import { MemoryStorage } from '../src/engine/storage/memory.ts';
 import type { ObjectStorage } from '../src/engine/storage/types.ts';
 import { Repository, Storage } from '../src/txn/index.ts';
+import { topFunctions } from './support/cpuprofile-top.ts';
 
 const { values: opts } = parseArgs({
   options: {
@@ -37,6 +44,8 @@ const { values: opts } = parseArgs({
     durable: { type: 'boolean', default: false },
     backend: { type: 'string', default: 'fs' },
     profile: { type: 'boolean', default: false },
+    pairs: { type: 'string', default: '1' },
+    'floe-child': { type: 'boolean', default: false },
     dir: { type: 'string' },
     child: { type: 'string' },
     path: { type: 'string' },
@@ -82,8 +91,11 @@ async function referenceChild(kind: string, dir: string): Promise<unknown> {
     for (let i = 0; i < CHUNKS; i++) await session.store.set(`a/c/${i}`, Buffer.from(chunkBytes(i)));
     const setMs = ms(t0);
     t0 = now();
+    const cpu0 = process.cpuUsage();
     await session.commit('bench');
-    return { setMs, commitMs: ms(t0) };
+    const commitMs = ms(t0);
+    const cpu = process.cpuUsage(cpu0);
+    return { setMs, commitMs, commitCpuMs: (cpu.user + cpu.system) / 1000 };
   }
   const zarr = await import('zarrita');
   const repo = await RefRepository.open(storage);
@@ -113,7 +125,7 @@ function runChild(kind: string, dir: string, extra: string[] = []): Record<strin
 }
 
 // ---- 1. commit ---------------------------------------------------------------------------
-async function floeCommit(dir: string, concurrency: number) {
+async function floeCommit(dir: string, concurrency: number, profileCommit = false) {
   const storage = storageAt(dir);
   const repo = await Repository.create(Storage.fromObjectStorage(storage));
   const session = await repo.writableSession('main');
@@ -133,13 +145,71 @@ async function floeCommit(dir: string, concurrency: number) {
   }
   const setMs = ms(t0);
   t0 = now();
+  const cpu0 = process.cpuUsage();
+  const stopProfile = profileCommit ? await startProfile(dir) : undefined;
   const snapshot = await session.commit('bench');
   const commitMs = ms(t0);
+  const cpu = process.cpuUsage(cpu0);
+  const commitCpuMs = (cpu.user + cpu.system) / 1000;
+  if (stopProfile) console.log(`\nFloe's commit under the profiler (${commitMs.toFixed(0)} ms, ${commitCpuMs.toFixed(0)} ms CPU), top self time:\n${await stopProfile()}\n`);
   // Check outside the timed part: the last chunk reads back from a fresh session.
   const check = await (await Repository.open(Storage.fromObjectStorage(storage))).readonlySession({ snapshotId: snapshot });
   const last = await check.store.get(`a/c/${CHUNKS - 1}`);
   if (!last || new Int32Array(last.buffer, last.byteOffset, 1)[0] !== CHUNKS - 1) throw new Error('Floe commit bench: last chunk did not read back');
-  return { setMs, commitMs };
+  return { setMs, commitMs, commitCpuMs };
+}
+
+const loadAverage = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
+
+/** N alternating pairs of the commit part: Floe (sets one by one) and the reference. */
+async function commitPairs(root: string, pairs: number): Promise<void> {
+  console.log(`\n## Commit of ${CHUNKS.toLocaleString('en')} new 1 KiB chunks, one array, ${pairs} pairs (${BACKEND === 'fs' ? 'local filesystem' : 'in memory'}; Floe ${opts['floe-child'] ? 'in a fresh child process each pair' : 'in this process'})\n`);
+  console.log('| pair | first | load average before | reference sets | Floe sets | reference commit (CPU) | Floe commit (CPU) | Floe / reference |');
+  console.log('|---|---|---|---:|---:|---:|---:|---:|');
+  const ratios: number[] = [];
+  for (let p = 1; p <= pairs; p++) {
+    const load = loadAverage();
+    const floeFirst = p % 2 === 1;
+    let floe: { setMs: number; commitMs: number; commitCpuMs: number } | undefined;
+    let ref: Record<string, number> | undefined;
+    for (const side of floeFirst ? ['floe', 'reference'] : ['reference', 'floe']) {
+      if (side === 'floe' && opts['floe-child']) floe = floeSide(runChild('floe-commit', path.join(root, `floe-${p}`)));
+      else if (side === 'floe') floe = await floeCommit(path.join(root, `floe-${p}`), 1, opts.profile && p === 1);
+      else ref = runChild('commit', path.join(root, `reference-${p}`));
+    }
+    if (!floe || !ref) throw new Error('commit pair: a side did not run');
+    const ratio = floe.commitMs / ref.commitMs!;
+    ratios.push(ratio);
+    console.log(`| ${p} | ${floeFirst ? 'Floe' : 'reference'} | ${load} | ${(ref.setMs! / 1000).toFixed(2)} s | ${(floe.setMs / 1000).toFixed(2)} s | ${ref.commitMs!.toFixed(0)} ms (${ref.commitCpuMs!.toFixed(0)}) | ${floe.commitMs.toFixed(0)} ms (${floe.commitCpuMs.toFixed(0)}) | ${ratio.toFixed(2)} |`);
+  }
+  const sorted = [...ratios].sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)] ?? NaN;
+  console.log(`\nFloe / reference commit time: median ${median.toFixed(2)}, worst ${(sorted[sorted.length - 1] ?? NaN).toFixed(2)}; Floe at or under the reference in ${ratios.filter((r) => r <= 1).length} of ${pairs} pairs (load average after: ${loadAverage()})`);
+}
+
+function floeSide(got: Record<string, number>): { setMs: number; commitMs: number; commitCpuMs: number } {
+  const { setMs, commitMs, commitCpuMs } = got;
+  if (setMs === undefined || commitMs === undefined || commitCpuMs === undefined) throw new Error('Floe child: missing figures');
+  return { setMs, commitMs, commitCpuMs };
+}
+
+/** Starts the CPU profiler; the function returned stops it and gives the top self-time functions. */
+async function startProfile(dir: string): Promise<() => Promise<string>> {
+  const { Session } = await import('node:inspector/promises');
+  const inspector = new Session();
+  inspector.connect();
+  await inspector.post('Profiler.enable');
+  await inspector.post('Profiler.setSamplingInterval', { interval: 100 });
+  await inspector.post('Profiler.start');
+  return async () => {
+    const { profile } = await inspector.post('Profiler.stop');
+    inspector.disconnect();
+    const file = path.join(dir, 'commit.cpuprofile');
+    writeFileSync(file, JSON.stringify(profile));
+    const { totalMs, top } = topFunctions([file], 15);
+    rmSync(file, { force: true });
+    return [`  ${totalMs.toFixed(0)} ms of samples`, ...top.map((f) => `  ${f.selfMs.toFixed(1).padStart(7)} ms ${(f.share * 100).toFixed(1).padStart(5)}%  ${f.name} ${f.where}`)].join('\n');
+  };
 }
 
 // ---- 2. read -----------------------------------------------------------------------------
@@ -203,6 +273,10 @@ async function profileSessionRead(array: ZarrArray): Promise<string> {
 
 // ---- main --------------------------------------------------------------------------------
 async function main() {
+  if (opts.child === 'floe-commit') {
+    process.stdout.write(JSON.stringify(await floeCommit(opts.dir!, 1, opts.profile)) + '\n');
+    process.exit(0);
+  }
   if (opts.child) {
     process.stdout.write(JSON.stringify(await referenceChild(opts.child, opts.dir!)) + '\n');
     process.exit(0);
@@ -211,6 +285,10 @@ async function main() {
   mkdirSync(root, { recursive: true });
   try {
     console.log(`# bench/commit.ts — ${os.cpus().length} cores, Node ${process.version}, commit backend ${BACKEND}, durable=${DURABLE}`);
+    if (Number(opts.pairs) > 1) {
+      await commitPairs(root, Number(opts.pairs));
+      return;
+    }
     if (!opts['skip-commit']) {
       const seq = await floeCommit(path.join(root, 'floe-seq'), 1);
       const conc = Number(opts['set-concurrency']);

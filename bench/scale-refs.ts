@@ -203,6 +203,16 @@ interface SingleResult {
   heapUsedAfterSetsMb: number;
   commit: StepFigure | null;
   stoppedBy: string | null;
+  /** After a completed commit: its manifests and their refs (from the snapshot), and one chunk read back. */
+  committed?: Committed;
+  /** With --profile: the commit's top self-time functions. */
+  profile?: string;
+}
+
+interface Committed {
+  manifests: number;
+  refs: number;
+  readBack: boolean;
 }
 
 /** One session, `refs` sets, one commit: where does it stop? */
@@ -224,14 +234,27 @@ async function singleSession(dir: string, refs: number): Promise<SingleResult> {
   if (stoppedBy !== null) return { phase: 'single', target: refs, setsDone, sets: sets.figure, heapUsedAfterSetsMb: process.memoryUsage().heapUsed / 2 ** 20, commit: null, stoppedBy };
   const heapUsedAfterSetsMb = process.memoryUsage().heapUsed / 2 ** 20;
   progress(`${setsDone} sets done (heap ${heapUsedAfterSetsMb.toFixed(0)} MiB); committing`);
+  let profile: string | undefined;
   const commit = await measured(async () => {
     try {
-      await session.commit('all in one');
+      profile = (await profiled(() => session.commit('all in one'))).top;
     } catch (err) {
       stoppedBy = `commit: ${err instanceof Error ? `${err.constructor.name}: ${err.message}\n${err.stack?.split('\n').slice(1, 6).join('\n')}` : String(err)}`;
     }
   });
-  return { phase: 'single', target: refs, setsDone, sets: sets.figure, heapUsedAfterSetsMb, commit: commit.figure, stoppedBy };
+  if (stoppedBy !== null) return { phase: 'single', target: refs, setsDone, sets: sets.figure, heapUsedAfterSetsMb, commit: commit.figure, stoppedBy };
+  return {
+    phase: 'single', target: refs, setsDone, sets: sets.figure, heapUsedAfterSetsMb, commit: commit.figure, stoppedBy,
+    committed: await checkCommitted(repo, refs), ...(profile ? { profile } : {}),
+  };
+}
+
+/** What the commit of `singleSession` wrote: manifests and refs by the snapshot, and the middle chunk read back. */
+async function checkCommitted(repo: Repository, refs: number): Promise<Committed> {
+  const session = await repo.readonlySession({ branch: 'main' });
+  const files = session.baseSnapshot.snapshot.manifestFiles;
+  const [r, c] = probeChunk(refs);
+  return { manifests: files.length, refs: files.reduce((sum, f) => sum + f.numChunkRefs, 0), readBack: (await readOne(session, r, c)) === valueAt(r, c) };
 }
 
 // ---- parent --------------------------------------------------------------------------------------
@@ -337,11 +360,13 @@ async function main(): Promise<void> {
   if (opts.single) {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'floe-scale-single-'));
     try {
-      const got = runChild<SingleResult>(SELF, ['--phase', 'single', '--size', opts.single, '--dir', dir], { nodeArgs: [`--max-old-space-size=${opts['heap-mb']}`] });
+      const got = runChild<SingleResult>(SELF, ['--phase', 'single', '--size', opts.single, '--dir', dir, ...(opts.profile ? ['--profile'] : [])], { nodeArgs: [`--max-old-space-size=${opts['heap-mb']}`] });
       console.log(`\n## One session, ${got.target.toLocaleString('en')} sets, one commit (load ${loadAverage()})\n`);
       console.log(`sets done: ${got.setsDone.toLocaleString('en')} in ${fmtMs(got.sets.ms)} ms (peak RSS ${mib(got.sets.peakBytes)} MiB, heap used after ${got.heapUsedAfterSetsMb.toFixed(0)} MiB = ${((got.heapUsedAfterSetsMb * 2 ** 20) / Math.max(1, got.setsDone)).toFixed(0)} B per change)`);
-      if (got.commit) console.log(`commit: ${fmtMs(got.commit.ms)} ms, peak RSS ${mib(got.commit.peakBytes)} MiB`);
+      if (got.commit) console.log(`commit: ${fmtMs(got.commit.ms)} ms wall, ${fmtMs(got.commit.cpuMs)} ms CPU, peak RSS ${mib(got.commit.peakBytes)} MiB (RSS before it ${mib(got.commit.rssBeforeBytes)} MiB)`);
+      if (got.committed) console.log(`committed: ${got.committed.manifests} manifests holding ${got.committed.refs.toLocaleString('en')} refs; middle chunk reads back: ${got.committed.readBack}`);
       console.log(`stopped by: ${got.stoppedBy ?? 'nothing (completed)'}`);
+      if (got.profile) console.log(`\nCPU profile of the commit, top self time:\n${got.profile}`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

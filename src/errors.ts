@@ -190,7 +190,7 @@ export interface ErrorDetailsByCode {
  */
 export type LimitKind =
   | 'decoded-bytes' | 'encoded-bytes' | 'json-bytes' | 'json-depth' | 'rank' | 'elements' | 'chunk-bytes' | 'inner-chunks' | 'path-depth' | 'allocation'
-  | 'chunks' | 'result-bytes' | 'coordinate-labels' | 'memory-budget';
+  | 'chunks' | 'result-bytes' | 'coordinate-labels' | 'memory-budget' | 'manifest-splits';
 
 /** The details of a `LIMIT_EXCEEDED`. */
 export interface LimitDetails {

@@ -6,15 +6,16 @@ import { throwIfAborted, yieldDue, yieldToEventLoop } from '../engine/abort.ts';
 import { mapLimit } from '../engine/storage/limiter.ts';
 import type { AbortOptions } from '../engine/storage/types.ts';
 import { idToString, newManifestId, type NodeId, type SnapshotId } from '../format/icechunk/ids.ts';
-import { compareChunkIndices, findArrayManifest, type ChunkRef, type Manifest } from '../format/icechunk/manifest.ts';
+import { findArrayManifest, type Manifest } from '../format/icechunk/manifest.ts';
 import type { MetadataItem, MetadataValue } from '../format/icechunk/metadata-value.ts';
 import type { ChunkIndexRange, ManifestFileInfo, ManifestRef, NodeSnapshot, Snapshot } from '../format/icechunk/snapshot.ts';
 import type { ArrayUpdatedChunks, TransactionLog } from '../format/icechunk/transaction-log.ts';
 import { zipEvery } from '../engine/indexing.ts';
-import { coordsKey, parseCoordsKey, type ChangeSet, type ChunkChange } from './change-set.ts';
-import { groupRefs, regionBox, regionHolding, regionKey, splitSizesFor } from './manifest-splitting.ts';
+import { parseCoordsKey, type ChangeSet, type ChunkChange } from './change-set.ts';
+import { regionBox, regionHolding, splitSizesFor } from './manifest-splitting.ts';
 import { NodeView, type ResolvedNode } from './node-view.ts';
 import type { LoadedSnapshot, RepoObjects } from './objects.ts';
+import { RegionRefs } from './region-refs.ts';
 
 export interface BuildCommitInput {
   objects: RepoObjects;
@@ -106,20 +107,22 @@ function carryOver(ref: ManifestRef, baseFiles: ReadonlyMap<string, ManifestFile
  * current split sizes), inside the current grid, in a region with no chunk change is referenced
  * as it is (same id, same extents). Every other region with chunks is rewritten: the chunks of the
  * base manifests that meet it, with this session's changes applied, as one manifest per region.
+ * The refs are gathered and merged region by region (region-refs.ts), never as one list.
  */
 async function writeArrayManifests(input: BuildCommitInput, node: ResolvedNode, baseManifests: readonly ManifestRef[], manifestFiles: ManifestFiles): Promise<ManifestRef[]> {
   const array = node.array!;
   const shape = array.shape;
   const sizes = await splitSizesFor(input.manifestConfig, { path: node.path, dimensionNames: array.dimensionNames, rank: shape.length });
-  const { kept, reread } = partitionBaseManifests(baseManifests, input.changes.chunkChangesOf(node.id), sizes, shape);
+  const regions = new RegionRefs(sizes, shape);
+  regions.addChanges(input.changes.chunkChangesOf(node.id) ?? []);
+  const { kept, reread } = partitionBaseManifests(baseManifests, () => regions.changedRegionKeys(), sizes, shape);
   const out: ManifestRef[] = [];
   for (const ref of kept) {
     carryOver(ref, manifestFiles.baseFiles, manifestFiles.files);
     out.push(ref);
   }
-  // Chunks outside the current chunk grid (after a shrink) are dropped, as they are unreachable.
-  const refs = (await changedChunkRefs(input, node, reread)).filter((r) => insideGrid(r.index, shape));
-  for (const group of groupRefs(refs, sizes)) {
+  await addBaseRefs(input, node, reread, regions);
+  for (const group of regions.groups()) {
     const manifest: Manifest = { specVersion: 2, id: newManifestId(), arrays: [{ nodeId: node.id, refs: group.refs }] };
     const sizeBytes = await input.objects.writeManifest(manifest, input.request);
     manifestFiles.files.set(idToString(manifest.id), { id: manifest.id, sizeBytes, numChunkRefs: group.refs.length });
@@ -132,12 +135,12 @@ async function writeArrayManifests(input: BuildCommitInput, node: ResolvedNode, 
  * Splits an array's base manifests into those kept as they are and those whose chunks are read
  * to be rewritten; manifests wholly outside the grid (or of another rank) are in neither, their
  * chunks being unreachable. A manifest is rewritten if it crosses a region boundary or the grid's
- * end, or its region has a chunk change or meets a manifest so rewritten (one manifest per
- * rewritten region, never two holding the same chunks).
+ * end, or its region has a chunk change (`changedRegions`: their region keys) or meets a manifest
+ * so rewritten (one manifest per rewritten region, never two holding the same chunks).
  */
 function partitionBaseManifests(
   baseManifests: readonly ManifestRef[],
-  chunkChanges: ReadonlyMap<string, ChunkChange> | undefined,
+  changedRegions: () => ReadonlySet<string>,
   sizes: readonly (number | undefined)[],
   shape: readonly { numChunks: number }[],
 ): { kept: ManifestRef[]; reread: ManifestRef[] } {
@@ -150,7 +153,7 @@ function partitionBaseManifests(
     else candidates.push({ ref, region });
   }
   if (candidates.length === 0) return { kept: [], reread };
-  const changed = changedRegions(chunkChanges, sizes);
+  const changed = changedRegions();
   const crossing = [...reread];
   const kept: ManifestRef[] = [];
   for (const { ref, region } of candidates) {
@@ -161,29 +164,12 @@ function partitionBaseManifests(
   return { kept, reread };
 }
 
-/** The regions holding a chunk change. Only for an array with base manifests to keep. */
-function changedRegions(chunkChanges: ReadonlyMap<string, ChunkChange> | undefined, sizes: readonly (number | undefined)[]): Set<string> {
-  const out = new Set<string>();
-  for (const [key, change] of chunkChanges ?? []) {
-    const index = change?.index ?? parseCoordsKey(key);
-    // A change of another rank is outside the grid and dropped: it touches no region.
-    if (index.length === sizes.length) out.add(regionKey(index, sizes));
-  }
-  return out;
-}
-
-/** The chunks of `manifests` for this node, with the session's changes applied, sorted by index. */
-async function changedChunkRefs(input: BuildCommitInput, node: ResolvedNode, manifests: readonly ManifestRef[]): Promise<ChunkRef[]> {
-  const refs = new Map<string, ChunkRef>();
+/** Adds the refs of `manifests` for this node to `regions`, one manifest at a time. */
+async function addBaseRefs(input: BuildCommitInput, node: ResolvedNode, manifests: readonly ManifestRef[], regions: RegionRefs): Promise<void> {
   for (const ref of manifests) {
     const manifest = await input.objects.loadManifest(ref.objectId, input.request);
-    for (const chunk of findArrayManifest(manifest, node.id)?.refs ?? []) refs.set(coordsKey(chunk.index), chunk);
+    regions.addBase(findArrayManifest(manifest, node.id)?.refs ?? []);
   }
-  for (const [key, change] of input.changes.chunkChangesOf(node.id) ?? []) {
-    if (change === null) refs.delete(key);
-    else refs.set(key, change);
-  }
-  return [...refs.values()].sort((a, b) => compareChunkIndices(a.index, b.index));
 }
 
 /** The transaction log of a change set: what rebase and diff read about this commit. */
@@ -195,7 +181,7 @@ export function transactionLogFor(id: SnapshotId, changes: ChangeSet): Transacti
     if (chunkChanges.size === 0 || changes.deletedNodes.has(key)) continue;
     const nodeId = changes.chunkNodeId(key);
     if (!nodeId) continue;
-    updatedChunks.push({ nodeId, chunks: [...chunkChanges.keys()].map(parseCoordsKey) });
+    updatedChunks.push({ nodeId, chunks: changedIndices(chunkChanges) });
   }
   return {
     specVersion: 2,
@@ -211,6 +197,17 @@ export function transactionLogFor(id: SnapshotId, changes: ChangeSet): Transacti
   };
 }
 
+/**
+ * The indices of a node's chunk changes, in the change set's order. A ref carries its index (the
+ * one its key was made from): only deletions are parsed back from their key, so a commit of 10^7
+ * writes makes no string or array per chunk here.
+ */
+function changedIndices(changes: ReadonlyMap<string, ChunkChange>): number[][] {
+  const out: number[][] = [];
+  for (const [key, change] of changes) out.push(change === null ? parseCoordsKey(key) : change.index);
+  return out;
+}
+
 /** Whether a box (to exclusive) meets the current grid at all; of another rank, never. */
 function meetsGrid(extents: readonly ChunkIndexRange[], shape: readonly { numChunks: number }[]): boolean {
   return extents.length === shape.length && zipEvery(extents, shape, (e, dim) => e.from < dim.numChunks && e.from < e.to);
@@ -223,19 +220,4 @@ function withinGrid(extents: readonly ChunkIndexRange[], shape: readonly { numCh
 
 function boxesMeet(a: readonly ChunkIndexRange[], b: readonly ChunkIndexRange[]): boolean {
   return a.length === b.length && zipEvery(a, b, (x, y) => x.from < y.to && y.from < x.to);
-}
-
-/**
- * Whether a chunk index lies inside the current grid. Runs once per chunk ref of a commit, mostly
- * before the optimising compiler takes over: an indexed loop, since for..of there allocates an
- * iterator result object per step.
- */
-function insideGrid(index: readonly number[], shape: readonly { numChunks: number }[]): boolean {
-  if (index.length !== shape.length) return false;
-  for (let d = 0; d < shape.length; d++) {
-    const c = index[d];
-    const dim = shape[d];
-    if (c === undefined || dim === undefined || c >= dim.numChunks) return false;
-  }
-  return true;
 }

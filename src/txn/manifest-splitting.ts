@@ -3,7 +3,6 @@
 // (with their Rust regex engine and the config reader) load on the first commit that has any:
 // most repositories set none, and `import 'floe'` should not pay for them.
 import { floeError } from '../errors.ts';
-import type { ChunkRef } from '../format/icechunk/manifest.ts';
 import { zipMap } from '../engine/indexing.ts';
 import type { ChunkIndexRange } from '../format/icechunk/snapshot.ts';
 import type { MetadataValue } from '../format/icechunk/metadata-value.ts';
@@ -39,51 +38,6 @@ let loadedSplitting: Promise<SplittingModules> | undefined;
 function splittingModules(): Promise<SplittingModules> {
   loadedSplitting ??= Promise.all([import('./split-rules.ts'), import('../format/icechunk/repo-config-codec.ts')]);
   return loadedSplitting;
-}
-
-export interface ManifestGroup {
-  extents: ChunkIndexRange[];
-  refs: ChunkRef[];
-}
-
-/**
- * Groups sorted refs into manifests, one per split region that holds any. Each manifest's extents
- * are the tight box its refs span (the reference's `aggregate_extents`), not the whole region:
- * readers then skip a manifest whose region meets a selection but whose chunks do not.
- */
-export function groupRefs(refs: readonly ChunkRef[], sizes: readonly (number | undefined)[]): ManifestGroup[] {
-  // Per group: its refs and the least and greatest index along each dimension.
-  const groups = new Map<string, { refs: ChunkRef[]; lo: number[]; hi: number[] }>();
-  for (const ref of refs) {
-    const key = regionKey(ref.index, sizes);
-    const group = groups.get(key);
-    if (group) {
-      group.refs.push(ref);
-      widen(group, ref.index);
-    } else {
-      groups.set(key, { refs: [ref], lo: [...ref.index], hi: [...ref.index] });
-    }
-  }
-  return [...groups.values()].map(({ refs: list, lo, hi }) => ({
-    refs: list,
-    extents: zipMap(lo, hi, (from, last) => ({ from, to: last + 1 })),
-  }));
-}
-
-/**
- * Stretches a group's least and greatest index over `index`, in place (this runs once per chunk
- * ref of a commit: no array per ref). Same rank as the group: refs share a key only if they do.
- */
-function widen(group: { lo: number[]; hi: number[] }, index: readonly number[]): void {
-  // Indexed, not for..of: unoptimised code allocates an iterator result per step.
-  for (let d = 0; d < index.length; d++) {
-    const c = index[d];
-    const lo = group.lo[d];
-    const hi = group.hi[d];
-    if (c === undefined || lo === undefined || hi === undefined) throw floeError('INVALID_ARGUMENT', `chunk index [${index.join(', ')}] has another rank than its manifest group`);
-    if (c < lo) group.lo[d] = c;
-    if (c > hi) group.hi[d] = c;
-  }
 }
 
 /**
