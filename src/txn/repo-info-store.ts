@@ -84,6 +84,11 @@ export class RepoInfoStore {
       this.counters.unchanged++;
       return this.last;
     }
+    return this.fetch(options);
+  }
+
+  /** Downloads the file (a GET, no HEAD first): for when the kept copy is known to be stale. */
+  private async fetch(options: AbortOptions | undefined): Promise<RepoInfoState> {
     const got = await this.storage.get(REPO_INFO_KEY, undefined, options);
     if (!got) throw missingRepoInfo();
     this.counters.fetched++;
@@ -105,6 +110,11 @@ export class RepoInfoStore {
   /** How reads were answered: revalidated unchanged, fetched, decoded; `bytes` of the kept file. */
   cacheStats(): RepoInfoCacheStats {
     return { ...this.counters, bytes: this.last?.bytes.byteLength ?? 0 };
+  }
+
+  private fetchAfterLostSwap(options: AbortOptions | undefined): Promise<RepoInfoState> {
+    this.counters.reads++;
+    return this.fetch(options);
   }
 
   private async currentVersion(options: AbortOptions | undefined): Promise<VersionToken | undefined> {
@@ -138,7 +148,8 @@ export class RepoInfoStore {
     for (let attempt = 0; attempt < this.options.retries; attempt++) {
       // abortable as well: a custom backoff may not watch the signal itself
       if (attempt > 0) await abortable(this.backoff(attempt, signal), signal, REPO_INFO_KEY);
-      const current = await this.read(options);
+      // After a lost swap the kept copy is stale for sure: a HEAD would only say so.
+      const current = attempt === 0 ? await this.read(options) : await this.fetchAfterLostSwap(options);
       const { info, update } = await change(current.info);
       checkAvailability(current.info, update);
       const nowMs = this.clock.nowMs();
