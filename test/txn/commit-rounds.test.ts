@@ -7,17 +7,21 @@
 //   rebase over theirs     GET their log, snapshot and manifest   3  (in parallel, during the wait;
 //                                                                     the rebase reuses the repo info)
 //   the next attempt       PUT manifest, log, snapshot,
-//                          HEAD repo, PUT backup, PUT repo        6  (the same as a first attempt)
+//                          PUT backup, PUT repo                   5  (a first attempt's 6 less the HEAD:
+//                                                                     it swaps against the GET above)
 //
-// so K = 10 requests, of which 4 (1 + 3) are the price of the lost round itself. Before this
-// change it was 12: a HEAD before the GET after the failed swap, and a second repo-info HEAD in the
-// rebase. The requests the two writers make are listed by operation and key prefix.
+// so K = 9 requests, 4 of them (1 + 3) for learning what landed. Before this change it was 12: a
+// HEAD before the GET after the failed swap, a second repo-info HEAD in the rebase, and a third
+// before the retry's swap. Requests are listed by operation and key prefix.
 import { describe, expect, it } from 'vitest';
 import { MemoryStorage } from '../../src/engine/storage/memory.ts';
 import type { ObjectStorage } from '../../src/engine/storage/types.ts';
 import { wrapStorage } from '../../src/engine/storage/wrap.ts';
 import { PREFIXES, REPO_INFO_KEY } from '../../src/format/icechunk/keys.ts';
 import { BasicConflictSolver, Repository } from '../../src/txn/index.ts';
+import { branchTip } from '../../src/txn/refs.ts';
+import * as refs from '../../src/txn/refs.ts';
+import { RepoInfoStore } from '../../src/txn/repo-info-store.ts';
 import { createArray, createGroup, readArray, writeChunk } from './conflict-fixtures.ts';
 
 /** `get repo`, `put snapshots`, … and a ✗ on a request that failed. */
@@ -75,7 +79,7 @@ describe('the cost of a lost commit round', () => {
     expect(sorted(ours)).toEqual(sorted(['put manifests', 'put transactions', 'put snapshots', 'head repo', 'put overwritten', 'put repo']));
   });
 
-  it('a retry after one lost swap costs K = 10 requests: 1 to learn the tip, 3 to read their commit, 6 to try again', async () => {
+  it('a retry after one lost swap costs K = 9 requests: 1 to learn the tip, 3 to read their commit, 5 to try again', async () => {
     const { setup, theirRepo, ourRepo, ours, interleave } = await twoWriters();
     const their = await theirRepo.writableSession('main');
     await writeChunk(their.store, '/a', 0, 5);
@@ -97,13 +101,56 @@ describe('the cost of a lost commit round', () => {
     expect(sorted(retry)).toEqual(sorted([
       'get repo',
       'get transactions', 'get snapshots', 'get manifests',
-      'put manifests', 'put transactions', 'put snapshots', 'head repo', 'put overwritten', 'put repo',
+      'put manifests', 'put transactions', 'put snapshots', 'put overwritten', 'put repo',
     ]));
-    expect(retry).toHaveLength(10);
+    expect(retry).toHaveLength(9);
 
     // The commit landed on theirs, keeping both chunks.
     expect((await mainHistory(setup)).slice(0, 2)).toEqual([id, theirs]);
     expect(await readArray(await setup.readonlySession({ branch: 'main' }), '/a')).toEqual([5, 5, 5, 5, 7, 7, 7, 7]);
+  });
+
+  it('a retry whose repo info went stale (another commit landed during its rebase) loses its swap, never lands on the stale base', async () => {
+    const { setup, theirRepo, ourRepo, ours, interleave } = await twoWriters();
+    const session = await ourRepo.writableSession('main');
+    await writeChunk(session.store, '/a', 1, 7);
+    const theirs: string[] = [];
+    const theirCommit = async (chunk: number, value: number) => {
+      const their = await theirRepo.writableSession('main');
+      await writeChunk(their.store, '/a', chunk, value);
+      theirs.push(await their.commit(`theirs ${chunk}`));
+    };
+    // Theirs land just before our first swap, and again just before our retry's swap.
+    interleave.run = async () => {
+      await theirCommit(0, 5);
+      interleave.run = () => theirCommit(0, 6);
+    };
+    ours.length = 0;
+    const id = await session.commit('ours', { rebaseWith: new BasicConflictSolver(), retryBackoff: { random: () => 0 } });
+
+    expect(ours.filter((r) => r === 'put repo ✗')).toHaveLength(2);
+    expect(ours.filter((r) => r === 'put snapshots')).toHaveLength(3);
+    expect(ours.filter((r) => r === 'head repo')).toHaveLength(1); // the first attempt's only
+    expect((await mainHistory(setup)).slice(0, 3)).toEqual([id, theirs[1], theirs[0]]);
+    // Their second write survives: our commit is on top of it, not on the base we first rebased onto.
+    expect(await readArray(await setup.readonlySession({ branch: 'main' }), '/a')).toEqual([6, 6, 6, 6, 7, 7, 7, 7]);
+  });
+
+  it('reuseKept: an update against a stale kept copy keeps the change it did not see', async () => {
+    const storage = new MemoryStorage();
+    const setup = await Repository.create(storage);
+    const requests: Request[] = [];
+    const ours = new RepoInfoStore(recording(storage, requests, {}), { retries: 3, updatesPerFile: 100, backoff: async () => {} });
+    await ours.read();
+    await setup.createBranch('theirs', (await mainHistory(setup))[0] ?? '');
+    requests.length = 0;
+    await ours.update((info) => refs.createTag(info, 'v1', branchTip(info, 'main')), { reuseKept: true });
+    // No HEAD: the stale copy's swap fails, the file is fetched, the change applied again on it.
+    expect(requests).toEqual(['put overwritten', 'put repo ✗', 'get repo', 'put overwritten', 'put repo']);
+    const after = (await ours.read()).info;
+    expect(after.branches.map((b) => b.name).sort()).toEqual(['main', 'theirs']);
+    expect(after.tags.map((t) => t.name)).toEqual(['v1']);
+    expect(await setup.listBranches()).toEqual(expect.arrayContaining(['main', 'theirs']));
   });
 
   it('two sessions rebasing over the same commit read its transaction log and snapshot once (cached by id)', async () => {
