@@ -218,6 +218,8 @@ async function commitOnce(
   // Both before the repo-info update, in either order: neither is reachable until it lands.
   const [, loaded] = await allSettledOrThrow(target.objects.writeTransactionLog(log, request), target.objects.writeSnapshot(built.snapshot, request));
   const info = (parentId: SnapshotId | null): SnapshotInfo => ({ id: snapshotId, parentId, flushedAt, message, metadata });
+  // A retry swaps against the repo info its lost round just read (no HEAD first): if yet another
+  // commit landed meanwhile, the swap fails and the next round starts, as a HEAD would have said.
   await target.repoInfo.update((current) => {
     seen.info = current;
     switch (kind.kind) {
@@ -233,8 +235,6 @@ async function commitOnce(
         return amendCommit(current, kind.branch, base.snapshot.id, info(parent));
       }
     }
-    // A retry swaps against the repo info its lost round just read (no HEAD first): if yet another
-    // commit landed meanwhile, the swap fails and the next round starts, as a HEAD would have said.
   }, retrying ? { ...request, reuseKept: true } : request);
   return { snapshot: loaded };
 }
