@@ -9,8 +9,15 @@
 // and ask for another attempt; by default the CONFLICT reaches the caller.
 //
 // Between attempts the commit waits (retry-policy.ts: the more rounds it lost, the sooner it
-// retries) while it already loads the new tip's snapshot and the manifests the rebase and the
-// next attempt will read, so the retry reaches its compare-and-swap soon after it read the tip.
+// retries) while it already loads the transaction logs and snapshots of the commits it will
+// rebase over and the manifests the next attempt will read, so the retry reaches its
+// compare-and-swap soon after it read the tip. A lost round costs one request to learn the new
+// tip: the repo-info GET that follows the failed swap (repo-info-store.ts), whose decoded file
+// then travels with the CONFLICT (`BranchMoved.info`) to the rebase instead of being read again,
+// and the retry swaps against it without a HEAD first (`reuseKept`). Nothing read ahead decides
+// anything: the swap's `ifMatch` does, so a commit that landed meanwhile makes the retry lose its
+// swap, never land on a stale base. A retry after one lost round costs 9 requests
+// (test/txn/commit-rounds.test.ts), 12 before.
 //
 // Cancellation (`options.signal`): every step up to the repo-info update takes the signal, and so
 // do the backoff and rebase between attempts; the update checks it last before its
@@ -23,11 +30,12 @@ import type { Clock } from '../engine/storage/clock.ts';
 import type { AbortOptions } from '../engine/storage/types.ts';
 import { idsEqual, idToString, newSnapshotId, parseSnapshotId, type ManifestId, type NodeId, type SnapshotId } from '../format/icechunk/ids.ts';
 import { sortMetadata, type MetadataItem, type MetadataValue } from '../format/icechunk/metadata-value.ts';
-import type { SnapshotInfo } from '../format/icechunk/repo-info.ts';
+import type { RepoInfo, SnapshotInfo } from '../format/icechunk/repo-info.ts';
 import type { TransactionLog } from '../format/icechunk/transaction-log.ts';
 import type { ChangeSet } from './change-set.ts';
 import { buildCommit } from './commit-builder.ts';
 import type { ConflictSolver } from './conflicts/solver.ts';
+import { ancestors } from './history.ts';
 import type { LoadedSnapshot, RepoObjects } from './objects.ts';
 import { addCommit, addDetachedSnapshot, amendCommit, findSnapshotInfo } from './refs.ts';
 import type { RepoInfoStore } from './repo-info-store.ts';
@@ -58,6 +66,12 @@ export interface BranchMoved {
   expected: SnapshotId;
   current: SnapshotId;
   error: FloeError<'CONFLICT'>;
+  /**
+   * The repo info in which the branch was found at `current` (read by the lost compare-and-swap's
+   * retry), so a rebase onto `current` need not read it again. Absent when the CONFLICT came
+   * from elsewhere.
+   */
+  info?: RepoInfo;
 }
 
 /** Returns true after moving the session onto `current` (rebase) to try again; `options` carry the commit's signal. */
@@ -97,13 +111,14 @@ export async function runCommit(
   const request = signal ? { signal } : undefined;
   for (let attempt = 1; ; attempt++) {
     const startedMs = target.clock.nowMs();
+    const seen: SeenRepoInfo = {};
     try {
-      return await commitOnce(target, kind, message, options, request);
+      return await commitOnce(target, kind, message, options, request, seen, attempt > 1);
     } catch (err) {
-      const moved = branchMovedOf(err);
+      const moved = branchMovedOf(err, seen.info);
       if (!moved || !onBranchMoved || attempt >= tries) throw err;
       const lost = { attempt, attemptMs: target.clock.nowMs() - startedMs };
-      const warming = warmForRetry(target, moved.current, request);
+      const warming = warmForRetry(target, moved, request);
       try {
         await sleepAbortably(target.clock, retryDelayMs(lost, options.retryBackoff), signal, moved.branch);
         if (!(await onBranchMoved(moved, request))) throw err;
@@ -114,16 +129,27 @@ export async function runCommit(
   }
 }
 
+/** The repo info the last run of a commit's change function was given (see BranchMoved.info). */
+interface SeenRepoInfo {
+  info?: RepoInfo;
+}
+
 /**
- * Loads, into the repository's caches, what the rebase onto `tip` and the next attempt read: the
- * tip's snapshot, and for the arrays this session changed the manifests the tip has that our base
- * has not (the other commits rewrote them), at most `concurrency` of them. It runs during the
- * backoff, so those reads are done or in flight (single-flight caches) when the retry needs them.
+ * Loads, into the repository's caches, what the rebase onto the new tip and the next attempt
+ * read: the transaction logs and snapshots of the commits landed since our base, oldest first (at
+ * most `concurrency` of them; with `moved.info`), the tip's snapshot, and for the arrays this
+ * session changed the manifests the tip has that our base has not (the other commits rewrote
+ * them), at most `concurrency` of them. It runs during the backoff, so those reads are done or in
+ * flight (single-flight caches) when the retry needs them. All are immutable objects named by id.
  * Its failures are dropped: the rebase loads the same objects and reports what went wrong.
  */
-async function warmForRetry(target: CommitTarget, tip: SnapshotId, request: AbortOptions | undefined): Promise<void> {
+async function warmForRetry(target: CommitTarget, moved: BranchMoved, request: AbortOptions | undefined): Promise<void> {
+  const width = Math.max(1, target.concurrency);
+  const landed = moved.info ? (commitsSince(moved.info, target.base().snapshot.id, moved.current) ?? []).slice(0, width) : [];
+  const logs = landed.map((id) => target.objects.loadTransactionLog(id, request).catch(() => undefined));
+  const snapshots = landed.filter((id) => !idsEqual(id, moved.current)).map((id) => target.objects.loadSnapshot(id, request).catch(() => undefined));
   try {
-    const { snapshot } = await target.objects.loadSnapshot(tip, request);
+    const { snapshot } = await target.objects.loadSnapshot(moved.current, request);
     const changes = target.changes();
     const known = new Set(target.base().snapshot.manifestFiles.map((f) => idToString(f.id)));
     const wanted: ManifestId[] = [];
@@ -131,24 +157,48 @@ async function warmForRetry(target: CommitTarget, tip: SnapshotId, request: Abor
       if (node.nodeData.kind !== 'array' || !changes.chunkChangesOf(node.id)?.size) continue;
       for (const ref of node.nodeData.manifests) if (!known.has(idToString(ref.objectId))) wanted.push(ref.objectId);
     }
-    await Promise.all(wanted.slice(0, Math.max(1, target.concurrency)).map((id) => target.objects.loadManifest(id, request)));
+    await Promise.all(wanted.slice(0, width).map((id) => target.objects.loadManifest(id, request)));
   } catch {
     // see above: the rebase's own loads report it
+  } finally {
+    await Promise.all([...logs, ...snapshots]);
   }
 }
 
-function branchMovedOf(err: unknown): BranchMoved | undefined {
+/**
+ * The commits from `base` (excluded) to `tip` (included) in `info`, oldest first; undefined when
+ * `base` is not an ancestor of `tip` there (a reset branch).
+ */
+export function commitsSince(info: RepoInfo, base: SnapshotId, tip: SnapshotId): SnapshotId[] | undefined {
+  const newestFirst: SnapshotId[] = [];
+  for (const s of ancestors(info, tip)) {
+    if (idsEqual(s.id, base)) return newestFirst.reverse();
+    newestFirst.push(s.id);
+  }
+  return undefined;
+}
+
+function branchMovedOf(err: unknown, info: RepoInfo | undefined): BranchMoved | undefined {
   if (!isFloeError(err, 'CONFLICT')) return undefined;
   const d = err.details;
   // A deleted branch (currentSnapshotId null) has no tip to rebase onto.
   if (d.kind !== 'branch-moved' || d.currentSnapshotId === null) return undefined;
-  return { branch: d.branch, expected: parseId(d.expectedSnapshotId), current: parseId(d.currentSnapshotId), error: err };
+  const moved: BranchMoved = { branch: d.branch, expected: parseId(d.expectedSnapshotId), current: parseId(d.currentSnapshotId), error: err };
+  // Only the file that showed this very tip (the change function threw on it) may stand in for a read.
+  if (info && tipIs(info, d.branch, moved.current)) moved.info = info;
+  return moved;
+}
+
+function tipIs(info: RepoInfo, branch: string, id: SnapshotId): boolean {
+  const ref = info.branches.find((b) => b.name === branch);
+  return ref !== undefined && idsEqual(ref.snapshotId, id);
 }
 
 const parseId = (text: string): SnapshotId => parseSnapshotId(text);
 
 async function commitOnce(
-  target: CommitTarget, kind: CommitKind, message: string, options: CommitOptions, request: AbortOptions | undefined,
+  target: CommitTarget, kind: CommitKind, message: string, options: CommitOptions, request: AbortOptions | undefined, seen: SeenRepoInfo,
+  retrying: boolean,
 ): Promise<CommitResult> {
   throwIfAborted(request?.signal);
   const base = target.base();
@@ -168,7 +218,10 @@ async function commitOnce(
   // Both before the repo-info update, in either order: neither is reachable until it lands.
   const [, loaded] = await allSettledOrThrow(target.objects.writeTransactionLog(log, request), target.objects.writeSnapshot(built.snapshot, request));
   const info = (parentId: SnapshotId | null): SnapshotInfo => ({ id: snapshotId, parentId, flushedAt, message, metadata });
+  // A retry swaps against the repo info its lost round just read (no HEAD first): if yet another
+  // commit landed meanwhile, the swap fails and the next round starts, as a HEAD would have said.
   await target.repoInfo.update((current) => {
+    seen.info = current;
     switch (kind.kind) {
       case 'commit':
         return addCommit(current, kind.branch, info(base.snapshot.id));
@@ -182,7 +235,7 @@ async function commitOnce(
         return amendCommit(current, kind.branch, base.snapshot.id, info(parent));
       }
     }
-  }, request);
+  }, retrying ? { ...request, reuseKept: true } : request);
   return { snapshot: loaded };
 }
 

@@ -33,6 +33,8 @@ export interface CacheBudgets extends ReadCacheOptions {
   snapshotBytes?: number;
   /** Default 256 MiB. */
   manifestBytes?: number;
+  /** Decoded transaction logs (read by rebase, diff, squash). Default 16 MiB. */
+  transactionLogBytes?: number;
 }
 
 /** A manifest load as a reader saw it: fetched by this call, or found cached (or in flight). */
@@ -56,6 +58,8 @@ export interface ObjectWriteOptions {
 export class RepoObjects {
   private readonly snapshots: ByteLru<string, LoadedSnapshot>;
   private readonly manifests: ByteLru<string, CachedManifest>;
+  /** Immutable like snapshots (one per snapshot id); an absent log is never kept. */
+  private readonly transactionLogs: ByteLru<string, { log: TransactionLog | undefined }>;
   /** Shard indexes, chunks and coordinates for queries, keyed by snapshot (see session-reader.ts). */
   readonly readCaches: ReadCaches;
 
@@ -65,6 +69,7 @@ export class RepoObjects {
   ) {
     this.snapshots = new ByteLru({ maxBytes: budgets.snapshotBytes ?? 64 << 20, sizeOf: snapshotSize });
     this.manifests = new ByteLru({ maxBytes: budgets.manifestBytes ?? 256 << 20, sizeOf: (m) => manifestSize(m.manifest) });
+    this.transactionLogs = new ByteLru({ maxBytes: budgets.transactionLogBytes ?? 16 << 20, sizeOf: (t) => transactionLogSize(t.log) });
     this.readCaches = new ReadCaches(budgets);
   }
 
@@ -98,10 +103,19 @@ export class RepoObjects {
     return { ...cached, status: fetched ? 'fetched' : 'cached' };
   }
 
+  /** The log of snapshot `id`, undefined when it has none; cached and shared like snapshots. */
   async loadTransactionLog(id: SnapshotId, options?: AbortOptions): Promise<TransactionLog | undefined> {
     const key = transactionLogKey(id);
-    const got = await this.storage.get(key, undefined, options);
-    return got ? (await transactionLogs()).decodeTransactionLog(got.bytes, key) : undefined;
+    const signal = options?.signal;
+    throwIfAborted(signal, key);
+    const load = this.transactionLogs.load(key, async () => {
+      const got = await this.storage.get(key);
+      const log = got ? (await transactionLogs()).decodeTransactionLog(got.bytes, key) : undefined;
+      return { log };
+    });
+    const { log } = await abortable(load, signal, key);
+    if (!log) this.transactionLogs.delete(key); // a log written later (or restored) must be found then
+    return log;
   }
 
   async snapshotExists(id: SnapshotId, options?: AbortOptions): Promise<boolean> {
@@ -132,6 +146,7 @@ export class RepoObjects {
   async writeTransactionLog(log: TransactionLog, options?: AbortOptions): Promise<void> {
     const { encodeTransactionLog } = await transactionLogs();
     await this.storage.put(transactionLogKey(log.id), encodeTransactionLog(log), { ifNoneMatch: '*', signal: options?.signal });
+    this.transactionLogs.set(transactionLogKey(log.id), { log });
   }
 
   /** Snapshots are written once under a fresh id; `ifNoneMatch` makes a reused id an error, not an overwrite. */
@@ -143,7 +158,7 @@ export class RepoObjects {
   }
 
   cacheStats() {
-    return { snapshots: this.snapshots.stats(), manifests: this.manifests.stats(), ...this.readCaches.stats() };
+    return { snapshots: this.snapshots.stats(), manifests: this.manifests.stats(), transactionLogs: this.transactionLogs.stats(), ...this.readCaches.stats() };
   }
 
   private async require(key: string, what: string): Promise<Uint8Array> {
@@ -159,6 +174,19 @@ function snapshotSize(loaded: LoadedSnapshot): number {
     bytes += 160 + node.path.length * 2 + node.userData.length;
     if (node.nodeData.kind === 'array') bytes += node.nodeData.manifests.length * 64 + node.nodeData.shape.length * 32;
   }
+  return bytes;
+}
+
+function transactionLogSize(log: TransactionLog | undefined): number {
+  if (!log) return 64;
+  const ids = log.newGroups.length + log.newArrays.length + log.deletedGroups.length + log.deletedArrays.length
+    + log.updatedArrays.length + log.updatedGroups.length;
+  let bytes = 256 + ids * 48 + (log.extra?.length ?? 0);
+  for (const entry of log.updatedChunks) {
+    bytes += 64;
+    for (const coords of entry.chunks) bytes += 48 + coords.length * 8;
+  }
+  for (const move of log.movedNodes) bytes += 96 + (move.from.length + move.to.length) * 2;
   return bytes;
 }
 

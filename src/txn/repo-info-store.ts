@@ -1,8 +1,9 @@
 // The one place the repo info file (`$ROOT/repo`) is read and changed. Every change is a
 // compare-and-swap: read the file and its version, apply a pure change to the decoded object,
 // back the old bytes up under `overwritten/`, append to the ops log, then write with `ifMatch`.
-// A lost race re-reads and re-applies the change (bounded); a change that no longer applies
-// (a branch moved or vanished) throws from the change function and stops the loop.
+// A lost race re-reads (a GET: the failed swap already said the file changed) and re-applies the
+// change (bounded); a change that no longer applies (a branch moved or vanished) throws from the
+// change function and stops the loop.
 //
 // Cancellation: reads, the backup and the backoff between attempts take the caller's signal; the
 // compare-and-swap itself does not. It is the point of no return of every repository change (a
@@ -45,6 +46,16 @@ export interface RepoInfoStoreOptions {
   backoff?: (attempt: number, signal?: AbortSignal) => Promise<void>;
 }
 
+/** Options of {@link RepoInfoStore.update}. */
+export interface RepoUpdateOptions extends AbortOptions {
+  /**
+   * Swap against the kept copy without revalidating it first (no HEAD): for a caller that has just
+   * read the file (a commit retrying after a lost round). A stale copy costs a lost swap and the
+   * usual re-read, never a write over a change it did not see: the swap's `ifMatch` decides.
+   */
+  reuseKept?: boolean;
+}
+
 /** Full jitter up to 2^attempt ms, at most 200 ms. */
 const backoffDelayMs = (attempt: number): number => Math.min(200, 2 ** Math.min(attempt, 7)) * Math.random();
 
@@ -84,6 +95,11 @@ export class RepoInfoStore {
       this.counters.unchanged++;
       return this.last;
     }
+    return this.fetch(options);
+  }
+
+  /** Downloads the file (a GET, no HEAD first): for when the kept copy is known to be stale. */
+  private async fetch(options: AbortOptions | undefined): Promise<RepoInfoState> {
     const got = await this.storage.get(REPO_INFO_KEY, undefined, options);
     if (!got) throw missingRepoInfo();
     this.counters.fetched++;
@@ -105,6 +121,11 @@ export class RepoInfoStore {
   /** How reads were answered: revalidated unchanged, fetched, decoded; `bytes` of the kept file. */
   cacheStats(): RepoInfoCacheStats {
     return { ...this.counters, bytes: this.last?.bytes.byteLength ?? 0 };
+  }
+
+  private fetchAfterLostSwap(options: AbortOptions | undefined): Promise<RepoInfoState> {
+    this.counters.reads++;
+    return this.fetch(options);
   }
 
   private async currentVersion(options: AbortOptions | undefined): Promise<VersionToken | undefined> {
@@ -132,13 +153,14 @@ export class RepoInfoStore {
    * Applies `change` by compare-and-swap, retrying lost races; returns the written object. A
    * `signal` stops it (ABORTED) at any point before the swap, never during it (see the header).
    */
-  async update(change: ChangeFunction, options?: AbortOptions): Promise<RepoInfo> {
+  async update(change: ChangeFunction, options?: RepoUpdateOptions): Promise<RepoInfo> {
     const signal = options?.signal;
     let lastError: unknown;
     for (let attempt = 0; attempt < this.options.retries; attempt++) {
       // abortable as well: a custom backoff may not watch the signal itself
       if (attempt > 0) await abortable(this.backoff(attempt, signal), signal, REPO_INFO_KEY);
-      const current = await this.read(options);
+      // After a lost swap the kept copy is stale for sure: a HEAD would only say so.
+      const current = attempt > 0 ? await this.fetchAfterLostSwap(options) : (options?.reuseKept && this.last) || (await this.read(options));
       const { info, update } = await change(current.info);
       checkAvailability(current.info, update);
       const nowMs = this.clock.nowMs();

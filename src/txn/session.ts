@@ -11,6 +11,7 @@ import type { Clock } from '../engine/storage/clock.ts';
 import type { AbortOptions, ByteRange } from '../engine/storage/types.ts';
 import { idsEqual, idToString, type ChunkId, type NodeId, type SnapshotId } from '../format/icechunk/ids.ts';
 import type { MetadataValue } from '../format/icechunk/metadata-value.ts';
+import type { RepoInfo } from '../format/icechunk/repo-info.ts';
 import { ChangeSet, copyChangeSet } from './change-set.ts';
 import type { BranchMovedHandler, CommitKind, CommitOptions } from './commit.ts';
 import { ConflictError } from './conflicts/conflict-error.ts';
@@ -264,7 +265,7 @@ export class Session implements StoreContext, ReadSource {
     const solver = options.rebaseWith;
     const onMoved: BranchMovedHandler | undefined = solver
       ? async (moved, request) => {
-          await this.rebaseWithSolver(branch, solver, moved.current, request);
+          await this.rebaseWithSolver(branch, solver, moved.current, request, moved.info);
           return true;
         }
       : this.onBranchMoved;
@@ -280,11 +281,13 @@ export class Session implements StoreContext, ReadSource {
     await this.rebaseWithSolver(this.requireBranch('rebase'), solver, undefined, options);
   }
 
-  private async rebaseWithSolver(branch: string, solver: ConflictSolver, onto: SnapshotId | undefined, request: AbortOptions | undefined): Promise<void> {
+  private async rebaseWithSolver(
+    branch: string, solver: ConflictSolver, onto: SnapshotId | undefined, request: AbortOptions | undefined, info?: RepoInfo,
+  ): Promise<void> {
     const repoInfo = this.requireRepoInfo();
     const { rebaseChanges } = await import('./rebase.ts');
     const result = await rebaseChanges(
-      { objects: this.deps.objects, repoInfo, branch, base: this.base, changes: this.changes, request, ...(onto ? { onto } : {}) },
+      { objects: this.deps.objects, repoInfo, branch, base: this.base, changes: this.changes, request, info, ...(onto ? { onto } : {}) },
       solver,
     );
     this.rebaseOnto(result.tip, result.changes);
