@@ -29,6 +29,7 @@ import { wrapStorage, type StorageCall } from '../src/engine/storage/wrap.ts';
 import { PREFIXES } from '../src/format/icechunk/keys.ts';
 import { BasicConflictSolver, Repository } from '../src/txn/index.ts';
 import { fmtMs, loadAverage, printTable } from './support/scale-run.ts';
+import { seededRandom } from '../src/format/seeded-random.ts';
 
 const { values: opts } = parseArgs({
   options: {
@@ -50,16 +51,6 @@ const TRIES = Number(opts.tries);
 const MAX_WRITERS = Math.max(...opts.writers.split(',').map(Number));
 type Mode = 'disjoint' | 'overlapping';
 
-/** xorshift32 in [0, 1): seeded, so a run's delays and backoffs replay. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 0x100000000;
-  };
-}
 
 /** Requests one writer made, by what they were. */
 interface RequestCounts {
@@ -125,7 +116,7 @@ interface WriterFigure {
 
 async function writer(w: number, mode: Mode, inner: MemoryStorage, seed: number, start: number, commits: CommitFigure[]): Promise<WriterFigure> {
   const counts: RequestCounts = { requests: 0, snapshotPuts: 0, repoInfoSwapsLost: 0 };
-  const random = seeded(seed * 7919 + w + 1);
+  const random = seededRandom(seed * 7919 + w + 1); // seeded: a run's delays and backoffs replay
   const repo = await Repository.open(withLatency(inner, systemClock, random, counts));
   const solver = new BasicConflictSolver();
   await startTogether(start);

@@ -8,6 +8,7 @@
 // snapshots and manifests were loaded during the wait). Deterministic: one seeded generator per
 // writer draws its latencies and its policy's randomness, and equal times resolve in a fixed order.
 import type { LostRound } from '../../src/txn/retry-policy.ts';
+import { seededRandom as seeded } from '../../src/format/seeded-random.ts';
 
 export interface RaceModel {
   writers: number;
@@ -49,16 +50,7 @@ export interface RaceResult {
 
 type Step = { kind: 'request' } | { kind: 'sleep'; ms: number };
 
-/** xorshift32 in [0, 1). */
-export function seeded(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 0x100000000;
-  };
-}
+export { seeded };
 
 interface Branch {
   tip: number;

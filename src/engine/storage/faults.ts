@@ -5,6 +5,7 @@ import { systemClock } from './clock.ts';
 import { transientError } from './transient.ts';
 import type { ObjectStorage } from './types.ts';
 import { wrapStorage, type StorageCall } from './wrap.ts';
+import { seededRandom } from '../../format/seeded-random.ts';
 
 /**
  * An injected fault: fail before the backend acts, fail after it acted (the answer is lost, the
@@ -38,13 +39,6 @@ export function withFaults(inner: ObjectStorage, plan: FaultPlan): ObjectStorage
 
 /** A plan failing each call before it acts with probability `rate`, from a seeded generator. */
 export function randomFaults(rate: number, seed = 1): FaultPlan {
-  let state = seed >>> 0 || 1;
-  const next = () => {
-    // xorshift32: deterministic, so a failing test replays with the same faults.
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 0x100000000;
-  };
+  const next = seededRandom(seed); // a failing test replays with the same faults
   return () => (next() < rate ? { kind: 'fail-before' } : undefined);
 }
