@@ -128,14 +128,7 @@ export function dirBytes(dir: string): { bytes: number; files: number } {
 /** The 1-minute load average, two decimals. */
 export const load1 = (): string => (loadavg()[0] ?? 0).toFixed(2);
 
-export function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  const upper = s[mid];
-  const lower = s[mid - 1];
-  if (upper === undefined) throw new Error('median of no values');
-  return s.length % 2 || lower === undefined ? upper : (lower + upper) / 2;
-}
+export { median } from './probe-runner.ts';
 
 /** CPU milliseconds (user + system, all threads) since `start` (process.cpuUsage()). */
 export function cpuMsSince(start: NodeJS.CpuUsage): number {
