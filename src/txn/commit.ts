@@ -33,7 +33,7 @@ import { sortMetadata, type MetadataItem, type MetadataValue } from '../format/i
 import type { RepoInfo, SnapshotInfo } from '../format/icechunk/repo-info.ts';
 import type { TransactionLog } from '../format/icechunk/transaction-log.ts';
 import type { ChangeSet } from './change-set.ts';
-import { buildCommit } from './commit-builder.ts';
+import { buildCommit, type BuildCommitInput } from './commit-builder.ts';
 import type { ConflictSolver } from './conflicts/solver.ts';
 import { ancestors } from './history.ts';
 import type { LoadedSnapshot, RepoObjects } from './objects.ts';
@@ -206,20 +206,13 @@ async function commitOnce(
   const snapshotId = newSnapshotId();
   const flushedAt = Math.floor(target.clock.nowMs() * 1000);
   const metadata: MetadataItem[] = sortMetadata(Object.entries(options.metadata ?? {}).map(([name, value]) => ({ name, value })));
-  const built = await buildCommit({
-    objects: target.objects, base, changes, snapshotId, message, metadata, flushedAt, manifestConfig: target.manifestConfig,
-    concurrency: target.concurrency, request,
-  });
-  let log = built.transactionLog;
-  if (kind.kind === 'amend') {
-    const previous = await target.objects.loadTransactionLog(base.snapshot.id, request);
-    if (previous) log = mergeTransactionLogs(snapshotId, previous, log);
-  }
-  // Both before the repo-info update, in either order: neither is reachable until it lands.
-  const [, loaded] = await allSettledOrThrow(target.objects.writeTransactionLog(log, request), target.objects.writeSnapshot(built.snapshot, request));
+  // The repo info's read and backup run beside the object writes: none of them is reachable before
+  // the swap. A retry takes the copy its lost round just read (no HEAD): if yet another commit
+  // landed meanwhile, the swap fails and the next round starts, as a HEAD would have said.
+  const preparing = target.repoInfo.prepareUpdate(retrying ? { ...request, reuseKept: true } : request);
+  const written = writeCommitObjects(target, kind, { base, changes, snapshotId, message, metadata, flushedAt }, request);
+  const [loaded, prepared] = await allSettledOrThrow(written, preparing);
   const info = (parentId: SnapshotId | null): SnapshotInfo => ({ id: snapshotId, parentId, flushedAt, message, metadata });
-  // A retry swaps against the repo info its lost round just read (no HEAD first): if yet another
-  // commit landed meanwhile, the swap fails and the next round starts, as a HEAD would have said.
   await target.repoInfo.update((current) => {
     seen.info = current;
     switch (kind.kind) {
@@ -235,8 +228,26 @@ async function commitOnce(
         return amendCommit(current, kind.branch, base.snapshot.id, info(parent));
       }
     }
-  }, retrying ? { ...request, reuseKept: true } : request);
+  }, { ...request, prepared });
   return { snapshot: loaded };
+}
+
+type CommitContent = Pick<BuildCommitInput, 'base' | 'changes' | 'snapshotId' | 'message' | 'metadata' | 'flushedAt'>;
+
+/** Manifests, then transaction log and snapshot: every object of the commit, none reachable yet. */
+async function writeCommitObjects(target: CommitTarget, kind: CommitKind, content: CommitContent, request: AbortOptions | undefined): Promise<LoadedSnapshot> {
+  const { base, snapshotId } = content;
+  const built = await buildCommit({
+    objects: target.objects, ...content, manifestConfig: target.manifestConfig, concurrency: target.concurrency, request,
+  });
+  let log = built.transactionLog;
+  if (kind.kind === 'amend') {
+    const previous = await target.objects.loadTransactionLog(base.snapshot.id, request);
+    if (previous) log = mergeTransactionLogs(snapshotId, previous, log);
+  }
+  // Both before the repo-info update, in either order: neither is reachable until it lands.
+  const [, loaded] = await allSettledOrThrow(target.objects.writeTransactionLog(log, request), target.objects.writeSnapshot(built.snapshot, request));
+  return loaded;
 }
 
 /** Both results once both settled (no write still running when the commit throws), else the first error. */

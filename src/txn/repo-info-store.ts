@@ -54,6 +54,15 @@ export interface RepoUpdateOptions extends AbortOptions {
    * usual re-read, never a write over a change it did not see: the swap's `ifMatch` decides.
    */
   reuseKept?: boolean;
+  /** The first round's read and backup, done by {@link RepoInfoStore.prepareUpdate} beforehand. */
+  prepared?: PreparedUpdate;
+}
+
+/** A repo info update's first round begun early: the file it will swap against, already backed up. */
+export interface PreparedUpdate {
+  readonly current: RepoInfoState;
+  readonly backupKey: string;
+  readonly nowMs: number;
 }
 
 /** Full jitter up to 2^attempt ms, at most 200 ms. */
@@ -150,6 +159,19 @@ export class RepoInfoStore {
   }
 
   /**
+   * Reads the repo info (with `reuseKept`, takes the kept copy) and writes its backup, so that a
+   * commit does both while it writes its own objects; `update(change, { prepared })` then starts
+   * at the change and the swap. The spec's order holds: the backup exists before the swap.
+   */
+  async prepareUpdate(options?: RepoUpdateOptions): Promise<PreparedUpdate> {
+    const current = (options?.reuseKept && this.last) || (await this.read(options));
+    const nowMs = this.clock.nowMs();
+    const backupKey = overwrittenRepoKey(nowMs, newSnapshotId());
+    await this.storage.put(backupKey, current.bytes, { ifNoneMatch: '*', signal: options?.signal });
+    return { current, backupKey, nowMs };
+  }
+
+  /**
    * Applies `change` by compare-and-swap, retrying lost races; returns the written object. A
    * `signal` stops it (ABORTED) at any point before the swap, never during it (see the header).
    */
@@ -160,16 +182,17 @@ export class RepoInfoStore {
       // abortable as well: a custom backoff may not watch the signal itself
       if (attempt > 0) await abortable(this.backoff(attempt, signal), signal, REPO_INFO_KEY);
       // After a lost swap the kept copy is stale for sure: a HEAD would only say so.
-      const current = attempt > 0 ? await this.fetchAfterLostSwap(options) : (options?.reuseKept && this.last) || (await this.read(options));
+      const prepared = attempt === 0 ? options?.prepared : undefined;
+      const current = prepared?.current ?? (attempt > 0 ? await this.fetchAfterLostSwap(options) : (options?.reuseKept && this.last) || (await this.read(options)));
       const { info, update } = await change(current.info);
       checkAvailability(current.info, update);
-      const nowMs = this.clock.nowMs();
-      const backupKey = overwrittenRepoKey(nowMs, newSnapshotId());
+      const nowMs = prepared?.nowMs ?? this.clock.nowMs();
+      const backupKey = prepared?.backupKey ?? overwrittenRepoKey(nowMs, newSnapshotId());
       const next = withOpsLogEntry(info, current.info, update, nowMs, backupKey.slice(PREFIXES.overwritten.length), this.options.updatesPerFile);
       const bytes = encodeRepoInfo(next);
       try {
         // The backup goes first: once the new file is visible, its ops log points at it.
-        await this.storage.put(backupKey, current.bytes, { ifNoneMatch: '*', signal });
+        if (!prepared) await this.storage.put(backupKey, current.bytes, { ifNoneMatch: '*', signal });
         if (yieldDue(signal)) await yieldToEventLoop(); // an abort pending in the event loop lands now
         throwIfAborted(signal, REPO_INFO_KEY);
         const { version } = await this.storage.put(REPO_INFO_KEY, bytes, { ifMatch: current.version });

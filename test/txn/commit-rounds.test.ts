@@ -178,3 +178,35 @@ async function mainHistory(repo: Repository): Promise<string[]> {
   for await (const s of repo.ancestry({ branch: 'main' })) out.push(s.id);
   return out;
 }
+
+describe('what a commit does at once', () => {
+  it('reads and backs up the repo info while it writes its objects; the swap comes after all of them', async () => {
+    const shared = new MemoryStorage();
+    const setup = await Repository.create(shared);
+    const s0 = await setup.writableSession('main');
+    await createGroup(s0.store, '/');
+    await createArray(s0.store, '/a');
+    await s0.commit('array');
+    const events: string[] = [];
+    // Every request takes 5 ms, so requests that run at once overlap in the event order.
+    const timed = wrapStorage(shared, async (call, run) => {
+      const request = what(call.operation, call.key);
+      events.push(`start ${request}`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const result = await run();
+      events.push(`end ${request}`);
+      return result;
+    });
+    const session = await (await Repository.open(timed)).writableSession('main');
+    await writeChunk(session.store, '/a', 1, 7);
+    events.length = 0;
+    await session.commit('ours');
+    const at = (event: string) => events.indexOf(event);
+    expect(at('start put overwritten')).toBeGreaterThanOrEqual(0);
+    expect(at('start put overwritten')).toBeLessThan(at('end put manifests')); // beside the object writes
+    for (const written of ['end put manifests', 'end put transactions', 'end put snapshots', 'end put overwritten']) {
+      expect(at(written)).toBeLessThan(at('start put repo')); // nothing is reachable before the swap
+    }
+    expect(events.filter((e) => e.startsWith('start'))).toHaveLength(6);
+  });
+});
