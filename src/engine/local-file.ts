@@ -63,20 +63,18 @@ const IOV_MAX = 1024;
  * (the ordinary path reads and reports it). Synchronous: for decode workers.
  */
 export function readFileIntoViews(span: LocalFileSpan, chunkBytes: number, fileOffset: number, views: readonly Uint8Array[]): 'done' | 'missing' | 'fallback' {
-  const fd = openChunkFile(span);
-  if (fd === undefined) return 'missing';
+  const opened = openChunkAt(span, chunkBytes, fileOffset);
+  if (typeof opened === 'string') return opened;
   try {
-    const position = startOf(fd, span, chunkBytes, fileOffset);
-    if (position === undefined) return 'fallback';
-    let at = position;
+    let at = opened.position;
     for (const batch of batches(views)) {
-      const got = readvSync(fd, batch.views, at);
+      const got = readvSync(opened.fd, batch.views, at);
       if (got !== batch.bytes) return 'fallback'; // shorter than its stat said: let the ordinary path see it
       at += got;
     }
     return 'done';
   } finally {
-    closeSync(fd);
+    closeSync(opened.fd);
   }
 }
 
@@ -86,21 +84,35 @@ export function readFileIntoViews(span: LocalFileSpan, chunkBytes: number, fileO
  * no decode worker to start.
  */
 export async function readFileIntoViewsAsync(span: LocalFileSpan, chunkBytes: number, fileOffset: number, views: readonly Uint8Array[]): Promise<'done' | 'missing' | 'fallback'> {
-  const fd = openChunkFile(span);
-  if (fd === undefined) return 'missing';
+  const opened = openChunkAt(span, chunkBytes, fileOffset);
+  if (typeof opened === 'string') return opened;
   try {
-    const position = startOf(fd, span, chunkBytes, fileOffset);
-    if (position === undefined) return 'fallback';
-    let at = position;
+    let at = opened.position;
     for (const batch of batches(views)) {
-      const got = await readvAsync(fd, batch.views, at);
+      const got = await readvAsync(opened.fd, batch.views, at);
       if (got !== batch.bytes) return 'fallback';
       at += got;
     }
     return 'done';
   } finally {
-    closeSync(fd);
+    closeSync(opened.fd);
   }
+}
+
+/**
+ * The chunk's file, open, and where its bytes from `fileOffset` start; `missing` without the file,
+ * `fallback` (file closed again) when its size is not the chunk's.
+ */
+function openChunkAt(span: LocalFileSpan, chunkBytes: number, fileOffset: number): { fd: number; position: number } | 'missing' | 'fallback' {
+  const fd = openChunkFile(span);
+  if (fd === undefined) return 'missing';
+  let position: number | undefined;
+  try {
+    position = startOf(fd, span, chunkBytes, fileOffset);
+  } finally {
+    if (position === undefined) closeSync(fd);
+  }
+  return position === undefined ? 'fallback' : { fd, position };
 }
 
 function openChunkFile(span: LocalFileSpan): number | undefined {

@@ -5,42 +5,35 @@
 // the torn prefix. The in-place mode's other promises (version tokens, links, conditions) are
 // checked in process.
 import { spawn } from 'node:child_process';
-import { linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/engine/api.ts';
 import { ZarrArray } from '../../src/engine/array.ts';
 import { FsStorage, type Durability } from '../../src/engine/storage/fs.ts';
 import { refusal } from '../support/error-code.ts';
+import { bundledWorker } from '../support/bundled-worker.ts';
 
 const TRIALS = Number(process.env.FLOE_DURABILITY_TRIALS ?? 4);
 const LIMIT_BLOCKS = 64; // `ulimit -f` counts 512-byte blocks in sh
 const LIMIT = LIMIT_BLOCKS * 512;
 const here = path.dirname(fileURLToPath(import.meta.url));
 const scratch = mkdtempSync(path.join(tmpdir(), 'floe-durability-'));
-// Inside the project so the bundle's bare imports (zstd-napi, ...) resolve from node_modules.
-const bundleDir = path.join(here, '../../node_modules/.cache/floe-durability-test', String(process.pid));
-const bundle = path.join(bundleDir, 'durability-worker.mjs');
+const worker = bundledWorker(path.join(here, 'durability-worker.ts'), 'floe-durability-test');
+const bundle = worker.path;
 let dirs = 0;
 const refused = async (run: () => unknown) => (await refusal(run)).code;
 const freshRoot = () => path.join(scratch, `r${dirs++}`);
 
 beforeAll(async () => {
-  mkdirSync(bundleDir, { recursive: true });
-  await build({ entryPoints: [path.join(here, 'durability-worker.ts')], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile: bundle, logLevel: 'silent' });
+  await worker.build();
 });
 afterAll(() => {
   rmSync(scratch, { recursive: true, force: true });
-  rmSync(bundleDir, { recursive: true, force: true });
-  try {
-    rmdirSync(path.dirname(bundleDir)); // only if no other run's bundle is still there
-  } catch {
-    // not empty: another test run is using it
-  }
+  worker.remove();
 });
 
 /** Runs the worker under the file-size limit; resolves with its JSON line. */

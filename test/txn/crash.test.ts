@@ -5,37 +5,30 @@
 // plain `node` process (~0.3 s of CPU) instead of a TypeScript loader (~0.6 s); packages stay
 // external (the S3 backend loads its SDK only on its first request).
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZarrArray } from '../../src/engine/array.ts';
 import { Repository, Storage } from '../../src/txn/index.ts';
 import { int32, readArray } from './conflict-fixtures.ts';
+import { bundledWorker } from '../support/bundled-worker.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const scratch = mkdtempSync(path.join(tmpdir(), 'floe-crash-'));
-// Inside the project so the bundle's bare imports (zstd-napi, ...) resolve from node_modules.
-const bundleDir = path.join(here, '../../node_modules/.cache/floe-crash-test', String(process.pid));
-const bundle = path.join(bundleDir, 'crash-worker.mjs');
+const worker = bundledWorker(path.join(here, 'crash-worker.ts'), 'floe-crash-test');
+const bundle = worker.path;
 const TRIALS_PER_LANE = 50;
 const LANES = 2;
 const PUTS_PER_COMMIT = 6; // chunk object, manifest x2, transaction log, snapshot, repo-info backup, repo info: K in 1..8 covers them
 
 beforeAll(async () => {
-  mkdirSync(bundleDir, { recursive: true });
-  await build({ entryPoints: [path.join(here, 'crash-worker.ts')], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile: bundle, logLevel: 'silent' });
+  await worker.build();
 });
 afterAll(() => {
   rmSync(scratch, { recursive: true, force: true });
-  rmSync(bundleDir, { recursive: true, force: true });
-  try {
-    rmdirSync(path.dirname(bundleDir)); // only if no other run's bundle is still there
-  } catch {
-    // not empty: another test run is using it
-  }
+  worker.remove();
 });
 
 /** xorshift: reproducible trial plans (the seed is printed on failure). */
