@@ -42,3 +42,9 @@ export function transferable(view: ArrayBufferView): boolean {
 export function ownsWholeBuffer(view: ArrayBufferView): boolean {
   return view.byteOffset === 0 && view.byteLength === view.buffer.byteLength && !(view.buffer instanceof SharedArrayBuffer);
 }
+
+/** Whether two byte arrays hold the same bytes (length first, then content). */
+export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  return Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length));
+}

@@ -5,7 +5,7 @@
 // far more than copying a few KiB. A pack is written when it is full and before any snapshot can
 // refer to it (commit, amend, flush); until then its chunks are read from memory. A pack whose
 // write is aborted (or fails) stays unwritten and readable, and the next flush writes it.
-import { floeError, isFloeError } from '../errors.ts';
+import { floeError } from '../errors.ts';
 import type { AbortOptions, ByteRange } from '../engine/storage/types.ts';
 import { idToString, newChunkId, type ChunkId } from '../format/icechunk/ids.ts';
 import type { RepoObjects } from './objects.ts';
@@ -112,14 +112,13 @@ export class ChunkPacker {
     return sealed;
   }
 
+  /**
+   * Writes a pack; it leaves `unwritten` only once stored. writeChunk accepts the pack's id already
+   * present only when it holds these bytes (an earlier attempt whose answer was lost, or the fork
+   * it came from): any failure keeps the pack for the next flush, and so fails the commit.
+   */
   private async store(pack: { id: ChunkId; bytes: Uint8Array }, options: AbortOptions | undefined): Promise<void> {
-    try {
-      await this.objects.writeChunk(pack.id, pack.bytes, options);
-    } catch (err) {
-      // A fresh random id that already exists is this pack, stored by an earlier attempt whose
-      // answer was lost (or by the fork it came from).
-      if (!isFloeError(err, 'PRECONDITION_FAILED')) throw err;
-    }
+    await this.objects.writeChunk(pack.id, pack.bytes, options);
     this.unwritten.delete(idToString(pack.id));
   }
 }

@@ -228,7 +228,7 @@ async function commitOnce(
         return amendCommit(current, kind.branch, base.snapshot.id, info(parent));
       }
     }
-  }, { ...request, prepared });
+  }, { ...request, prepared, landed: (current) => findSnapshotInfo(current, snapshotId) !== undefined });
   return { snapshot: loaded };
 }
 

@@ -10,6 +10,7 @@ import { ByteLru } from '../cache/lru.ts';
 import { ReadCaches, type ReadCacheOptions } from '../cache/read-caches.ts';
 import { floeError } from '../errors.ts';
 import { abortable, throwIfAborted } from '../engine/abort.ts';
+import { createOnce, type CreateOutcome } from '../engine/storage/create-once.ts';
 import type { AbortOptions, ByteRange, ObjectStorage } from '../engine/storage/types.ts';
 import { idToString, type ChunkId, type ManifestId, type SnapshotId } from '../format/icechunk/ids.ts';
 import { chunkKey, manifestKey, snapshotKey, transactionLogKey } from '../format/icechunk/keys.ts';
@@ -131,27 +132,28 @@ export class RepoObjects {
 
   // Chunks, manifests and transaction logs have fresh random ids: create-only writes never
   // overwrite, and on the local filesystem they are a lock-free link (measured 1.7-1.9x faster).
-  async writeChunk(id: ChunkId, bytes: Uint8Array, options?: AbortOptions): Promise<void> {
-    await this.storage.put(chunkKey(id), bytes, { ifNoneMatch: '*', signal: options?.signal });
+  // A key found present counts as written only when it holds these bytes (create-once.ts).
+  async writeChunk(id: ChunkId, bytes: Uint8Array, options?: AbortOptions): Promise<CreateOutcome> {
+    return createOnce(this.storage, chunkKey(id), bytes, options);
   }
 
   async writeManifest(manifest: Manifest, options?: AbortOptions): Promise<number> {
     const { encodeManifest } = await manifestEncoder();
     const bytes = encodeManifest(manifest);
-    await this.storage.put(manifestKey(manifest.id), bytes, { ifNoneMatch: '*', signal: options?.signal });
+    await createOnce(this.storage, manifestKey(manifest.id), bytes, options);
     this.manifests.set(manifestKey(manifest.id), { manifest, bytes: bytes.length });
     return bytes.length;
   }
 
   async writeTransactionLog(log: TransactionLog, options?: AbortOptions): Promise<void> {
     const { encodeTransactionLog } = await transactionLogs();
-    await this.storage.put(transactionLogKey(log.id), encodeTransactionLog(log), { ifNoneMatch: '*', signal: options?.signal });
+    await createOnce(this.storage, transactionLogKey(log.id), encodeTransactionLog(log), options);
     this.transactionLogs.set(transactionLogKey(log.id), { log });
   }
 
-  /** Snapshots are written once under a fresh id; `ifNoneMatch` makes a reused id an error, not an overwrite. */
+  /** Snapshots are written once under a fresh id; a reused id holding other bytes is ALREADY_EXISTS, never an overwrite. */
   async writeSnapshot(snapshot: Snapshot, options?: AbortOptions): Promise<LoadedSnapshot> {
-    await this.storage.put(snapshotKey(snapshot.id), encodeSnapshot(snapshot), { ifNoneMatch: '*', signal: options?.signal });
+    await createOnce(this.storage, snapshotKey(snapshot.id), encodeSnapshot(snapshot), options);
     const loaded = { snapshot, byPath: new Map(snapshot.nodes.map((n) => [n.path, n])) };
     this.snapshots.set(snapshotKey(snapshot.id), loaded);
     return loaded;

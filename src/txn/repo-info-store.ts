@@ -13,6 +13,8 @@
 import { floeError, isFloeError } from '../errors.ts';
 import { abortable, sleepAbortably, throwIfAborted, yieldDue, yieldToEventLoop } from '../engine/abort.ts';
 import { systemClock, type Clock } from '../engine/storage/clock.ts';
+import { createOnce } from '../engine/storage/create-once.ts';
+import { bytesEqual } from '../format/bytes.ts';
 import type { AbortOptions, ObjectStorage, VersionToken } from '../engine/storage/types.ts';
 import { newSnapshotId } from '../format/icechunk/ids.ts';
 import { overwrittenRepoKey, PREFIXES, REPO_INFO_KEY } from '../format/icechunk/keys.ts';
@@ -56,6 +58,12 @@ export interface RepoUpdateOptions extends AbortOptions {
   reuseKept?: boolean;
   /** The first round's read and backup, done by {@link RepoInfoStore.prepareUpdate} beforehand. */
   prepared?: PreparedUpdate;
+  /**
+   * Whether a file read after a lost swap already holds this change: the swap landed, only its
+   * answer was lost (a commit asks whether its fresh snapshot id is there). `update` then returns
+   * that file instead of applying the change a second time.
+   */
+  landed?: (info: RepoInfo) => boolean;
 }
 
 /** A repo info update's first round begun early: the file it will swap against, already backed up. */
@@ -151,10 +159,14 @@ export class RepoInfoStore {
       const { version } = await this.storage.put(REPO_INFO_KEY, bytes, { ifNoneMatch: '*' });
       this.last = { info, bytes, version };
     } catch (err) {
-      if (isFloeError(err, 'PRECONDITION_FAILED')) {
-        throw floeError('ALREADY_EXISTS', 'a repository already exists here', { where: REPO_INFO_KEY, cause: err });
+      if (!isFloeError(err, 'PRECONDITION_FAILED')) throw err;
+      // Our own create, landed by an attempt whose answer was lost, is this repository: keep it.
+      const stored = await this.storage.get(REPO_INFO_KEY);
+      if (stored && bytesEqual(stored.bytes, bytes)) {
+        this.last = { info, bytes, version: stored.version };
+        return;
       }
-      throw err;
+      throw floeError('ALREADY_EXISTS', 'a repository already exists here', { where: REPO_INFO_KEY, cause: err });
     }
   }
 
@@ -167,7 +179,7 @@ export class RepoInfoStore {
     const current = (options?.reuseKept && this.last) || (await this.read(options));
     const nowMs = this.clock.nowMs();
     const backupKey = overwrittenRepoKey(nowMs, newSnapshotId());
-    await this.storage.put(backupKey, current.bytes, { ifNoneMatch: '*', signal: options?.signal });
+    await createOnce(this.storage, backupKey, current.bytes, options);
     return { current, backupKey, nowMs };
   }
 
@@ -184,6 +196,7 @@ export class RepoInfoStore {
       // After a lost swap the kept copy is stale for sure: a HEAD would only say so.
       const prepared = attempt === 0 ? options?.prepared : undefined;
       const current = prepared?.current ?? (attempt > 0 ? await this.fetchAfterLostSwap(options) : (options?.reuseKept && this.last) || (await this.read(options)));
+      if (attempt > 0 && options?.landed?.(current.info)) return current.info;
       const { info, update } = await change(current.info);
       checkAvailability(current.info, update);
       const nowMs = prepared?.nowMs ?? this.clock.nowMs();
@@ -192,7 +205,7 @@ export class RepoInfoStore {
       const bytes = encodeRepoInfo(next);
       try {
         // The backup goes first: once the new file is visible, its ops log points at it.
-        if (!prepared) await this.storage.put(backupKey, current.bytes, { ifNoneMatch: '*', signal });
+        if (!prepared) await createOnce(this.storage, backupKey, current.bytes, { signal });
         if (yieldDue(signal)) await yieldToEventLoop(); // an abort pending in the event loop lands now
         throwIfAborted(signal, REPO_INFO_KEY);
         const { version } = await this.storage.put(REPO_INFO_KEY, bytes, { ifMatch: current.version });

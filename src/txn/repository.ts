@@ -151,24 +151,16 @@ export class Repository {
     const resolved = resolveConfig(canonical);
     const objects = new RepoObjects(backend, options.cache);
     const now = Math.floor(clock.nowMs() * 1000);
-    const initial: Snapshot = {
-      specVersion: 2, id: INITIAL_SNAPSHOT_ID, parentId: null, flushedAt: now, message: INITIAL_MESSAGE,
-      metadata: [{ name: '__icechunk', value: { is_root: true } }], manifestFiles: [], nodes: [], extra: null,
-    };
     // The initial snapshot and its log have a fixed id: a concurrent creator may have written
-    // them already, which is fine; only one repo info file can win below.
-    await ignoreExisting(objects.writeSnapshot(initial, request));
-    await ignoreExisting(objects.writeTransactionLog({
-      specVersion: 2, id: INITIAL_SNAPSHOT_ID, newGroups: [], newArrays: [], deletedGroups: [], deletedArrays: [],
-      updatedArrays: [], updatedGroups: [], updatedChunks: [], movedNodes: [],
-    }, request));
+    // them already, which is fine when they are an empty root; only one repo info file can win below.
+    const initial = await writeInitialObjects(objects, now, request);
     // As the reference: a repository created without settings stores no config.
     const storedValue = codec.isEmptyConfig(canonical) ? null : codec.encodeStoredConfig(canonical);
     const stored = { config: canonical, stored: storedValue };
     const store = new RepoInfoStore(backend, repoInfoStoreOptions(clock, resolved));
     await store.create({
       specVersion: 2, repoSpecVersion: 2, tags: [], branches: [{ name: refs.MAIN_BRANCH, snapshotId: INITIAL_SNAPSHOT_ID }], deletedTags: [],
-      snapshots: [{ id: INITIAL_SNAPSHOT_ID, parentId: null, flushedAt: now, message: INITIAL_MESSAGE, metadata: initial.metadata }],
+      snapshots: [{ id: INITIAL_SNAPSHOT_ID, parentId: null, flushedAt: initial.flushedAt, message: initial.message, metadata: initial.metadata }],
       status: { availability: 'online', setAt: now, limitedAvailabilityReason: null }, metadata: [],
       latestUpdates: [{ update: { kind: 'repoInitialized' }, updatedAt: now, backupPath: null }], repoBeforeUpdates: null,
       config: storedValue === null ? null : encodeRepoConfig(storedValue), enabledFeatureFlags: null, disabledFeatureFlags: null,
@@ -610,10 +602,38 @@ export class Repository {
 }
 
 
-async function ignoreExisting(write: Promise<unknown>): Promise<void> {
+/**
+ * Writes the initial snapshot and its (empty) transaction log, or takes those a concurrent creator
+ * wrote: theirs differ from ours only in the time, and are used only when they are an empty root.
+ */
+async function writeInitialObjects(objects: RepoObjects, now: number, request: AbortOptions | undefined): Promise<Snapshot> {
+  const ours: Snapshot = {
+    specVersion: 2, id: INITIAL_SNAPSHOT_ID, parentId: null, flushedAt: now, message: INITIAL_MESSAGE,
+    metadata: [{ name: '__icechunk', value: { is_root: true } }], manifestFiles: [], nodes: [], extra: null,
+  };
+  const initial = await takeExisting(objects.writeSnapshot(ours, request).then(() => ours), async () => {
+    const { snapshot } = await objects.loadSnapshot(INITIAL_SNAPSHOT_ID, request);
+    return snapshot.parentId === null && snapshot.nodes.length === 0 && snapshot.manifestFiles.length === 0 ? snapshot : undefined;
+  });
+  await takeExisting(objects.writeTransactionLog({
+    specVersion: 2, id: INITIAL_SNAPSHOT_ID, newGroups: [], newArrays: [], deletedGroups: [], deletedArrays: [],
+    updatedArrays: [], updatedGroups: [], updatedChunks: [], movedNodes: [],
+  }, request).then(() => true), async () => {
+    const log = await objects.loadTransactionLog(INITIAL_SNAPSHOT_ID, request);
+    const empty = log && [log.newGroups, log.newArrays, log.deletedGroups, log.deletedArrays, log.updatedArrays, log.updatedGroups, log.updatedChunks, log.movedNodes].every((l) => l.length === 0);
+    return empty || undefined;
+  });
+  return initial;
+}
+
+/** The write's result, or (when the key held other bytes) what `existing` accepts in their place. */
+async function takeExisting<T>(write: Promise<T>, existing: () => Promise<T | undefined>): Promise<T> {
   try {
-    await write;
+    return await write;
   } catch (err) {
-    if (!isFloeError(err, 'PRECONDITION_FAILED')) throw err;
+    if (!isFloeError(err, 'ALREADY_EXISTS')) throw err;
+    const accepted = await existing();
+    if (accepted === undefined) throw err;
+    return accepted;
   }
 }

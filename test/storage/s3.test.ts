@@ -1,8 +1,9 @@
 // The S3 backend against a real Ceph RADOS gateway started by test/setup/ceph.ts.
 import { randomBytes } from 'node:crypto';
-import { CopyObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3Storage, type S3StorageOptions } from '../../src/engine/storage/s3.ts';
+import { isTransientError } from '../../src/engine/storage/transient.ts';
 import { collect, defineStorageContract, expectCode } from './contract.ts';
 import { defineModelTest } from './model.ts';
 import { RACE_TEST_TIMEOUT_MS, runCasRace } from './race.ts';
@@ -180,7 +181,7 @@ describeWithGateway('S3 backend on a Ceph RADOS gateway', (target) => {
 
     it('settles a conditional write answered with 500, 409 or nothing by re-reading: done only if our bytes are there', async () => {
       const real = rawClient();
-      type Mode = 'pass' | 'after-write' | 'after-write-overwritten' | 'before-write';
+      type Mode = 'pass' | 'after-write' | 'after-write-overwritten' | 'before-write' | 'others-instead' | 'deleted-instead';
       const answers = {
         500: () => Object.assign(new Error('injected 500'), { name: 'InternalError', $metadata: { httpStatusCode: 500 } }),
         409: () => Object.assign(new Error('injected 409'), { name: 'ConditionalRequestConflict', $metadata: { httpStatusCode: 409 } }),
@@ -197,6 +198,15 @@ describeWithGateway('S3 backend on a Ceph RADOS gateway', (target) => {
           const isConditionalPut = command instanceof PutObjectCommand && (command.input.IfMatch ?? command.input.IfNoneMatch) !== undefined;
           if (!isConditionalPut || mode === 'pass') return real.send(command as never, options as never);
           if (mode === 'before-write') throw answer();
+          if (mode === 'others-instead') {
+            // Someone else wrote the key, and our request never reached the server.
+            await real.send(new PutObjectCommand({ ...command.input, Body: enc('someone else, later'), IfMatch: undefined, IfNoneMatch: undefined, ContentLength: undefined }));
+            throw answer();
+          }
+          if (mode === 'deleted-instead') {
+            await real.send(new DeleteObjectCommand({ Bucket: command.input.Bucket, Key: command.input.Key }));
+            throw answer();
+          }
           await real.send(command, options as never);
           if (mode === 'after-write-overwritten') {
             await real.send(new PutObjectCommand({ ...command.input, Body: enc('someone else'), IfMatch: undefined, IfNoneMatch: undefined, ContentLength: undefined }));
@@ -212,6 +222,15 @@ describeWithGateway('S3 backend on a Ceph RADOS gateway', (target) => {
         );
         expect(err).toMatchObject({ code: 'PRECONDITION_FAILED' });
         expect((err as Error).message).toMatch(/re-read the object and decide/);
+      };
+      const notWrittenRetryable = async (write: Promise<unknown>) => {
+        const err = await write.then(
+          (value) => expect.unreachable(`reported as written: ${JSON.stringify(value)}`),
+          (e: unknown) => e,
+        );
+        expect(err).toMatchObject({ code: 'STORAGE_ERROR', details: { transient: true } });
+        expect(isTransientError(err)).toBe(true);
+        expect((err as Error).message).toMatch(/not applied: .* the object is as before; retry/);
       };
       const { storage, cleanup } = makeS3({ client: flaky });
       try {
@@ -234,16 +253,31 @@ describeWithGateway('S3 backend on a Ceph RADOS gateway', (target) => {
           await notCommitted(storage.put(ref, enc('three'), { ifMatch: v2 }));
           await notCommitted(storage.put(`${created}-b`, enc('b'), { ifNoneMatch: '*' }));
 
-          // Nothing was written: never reported as done, and nothing changed.
+          // Nothing was written and the object is as before (absent for a create, the version the
+          // update was conditioned on): never reported as done, never as a failed precondition
+          // (a create that failed it would be taken for "already stored"), but a transient error
+          // a retry may repeat.
           mode = 'before-write';
           const current = (await storage.head(ref))!.version;
           before = heads;
-          await notCommitted(storage.put(ref, enc('four'), { ifMatch: current }));
+          await notWrittenRetryable(storage.put(ref, enc('four'), { ifMatch: current }));
           expect(heads, name).toBeGreaterThan(before);
-          await notCommitted(storage.put(`${created}-c`, enc('c'), { ifNoneMatch: '*' }));
+          await notWrittenRetryable(storage.put(`${created}-c`, enc('c'), { ifNoneMatch: '*' }));
           mode = 'pass';
           expect(dec((await storage.get(ref))!.bytes)).toBe('someone else');
           expect(await storage.get(`${created}-c`)).toBeNull();
+
+          // Someone else's bytes stand where ours would be: the condition no longer holds.
+          mode = 'others-instead';
+          await notCommitted(storage.put(ref, enc('five'), { ifMatch: current }));
+          await notCommitted(storage.put(`${created}-d`, enc('d'), { ifNoneMatch: '*' }));
+          // An update whose object is gone can never apply.
+          mode = 'deleted-instead';
+          const last = (await storage.head(ref))!.version;
+          await notCommitted(storage.put(ref, enc('six'), { ifMatch: last }));
+          mode = 'pass';
+          expect(await storage.head(ref)).toBeNull();
+          expect(dec((await storage.get(`${created}-d`))!.bytes)).toBe('someone else, later');
         }
       } finally {
         mode = 'pass';

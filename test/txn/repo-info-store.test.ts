@@ -84,6 +84,16 @@ describe('RepoInfoStore', () => {
     const storage = new MemoryStorage();
     const store = new RepoInfoStore(storage, { retries: 3, updatesPerFile: 1000 });
     await store.create(initialInfo());
-    await expect(store.create(initialInfo())).rejects.toMatchObject({ code: 'ALREADY_EXISTS' });
+    const another = { ...initialInfo(), status: { availability: 'online' as const, setAt: 2, limitedAvailabilityReason: null } };
+    await expect(store.create(another)).rejects.toMatchObject({ code: 'ALREADY_EXISTS' });
+    expect(decodeRepoInfo((await storage.get(REPO_INFO_KEY))!.bytes, REPO_INFO_KEY).status.setAt).toBe(1);
+  });
+
+  it('create that finds its own bytes (an earlier attempt landed, its answer lost) has created the repository', async () => {
+    const storage = new MemoryStorage();
+    await new RepoInfoStore(storage, { retries: 3, updatesPerFile: 1000 }).create(initialInfo());
+    const retried = new RepoInfoStore(storage, { retries: 3, updatesPerFile: 1000 });
+    await retried.create(initialInfo());
+    expect((await retried.read()).info.status.setAt).toBe(1);
   });
 });

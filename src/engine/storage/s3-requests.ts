@@ -12,6 +12,7 @@ import { resolveRange, validateRange } from './ranges.ts';
 import {
   httpStatusOf, isAmbiguousWriteFailure, isInvalidRange, isNotFound, isPreconditionFailed, storageFailure,
 } from './s3-errors.ts';
+import { transientError } from './transient.ts';
 import type {
   AbortOptions, ByteRange, CopyOptions, GetResult, ListDirResult, ListOptions, ObjectInfo, ObjectStorage, PutOptions, VersionToken,
 } from './types.ts';
@@ -179,7 +180,7 @@ export class S3Requests {
       if (!conditional || signal?.aborted) throw storageFailure('PutObject', key, err, signal);
       // AWS answers If-Match on a missing key with 404, Ceph with 412: both mean "not written".
       if (isPreconditionFailed(err) || isNotFound(err)) throw preconditionFailed(key, `the server refused it (${httpStatusOf(err)})`, err);
-      if (isAmbiguousWriteFailure(err)) return this.settleAmbiguousWrite(key, bytes, err);
+      if (isAmbiguousWriteFailure(err)) return this.settleAmbiguousWrite(key, bytes, options, err);
       throw storageFailure('PutObject', key, err, signal);
     }
   }
@@ -293,12 +294,28 @@ export class S3Requests {
     return this.options.unquotedIfMatch ? version : `"${version}"`;
   }
 
-  /** The write's answer was lost or ambiguous: it happened only if the object holds our bytes. */
-  private async settleAmbiguousWrite(key: string, bytes: Uint8Array, cause: unknown): Promise<{ version: VersionToken }> {
+  /**
+   * A conditional write whose answer was lost or ambiguous (no answer, 409, 5xx: a throttling
+   * gateway answers 503 without passing the request on). One HEAD decides what it means:
+   * - the object holds our bytes (ETag = MD5 of a single-part body): written;
+   * - a create (`ifNoneMatch`) finds the key absent, or an update (`ifMatch`) finds the version
+   *   it was conditioned on: not written, and a retry is safe (still conditional): transient;
+   * - anything else (other bytes under a create's key; another version, or none, under an
+   *   update's): the condition no longer holds, PRECONDITION_FAILED.
+   * The request may still land after the HEAD (a late fault): then the retry's condition fails,
+   * and callers that take PRECONDITION_FAILED for "already written" check the bytes first
+   * (create-once.ts), as commits check for their snapshot id (repo-info-store.ts `landed`).
+   */
+  private async settleAmbiguousWrite(key: string, bytes: Uint8Array, options: PutOptions, cause: unknown): Promise<{ version: VersionToken }> {
     const ours = createHash('md5').update(bytes).digest('hex');
     const current = await this.head(key);
-    if (current?.version === ours) return { version: ours };
-    throw preconditionFailed(key, `the server answered ${httpStatusOf(cause) ?? 'nothing'} and the object does not hold this write`, cause);
+    if (current && current.version === ours) return { version: ours };
+    const answered = `the server answered ${httpStatusOf(cause) ?? 'nothing'}`;
+    const unchanged = options.ifNoneMatch !== undefined ? current === null : current !== null && current.version === options.ifMatch;
+    if (unchanged) {
+      throw transientError(`S3 PutObject of ${JSON.stringify(key)} not applied: ${answered} and the object is as before; retry`, key, cause);
+    }
+    throw preconditionFailed(key, `${answered} and the object does not hold this write`, cause);
   }
 
   private async getSuffix(key: string, suffixLength: number, signal: AbortSignal | undefined): Promise<GetResult | null> {
