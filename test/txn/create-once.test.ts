@@ -24,20 +24,25 @@ const dec = (b: Uint8Array) => new TextDecoder().decode(b);
 interface Trigger {
   armed: boolean;
   hits: string[];
+  /** Only writes of this size range (packs and big chunks share the chunks/ prefix). */
+  sizes?: { below: number };
 }
 
-const targets = (trigger: Trigger, key: string, prefix: string, times: number) =>
-  trigger.armed && key.startsWith(prefix) && trigger.hits.length < times;
+const targets = (trigger: Trigger, key: string, prefix: string, times: number, size?: number) =>
+  trigger.armed && key.startsWith(prefix) && trigger.hits.length < times && (size === undefined || !trigger.sizes || size < trigger.sizes.below);
 
 /** Answers PRECONDITION_FAILED, writing nothing, to the first `times` puts of keys starting with `prefix`. */
 function phantomExists(inner: ObjectStorage, prefix: string, trigger: Trigger, times = 1): ObjectStorage {
-  return wrapStorage(inner, async (call, run) => {
-    if (call.operation === 'put' && targets(trigger, call.key, prefix, times)) {
-      trigger.hits.push(call.key);
-      throw preconditionFailed(call.key, 'injected: the server answered 503 and nothing was written');
-    }
-    return run();
-  });
+  return {
+    ...wrapStorage(inner, (_call, run) => run()),
+    async put(key, bytes, options) {
+      if (targets(trigger, key, prefix, times, bytes.length)) {
+        trigger.hits.push(key);
+        throw preconditionFailed(key, 'injected: the server answered 503 and nothing was written');
+      }
+      return inner.put(key, bytes, options);
+    },
+  };
 }
 
 /** Before the first create of a key starting with `prefix`, someone puts other bytes of the same length there. */
@@ -45,7 +50,7 @@ function squatter(inner: ObjectStorage, prefix: string, trigger: Trigger): Objec
   return {
     ...wrapStorage(inner, (_call, run) => run()),
     async put(key, bytes, options) {
-      if (options?.ifNoneMatch === '*' && targets(trigger, key, prefix, 1)) {
+      if (options?.ifNoneMatch === '*' && targets(trigger, key, prefix, 1, bytes.length)) {
         trigger.hits.push(key);
         await inner.put(key, bytes.map((b) => b ^ 0xff));
       }
@@ -138,6 +143,16 @@ describe('a commit whose create-only write is answered "exists" although nothing
       expect((await readBack(inner)).commits).toEqual(['values']);
     });
   }
+
+  it('stores a chunk pack (written at commit, not at set) after all: every value reads back', async () => {
+    const inner = new MemoryStorage();
+    const trigger: Trigger = { armed: false, hits: [], sizes: { below: 4 * BIG } };
+    const { commit } = await commitThrough(phantomExists(inner, 'chunks/', trigger), trigger);
+    await commit;
+    expect(trigger.hits).toHaveLength(1);
+    expect((await inner.get(trigger.hits[0]!))!.bytes.length).toBe(4 * SMALL * 4);
+    expect((await readBack(inner)).commits).toEqual(['values']);
+  });
 });
 
 describe('a commit whose create-only write finds other bytes under its fresh id', () => {

@@ -369,6 +369,9 @@ export class FsStorage implements ObjectStorage {
       this.removeEmptyParents(path.dirname(file)); // a refused write leaves no directory behind
       if (!isErrno(err, 'EEXIST')) throw floeError('STORAGE_ERROR', `cannot create ${JSON.stringify(key)}`, { where: key, cause: err });
       if (lstatOrNull(file)?.isDirectory()) throw conflictWithObject(key, err);
+      // The object may be this write, linked by an attempt whose directory fsync then failed: a
+      // caller that finds its bytes there (create-once.ts) calls it stored, so make the name durable.
+      if (this.durability === 'fsync') fsyncDirectory(path.dirname(file));
       throw preconditionFailed(key, 'the object already exists (ifNoneMatch: *)');
     }
     unlinkQuietly(temp);
