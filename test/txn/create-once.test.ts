@@ -4,7 +4,7 @@
 // lie in the three ways a network or a damaged store can: PRECONDITION_FAILED for a write that
 // never happened (what the S3 backend answered to a 503 before the fix), a lost answer to a write
 // that happened (the retry then meets its own object), and other bytes under a fresh id.
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ZarrArray } from '../../src/engine/array.ts';
 import { slice } from '../../src/engine/selection.ts';
 import { createOnce } from '../../src/engine/storage/create-once.ts';
@@ -15,6 +15,7 @@ import { withRetries } from '../../src/engine/storage/retries.ts';
 import type { ObjectStorage } from '../../src/engine/storage/types.ts';
 import { wrapStorage } from '../../src/engine/storage/wrap.ts';
 import { REPO_INFO_KEY } from '../../src/format/icechunk/keys.ts';
+import { makeFsStorage, makeSqliteStorage } from '../storage/backends.ts';
 import { BasicConflictSolver, Repository } from '../../src/txn/index.ts';
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -132,56 +133,73 @@ describe('createOnce', () => {
 // Every key prefix a commit writes once under a fresh id.
 const CREATED = ['chunks/', 'manifests/', 'snapshots/', 'transactions/', 'overwritten/'] as const;
 
+// Each backend answers its own way underneath the lie: every one must end in the same outcome.
+const cleanups: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const cleanup of cleanups) await cleanup();
+});
+const BACKENDS: { name: string; make: () => ObjectStorage }[] = [
+  { name: 'memory', make: () => new MemoryStorage() },
+  { name: 'fs', make: () => { const { storage, cleanup } = makeFsStorage(); cleanups.push(cleanup); return storage; } },
+  { name: 'sqlite', make: () => { const { storage, cleanup } = makeSqliteStorage(); cleanups.push(async () => { await storage.close(); await cleanup(); }); return storage; } },
+];
+
 describe('a commit whose create-only write is answered "exists" although nothing was written', () => {
-  for (const prefix of CREATED) {
-    it(`stores the ${prefix} object after all: every value reads back`, async () => {
-      const inner = new MemoryStorage();
-      const trigger: Trigger = { armed: false, hits: [] };
-      const { commit } = await commitThrough(phantomExists(inner, prefix, trigger), trigger);
+  describe.each(BACKENDS)('on $name', ({ make }) => {
+    for (const prefix of CREATED) {
+      it(`stores the ${prefix} object after all: every value reads back`, async () => {
+        const inner = make();
+        const trigger: Trigger = { armed: false, hits: [] };
+        const { commit } = await commitThrough(phantomExists(inner, prefix, trigger), trigger);
+        await commit;
+        expect(trigger.hits).toHaveLength(1);
+        expect((await readBack(inner)).commits).toEqual(['values']);
+      });
+    }
+
+    it('stores a chunk pack (written at commit, not at set) after all: every value reads back', async () => {
+      const inner = make();
+      const trigger: Trigger = { armed: false, hits: [], sizes: { below: 4 * BIG } };
+      const { commit } = await commitThrough(phantomExists(inner, 'chunks/', trigger), trigger);
       await commit;
       expect(trigger.hits).toHaveLength(1);
+      expect((await inner.get(trigger.hits[0]!))!.bytes.length).toBe(4 * SMALL * 4);
       expect((await readBack(inner)).commits).toEqual(['values']);
     });
-  }
-
-  it('stores a chunk pack (written at commit, not at set) after all: every value reads back', async () => {
-    const inner = new MemoryStorage();
-    const trigger: Trigger = { armed: false, hits: [], sizes: { below: 4 * BIG } };
-    const { commit } = await commitThrough(phantomExists(inner, 'chunks/', trigger), trigger);
-    await commit;
-    expect(trigger.hits).toHaveLength(1);
-    expect((await inner.get(trigger.hits[0]!))!.bytes.length).toBe(4 * SMALL * 4);
-    expect((await readBack(inner)).commits).toEqual(['values']);
   });
 });
 
 describe('a commit whose create-only write finds other bytes under its fresh id', () => {
-  for (const prefix of CREATED) {
-    it(`fails with ALREADY_EXISTS for ${prefix}, main unmoved and the other bytes untouched`, async () => {
-      const inner = new MemoryStorage();
-      const trigger: Trigger = { armed: false, hits: [] };
-      const { repo, commit } = await commitThrough(squatter(inner, prefix, trigger), trigger);
-      const tip = await repo.lookupBranch('main');
-      const error = await commit.then(() => expect.unreachable('the commit was reported done'), (e: unknown) => e);
-      expect(error).toMatchObject({ code: 'ALREADY_EXISTS', where: trigger.hits[0] });
-      expect(await (await Repository.open(inner)).lookupBranch('main')).toBe(tip);
-      const squatted = (await inner.get(trigger.hits[0]!))!.bytes;
-      expect(squatted.length).toBeGreaterThan(0);
-    });
-  }
+  describe.each(BACKENDS)('on $name', ({ make }) => {
+    for (const prefix of CREATED) {
+      it(`fails with ALREADY_EXISTS for ${prefix}, main unmoved and the other bytes untouched`, async () => {
+        const inner = make();
+        const trigger: Trigger = { armed: false, hits: [] };
+        const { repo, commit } = await commitThrough(squatter(inner, prefix, trigger), trigger);
+        const tip = await repo.lookupBranch('main');
+        const error = await commit.then(() => expect.unreachable('the commit was reported done'), (e: unknown) => e);
+        expect(error).toMatchObject({ code: 'ALREADY_EXISTS', where: trigger.hits[0] });
+        expect(await (await Repository.open(inner)).lookupBranch('main')).toBe(tip);
+        const squatted = (await inner.get(trigger.hits[0]!))!.bytes;
+        expect(squatted.length).toBeGreaterThan(0);
+      });
+    }
+  });
 });
 
 describe('a commit whose write landed but whose answer was lost', () => {
-  for (const prefix of [...CREATED, REPO_INFO_KEY]) {
-    it(`${prefix}: the retry meets its own write and the commit is in the history exactly once`, async () => {
-      const inner = new MemoryStorage();
-      const trigger: Trigger = { armed: false, hits: [] };
-      const { commit } = await commitThrough(lostAnswer(inner, prefix, trigger), trigger);
-      await commit;
-      expect(trigger.hits).toHaveLength(1);
-      expect((await readBack(inner)).commits).toEqual(['values']);
-    });
-  }
+  describe.each(BACKENDS)('on $name', ({ make }) => {
+    for (const prefix of [...CREATED, REPO_INFO_KEY]) {
+      it(`${prefix}: the retry meets its own write and the commit is in the history exactly once`, async () => {
+        const inner = make();
+        const trigger: Trigger = { armed: false, hits: [] };
+        const { commit } = await commitThrough(lostAnswer(inner, prefix, trigger), trigger);
+        await commit;
+        expect(trigger.hits).toHaveLength(1);
+        expect((await readBack(inner)).commits).toEqual(['values']);
+      });
+    }
+  });
 });
 
 describe('creating a repository through a lossy store', () => {
