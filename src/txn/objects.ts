@@ -10,7 +10,7 @@ import { ByteLru } from '../cache/lru.ts';
 import { ReadCaches, type ReadCacheOptions } from '../cache/read-caches.ts';
 import { floeError } from '../errors.ts';
 import { abortable, throwIfAborted } from '../engine/abort.ts';
-import { createOnce, type CreateOutcome } from '../engine/storage/create-once.ts';
+import type { CreateOutcome } from '../engine/storage/create-once.ts';
 import type { AbortOptions, ByteRange, ObjectStorage } from '../engine/storage/types.ts';
 import { idToString, type ChunkId, type ManifestId, type SnapshotId } from '../format/icechunk/ids.ts';
 import { chunkKey, manifestKey, snapshotKey, transactionLogKey } from '../format/icechunk/keys.ts';
@@ -21,6 +21,9 @@ import type { TransactionLog } from '../format/icechunk/transaction-log.ts';
 // Transaction logs are written by commits and read by rebase, diff and squash: their codec loads then.
 const transactionLogs = () => import('../format/icechunk/transaction-log.ts');
 const manifestEncoder = () => import('../format/icechunk/manifest-encode.ts');
+/** `createOnce` (create-once.ts), loaded with the first write: readers never need it. */
+export const createOnce = async (...args: Parameters<typeof import('../engine/storage/create-once.ts').createOnce>): Promise<CreateOutcome> =>
+  (await import('../engine/storage/create-once.ts')).createOnce(...args);
 
 /** A decoded snapshot plus its nodes indexed by path. */
 export interface LoadedSnapshot {

@@ -13,11 +13,11 @@
 import { floeError, isFloeError } from '../errors.ts';
 import { abortable, sleepAbortably, throwIfAborted, yieldDue, yieldToEventLoop } from '../engine/abort.ts';
 import { systemClock, type Clock } from '../engine/storage/clock.ts';
-import { createOnce } from '../engine/storage/create-once.ts';
 import { bytesEqual } from '../format/bytes.ts';
 import type { AbortOptions, ObjectStorage, VersionToken } from '../engine/storage/types.ts';
 import { newSnapshotId } from '../format/icechunk/ids.ts';
 import { overwrittenRepoKey, PREFIXES, REPO_INFO_KEY } from '../format/icechunk/keys.ts';
+import { createOnce } from './objects.ts';
 import { decodeRepoInfo, encodeRepoInfo, type OpsLogEntry, type RepoInfo, type RepoUpdate } from '../format/icechunk/repo-info.ts';
 
 export interface RepoInfoState {
