@@ -26,6 +26,8 @@ import { forEachProduct, normalizeSelection, projectDim, resultShape, type DimSe
 import { normalizeKey, type AbortOptions, type ZarrStore } from './store.ts';
 import { writeSource, type WriteValue } from './write-value.ts';
 import { zipMap } from './indexing.ts';
+import { attributeArrayElement, type VlenArrayElement } from '../format/numpy/vlen-array.ts';
+import { storedElements, typedElements, type VlenArrayForm } from './vlen-array-values.ts';
 import { changeLayout, layoutGeneration, requireGeneration } from './array-generations.ts';
 
 /** How many chunks of one dimension a selection touches, without listing them. */
@@ -60,6 +62,12 @@ export interface ArrayIoOptions {
 export interface GetOptions extends ArrayIoOptions, AbortOptions {
   /** Write the result into this buffer (length = elements x lanes) instead of allocating one. */
   out?: ArrayData;
+  /**
+   * A vlen-array array's elements ({@link ZarrArray.vlenArrayElement}): typed arrays of the
+   * element dtype in native byte order ('typed', the default), or each element's stored bytes
+   * in the dtype's byte order ('bytes'). Other arrays ignore it.
+   */
+  vlenArray?: VlenArrayForm;
 }
 
 /** The longest buffer Node allocates: the limit reported when a result cannot be allocated. */
@@ -70,7 +78,10 @@ const BUFFER_MAX_LENGTH = bufferConstants.MAX_LENGTH;
  * while it checks partial chunks changes nothing; aborted while it writes, it leaves the chunks
  * written so far, like a storage failure there (a session's commit is what makes writes atomic).
  */
-export interface SetOptions extends ArrayIoOptions, AbortOptions {}
+export interface SetOptions extends ArrayIoOptions, AbortOptions {
+  /** A vlen-array array's elements as typed arrays ('typed', the default) or as stored bytes ('bytes'). */
+  vlenArray?: VlenArrayForm;
+}
 
 /** Options of opening or creating an array: its I/O defaults, and `signal` for this call only. */
 export type OpenArrayOptions = ArrayIoOptions & AbortOptions;
@@ -90,6 +101,7 @@ export class ZarrArray {
   private readonly prefix: string;
   /** The array's layout generation when this handle was made (array-generations.ts). */
   private generation: number;
+  private vlenElement?: [VlenArrayElement | undefined];
 
   constructor(
     readonly store: ZarrStore,
@@ -167,6 +179,16 @@ export class ZarrArray {
     return this.metadata.dimensionNames;
   }
 
+  /**
+   * For a `binary` array of numcodecs' vlen-array (a Zarr v2 object array, or one converted to
+   * v3, which records the element dtype in the attribute `floe.vlen_array_dtype`): the element
+   * type whose typed arrays `get` returns and `set` takes. Undefined for every other array.
+   */
+  get vlenArrayElement(): VlenArrayElement | undefined {
+    this.vlenElement ??= [attributeArrayElement(this.dataType, this.attributes, metadataKey(this.path))];
+    return this.vlenElement[0];
+  }
+
   /** The store key of the chunk (or shard) at grid coordinates `coords`. */
   chunkKey(coords: readonly number[]): string {
     return this.prefix + chunkKey(this.metadata.chunkKeyEncoding, coords);
@@ -205,6 +227,8 @@ export class ZarrArray {
       readChunkRegion(io, this.chunkKey(job.coords), this.chain, job, shift(out, job)),
     );
     if (plan === 'inline-then-start') pool?.start(); // warm for the next big read
+    const element = this.vlenArrayElement;
+    if (element && options.vlenArray !== 'bytes') typedElements(data, element, this.path);
     const shape = resultShape(dims);
     return { data, shape, stride: cStrides(shape) };
   }
@@ -225,7 +249,9 @@ export class ZarrArray {
     if (this.store.readOnly) throw floeError('READ_ONLY', `array ${this.path} is in a read-only store`, { where: this.path });
     this.requireCurrent();
     const dims = normalizeSelection(selection, this.shape, this.path);
-    const source = writeSource(this, dims, value);
+    const element = this.vlenArrayElement;
+    const stored = element ? storedElements(value, element, options.vlenArray ?? 'typed', this.path) : value;
+    const source = writeSource(this, dims, stored);
     const writes = this.jobs(dims).map((job) => ({
       key: this.chunkKey(job.coords), job, src: shift(source, job), extent: this.edgeExtent(job.coords),
     }));

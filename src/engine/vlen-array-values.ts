@@ -1,0 +1,39 @@
+// The values of vlen-array arrays (format/numpy/vlen-array.ts) as `get` returns and `set` takes
+// them. The codec chain keeps each element's stored bytes (the vlen-bytes frames); these turn a
+// read's elements into typed arrays of the element dtype and a write's typed arrays back into
+// bytes, unless the caller asks for the bytes themselves ({ vlenArray: 'bytes' }).
+import type { ArrayData, TypedArray } from '../format/zarr/data-types.ts';
+import type { NdArray } from '../format/zarr/ndarray.ts';
+import { checkVlenElementBytes, decodeVlenElement, encodeVlenElement, type VlenArrayElement } from '../format/numpy/vlen-array.ts';
+import type { WriteValue } from './write-value.ts';
+
+/** How `get` returns and `set` takes the elements of a vlen-array array. Default 'typed'. */
+export type VlenArrayForm = 'typed' | 'bytes';
+
+/** Replaces each element's bytes in `data` (a read's result) by its typed array, in place. */
+export function typedElements(data: ArrayData, element: VlenArrayElement, where: string): void {
+  const items = data as (Uint8Array | TypedArray)[];
+  for (let i = 0; i < items.length; i++) items[i] = decodeVlenElement(element, items[i] as Uint8Array, i, where);
+}
+
+/**
+ * The value `set` writes with each element's bytes in place of its typed array ('typed'), or the
+ * value itself with each element checked as whole items of the dtype ('bytes'). Elements that are
+ * neither are left for the write's own checks (which name their index in the selection).
+ */
+export function storedElements(value: WriteValue, element: VlenArrayElement, form: VlenArrayForm, where: string): WriteValue {
+  const nd = isNdArray(value) ? value : undefined;
+  const data = nd ? nd.data : value;
+  if (!Array.isArray(data)) return value; // a scalar or typed array: the write refuses it for a binary array
+  const items = data as readonly unknown[];
+  if (form === 'bytes') {
+    items.forEach((item, i) => item instanceof Uint8Array && checkVlenElementBytes(element, item, String(i), where));
+    return value;
+  }
+  const bytes = items.map((item, i) => encodeVlenElement(element, item, String(i), where));
+  return nd ? { ...nd, data: bytes } : bytes;
+}
+
+function isNdArray(v: WriteValue): v is NdArray {
+  return typeof v === 'object' && v !== null && !ArrayBuffer.isView(v) && !Array.isArray(v) && 'shape' in v && 'data' in v;
+}
