@@ -189,6 +189,11 @@ export class ZarrArray {
     return this.vlenElement[0];
   }
 
+  /** The store key of the chunk holding the element at array coordinates `coords`. */
+  private elementChunkKey(coords: readonly number[]): string {
+    return this.chunkKey(zipMap(coords, this.chunkShape, (c, size) => Math.floor(c / size)));
+  }
+
   /** The store key of the chunk (or shard) at grid coordinates `coords`. */
   chunkKey(coords: readonly number[]): string {
     return this.prefix + chunkKey(this.metadata.chunkKeyEncoding, coords);
@@ -228,7 +233,7 @@ export class ZarrArray {
     );
     if (plan === 'inline-then-start') pool?.start(); // warm for the next big read
     const element = this.vlenArrayElement;
-    if (element && options.vlenArray !== 'bytes') typedElements(data, element, this.path);
+    if (element && options.vlenArray !== 'bytes') typedElements(data, element, dims, (coords) => this.elementChunkKey(coords), this.path);
     const shape = resultShape(dims);
     return { data, shape, stride: cStrides(shape) };
   }

@@ -4,16 +4,36 @@
 // bytes, unless the caller asks for the bytes themselves ({ vlenArray: 'bytes' }).
 import type { ArrayData, TypedArray } from '../format/zarr/data-types.ts';
 import type { NdArray } from '../format/zarr/ndarray.ts';
-import { checkVlenElementBytes, decodeVlenElement, encodeVlenElement, type VlenArrayElement } from '../format/numpy/vlen-array.ts';
+import { checkVlenElementBytes, decodeVlenElement, encodeVlenElement, requireTypedElements, type VlenArrayElement } from '../format/numpy/vlen-array.ts';
+import type { DimSelection } from './selection.ts';
 import type { WriteValue } from './write-value.ts';
 
 /** How `get` returns and `set` takes the elements of a vlen-array array. Default 'typed'. */
 export type VlenArrayForm = 'typed' | 'bytes';
 
-/** Replaces each element's bytes in `data` (a read's result) by its typed array, in place. */
-export function typedElements(data: ArrayData, element: VlenArrayElement, where: string): void {
+/**
+ * Replaces each element's bytes in `data` (the result of reading `dims`) by its typed array, in
+ * place. A damaged element is named by its array coordinates and the key of its chunk.
+ */
+export function typedElements(data: ArrayData, element: VlenArrayElement, dims: readonly DimSelection[], chunkKey: (coords: number[]) => string, where: string): void {
+  requireTypedElements(element, where);
   const items = data as (Uint8Array | TypedArray)[];
-  for (let i = 0; i < items.length; i++) items[i] = decodeVlenElement(element, items[i] as Uint8Array, i, where);
+  for (let i = 0; i < items.length; i++) {
+    items[i] = decodeVlenElement(element, items[i] as Uint8Array, () => placeOf(i, dims, chunkKey));
+  }
+}
+
+/** The array coordinates of result element `i` (C order over `dims`) and its chunk's key. */
+function placeOf(i: number, dims: readonly DimSelection[], chunkKey: (coords: number[]) => string): { index: string; where: string } {
+  const coords = new Array<number>(dims.length);
+  let rest = i;
+  for (let d = dims.length - 1; d >= 0; d--) {
+    const dim = dims[d]!;
+    const count = dim.drop ? 1 : dim.count;
+    coords[d] = dim.start + (rest % count) * dim.step;
+    rest = Math.floor(rest / count);
+  }
+  return { index: `[${coords.join(', ')}]`, where: chunkKey(coords) };
 }
 
 /**

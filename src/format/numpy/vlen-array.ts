@@ -82,6 +82,10 @@ function untyped(dtype: JsonValue, why: string): VlenArrayElement {
 }
 
 /** The element's typed form, or UNSUPPORTED naming the bytes option. */
+export function requireTypedElements(element: VlenArrayElement, where: string): void {
+  typed(element, where);
+}
+
 function typed(element: VlenArrayElement, where: string): TypedElement {
   if (element.unsupported !== undefined) {
     throw floeError('UNSUPPORTED', `vlen-array elements of dtype ${JSON.stringify(element.dtype)}: ${element.unsupported}; ${BYTES_OPTION}`, { where });
@@ -93,11 +97,15 @@ function specOf(element: TypedElement, items: number): ChunkSpec {
   return { shape: [items], dataType: element.dataType, fillValue: defaultFillValue(element.dataType) };
 }
 
+/** Where an element sits, for messages: its index and the chunk key holding it (worked out on failure only). */
+export type ElementPlace = () => { readonly index: string; readonly where: string };
+
 /** One stored element (its bytes, in the dtype's byte order) as a fresh typed array. */
-export function decodeVlenElement(element: VlenArrayElement, bytes: Uint8Array, index: number, where: string): TypedArray {
-  const el = typed(element, where);
+export function decodeVlenElement(element: VlenArrayElement, bytes: Uint8Array, place: ElementPlace): TypedArray {
+  const el = element.unsupported === undefined ? (element as TypedElement) : typed(element, place().where);
   const size = el.numpy.itemSize;
   if (bytes.length % size !== 0) {
+    const { index, where } = place();
     throw floeError('CORRUPT_OBJECT', `vlen-array element ${index} holds ${bytes.length} bytes, not a whole number of ${JSON.stringify(el.dtype)} items (${size} bytes each)`, { where });
   }
   // A copy first: the decoded value never shares memory with a chunk a cache may keep.
