@@ -24,10 +24,10 @@ import { sharedWritePool } from './write-pool.ts';
 import { updateConsolidatedV3 } from './consolidated.ts';
 import { forEachProduct, normalizeSelection, projectDim, resultShape, type DimSelection, type Selection } from './selection.ts';
 import { normalizeKey, type AbortOptions, type ZarrStore } from './store.ts';
-import { writeSource, type WriteValue } from './write-value.ts';
+import type { WriteValue } from './write-value.ts';
 import { zipMap } from './indexing.ts';
-import { attributeArrayElement, type VlenArrayElement } from '../format/numpy/vlen-array.ts';
-import { storedElements, typedElements, type VlenArrayForm } from './vlen-array-values.ts';
+import { attributeArrayDtype, type VlenArrayElement, type VlenArrayForm } from '../format/numpy/vlen-array.ts';
+import type { JsonValue } from '../format/json.ts';
 import { changeLayout, layoutGeneration, requireGeneration } from './array-generations.ts';
 
 /** How many chunks of one dimension a selection touches, without listing them. */
@@ -63,7 +63,7 @@ export interface GetOptions extends ArrayIoOptions, AbortOptions {
   /** Write the result into this buffer (length = elements x lanes) instead of allocating one. */
   out?: ArrayData;
   /**
-   * A vlen-array array's elements ({@link ZarrArray.vlenArrayElement}): typed arrays of the
+   * A vlen-array array's elements ({@link ZarrArray.vlenArrayDtype}): typed arrays of the
    * element dtype in native byte order ('typed', the default), or each element's stored bytes
    * in the dtype's byte order ('bytes'). Other arrays ignore it.
    */
@@ -101,7 +101,6 @@ export class ZarrArray {
   private readonly prefix: string;
   /** The array's layout generation when this handle was made (array-generations.ts). */
   private generation: number;
-  private vlenElement?: [VlenArrayElement | undefined];
 
   constructor(
     readonly store: ZarrStore,
@@ -181,12 +180,17 @@ export class ZarrArray {
 
   /**
    * For a `binary` array of numcodecs' vlen-array (a Zarr v2 object array, or one converted to
-   * v3, which records the element dtype in the attribute `floe.vlen_array_dtype`): the element
-   * type whose typed arrays `get` returns and `set` takes. Undefined for every other array.
+   * v3, which records it in the attribute `floe.vlen_array_dtype`): the element dtype as written
+   * ("<i4"). Undefined for every other array.
    */
-  get vlenArrayElement(): VlenArrayElement | undefined {
-    this.vlenElement ??= [attributeArrayElement(this.dataType, this.attributes, metadataKey(this.path))];
-    return this.vlenElement[0];
+  get vlenArrayDtype(): JsonValue | undefined {
+    return attributeArrayDtype(this.dataType, this.attributes);
+  }
+
+  /** A vlen-array array's element type (whose typed arrays `get` returns and `set` takes); else undefined. */
+  async vlenArrayElement(): Promise<VlenArrayElement | undefined> {
+    const dtype = this.vlenArrayDtype;
+    return dtype === undefined ? undefined : (await import('./vlen-array-values.ts')).elementType(dtype, this.path);
   }
 
   /** The store key of the chunk holding the element at array coordinates `coords`. */
@@ -232,8 +236,11 @@ export class ZarrArray {
       readChunkRegion(io, this.chunkKey(job.coords), this.chain, job, shift(out, job)),
     );
     if (plan === 'inline-then-start') pool?.start(); // warm for the next big read
-    const element = this.vlenArrayElement;
-    if (element && options.vlenArray !== 'bytes') typedElements(data, element, dims, (coords) => this.elementChunkKey(coords), this.path);
+    const element = this.vlenArrayDtype;
+    if (element !== undefined && options.vlenArray !== 'bytes') {
+      const { typedElements } = await import('./vlen-array-values.ts');
+      typedElements(data, element, dims, (coords) => this.elementChunkKey(coords), this.path);
+    }
     const shape = resultShape(dims);
     return { data, shape, stride: cStrides(shape) };
   }
@@ -254,9 +261,10 @@ export class ZarrArray {
     if (this.store.readOnly) throw floeError('READ_ONLY', `array ${this.path} is in a read-only store`, { where: this.path });
     this.requireCurrent();
     const dims = normalizeSelection(selection, this.shape, this.path);
-    const element = this.vlenArrayElement;
-    const stored = element ? storedElements(value, element, options.vlenArray ?? 'typed', this.path) : value;
-    const source = writeSource(this, dims, stored);
+    const element = this.vlenArrayDtype;
+    const stored = element === undefined ? value : (await import('./vlen-array-values.ts')).storedElements(value, element, options.vlenArray ?? 'typed', this.path);
+    // The value's checks load with the first write: a reader never needs them.
+    const source = (await import('./write-value.ts')).writeSource(this, dims, stored);
     const writes = this.jobs(dims).map((job) => ({
       key: this.chunkKey(job.coords), job, src: shift(source, job), extent: this.edgeExtent(job.coords),
     }));

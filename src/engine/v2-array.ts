@@ -10,7 +10,7 @@ import { requestOf } from './abort.ts';
 import type { JsonValue } from '../format/json.ts';
 import type { NumpyChunkCodec } from '../format/numpy/chunk-codec.ts';
 import type { NumpyDataType } from '../format/numpy/dtype.ts';
-import { objectArrayElement, type VlenArrayElement } from '../format/numpy/vlen-array.ts';
+import { objectArrayDtype } from '../format/numpy/vlen-array.ts';
 import type { FieldArrays } from '../format/numpy/records.ts';
 import { buildCodecChain } from '../format/codecs/pipeline.ts';
 import { loadCodecsMentionedIn } from '../format/codecs/registry.ts';
@@ -41,7 +41,6 @@ export interface V2ArrayInput extends V2ArrayMetadataInput {
 export class V2Array extends ZarrArray {
   readonly zarrFormat = 2 as const;
   readonly chunkCodec: NumpyChunkCodec;
-  private v2Element?: [VlenArrayElement | undefined];
 
   private constructor(
     /** The store itself; `store` may be a NumpyChunkStore over it. */
@@ -129,10 +128,9 @@ export class V2Array extends ZarrArray {
     return this.v2Metadata.dtype;
   }
 
-  /** A vlen-array object array's element type (from the codec's "dtype"); undefined otherwise. */
-  override get vlenArrayElement(): VlenArrayElement | undefined {
-    this.v2Element ??= [objectArrayElement(this.v2Metadata.dtype, keyPrefix(this.path) + ZARRAY)];
-    return this.v2Element[0];
+  /** A vlen-array object array's element dtype (the codec's "dtype"); undefined otherwise. */
+  override get vlenArrayDtype(): JsonValue | undefined {
+    return objectArrayDtype(this.v2Metadata.dtype);
   }
 
   /** Changes the shape; chunks wholly outside the new shape are deleted. */

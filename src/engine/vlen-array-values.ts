@@ -1,22 +1,36 @@
 // The values of vlen-array arrays (format/numpy/vlen-array.ts) as `get` returns and `set` takes
 // them. The codec chain keeps each element's stored bytes (the vlen-bytes frames); these turn a
 // read's elements into typed arrays of the element dtype and a write's typed arrays back into
-// bytes, unless the caller asks for the bytes themselves ({ vlenArray: 'bytes' }).
+// bytes, unless the caller asks for the bytes themselves ({ vlenArray: 'bytes' }). Loaded by
+// ZarrArray with the first read or write of a vlen-array array.
 import type { ArrayData, TypedArray } from '../format/zarr/data-types.ts';
 import type { NdArray } from '../format/zarr/ndarray.ts';
-import { checkVlenElementBytes, decodeVlenElement, encodeVlenElement, requireTypedElements, type VlenArrayElement } from '../format/numpy/vlen-array.ts';
+import type { JsonValue } from '../format/json.ts';
+import type { VlenArrayElement, VlenArrayForm } from '../format/numpy/vlen-array.ts';
+import { checkVlenElementBytes, decodeVlenElement, encodeVlenElement, requireTypedElements, vlenArrayElement } from '../format/numpy/vlen-array-codec.ts';
 import type { DimSelection } from './selection.ts';
 import type { WriteValue } from './write-value.ts';
 
-/** How `get` returns and `set` takes the elements of a vlen-array array. Default 'typed'. */
-export type VlenArrayForm = 'typed' | 'bytes';
+/** Element types by their dtype as written: parsed once per process. */
+const elementTypes = new Map<string, VlenArrayElement>();
+
+/** The element type of the dtype `dtype` (INVALID_METADATA naming `where` when it is none). */
+export function elementType(dtype: JsonValue, where: string): VlenArrayElement {
+  const key = JSON.stringify(dtype);
+  let element = elementTypes.get(key);
+  if (!element) {
+    element = vlenArrayElement(dtype, where);
+    if (elementTypes.size < 256) elementTypes.set(key, element); // a bound: dtypes come from metadata
+  }
+  return element;
+}
 
 /**
  * Replaces each element's bytes in `data` (the result of reading `dims`) by its typed array, in
  * place. A damaged element is named by its array coordinates and the key of its chunk.
  */
-export function typedElements(data: ArrayData, element: VlenArrayElement, dims: readonly DimSelection[], chunkKey: (coords: number[]) => string, where: string): void {
-  requireTypedElements(element, where);
+export function typedElements(data: ArrayData, dtype: JsonValue, dims: readonly DimSelection[], chunkKey: (coords: number[]) => string, where: string): void {
+  const element = requireTypedElements(elementType(dtype, where), where);
   const items = data as (Uint8Array | TypedArray)[];
   for (let i = 0; i < items.length; i++) {
     items[i] = decodeVlenElement(element, items[i] as Uint8Array, () => placeOf(i, dims, chunkKey));
@@ -41,7 +55,8 @@ function placeOf(i: number, dims: readonly DimSelection[], chunkKey: (coords: nu
  * value itself with each element checked as whole items of the dtype ('bytes'). Elements that are
  * neither are left for the write's own checks (which name their index in the selection).
  */
-export function storedElements(value: WriteValue, element: VlenArrayElement, form: VlenArrayForm, where: string): WriteValue {
+export function storedElements(value: WriteValue, dtype: JsonValue, form: VlenArrayForm, where: string): WriteValue {
+  const element = elementType(dtype, where);
   const nd = isNdArray(value) ? value : undefined;
   const data = nd ? nd.data : value;
   if (!Array.isArray(data)) return value; // a scalar or typed array: the write refuses it for a binary array

@@ -11,7 +11,7 @@ import { MemoryStorage } from '../../src/engine/storage/memory.ts';
 import { StorageStore } from '../../src/engine/store.ts';
 import { V2Array } from '../../src/engine/v2-array.ts';
 import { isFloeError } from '../../src/errors.ts';
-import { decodeVlenElement, encodeVlenElement, vlenArrayElement } from '../../src/format/numpy/vlen-array.ts';
+import { decodeVlenElement, encodeVlenElement, vlenArrayElement } from '../../src/format/numpy/vlen-array-codec.ts';
 import type { TypedArray } from '../../src/format/zarr/data-types.ts';
 
 const RUNS = Number(process.env.FLOE_VLEN_ARRAY_PROPERTY_RUNS ?? 200);

@@ -7,7 +7,7 @@
 import { floeError } from '../../errors.ts';
 import type { JsonValue } from '../json.ts';
 import { objectDataType, parseNumpyDataType, V2_DIALECT, type NumpyDataType, type NumpyObjectType, type ObjectCodecId } from '../numpy/dtype.ts';
-import { objectArrayElement } from '../numpy/vlen-array.ts';
+import { requireVlenArrayDtype } from '../numpy/vlen-array.ts';
 import { OBJECT_CODECS, readNumcodecsConfig, type NumcodecsConfig } from '../numpy/numcodecs.ts';
 
 /** NumPy typestrs of object arrays: NumPy writes "|O"; the byte order is meaningless for pointers. */
@@ -38,7 +38,7 @@ function objectType(codec: NumcodecsConfig | undefined, where: string): NumpyObj
   }
   const { id, ...config } = codec;
   const type = objectDataType(id as ObjectCodecId, config);
-  objectArrayElement(type, where); // a vlen-array without a readable "dtype" fails here, naming .zarray
+  if (type.objectCodec === 'vlen-array') requireVlenArrayDtype(config.dtype, where); // fails naming .zarray
   return type;
 }
 
