@@ -42,6 +42,7 @@ export type { ConvertV2Options, ConvertV2Result } from './engine/convert-v2.ts';
 export type { NdArray } from './format/zarr/ndarray.ts';
 export type { ArrayData, TypedArray, DataType } from './format/zarr/data-types.ts';
 export type { DataTypeKind } from './format/zarr/data-types.ts';
+export type { VlenArrayElement, VlenArrayForm } from './format/numpy/vlen-array.ts';
 export type { JsonValue } from './format/json.ts';
 export type { FillValue, FillValueInput } from './format/zarr/fill-value.ts';
 export type { ChunkKeyEncoding } from './format/zarr/chunk-keys.ts';

@@ -2,7 +2,7 @@
 // common width, floats with the fewest decimals that still read back exactly (float32 judged as
 // float32), and with more than `threshold` values only `edgeItems` at each end of every
 // dimension around a `...`.
-import type { ArrayData, DataType } from '../format/zarr/data-types.ts';
+import type { ArrayData, DataType, TypedArray } from '../format/zarr/data-types.ts';
 import { checkedAt } from '../engine/indexing.ts';
 
 export interface FormatOptions {
@@ -10,6 +10,8 @@ export interface FormatOptions {
   threshold?: number;
   edgeItems?: number;
   lineWidth?: number;
+  /** A vlen-array array's element type: each element prints as the list of its values. */
+  elementType?: DataType | undefined;
 }
 
 type Cell = number | null; // an element index, or null for the elision mark
@@ -28,7 +30,7 @@ export function formatArray(data: ArrayData, shape: readonly number[], dataType:
 
   const indices: number[] = [];
   collect(0, 0);
-  const text = elementFormatter(data, dataType, indices);
+  const text = elementFormatter(data, dataType, indices, options.elementType);
   const width = Math.max(0, ...indices.map((i) => text(i).length));
   if (shape.length === 0) return text(0);
   return render(0, 0);
@@ -71,9 +73,13 @@ function range(from: number, to: number): number[] {
   return Array.from({ length: Math.max(0, to - from) }, (_, k) => from + k);
 }
 
-/** A formatter for one element index, chosen once from the elements that will be shown. */
-export function elementFormatter(data: ArrayData, dataType: DataType, shownIndices: readonly number[]): (i: number) => string {
+/**
+ * A formatter for one element index, chosen once from the elements that will be shown. The
+ * elements of a vlen-array array (`elementType` given) print as lists: `[1, 2, 3]`.
+ */
+export function elementFormatter(data: ArrayData, dataType: DataType, shownIndices: readonly number[], elementType?: DataType): (i: number) => string {
   const lanes = dataType.lanes;
+  if (elementType && Array.isArray(data)) return (i) => elementList(elementAt(data as TypedArray[], i), elementType);
   switch (dataType.kind) {
     case 'bool':
       return (i) => ((data as Uint8Array)[i] ? 'True' : 'False');
@@ -99,6 +105,13 @@ export function elementFormatter(data: ArrayData, dataType: DataType, shownIndic
       };
     }
   }
+}
+
+/** One vlen-array element's values, each printed as a flat array of its type prints them. */
+export function elementList(element: TypedArray, elementType: DataType): string {
+  const indices = range(0, element.length / Math.max(1, elementType.lanes));
+  const text = elementFormatter(element, elementType, indices);
+  return `[${indices.map(text).join(', ')}]`;
 }
 
 /** NumPy's rules in short: integers print as `3.`, tiny or huge magnitudes in exponent form. */

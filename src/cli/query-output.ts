@@ -5,10 +5,11 @@
 import { nodeMetadata, type ReadSource } from '../engine/read-source.ts';
 import type { AbortOptions } from '../engine/storage/types.ts';
 import { floeError } from '../errors.ts';
-import { parseDataType, type ArrayData, type DataType } from '../format/zarr/data-types.ts';
+import { parseDataType, type ArrayData, type DataType, type TypedArray } from '../format/zarr/data-types.ts';
 import { setIndices } from '../query/plan/dim-set.ts';
 import type { ArrayResult, QueryResult } from '../query/result-types.ts';
 import { labelsAt, loadDimCoordinate, valuesAt, type DimCoordinate } from './dimension-labels.ts';
+import { elementList } from './format-array.ts';
 import { formatLabelled } from './labelled-table.ts';
 import { numberLabel } from './plot/label-text.ts';
 
@@ -45,6 +46,8 @@ export async function describeResult(source: ReadSource, result: QueryResult, re
   return { result, dims, units };
 }
 
+/** A vlen-array result's element type (its elements print as lists of values). */
+const elementTypeOf = (a: ArrayResult): DataType | undefined => (a.elementDtype === undefined ? undefined : parseDataType(a.elementDtype));
 const arraysOf = (result: QueryResult): ArrayResult[] => Object.values(result.arrays);
 const dimByName = (described: DescribedResult, name: string): ResultDim | undefined => described.dims.find((d) => d.name === name);
 
@@ -53,9 +56,9 @@ export function queryText(described: DescribedResult, options: { threshold?: num
   return arraysOf(described.result)
     .map((a) => {
       const units = described.units.get(a.path);
-      const header = `${a.path} ${a.dtype} [${a.shape.join(', ')}] (${a.dims.join(', ')})${units ? `, units ${units}` : ''}`;
+      const header = `${a.path} ${a.dtype}${a.elementDtype ? ` of ${a.elementDtype}` : ''} [${a.shape.join(', ')}] (${a.dims.join(', ')})${units ? `, units ${units}` : ''}`;
       const dims = a.dims.map((name) => ({ name, labels: dimByName(described, name)?.labels ?? [] }));
-      const body = formatLabelled(a.data, a.shape, parseDataType(a.dtype), dims, { ...options, valueName: a.path.split('/').pop() || a.path });
+      const body = formatLabelled(a.data, a.shape, parseDataType(a.dtype), dims, { ...options, valueName: a.path.split('/').pop() || a.path, elementType: elementTypeOf(a) });
       return `${header}\n${body}`;
     })
     .join('\n\n');
@@ -76,7 +79,7 @@ export function queryJson(queryText: string, described: DescribedResult): Record
     path: result.path, dtype: result.dtype, dims: result.dims, shape: result.shape, units: units.get(result.path), data: result.data,
     labels: Object.fromEntries(dims.map((d) => [d.name, jsonLabels(d)])),
     coordinates: Object.fromEntries(dims.map((d) => [d.name, { path: d.coordinate?.path ?? null, units: d.coordinate?.units ?? null, indices: d.indices }])),
-    arrays: arraysOf(result).map((a) => ({ path: a.path, dtype: a.dtype, dims: a.dims, shape: a.shape, units: units.get(a.path), data: a.data })),
+    arrays: arraysOf(result).map((a) => ({ path: a.path, dtype: a.dtype, elementDtype: a.elementDtype, dims: a.dims, shape: a.shape, units: units.get(a.path), data: a.data })),
     report: result.report,
   };
 }
@@ -104,7 +107,8 @@ export async function writeQueryCsv(write: (text: string) => Promise<void>, desc
       const k = a.dims.indexOf(d.name);
       return k < 0 ? 0 : a.shape.slice(k + 1).reduce((x, y) => x * y, 1);
     });
-    return { strides, text: csvCells(a.data, parseDataType(a.dtype)) };
+    const element = elementTypeOf(a);
+    return { strides, text: element ? (i: number) => csvQuote(elementList((a.data as TypedArray[])[i] ?? new Uint8Array(), element)) : csvCells(a.data, parseDataType(a.dtype)) };
   });
   await write(header.map(csvQuote).join(',') + '\n');
   if (rows === 0) return;

@@ -24,8 +24,10 @@ import { sharedWritePool } from './write-pool.ts';
 import { updateConsolidatedV3 } from './consolidated.ts';
 import { forEachProduct, normalizeSelection, projectDim, resultShape, type DimSelection, type Selection } from './selection.ts';
 import { normalizeKey, type AbortOptions, type ZarrStore } from './store.ts';
-import { writeSource, type WriteValue } from './write-value.ts';
+import type { WriteValue } from './write-value.ts';
 import { zipMap } from './indexing.ts';
+import { attributeArrayDtype, type VlenArrayElement, type VlenArrayForm } from '../format/numpy/vlen-array.ts';
+import type { JsonValue } from '../format/json.ts';
 import { changeLayout, layoutGeneration, requireGeneration } from './array-generations.ts';
 
 /** How many chunks of one dimension a selection touches, without listing them. */
@@ -60,6 +62,12 @@ export interface ArrayIoOptions {
 export interface GetOptions extends ArrayIoOptions, AbortOptions {
   /** Write the result into this buffer (length = elements x lanes) instead of allocating one. */
   out?: ArrayData;
+  /**
+   * A vlen-array array's elements ({@link ZarrArray.vlenArrayDtype}): typed arrays of the
+   * element dtype in native byte order ('typed', the default), or each element's stored bytes
+   * in the dtype's byte order ('bytes'). Other arrays ignore it.
+   */
+  vlenArray?: VlenArrayForm;
 }
 
 /** The longest buffer Node allocates: the limit reported when a result cannot be allocated. */
@@ -70,7 +78,10 @@ const BUFFER_MAX_LENGTH = bufferConstants.MAX_LENGTH;
  * while it checks partial chunks changes nothing; aborted while it writes, it leaves the chunks
  * written so far, like a storage failure there (a session's commit is what makes writes atomic).
  */
-export interface SetOptions extends ArrayIoOptions, AbortOptions {}
+export interface SetOptions extends ArrayIoOptions, AbortOptions {
+  /** A vlen-array array's elements as typed arrays ('typed', the default) or as stored bytes ('bytes'). */
+  vlenArray?: VlenArrayForm;
+}
 
 /** Options of opening or creating an array: its I/O defaults, and `signal` for this call only. */
 export type OpenArrayOptions = ArrayIoOptions & AbortOptions;
@@ -167,6 +178,26 @@ export class ZarrArray {
     return this.metadata.dimensionNames;
   }
 
+  /**
+   * For a `binary` array of numcodecs' vlen-array (a Zarr v2 object array, or one converted to
+   * v3, which records it in the attribute `floe.vlen_array_dtype`): the element dtype as written
+   * ("<i4"). Undefined for every other array.
+   */
+  get vlenArrayDtype(): JsonValue | undefined {
+    return attributeArrayDtype(this.dataType, this.attributes);
+  }
+
+  /** A vlen-array array's element type (whose typed arrays `get` returns and `set` takes); else undefined. */
+  async vlenArrayElement(): Promise<VlenArrayElement | undefined> {
+    const dtype = this.vlenArrayDtype;
+    return dtype === undefined ? undefined : (await import('./vlen-array-values.ts')).elementType(dtype, this.path);
+  }
+
+  /** The store key of the chunk holding the element at array coordinates `coords`. */
+  private elementChunkKey(coords: readonly number[]): string {
+    return this.chunkKey(zipMap(coords, this.chunkShape, (c, size) => Math.floor(c / size)));
+  }
+
   /** The store key of the chunk (or shard) at grid coordinates `coords`. */
   chunkKey(coords: readonly number[]): string {
     return this.prefix + chunkKey(this.metadata.chunkKeyEncoding, coords);
@@ -205,6 +236,11 @@ export class ZarrArray {
       readChunkRegion(io, this.chunkKey(job.coords), this.chain, job, shift(out, job)),
     );
     if (plan === 'inline-then-start') pool?.start(); // warm for the next big read
+    const element = this.vlenArrayDtype;
+    if (element !== undefined && options.vlenArray !== 'bytes') {
+      const { typedElements } = await import('./vlen-array-values.ts');
+      typedElements(data, element, dims, (coords) => this.elementChunkKey(coords), this.path);
+    }
     const shape = resultShape(dims);
     return { data, shape, stride: cStrides(shape) };
   }
@@ -225,7 +261,10 @@ export class ZarrArray {
     if (this.store.readOnly) throw floeError('READ_ONLY', `array ${this.path} is in a read-only store`, { where: this.path });
     this.requireCurrent();
     const dims = normalizeSelection(selection, this.shape, this.path);
-    const source = writeSource(this, dims, value);
+    const element = this.vlenArrayDtype;
+    const stored = element === undefined ? value : (await import('./vlen-array-values.ts')).storedElements(value, element, options.vlenArray ?? 'typed', this.path);
+    // The value's checks load with the first write: a reader never needs them.
+    const source = (await import('./write-value.ts')).writeSource(this, dims, stored);
     const writes = this.jobs(dims).map((job) => ({
       key: this.chunkKey(job.coords), job, src: shift(source, job), extent: this.edgeExtent(job.coords),
     }));

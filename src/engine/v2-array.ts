@@ -10,6 +10,7 @@ import { requestOf } from './abort.ts';
 import type { JsonValue } from '../format/json.ts';
 import type { NumpyChunkCodec } from '../format/numpy/chunk-codec.ts';
 import type { NumpyDataType } from '../format/numpy/dtype.ts';
+import { objectArrayDtype } from '../format/numpy/vlen-array.ts';
 import type { FieldArrays } from '../format/numpy/records.ts';
 import { buildCodecChain } from '../format/codecs/pipeline.ts';
 import { loadCodecsMentionedIn } from '../format/codecs/registry.ts';
@@ -125,6 +126,11 @@ export class V2Array extends ZarrArray {
   }
   get numpyDtype(): NumpyDataType {
     return this.v2Metadata.dtype;
+  }
+
+  /** A vlen-array object array's element dtype (the codec's "dtype"); undefined otherwise. */
+  override get vlenArrayDtype(): JsonValue | undefined {
+    return objectArrayDtype(this.v2Metadata.dtype);
   }
 
   /** Changes the shape; chunks wholly outside the new shape are deleted. */

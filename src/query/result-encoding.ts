@@ -3,7 +3,7 @@
 //   [each array's raw little-endian element bytes, each padded to a multiple of 8]
 // The header lists every array's path, dtype, dims, shape, byteOffset (from the end of the
 // header) and byteLength, plus the fetch report, so a client can view each array in place.
-import type { ArrayData } from '../format/zarr/data-types.ts';
+import type { ArrayData, TypedArray } from '../format/zarr/data-types.ts';
 import { parseJson } from '../format/json.ts';
 import type { ArrayResult, ExecutionReport } from './result-types.ts';
 
@@ -14,12 +14,24 @@ export function isBinaryCapable(arrays: readonly ArrayResult[]): boolean {
 }
 
 export function encodeJson(arrays: readonly ArrayResult[], report: ExecutionReport): string {
-  return JSON.stringify({ arrays: arrays.map((a) => ({ path: a.path, dtype: a.dtype, dims: a.dims, shape: a.shape, data: jsonData(a.data) })), report });
+  return JSON.stringify({
+    arrays: arrays.map((a) => ({ path: a.path, dtype: a.dtype, ...elementOf(a), dims: a.dims, shape: a.shape, data: jsonData(a.data, a.elementDtype !== undefined) })),
+    report,
+  });
 }
 
-function jsonData(data: ArrayData): unknown[] {
-  if (Array.isArray(data)) return data.map((v) => (typeof v === 'string' ? v : Buffer.from(v).toString('base64')));
-  // bigints as decimal strings (JSON numbers lose precision past 2^53); NaN/Infinity as strings.
+function elementOf(a: ArrayResult): { elementDtype?: string } {
+  return a.elementDtype === undefined ? {} : { elementDtype: a.elementDtype };
+}
+
+/** Strings as they are, binary elements as base64, vlen-array elements as lists of numbers. */
+function jsonData(data: ArrayData, typedElements: boolean): unknown[] {
+  if (!Array.isArray(data)) return numbers(data);
+  return (data as readonly (string | TypedArray)[]).map((v) => (typeof v === 'string' ? v : typedElements ? numbers(v) : Buffer.from(v as Uint8Array).toString('base64')));
+}
+
+/** bigints as decimal strings (JSON numbers lose precision past 2^53); NaN/Infinity as strings. */
+function numbers(data: TypedArray): unknown[] {
   return Array.from(data as ArrayLike<number | bigint>, (v) => (typeof v === 'bigint' ? v.toString() : Number.isFinite(v) ? v : String(v)));
 }
 

@@ -1,6 +1,6 @@
 // What execute() returns: data typed by the array's dtype, per selected array, and a report of
 // what was actually fetched, shaped like the plan's expectations so the two compare directly.
-import type { ArrayData } from '../format/zarr/data-types.ts';
+import type { ArrayData, TypedArray } from '../format/zarr/data-types.ts';
 import type { FetchCount, FetchCounts } from './metered-store.ts';
 import type { CacheHits } from './plan/planner.ts';
 import type { QueryPlan } from './plan/plan-types.ts';
@@ -23,7 +23,8 @@ export interface DataTypeMap {
   complex128: Float64Array;
   string: string[];
   large_string: string[];
-  binary: Uint8Array[];
+  /** Typed arrays of the element dtype for vlen-array arrays (`elementDtype` names it). */
+  binary: Uint8Array[] | TypedArray[];
   large_binary: Uint8Array[];
 }
 
@@ -37,6 +38,11 @@ export type DataOf<D extends string> = D extends DTypeName ? DataTypeMap[D] : Ar
 export interface ArrayResult<D extends ArrayData = ArrayData> {
   readonly path: string;
   readonly dtype: string;
+  /**
+   * A `binary` array read through numcodecs' vlen-array: the data type of each element (its
+   * typed array's), e.g. "int32"; `data` then holds one typed array per element.
+   */
+  readonly elementDtype?: string;
   readonly dims: readonly string[];
   /** C order; one entry per dimension (none is dropped, `=` leaves a length-1 dimension). */
   readonly shape: readonly number[];

@@ -2,7 +2,7 @@
 // and the data a query returns at run time is of that very class.
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { ZarrArray } from '../../src/engine/array.ts';
-import type { ArrayData } from '../../src/format/zarr/data-types.ts';
+import type { ArrayData, TypedArray } from '../../src/format/zarr/data-types.ts';
 import { query } from '../../src/query/index.ts';
 import { countingStore } from './support.ts';
 
@@ -21,7 +21,7 @@ describe('dtype-typed results', () => {
     expectTypeOf(q.from('/a', 'float16').execute).returns.resolves.toHaveProperty('data').toEqualTypeOf<Float32Array>();
     expectTypeOf(q.from('/a', 'complex128').execute).returns.resolves.toHaveProperty('data').toEqualTypeOf<Float64Array>();
     expectTypeOf(q.from('/a', 'string').execute).returns.resolves.toHaveProperty('data').toEqualTypeOf<string[]>();
-    expectTypeOf(q.from('/a', 'binary').execute).returns.resolves.toHaveProperty('data').toEqualTypeOf<Uint8Array[]>();
+    expectTypeOf(q.from('/a', 'binary').execute).returns.resolves.toHaveProperty('data').toEqualTypeOf<Uint8Array[] | TypedArray[]>(); // typed elements for vlen-array
     // The type survives further builder calls.
     expectTypeOf(q.from('/a', 'int32').whereIndex('x', 0, 1).stride('x', 2).select('b').execute).returns.resolves.toHaveProperty('data').toEqualTypeOf<Int32Array>();
     // Without a dtype: any array data.

@@ -76,3 +76,39 @@ describe('queries over Zarr v2 arrays', () => {
     expect(isFloeError(err, 'NOT_FOUND') && /neither zarr\.json nor \.zarray/.test(err.message)).toBe(true);
   });
 });
+
+describe('queries over vlen-array object arrays', () => {
+  // Element j of /ragged: j % 4 items, item k = j * 10 - k (int16, stored big-endian).
+  const element = (j: number) => Int16Array.from({ length: j % 4 }, (_, k) => j * 10 - k);
+
+  async function raggedStore() {
+    const store = new StorageStore(new MemoryStorage());
+    await createGroup(store, '/', { zarrFormat: 2 });
+    const a = await V2Array.createAt(store, '/ragged', {
+      zarrFormat: 2, shape: [9], chunks: [4], dtype: '|O', filters: [{ id: 'vlen-array', dtype: '>i2' }], fillValue: null, attributes: { _ARRAY_DIMENSIONS: ['x'] },
+    });
+    await a.set(undefined, Array.from({ length: 9 }, (_, j) => element(j)));
+    return store;
+  }
+
+  it('returns typed elements and names their dtype, in the builder and through the query server\'s JSON', async () => {
+    const store = await raggedStore();
+    const r = await query(store).from('/ragged').whereIndex('x', 2, 7).execute();
+    expect([r.dtype, r.elementDtype]).toEqual(['binary', 'int16']);
+    expect(r.data).toEqual([2, 3, 4, 5, 6].map(element));
+    const { createQueryServer } = await import('../../src/query/http.ts');
+    const server = createQueryServer(store, { timeoutMs: 5_000 });
+    try {
+      const base = await server.listen(0, '127.0.0.1');
+      // Asked for the binary form too: variable-length results are answered in JSON.
+      for (const format of ['json', 'binary']) {
+        const res = await fetch(`${base}/query?format=${format}`, { method: 'POST', body: JSON.stringify({ from: '/ragged', ops: [{ whereIndex: ['x', 2, 7] }] }) });
+        expect(res.headers.get('content-type')).toMatch(/application\/json/);
+        const body = (await res.json()) as { arrays: { dtype: string; elementDtype: string; data: number[][] }[] };
+        expect(body.arrays[0]).toMatchObject({ dtype: 'binary', elementDtype: 'int16', data: [2, 3, 4, 5, 6].map((j) => Array.from(element(j))) });
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, it } from 'vitest';
 import type { JsonValue } from '../../src/format/json.ts';
 import type { NdArray } from '../../src/format/zarr/ndarray.ts';
+import type { TypedArray } from '../../src/format/zarr/data-types.ts';
 
 /** The interpreter Debian's python3-zarr installs for (not a pyenv `python3` earlier on PATH). */
 export const PYTHON = process.env.FLOE_PYTHON ?? '/usr/bin/python3';
@@ -78,7 +79,9 @@ export function describeWithPythonZarr(name: string, body: (versions: Record<str
 export function canonical(result: NdArray): Canonical {
   const data = result.data;
   if (Array.isArray(data)) {
-    return data.every((v) => typeof v === 'string') ? { strings: data as string[] } : { binary: (data as Uint8Array[]).map((b) => Buffer.from(b).toString('hex')) };
+    if (data.every((v) => typeof v === 'string')) return { strings: data as string[] };
+    // Binary elements as they are; vlen-array's typed elements by their memory (little-endian) bytes.
+    return { binary: (data as TypedArray[]).map((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex')) };
   }
   return { hex: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('hex') };
 }

@@ -1,6 +1,6 @@
 // Turning array data into plain JSON-comparable values, the way the conformance files write them:
 // 64-bit integers as decimal strings, NaN/Infinity as strings, complex as [re, im] pairs.
-import type { ArrayData } from '../../src/format/zarr/data-types.ts';
+import type { ArrayData, TypedArray } from '../../src/format/zarr/data-types.ts';
 
 export type Plain = number | string | boolean | Plain[];
 
@@ -15,7 +15,8 @@ export function toPlainValues(data: ArrayData, dataType: string): Plain[] {
   return out;
 }
 
-function plainScalar(v: number | bigint | string | Uint8Array, dataType: string): Plain {
+function plainScalar(v: number | bigint | string | TypedArray, dataType: string): Plain {
+  if (ArrayBuffer.isView(v) && v.constructor !== Uint8Array) return Array.from(v as ArrayLike<number | bigint>, plainNumber); // vlen-array elements
   if (v instanceof Uint8Array) return Buffer.from(v).toString('hex'); // binary elements, as hex
   if (typeof v === 'bigint') return v.toString();
   if (typeof v === 'string') return v;
@@ -23,7 +24,7 @@ function plainScalar(v: number | bigint | string | Uint8Array, dataType: string)
   return plainNumber(v);
 }
 
-function plainNumber(v: number | bigint | string | Uint8Array): Plain {
+function plainNumber(v: number | bigint | string | TypedArray): Plain {
   if (typeof v !== 'number') return String(v);
   if (Number.isNaN(v)) return 'NaN';
   if (v === Infinity) return 'Infinity';

@@ -24,10 +24,14 @@ export const catCommand: CommandSpec = {
     const repo = await openRepository(ctx);
     const opened = await openTargetArray(repo, target, ctx.request);
     const values = await readTarget(opened, target, MAX_VALUES, ctx.request);
+    const elementType = (await opened.array.vlenArrayElement())?.dataType;
     if (ctx.json) {
-      const head = { path: target.path, ref: target.ref, dtype: opened.array.dtype, shape: values.shape };
+      const element = elementType?.name;
+      const head = { path: target.path, ref: target.ref, dtype: opened.array.dtype, ...(element && { elementDtype: element }), shape: values.shape };
       return writeJsonWithArray((text) => writeAll(ctx.io.stdout, text), head, 'data', values.data);
     }
-    ctx.print(formatArray(values.data, values.shape, opened.array.dataType, { threshold: ctx.number('threshold') ?? 1000, lineWidth: ctx.io.stdout.columns ?? 75 }));
+    ctx.print(formatArray(values.data, values.shape, opened.array.dataType, {
+      threshold: ctx.number('threshold') ?? 1000, lineWidth: ctx.io.stdout.columns ?? 75, elementType,
+    }));
   },
 };

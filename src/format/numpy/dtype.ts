@@ -49,8 +49,9 @@ export interface NumpyStructuredType extends NumpyCommon {
  * An object array ("|O"): Python objects, stored through an object codec (Zarr v2's first
  * filter). vlen-utf8, json2 and msgpack2 hold strings, and categorize strings as integers (a
  * filter, not an object codec: no element codec then); vlen-bytes holds binary values, and
- * vlen-array 1-d NumPy arrays, read as the bytes of their elements (vlen-array's framing is
- * vlen-bytes'). In memory string[] or Uint8Array[].
+ * vlen-array 1-d NumPy arrays of its "dtype" (vlen-array's framing is vlen-bytes'). In the chunk
+ * chain string[] or Uint8Array[]; vlen-array's elements become typed arrays above it
+ * (vlen-array.ts).
  */
 export interface NumpyObjectType extends NumpyCommon {
   readonly kind: 'object';

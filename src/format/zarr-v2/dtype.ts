@@ -1,11 +1,13 @@
 // Zarr v2 `dtype`: a NumPy dtype (format/numpy/dtype.ts, with datetimes and sub-array fields), or
 // "|O" for object arrays, whose element codec is the first of `filters` (numcodecs' object codec).
-// Floe reads vlen-utf8, json2 and msgpack2 (strings), vlen-bytes and vlen-array (binary) object
-// arrays, and object arrays whose first filter is categorize (strings; zarr-python 2 needs no
-// object codec then), which keeps categorize among the filters.
+// Floe reads vlen-utf8, json2 and msgpack2 (strings), vlen-bytes (binary) and vlen-array (typed
+// arrays of the codec's dtype, numpy/vlen-array.ts) object arrays, and object arrays whose first
+// filter is categorize (strings; zarr-python 2 needs no object codec then), which keeps
+// categorize among the filters.
 import { floeError } from '../../errors.ts';
 import type { JsonValue } from '../json.ts';
 import { objectDataType, parseNumpyDataType, V2_DIALECT, type NumpyDataType, type NumpyObjectType, type ObjectCodecId } from '../numpy/dtype.ts';
+import { requireVlenArrayDtype } from '../numpy/vlen-array.ts';
 import { OBJECT_CODECS, readNumcodecsConfig, type NumcodecsConfig } from '../numpy/numcodecs.ts';
 
 /** NumPy typestrs of object arrays: NumPy writes "|O"; the byte order is meaningless for pointers. */
@@ -35,7 +37,9 @@ function objectType(codec: NumcodecsConfig | undefined, where: string): NumpyObj
     throw floeError('UNSUPPORTED', `object codec "${codec.id}" is not supported; Floe reads object arrays stored with ${OBJECT_CODECS.join(', ')}`, { where });
   }
   const { id, ...config } = codec;
-  return objectDataType(id as ObjectCodecId, config);
+  const type = objectDataType(id as ObjectCodecId, config);
+  if (type.objectCodec === 'vlen-array') requireVlenArrayDtype(config.dtype, where); // fails naming .zarray
+  return type;
 }
 
 function readFilters(filters: JsonValue | undefined, where: string): NumcodecsConfig[] {

@@ -2,13 +2,15 @@
 // shape, chunks, memory type and chunk layout: transpose for F order, the filters' v3 codecs
 // (numcodecs.delta, numcodecs.fixedscaleoffset, ...), bytes with the byte order of what the
 // filters write (vlen-utf8 for U<n>, the object codec for object arrays: vlen-array as
-// vlen-bytes), and each compressor's v3 codec: gzip, zstd, blosc and crc32c as the core codecs,
+// vlen-bytes, its element dtype in the attribute floe.vlen_array_dtype), and each compressor's v3 codec: gzip, zstd, blosc and crc32c as the core codecs,
 // every other numcodecs compressor as `numcodecs.<id>` (numpy/numcodecs.ts), as zarr-python 3
 // names them. Chunks are copied verbatim when the v3 chain reads them as stored; U<n> chunks are
 // re-encoded (UCS-4 -> vlen-utf8).
 import { floeError } from '../../errors.ts';
 import type { CodecMetadata } from '../codecs/types.ts';
 import type { NumpyChunkCodec } from '../numpy/chunk-codec.ts';
+import type { NumpyDataType } from '../numpy/dtype.ts';
+import { VLEN_ARRAY_DTYPE_ATTRIBUTE } from '../numpy/vlen-array.ts';
 import type { ArrayMetadataInput, Attributes } from '../zarr/metadata.ts';
 import { xarrayDimensionNames, type V2ArrayMetadata } from './metadata.ts';
 
@@ -28,16 +30,23 @@ export function planV2ToV3(meta: V2ArrayMetadata, attributes: Attributes, chunkC
   }
   const inChain = new Set(chunkCodec.v3Codecs);
   const outerV3 = chunkCodec.compressors.map((c) => c.v3).filter((c): c is CodecMetadata => c !== undefined && !inChain.has(c));
-  const keepsDtype = meta.dtype.kind === 'bytes' || meta.dtype.kind === 'structured' || meta.dtype.kind === 'datetime';
   const metadata: ArrayMetadataInput = {
     shape: meta.shape,
     chunkShape: meta.chunks,
     dataType: meta.dtype.dataType.name,
     fillValue: meta.fill.value.json,
     codecs: [...chunkCodec.v3Codecs, ...outerV3],
-    attributes: keepsDtype ? { ...attributes, [V2_DTYPE_ATTRIBUTE]: meta.dtype.json } : attributes,
+    attributes: { ...attributes, ...keptDtype(meta.dtype) },
   };
   const names = xarrayDimensionNames(attributes, meta.shape.length);
   return { metadata: names ? { ...metadata, dimensionNames: names } : metadata, verbatim: chunkCodec.passThrough };
 }
 
+
+/** What the v3 type alone would lose of the v2 dtype, as attributes (v3 readers ignore them). */
+function keptDtype(dtype: NumpyDataType): Attributes {
+  if (dtype.kind === 'bytes' || dtype.kind === 'structured' || dtype.kind === 'datetime') return { [V2_DTYPE_ATTRIBUTE]: dtype.json };
+  // vlen-array's frames are vlen-bytes' own: the v3 array is `binary`, each element's dtype kept here.
+  if (dtype.kind === 'object' && dtype.objectCodec === 'vlen-array') return { [VLEN_ARRAY_DTYPE_ATTRIBUTE]: dtype.objectConfig.dtype ?? null };
+  return {};
+}

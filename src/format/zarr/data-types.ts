@@ -11,6 +11,8 @@
 //   string (vlen)       -> string[]       (also `large_string`: the same values, int64 offsets)
 //   binary (vlen)       -> Uint8Array[]   (aliases `bytes`, `variable_length_bytes`; `large_binary`)
 //                          elements are treated as immutable: fills may share one instance
+//   binary read through numcodecs' vlen-array -> TypedArray[]: each element the typed array of
+//                          the codec's dtype (format/numpy/vlen-array.ts; the bytes on request)
 import { floeError } from '../../errors.ts';
 
 /** The typed arrays that hold numeric and boolean elements in memory. */
@@ -26,8 +28,8 @@ export type TypedArray =
   | BigInt64Array
   | BigUint64Array;
 
-/** The element storage of a chunk or a selection result. */
-export type ArrayData = TypedArray | string[] | Uint8Array[];
+/** The element storage of a chunk or a selection result (TypedArray[]: vlen-array elements). */
+export type ArrayData = TypedArray | string[] | Uint8Array[] | TypedArray[];
 
 /** The family of a {@link DataType}. */
 export type DataTypeKind = 'bool' | 'int' | 'uint' | 'float' | 'complex' | 'raw' | 'string' | 'binary';

@@ -44,7 +44,8 @@ export async function executePrepared(prep: PreparedQuery, options: ExecuteOptio
     await loadCodecsMentionedIn(a.array.metadata.codecs);
     const array = a.array.overStore(store, { concurrency: prep.concurrency, decodePool: options.decodePool ?? false });
     const out = a.units ? await readByUnits(prep, array, a, a.units) : await readByBoxes(array, a, prep.meter.signal);
-    arrays.push({ path: array.path, dtype: array.dtype, dims: a.dims, shape: [...a.resultShape], data: out });
+    const element = (await array.vlenArrayElement())?.dataType?.name;
+    arrays.push({ path: array.path, dtype: array.dtype, ...(element && { elementDtype: element }), dims: a.dims, shape: [...a.resultShape], data: out });
   }
   const fetched = prep.meter.snapshot();
   return { arrays, report: { fetched, total: totalCount(fetched), cacheHits: { ...prep.cacheHits }, elapsedMs: now() - started } };

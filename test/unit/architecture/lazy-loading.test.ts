@@ -21,6 +21,8 @@ const LOADED_ON_FIRST_USE: Readonly<Record<string, string>> = {
   'query/http-handler.ts': "a query server's request handling: with its first request",
   'engine/storage/s3-requests.ts': "an S3Storage's requests: with its first call",
   'txn/commit.ts': 'the commit machinery: when a writable session is made',
+  'engine/vlen-array-values.ts': "vlen-array elements as typed arrays: with a vlen-array array's first get or set",
+  'engine/write-value.ts': "a write's value checks: with the first set",
   'txn/rebase.ts': 'rebasing: with the first rebase',
   'txn/ref-expression.ts': 'ref expressions (main~3, @{date}): with Repository.resolve',
   'txn/virtual-chunks.ts': 'virtual chunk access: with the first virtual chunk',

@@ -49,5 +49,5 @@ function fillJson(memory: ArrayData): FillValue['json'] {
   const v = memory[0];
   if (typeof v === 'number') return Number.isFinite(v) ? v : String(v);
   if (typeof v === 'bigint' || typeof v === 'string') return v;
-  return v === undefined ? null : Buffer.from(v).toString('base64');
+  return v === undefined ? null : Buffer.from(v as Uint8Array).toString('base64'); // binary fills are bytes
 }
