@@ -8,7 +8,8 @@ import { createRequire } from 'node:module';
 import { floeError, type FloeError } from '../../errors.ts';
 import { DecodedSizeLimitError } from './decoded-size.ts';
 import { knownContentSize, ZstdDataError } from './zstd-frames.ts';
-import type { ZstdBackend } from './zstd-types.ts';
+import type { ZstdBackend, ZstdBackendName } from './zstd-types.ts';
+import { registerZstdChoice } from './zstd-choice.ts';
 import { napiBackend } from './zstd-napi.ts';
 import { wasmBackend } from './zstd-wasm.ts';
 import { zlibBackend } from './zstd-zlib.ts';
@@ -16,9 +17,7 @@ import { zlibBackend } from './zstd-zlib.ts';
 export { ZstdDataError } from './zstd-frames.ts';
 export { DecodedSizeLimitError } from './decoded-size.ts';
 
-export type { ZstdBackend } from './zstd-types.ts';
-
-export type ZstdBackendName = 'napi' | 'zlib' | 'fallback';
+export type { ZstdBackend, ZstdBackendName } from './zstd-types.ts';
 
 /** Tried in this order when FLOE_ZSTD does not force one. */
 export const DEFAULT_ORDER: readonly ZstdBackendName[] = ['napi', 'zlib', 'fallback'];
@@ -140,15 +139,13 @@ export function zstdImplementation(): ZstdImplementation {
   return { ...chosen.info };
 }
 
-/**
- * The backend a pool worker must use so that it writes and reads as this thread does: this
- * thread's choice (made now if not yet), or undefined when none loads (the worker then fails the
- * same way on its own).
- */
-export function zstdChoiceForWorkers(): ZstdBackendName | undefined {
+// The backend a pool worker must use so that it writes and reads as this thread does: this
+// thread's choice (made now if not yet), or undefined when none loads (the worker then fails the
+// same way on its own).
+registerZstdChoice(() => {
   chosen ??= choose();
   return chosen.which ?? undefined;
-}
+});
 
 export interface ZstdDecodeOptions {
   /** Refuse output past this many bytes (a bomb guard); also bounds a claimed content size. */

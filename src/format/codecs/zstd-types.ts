@@ -21,3 +21,6 @@ export interface ZstdBackend {
    */
   decompressUnsized(data: Uint8Array, maxBytes: number, dictionary?: Uint8Array): Uint8Array;
 }
+
+/** FLOE_ZSTD's names for the backends. */
+export type ZstdBackendName = 'napi' | 'zlib' | 'fallback';
