@@ -40,6 +40,7 @@ export type { ConvertV2Options, ConvertV2Result } from './engine/convert-v2.ts';
 
 // Formats and data model.
 export type { NdArray } from './format/zarr/ndarray.ts';
+export type { Float16Data, Float16Representation } from './format/zarr/float16-array.ts';
 export type { ArrayData, TypedArray, DataType } from './format/zarr/data-types.ts';
 export type { DataTypeKind } from './format/zarr/data-types.ts';
 export type { VlenArrayElement, VlenArrayForm } from './format/numpy/vlen-array.ts';

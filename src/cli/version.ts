@@ -24,6 +24,7 @@ export async function versionText(verbose: boolean): Promise<string> {
     version,
     `node ${process.version} (${process.platform}-${process.arch})`,
     `zstd: ${zstd.name}${zstd.version ? ' ' + zstd.version : ''} (${zstd.reason})`,
+    ...(zstd.dictionaries ? [`zstd dictionaries: ${zstd.dictionaries}`] : []),
     `lz4: ${lz4.name} (${lz4.reason})`,
     `crc32c: ${crc32cImplementation === 'native' ? '@node-rs/crc32 (native)' : 'plain JS (@node-rs/crc32 has no binary here)'}`,
     'optional packages:',

@@ -78,7 +78,9 @@ export function abortedOr(err: unknown, signal: AbortSignal | undefined, where?:
 /**
  * Settles as `promise` does, or rejects with `ABORTED` as soon as `signal` fires. The work behind
  * `promise` is not stopped, only no longer waited for: for work shared with other callers (a
- * cached load several readers joined) or that must finish once started.
+ * cached load several readers joined) or that must finish once started. However many of these
+ * wait on one signal (a read waiting for a hundred manifests), the signal carries one listener,
+ * removed when the last of them settles.
  */
 export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined, where?: string): Promise<T> {
   if (!signal) return promise;
@@ -87,19 +89,53 @@ export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefine
     return Promise.reject(abortedError(signal, where));
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortedError(signal, where));
-    signal.addEventListener('abort', onAbort, { once: true });
+    const stopWaiting = onAbort(signal, () => reject(abortedError(signal, where)));
     promise.then(
       (value) => {
-        signal.removeEventListener('abort', onAbort);
+        stopWaiting();
         resolve(value);
       },
       (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        stopWaiting();
         reject(err);
       },
     );
   });
+}
+
+/** The callbacks waiting on a signal, and the one listener that calls them. */
+interface AbortWaiters {
+  readonly callbacks: Set<() => void>;
+  readonly listener: () => void;
+}
+const waiting = new WeakMap<AbortSignal, AbortWaiters>();
+
+/**
+ * Calls `callback` once when `signal` fires, through one 'abort' listener per signal shared by
+ * every caller (Node warns past 10 listeners on one signal). Returns the unsubscribe, which
+ * removes the listener with the signal's last callback.
+ */
+function onAbort(signal: AbortSignal, callback: () => void): () => void {
+  const entry = waiting.get(signal) ?? listenOnce(signal);
+  const fire = () => callback(); // its own identity: one callback may wait twice
+  entry.callbacks.add(fire);
+  return () => {
+    if (!entry.callbacks.delete(fire) || entry.callbacks.size > 0) return;
+    signal.removeEventListener('abort', entry.listener);
+    if (waiting.get(signal) === entry) waiting.delete(signal);
+  };
+}
+
+function listenOnce(signal: AbortSignal): AbortWaiters {
+  const callbacks = new Set<() => void>();
+  const listener = () => {
+    waiting.delete(signal);
+    for (const fire of callbacks) fire();
+  };
+  const entry = { callbacks, listener };
+  waiting.set(signal, entry);
+  signal.addEventListener('abort', listener, { once: true });
+  return entry;
 }
 
 /**

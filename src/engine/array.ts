@@ -9,6 +9,7 @@ import { requestOf, throwIfAborted } from './abort.ts';
 import { buildCodecChain, ScratchBuffer, type CodecChain } from '../format/codecs/pipeline.ts';
 import { loadCodecsMentionedIn } from '../format/codecs/registry.ts';
 import type { ArrayData, DataType, TypedArray } from '../format/zarr/data-types.ts';
+import { checkFloat16Representation, toFloat16Array, type Float16Data, type Float16Representation } from '../format/zarr/float16-array.ts';
 import {
   createArrayMetadata, encodeNodeMetadata, nodeMetadataToJson, parseArrayMetadata, withArrayChanges,
   type ArrayMetadata, type ArrayMetadataInput, type Attributes,
@@ -68,6 +69,12 @@ export interface GetOptions extends ArrayIoOptions, AbortOptions {
    * in the dtype's byte order ('bytes'). Other arrays ignore it.
    */
   vlenArray?: VlenArrayForm;
+  /**
+   * How a float16 array's values come out: 'Float32Array' (the default, exact, on every Node) or
+   * 'Float16Array' where the runtime has one (Node 24+); asked for where it does not, the read
+   * fails with UNSUPPORTED. Other data types ignore it. Not with `out`.
+   */
+  float16?: Float16Representation;
 }
 
 /** The longest buffer Node allocates: the limit reported when a result cannot be allocated. */
@@ -204,7 +211,17 @@ export class ZarrArray {
   }
 
   /** Reads a selection; the result is C-ordered with integer-indexed dimensions dropped. */
-  async get(selection?: Selection, options: GetOptions = {}): Promise<NdArray> {
+  get(selection: Selection | undefined, options: GetOptions & { float16: 'Float16Array' }): Promise<NdArray<ArrayData | Float16Data>>;
+  get(selection?: Selection, options?: GetOptions): Promise<NdArray>;
+  async get(selection?: Selection, options: GetOptions = {}): Promise<NdArray<ArrayData | Float16Data>> {
+    checkFloat16Representation(options.float16, this.path);
+    const asHalf = options.float16 === 'Float16Array' && this.dataType.name === 'float16';
+    if (asHalf && options.out) throw floeError('INVALID_ARGUMENT', "float16: 'Float16Array' does not combine with `out`: pass a Float32Array as out, or drop the float16 option", { where: this.path });
+    const read = await this.read(selection, options);
+    return asHalf ? { ...read, data: toFloat16Array(read.data as Float32Array) } : read;
+  }
+
+  private async read(selection: Selection | undefined, options: GetOptions): Promise<NdArray> {
     const dims = normalizeSelection(selection, this.shape, this.path);
     const full = dims.map((d) => d.count);
     const n = product(full);

@@ -8,6 +8,8 @@ import { Worker } from 'node:worker_threads';
 import { floeError, type ErrorCode, type ErrorDetails } from '../errors.ts';
 import { copyBytes, freshBytes, ownsWholeBuffer } from '../format/bytes.ts';
 import type { CodecChain } from '../format/codecs/pipeline.ts';
+import { zstdChoiceForWorkers } from '../format/codecs/zstd-choice.ts';
+import type { ZstdBackendName } from '../format/codecs/zstd-types.ts';
 import type { JsonValue } from '../format/json.ts';
 import { resourceLimits } from '../format/limits.ts';
 import type { TypedArray } from '../format/zarr/data-types.ts';
@@ -86,6 +88,8 @@ interface WorkerSlot {
 export interface DecodeWorkerData {
   /** One Int32 over a SharedArrayBuffer: the worker stores 1 in it once loaded. */
   readonly ready: Int32Array;
+  /** The zstd backend of the thread that starts the pool: a worker writes and reads as it does. */
+  readonly zstd?: ZstdBackendName | undefined;
 }
 
 /** Options of a {@link DecodePool}. */
@@ -259,7 +263,7 @@ export class DecodePool {
 
   private spawn(): WorkerSlot {
     const ready = new Int32Array(new SharedArrayBuffer(4));
-    const worker = this.createWorker({ ready });
+    const worker = this.createWorker({ ready, zstd: zstdChoiceForWorkers() });
     this.workersStarted++;
     const slot: WorkerSlot = { worker, inFlight: 0, ready };
     worker.unref(); // an idle pool never keeps the process alive

@@ -6,6 +6,7 @@ import { copyBytes, copyTypedArray, ownsWholeBuffer, transferable } from '../for
 import { configureLimits, resourceLimits } from '../format/limits.ts';
 import { buildCodecChain, ScratchBuffer, type CodecChain } from '../format/codecs/pipeline.ts';
 import { loadCodecsMentionedIn } from '../format/codecs/registry.ts';
+import { selectZstdBackend } from '../format/codecs/zstd-backend.ts';
 import { parseDataType } from '../format/zarr/data-types.ts';
 import { parseFillValue, type FillValueInput } from '../format/zarr/fill-value.ts';
 import type { CodecMetadata } from '../format/codecs/types.ts';
@@ -114,7 +115,9 @@ function failure(id: number, err: unknown): DecodeResponse {
   return { id, ok: false, code, message: err instanceof Error ? err.message : String(err), details };
 }
 
+const data = workerData as DecodeWorkerData | undefined;
+// The starting thread's zstd backend (it loaded there: same code, same packages).
+if (data?.zstd) selectZstdBackend(data.zstd);
 // Loaded: tell the pool through shared memory, which its main thread reads between chunks
 // without waiting for the event loop (a read in progress may not give it a turn).
-const data = workerData as DecodeWorkerData | undefined;
 if (data?.ready) Atomics.store(data.ready, 0, 1);

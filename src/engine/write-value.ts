@@ -5,12 +5,13 @@
 import { floeError, isFloeError } from '../errors.ts';
 import type { ArrayData, DataType } from '../format/zarr/data-types.ts';
 import { parseFillValue, type FillValueInput } from '../format/zarr/fill-value.ts';
+import { isFloat16Array, type Float16Data } from '../format/zarr/float16-array.ts';
 import { cStrides, product, type NdArray, type StridedView } from '../format/zarr/ndarray.ts';
 import { zipEvery, zipMap } from './indexing.ts';
 import { resultShape, type DimSelection } from './selection.ts';
 
 /** A value to write: an NdArray or flat C-order data of the selection's shape, or one scalar. */
-export type WriteValue = NdArray | ArrayData | number | bigint | boolean | string;
+export type WriteValue = NdArray | ArrayData | Float16Data | number | bigint | boolean | string;
 
 /** What the value is written into, for checks and messages. */
 export interface WriteTarget {
@@ -22,7 +23,8 @@ export interface WriteTarget {
 export function writeSource(target: WriteTarget, dims: readonly DimSelection[], value: WriteValue): StridedView {
   if (isScalar(value)) return scalarSource(target, dims, value);
   const shape = resultShape(dims);
-  const nd: NdArray = isNdArray(value) ? value : { data: value as ArrayData, shape, stride: cStrides(shape) };
+  const given: NdArray = isNdArray(value) ? value : { data: value as ArrayData, shape, stride: cStrides(shape) };
+  const nd = target.dataType.name === 'float16' && isFloat16Array(given.data) ? { ...given, data: Float32Array.from(given.data) } : given; // exact
   checkShape(target, nd, shape, isNdArray(value));
   checkDataKind(target, nd.data);
   checkReach(target, nd);

@@ -1,8 +1,9 @@
-// Runs zstd tests once per backend (zstd-napi when it loads here, and the WASM fallback), and
+// Runs zstd tests once per backend (zstd-napi when it loads here, node:zlib's zstd where this
+// Node has it, and the WASM fallback everywhere), and
 // builds frame shapes libzstd's one-shot API does not write: frames without a content size (as
 // the Icechunk reference writes them) and hand-made raw-block frames.
 import { afterAll, beforeAll, describe } from 'vitest';
-import { loadZstdBackend, napiAvailable, selectZstdBackend, type ZstdBackend, type ZstdBackendName } from '../../src/format/codecs/zstd-backend.ts';
+import { backendAvailable, loadZstdBackend, selectZstdBackend, type ZstdBackend, type ZstdBackendName } from '../../src/format/codecs/zstd-backend.ts';
 import { concat } from '../../src/format/codecs/sharding.ts';
 
 export interface ZstdBackendCase {
@@ -12,14 +13,20 @@ export interface ZstdBackendCase {
   backend: ZstdBackend | null;
 }
 
-export const ZSTD_BACKENDS: ZstdBackendCase[] = (['napi', 'fallback'] as const).map((which) => {
-  const available = which === 'fallback' || napiAvailable();
+export const ZSTD_BACKENDS: ZstdBackendCase[] = (['napi', 'zlib', 'fallback'] as const).map((which) => {
+  const available = which === 'fallback' || backendAvailable(which);
   return { which, available, backend: available ? loadZstdBackend(which) : null };
 });
 
+/** Every ordered pair of distinct backends that load here: [label, encoder, decoder]. */
+export const ZSTD_PAIRS: [string, ZstdBackend, ZstdBackend][] = ZSTD_BACKENDS.flatMap((from) =>
+  ZSTD_BACKENDS.filter((to) => to !== from && from.backend && to.backend).map((to): [string, ZstdBackend, ZstdBackend] => [`${from.which} -> ${to.which}`, from.backend!, to.backend!]),
+);
+
 /**
  * `describe` once per backend, with that backend selected for Floe's zstd users for the block's
- * duration; zstd-napi's block is skipped where it does not load.
+ * duration; the block of a backend that does not load here (zstd-napi without its build, node:zlib
+ * before Node 22.15) is skipped: the matrix's newer Node runs it.
  */
 export function describeEachZstdBackend(title: string, body: (backend: ZstdBackend) => void): void {
   for (const c of ZSTD_BACKENDS) {

@@ -1,28 +1,37 @@
 // The zstd implementation behind every zstd user (Zarr codec, Blosc blocks, Icechunk metadata).
-// zstd-napi (native libzstd) is an optionalDependency compiled at install, so it may be missing;
-// then a WASM build of libzstd (@bokuweb/zstd-wasm) does the same work, slower. Chosen once, on
-// first use: FLOE_ZSTD=napi|fallback forces one, otherwise zstd-napi when it loads.
+// Three backends, all libzstd: zstd-napi (native, an optionalDependency compiled at install, so
+// it may be missing), Node's own node:zlib zstd (Node 22.15+, found by trying it at load), and a
+// WASM build (@bokuweb/zstd-wasm), slower, which loads everywhere. Chosen once, on first use:
+// FLOE_ZSTD=napi|zlib|fallback forces one, otherwise the first of DEFAULT_ORDER that loads
+// (BENCHMARKS.md, "zstd backends", says why this order). Pool workers are told the choice.
 import { createRequire } from 'node:module';
 import { floeError, type FloeError } from '../../errors.ts';
 import { DecodedSizeLimitError } from './decoded-size.ts';
 import { knownContentSize, ZstdDataError } from './zstd-frames.ts';
-import type { ZstdBackend } from './zstd-types.ts';
+import type { ZstdBackend, ZstdBackendName } from './zstd-types.ts';
+import { registerZstdChoice } from './zstd-choice.ts';
 import { napiBackend } from './zstd-napi.ts';
 import { wasmBackend } from './zstd-wasm.ts';
+import { zlibBackend } from './zstd-zlib.ts';
 
 export { ZstdDataError } from './zstd-frames.ts';
 export { DecodedSizeLimitError } from './decoded-size.ts';
 
-export type { ZstdBackend } from './zstd-types.ts';
+export type { ZstdBackend, ZstdBackendName } from './zstd-types.ts';
 
-export type ZstdBackendName = 'napi' | 'fallback';
+/** Tried in this order when FLOE_ZSTD does not force one. */
+export const DEFAULT_ORDER: readonly ZstdBackendName[] = ['napi', 'zlib', 'fallback'];
+
+const PACKAGE: Record<ZstdBackendName, string> = { napi: 'zstd-napi', zlib: 'node:zlib', fallback: '@bokuweb/zstd-wasm' };
 
 export interface ZstdImplementation {
-  /** 'zstd-napi', 'zstd-wasm', or 'unavailable' when FLOE_ZSTD forces a backend that cannot load. */
+  /** 'zstd-napi', 'node:zlib', 'zstd-wasm', or 'unavailable' when FLOE_ZSTD forces a backend that cannot load. */
   name: ZstdBackend['name'] | 'unavailable';
   version: string;
-  /** Why this one: forced by FLOE_ZSTD, zstd-napi loaded, or why it did not. */
+  /** Why this one: forced by FLOE_ZSTD, the first that loaded, or why the ones before it did not. */
   reason: string;
+  /** Set when dictionaries go to another backend (a node:zlib without the `dictionary` option). */
+  dictionaries?: string;
 }
 
 export const MIN_LEVEL = -131072; // ZSTD_minCLevel()
@@ -36,57 +45,70 @@ export function clampLevel(level: number): number {
 const require = createRequire(import.meta.url);
 const loaded = new Map<ZstdBackendName, ZstdBackend>();
 
-/** Loads one backend; throws when its package is missing or will not initialise. */
+/** Loads one backend; throws when its package is missing, will not initialise, or this Node has no zstd. */
 export function loadZstdBackend(which: ZstdBackendName): ZstdBackend {
   let backend = loaded.get(which);
   if (!backend) {
-    backend = which === 'napi' ? napiBackend(require) : wasmBackend(require);
+    backend = which === 'napi' ? napiBackend(require) : which === 'zlib' ? zlibBackend(require, { dictionaryHelper }) : wasmBackend(require);
     loaded.set(which, backend);
   }
   return backend;
 }
 
+/** What does dictionary work for a node:zlib without the option: the next backend that loads. */
+function dictionaryHelper(): ZstdBackend {
+  return napiAvailable() ? loadZstdBackend('napi') : loadZstdBackend('fallback');
+}
+
 /** Whether zstd-napi loads here (tests skip native-only cases when not). */
 export function napiAvailable(): boolean {
+  return backendAvailable('napi');
+}
+
+/** Whether a backend loads here (node:zlib: whether this Node's zlib has a working zstd). */
+export function backendAvailable(which: ZstdBackendName): boolean {
   try {
-    loadZstdBackend('napi');
+    loadZstdBackend(which);
     return true;
   } catch {
     return false;
   }
 }
 
-let chosen: { backend: ZstdBackend | null; info: ZstdImplementation; error?: FloeError } | undefined;
+type Choice = { which: ZstdBackendName | null; backend: ZstdBackend | null; info: ZstdImplementation; error?: FloeError };
+let chosen: Choice | undefined;
 
-function choose(): NonNullable<typeof chosen> {
+function choose(): Choice {
   const forced = process.env['FLOE_ZSTD']?.trim().toLowerCase() || 'auto';
-  if (forced !== 'auto' && forced !== 'napi' && forced !== 'fallback') {
-    const error = floeError('INVALID_ARGUMENT', `FLOE_ZSTD must be napi, fallback or auto, got "${forced}"`);
-    return { backend: null, info: { name: 'unavailable', version: '', reason: error.message }, error };
+  if (forced !== 'auto' && !(DEFAULT_ORDER as readonly string[]).includes(forced)) {
+    const error = floeError('INVALID_ARGUMENT', `FLOE_ZSTD must be napi, zlib, fallback or auto, got "${forced}"`);
+    return { which: null, backend: null, info: { name: 'unavailable', version: '', reason: error.message }, error };
   }
-  const attempt = (which: ZstdBackendName): ZstdBackend | Error => {
-    try {
-      return loadZstdBackend(which);
-    } catch (err) {
-      return err instanceof Error ? err : new Error(String(err));
-    }
-  };
-  const order: ZstdBackendName[] = forced === 'auto' ? ['napi', 'fallback'] : [forced];
+  const order = forced === 'auto' ? DEFAULT_ORDER : [forced as ZstdBackendName];
   const failures: string[] = [];
   for (const which of order) {
-    const result = attempt(which);
-    if (!(result instanceof Error)) {
-      const reason =
-        forced !== 'auto' ? `forced by FLOE_ZSTD=${forced}`
-        : which === 'napi' ? 'zstd-napi (native libzstd) loaded'
-        : `zstd-napi did not load (${failures[0]}); using the WASM fallback`;
-      return { backend: result, info: { name: result.name, version: result.version, reason } };
+    let backend: ZstdBackend;
+    try {
+      backend = loadZstdBackend(which);
+    } catch (err) {
+      failures.push(`${PACKAGE[which]}: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`);
+      continue;
     }
-    failures.push(`${which === 'napi' ? 'zstd-napi' : '@bokuweb/zstd-wasm'}: ${result.message.split('\n')[0]}`);
+    const reason =
+      forced !== 'auto' ? `forced by FLOE_ZSTD=${forced}`
+      : failures.length === 0 ? `the first of ${DEFAULT_ORDER.map((w) => PACKAGE[w]).join(', ')} that loads`
+      : `${failures.join('; ')}; using ${PACKAGE[which]}`;
+    return { which, backend, info: describe(backend, reason) };
   }
-  const message = `no zstd implementation loads (${failures.join('; ')})${forced === 'napi' ? '; install zstd-napi (it needs a C compiler) or unset FLOE_ZSTD' : ''}`;
-  const error = floeError('UNSUPPORTED', message);
-  return { backend: null, info: { name: 'unavailable', version: '', reason: message }, error };
+  const hint = forced === 'napi' ? '; install zstd-napi (it needs a C compiler) or unset FLOE_ZSTD' : forced === 'zlib' ? '; node:zlib has zstd from Node 22.15; unset FLOE_ZSTD' : '';
+  const message = `no zstd implementation loads (${failures.join('; ')})${hint}`;
+  return { which: null, backend: null, info: { name: 'unavailable', version: '', reason: message }, error: floeError('UNSUPPORTED', message) };
+}
+
+function describe(backend: ZstdBackend, reason: string): ZstdImplementation {
+  const info: ZstdImplementation = { name: backend.name, version: backend.version, reason };
+  if ('dictionaries' in backend && backend.dictionaries === 'helper') info.dictionaries = 'this Node\'s zlib has no zstd dictionaries: they go to zstd-napi, or the WASM build without it';
+  return info;
 }
 
 /** The backend in use; throws UNSUPPORTED (or INVALID_ARGUMENT for a bad FLOE_ZSTD) if none loads. */
@@ -97,9 +119,9 @@ export function zstdBackend(): ZstdBackend {
 }
 
 /**
- * Switches the backend for this thread (tests run every zstd path on both; FLOE_ZSTD does the
- * same for a whole process and its workers). 'auto' goes back to FLOE_ZSTD's or the default
- * choice. Throws when the requested backend does not load.
+ * Switches the backend for this thread (tests run every zstd path on each; FLOE_ZSTD does the
+ * same for a whole process, and pool workers follow the thread that starts them). 'auto' goes
+ * back to FLOE_ZSTD's or the default choice. Throws when the requested backend does not load.
  */
 export function selectZstdBackend(which: ZstdBackendName | 'auto'): ZstdImplementation {
   if (which === 'auto') {
@@ -107,7 +129,7 @@ export function selectZstdBackend(which: ZstdBackendName | 'auto'): ZstdImplemen
     return zstdImplementation();
   }
   const backend = loadZstdBackend(which);
-  chosen = { backend, info: { name: backend.name, version: backend.version, reason: `selected by selectZstdBackend('${which}')` } };
+  chosen = { which, backend, info: describe(backend, `selected by selectZstdBackend('${which}')`) };
   return zstdImplementation();
 }
 
@@ -116,6 +138,14 @@ export function zstdImplementation(): ZstdImplementation {
   chosen ??= choose();
   return { ...chosen.info };
 }
+
+// The backend a pool worker must use so that it writes and reads as this thread does: this
+// thread's choice (made now if not yet), or undefined when none loads (the worker then fails the
+// same way on its own).
+registerZstdChoice(() => {
+  chosen ??= choose();
+  return chosen.which ?? undefined;
+});
 
 export interface ZstdDecodeOptions {
   /** Refuse output past this many bytes (a bomb guard); also bounds a claimed content size. */

@@ -23,6 +23,8 @@ interface FrameInfo {
   contentSize: number | null;
   /** Bytes the whole frame occupies, blocks and checksum included. */
   compressedSize: number;
+  /** A skippable frame: user data that decodes to nothing. */
+  skippable: boolean;
 }
 
 function truncated(): ZstdDataError {
@@ -47,7 +49,7 @@ export function readFrame(data: Uint8Array): FrameInfo {
     if (data.length < 8) throw truncated();
     const size = 8 + readLE(data, 4, 4);
     if (size > data.length) throw truncated();
-    return { contentSize: 0, compressedSize: size };
+    return { contentSize: 0, compressedSize: size, skippable: true };
   }
   if (magic !== FRAME_MAGIC) throw new ZstdDataError('corrupt', 'unknown zstd frame magic number');
   const descriptor = data[4];
@@ -74,7 +76,7 @@ export function readFrame(data: Uint8Array): FrameInfo {
   }
   at += hasChecksum ? 4 : 0;
   if (at > data.length) throw truncated();
-  return { contentSize, compressedSize: at };
+  return { contentSize, compressedSize: at, skippable: false };
 }
 
 /** Total content size when every frame header states it, else null. */

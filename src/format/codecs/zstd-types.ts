@@ -1,9 +1,9 @@
-// What a zstd implementation offers Floe; zstd-napi.ts and zstd-wasm.ts implement it and
+// What a zstd implementation offers Floe; zstd-napi.ts, zstd-zlib.ts and zstd-wasm.ts implement it and
 // zstd-backend.ts chooses one. Its own module so the implementations need not import the chooser.
 
 export interface ZstdBackend {
-  readonly name: 'zstd-napi' | 'zstd-wasm';
-  /** The npm package's version. */
+  readonly name: 'zstd-napi' | 'node:zlib' | 'zstd-wasm';
+  /** The npm package's version (node:zlib: Node's and its libzstd's). */
   readonly version: string;
   /** One frame stating its content size. `level` is already clamped; 0 is libzstd's default. */
   compress(data: Uint8Array, level: number, checksum: boolean, dictionary?: Uint8Array): Uint8Array;
@@ -21,3 +21,6 @@ export interface ZstdBackend {
    */
   decompressUnsized(data: Uint8Array, maxBytes: number, dictionary?: Uint8Array): Uint8Array;
 }
+
+/** FLOE_ZSTD's names for the backends. */
+export type ZstdBackendName = 'napi' | 'zlib' | 'fallback';

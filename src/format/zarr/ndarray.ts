@@ -2,10 +2,11 @@
 // (chunk -> result on read, input -> chunk on write, transpose).
 import { floeError } from '../../errors.ts';
 import { checkedAt } from '../indexing.ts';
+import type { Float16Data } from './float16-array.ts';
 import type { ArrayData, TypedArray } from './data-types.ts';
 
 /** Element storage with a shape and strides counted in elements (not lanes, not bytes). */
-export interface NdArray<D extends ArrayData = ArrayData> {
+export interface NdArray<D extends ArrayData | Float16Data = ArrayData> {
   data: D;
   shape: number[];
   stride: number[];
