@@ -2,7 +2,7 @@
 // (from one buffer or several parts, with writev) and fsynced beside their target, in-place
 // writes, directory fsyncs, and positioned reads into right-sized buffers.
 import {
-  closeSync, constants, fstatSync, fsync, fsyncSync, ftruncateSync, futimesSync, lstatSync, mkdirSync, openSync, readSync, unlinkSync, utimesSync,
+  closeSync, constants, fstatSync, fsync, fsyncSync, ftruncateSync, futimesSync, lstatSync, openSync, readSync, unlinkSync, utimesSync,
   writev, writevSync, type BigIntStats,
 } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -63,18 +63,11 @@ const SYNC_WRITE_BYTES = 64 * 1024;
 const WRITE_CALL_BYTES = 1024 * 1024;
 
 /**
- * Opens `file` with `flags` (0o644), creating its directory when it is missing: a concurrent
- * delete may remove an emptied parent directory between our check and the open, so retry.
+ * Opens `file` with `flags` (0o644). Its directory is the caller's, reached without links
+ * (fs-dirs.ts); ENOENT means a concurrent delete removed it emptied, and the caller walks again.
  */
 function openCreating(file: string, flags: number): number {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return openSync(file, flags, 0o644);
-    } catch (err) {
-      if (!isErrno(err, 'ENOENT') || attempt >= 5) throw err;
-      mkdirSync(path.dirname(file), { recursive: true }); // the common case (directory exists) skips this
-    }
-  }
+  return openSync(file, flags, 0o644);
 }
 
 /**
