@@ -12,7 +12,7 @@
 // Writes, deletes, renames and listings walk afresh every time. Reads (get, head, the chunk-file
 // fast path) may start from a cached open directory of this thread: what it holds is a directory
 // that was inside the root when opened, never a verdict about a name. See `readInDirectory`.
-import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, type Stats } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, rmdirSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { symlinkRefused } from './fs-containment.ts';
 import { isErrno } from './fs-files.ts';
@@ -118,6 +118,20 @@ export class DirectoryWalk {
 
   close(): void {
     for (const level of this.levels) closeDirectory(level);
+  }
+}
+
+/**
+ * Removes the emptied directories of a walk, deepest first, each by its name in its parent's
+ * open directory (object stores have no directories; deleting a last object removes its own).
+ */
+export function removeEmptyDirectories(walk: DirectoryWalk): void {
+  for (let depth = walk.levels.length - 1; depth > 0; depth--) {
+    try {
+      rmdirSync(inside(walk.levels[depth - 1]!, baseNameOf(walk.levels[depth]!.key)));
+    } catch {
+      return; // not empty (or already gone, or a link now): stop climbing
+    }
   }
 }
 

@@ -8,7 +8,7 @@ import {
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { throwIfAborted } from '../abort.ts';
-import type { VersionToken } from './types.ts';
+import type { ObjectInfo, VersionToken } from './types.ts';
 
 /** Names beginning with this are the backend's own (temp and lock files): never keys, never listed. */
 export const RESERVED_PREFIX = '.floe-';
@@ -26,6 +26,11 @@ export function isErrno(err: unknown, ...codes: string[]): boolean {
  */
 export function versionOf(stats: BigIntStats): VersionToken {
   return `${stats.ino.toString(36)}.${stats.mtimeNs.toString(36)}.${stats.size.toString(36)}`;
+}
+
+/** What a listing or `head` says of an object's file. */
+export function infoOf(key: string, stats: BigIntStats): ObjectInfo {
+  return { key, size: Number(stats.size), lastModified: new Date(Number(stats.mtimeMs)), version: versionOf(stats) };
 }
 
 /** lstat that returns null for a missing path (or a path through a file). */

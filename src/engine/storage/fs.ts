@@ -10,7 +10,7 @@
 // A signal is checked before every step (reads and create-only writes are one synchronous step);
 // an aborted replace removes its temp file, and once a name has changed the write has happened
 // and resolves. See docs/storage.md for the version token and the reasoning.
-import { readdirSync, linkSync, renameSync, rmdirSync, unlinkSync, closeSync, type BigIntStats, type Dirent } from 'node:fs';
+import { linkSync, renameSync, unlinkSync, closeSync, type BigIntStats } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { floeError, isFloeError } from '../../errors.ts';
@@ -18,16 +18,14 @@ import { throwIfAborted } from '../abort.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { fsFailure, openObjectFile, symlinkRefused } from './fs-containment.ts';
 import {
-  baseNameOf, closeDirectory, dirKeyOf, forgetCachedDirectories, inside, keyInside, openChild, openRoot, readInDirectory, walkTo,
-  type Directory, type DirectoryWalk,
+  baseNameOf, dirKeyOf, forgetCachedDirectories, inside, readInDirectory, removeEmptyDirectories, walkTo, type DirectoryWalk,
 } from './fs-dirs.ts';
-import { withFileLock, type FileLockOptions } from './fs-lock.ts';
+import type { FileLockOptions } from './fs-lock.ts';
 import {
-  RESERVED_PREFIX, fsyncDirectory, isErrno, lockPathOf, lstatOrNull, readRange, readRangeInto,
+  RESERVED_PREFIX, fsyncDirectory, infoOf, isErrno, lockPathOf, lstatOrNull, readRange, readRangeInto,
   stampMtime, versionOf, writeInPlace, writeStampedTempFileSync, writeTempFile,
 } from './fs-files.ts';
 import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
-import { compareKeys } from './memory.ts';
 import { checkPrecondition, preconditionFailed, validatePutOptions } from './preconditions.ts';
 import { resolveRange, validateRange } from './ranges.ts';
 import type {
@@ -201,7 +199,7 @@ export class FsStorage implements ObjectStorage {
       return await this.replaceLocked(key, file, temp, walk, options); // renames the temp file away
     } catch (err) {
       unlinkQuietly(temp);
-      this.removeEmptyParents(walk); // a refused write leaves no directory behind
+      removeEmptyDirectories(walk); // a refused write leaves no directory behind
       throw err;
     }
   }
@@ -233,13 +231,7 @@ export class FsStorage implements ObjectStorage {
     try {
       throwIfAborted(options?.signal, prefix);
       validatePrefix(prefix);
-      const walk = walkTo(this.root, dirKeyOf(prefix), prefix, false);
-      if (!walk) return;
-      try {
-        yield* this.walk(walk.dir, baseNameOf(prefix), options?.startAfter, options?.signal);
-      } finally {
-        walk.close();
-      }
+      yield* (await loadTree()).listObjects(this.root, prefix, options?.startAfter, options?.signal);
     } catch (err) {
       throw fsFailure(err, prefix, this.root);
     }
@@ -249,13 +241,7 @@ export class FsStorage implements ObjectStorage {
     try {
       throwIfAborted(options?.signal, prefix);
       validateDirPrefix(prefix);
-      const walk = walkTo(this.root, prefix.slice(0, -1), prefix, false);
-      if (!walk) return { objects: [], prefixes: [] };
-      try {
-        return this.listOneLevel(walk.dir);
-      } finally {
-        walk.close();
-      }
+      return (await loadTree()).listDirectory(this.root, prefix);
     } catch (err) {
       throw fsFailure(err, prefix, this.root);
     }
@@ -263,43 +249,13 @@ export class FsStorage implements ObjectStorage {
 
   async delete(keys: readonly string[], options?: AbortOptions): Promise<void> {
     try {
-      const signal = options?.signal;
-      throwIfAborted(signal, keys[0]);
+      throwIfAborted(options?.signal, keys[0]);
       for (const key of keys) this.pathOf(key);
-      for (const key of keys) {
-        throwIfAborted(signal, key); // keys deleted before the abort stay deleted
-        // Walked afresh for every key: a directory checked for an earlier key may be a link now.
-        const walk = walkTo(this.root, dirKeyOf(key), key, false);
-        if (!walk) continue;
-        try {
-          await this.deleteIn(key, walk, signal);
-        } finally {
-          walk.close();
-        }
-      }
+      const lock = { options: this.lockOptions, clock: this.clock, fsync: this.durability === 'fsync' };
+      await (await loadTree()).deleteObjects(this.root, keys, lock, options?.signal);
     } catch (err) {
       throw fsFailure(err, keys[0], this.root);
     }
-  }
-
-  private async deleteIn(key: string, walk: DirectoryWalk, signal: AbortSignal | undefined): Promise<void> {
-    const file = inside(walk.dir, baseNameOf(key));
-    if (!lstatOrNull(file)) return;
-    try {
-      // Under the key's lock so a delete cannot slip between a conditional write's check and rename.
-      await withFileLock(lockPathOf(file), () => {
-        unlinkQuietly(file);
-        if (this.durability === 'fsync') fsyncDirectory(walk.dir.path);
-      }, this.lockOptions, this.clock, signal, this.lockShownFor(key));
-    } catch (err) {
-      if (!isErrno(err, 'ENOENT')) throw err; // directory removed meanwhile: nothing to delete
-    }
-    this.removeEmptyParents(walk);
-  }
-
-  /** The real path of `key`'s lock file, for messages. */
-  private lockShownFor(key: string): string {
-    return lockPathOf(path.join(this.root, ...key.split('/')));
   }
 
   /** Closes this thread's cached directories of the root (reads open them again if used again). */
@@ -318,42 +274,7 @@ export class FsStorage implements ObjectStorage {
    */
   async sweepTempFiles(olderThanMs = 3_600_000): Promise<number> {
     try {
-      let removed = 0;
-      // Directories are entered through open descriptors (fs-dirs.ts), never through a link.
-      const sweep = (dir: Directory) => {
-        let entries: Dirent[];
-        try {
-          entries = readdirSync(dir.path, { withFileTypes: true });
-        } catch {
-          return;
-        }
-        for (const entry of entries) {
-          const full = inside(dir, entry.name);
-          if (entry.isDirectory()) {
-            const child = openChild(this.root, dir, entry.name, keyInside(dir, entry.name), false);
-            if (!child) continue;
-            try {
-              sweep(child);
-            } finally {
-              closeDirectory(child);
-            }
-          } else if (entry.name.startsWith(`${RESERVED_PREFIX}tmp-`) || /\.stale-[0-9a-f]+$/.test(entry.name)) {
-            const stats = lstatOrNull(full);
-            if (stats && this.clock.nowMs() - Number(stats.mtimeMs) > olderThanMs) {
-              unlinkQuietly(full);
-              removed += 1;
-            }
-          }
-        }
-      };
-      const root = openRoot(this.root);
-      if (!root) return 0;
-      try {
-        sweep(root);
-      } finally {
-        closeDirectory(root);
-      }
-      return removed;
+      return (await loadTree()).sweepTempFiles(this.root, this.clock.nowMs() - olderThanMs);
     } catch (err) {
       throw fsFailure(err, undefined, this.root);
     }
@@ -389,7 +310,7 @@ export class FsStorage implements ObjectStorage {
       return await writeTempFile(file, parts, this.durability === 'fsync', signal);
     } catch (err) {
       if (isFloeError(err, 'ABORTED')) {
-        this.removeEmptyParents(walk); // an aborted write leaves no directory behind
+        removeEmptyDirectories(walk); // an aborted write leaves no directory behind
         throw err;
       }
       if (isErrno(err, 'ENOENT')) throw new DirectoryGone(err);
@@ -426,7 +347,7 @@ export class FsStorage implements ObjectStorage {
       ({ temp, stats } = writeStampedTempFileSync(file, parts, this.durability === 'fsync', this.clock.nowMs()));
     } catch (err) {
       if (isErrno(err, 'ENOENT')) throw new DirectoryGone(err);
-      this.removeEmptyParents(walk);
+      removeEmptyDirectories(walk);
       if (isErrno(err, 'ENOTDIR', 'EEXIST')) throw conflictWithObject(key, err);
       throw floeError('STORAGE_ERROR', `cannot write ${JSON.stringify(key)} under ${this.root}`, { where: key, cause: err });
     }
@@ -434,7 +355,7 @@ export class FsStorage implements ObjectStorage {
       linkSync(temp, file);
     } catch (err) {
       unlinkQuietly(temp);
-      this.removeEmptyParents(walk); // a refused write leaves no directory behind
+      removeEmptyDirectories(walk); // a refused write leaves no directory behind
       if (!isErrno(err, 'EEXIST')) throw floeError('STORAGE_ERROR', `cannot create ${JSON.stringify(key)}`, { where: key, cause: err });
       if (lstatOrNull(file)?.isDirectory()) throw conflictWithObject(key, err);
       throw preconditionFailed(key, 'the object already exists (ifNoneMatch: *)');
@@ -450,6 +371,7 @@ export class FsStorage implements ObjectStorage {
    */
   private async replaceLocked(key: string, file: string, temp: string, walk: DirectoryWalk, options?: PutOptions): Promise<{ version: VersionToken }> {
     const signal = options?.signal;
+    const { withFileLock } = await loadLock();
     return withFileLock(lockPathOf(file), async () => {
       throwIfAborted(signal, key);
       const current = lstatOrNull(file);
@@ -462,93 +384,16 @@ export class FsStorage implements ObjectStorage {
       renameSync(temp, file);
       if (this.durability === 'fsync') fsyncDirectory(walk.dir.path);
       return { version: versionOf(stats) };
-    }, this.lockOptions, this.clock, signal, this.lockShownFor(key));
-  }
-
-  /** Entries of an open directory, in key order, ours (and links, devices...) skipped. */
-  private entries(dir: Directory): Dirent[] {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(dir.path, { withFileTypes: true });
-    } catch (err) {
-      if (isErrno(err, 'ENOENT', 'ENOTDIR')) return [];
-      throw err;
-    }
-    // A directory sorts as its name plus '/', the way its keys sort among the files beside it.
-    const sortName = (e: Dirent) => (e.isDirectory() ? `${e.name}/` : e.name);
-    return entries
-      .filter((e) => !e.name.startsWith(RESERVED_PREFIX) && (e.isFile() || e.isDirectory()))
-      .sort((a, b) => compareKeys(sortName(a), sortName(b)));
-  }
-
-  /** Objects under `dir` whose names start with `namePrefix`, in key order; subdirectories entered through their descriptors. */
-  private *walk(dir: Directory, namePrefix: string, startAfter: string | undefined, signal: AbortSignal | undefined): Generator<ObjectInfo> {
-    throwIfAborted(signal, dir.key); // once per directory: a listing may be long
-    for (const entry of this.entries(dir)) {
-      if (!entry.name.startsWith(namePrefix)) continue;
-      const key = keyInside(dir, entry.name);
-      if (entry.isDirectory()) {
-        // Skip a directory whose keys all sort before `startAfter`.
-        const inner = `${key}/`;
-        if (startAfter !== undefined && compareKeys(inner, startAfter) < 0 && !startAfter.startsWith(inner)) continue;
-        yield* this.inChild(dir, entry.name, (child) => this.walk(child, '', startAfter, signal));
-      } else if (startAfter === undefined || compareKeys(key, startAfter) > 0) {
-        const stats = lstatOrNull(inside(dir, entry.name));
-        if (stats?.isFile()) yield infoOf(key, stats); // may have been deleted since readdir
-      }
-    }
-  }
-
-  /** Runs `walk` on the subdirectory `name` of `dir`, opened without following a link (nothing when it is gone). */
-  private *inChild(dir: Directory, name: string, walk: (child: Directory) => Generator<ObjectInfo>): Generator<ObjectInfo> {
-    const child = openChild(this.root, dir, name, keyInside(dir, name), false);
-    if (!child) return;
-    try {
-      yield* walk(child);
-    } finally {
-      closeDirectory(child);
-    }
-  }
-
-  private listOneLevel(dir: Directory): ListDirResult {
-    const objects: ObjectInfo[] = [];
-    const prefixes: string[] = [];
-    for (const entry of this.entries(dir)) {
-      const key = keyInside(dir, entry.name);
-      if (entry.isFile()) {
-        const stats = lstatOrNull(inside(dir, entry.name));
-        if (stats?.isFile()) objects.push(infoOf(key, stats));
-      } else if (entry.isDirectory() && this.holdsAnObject(dir, entry.name)) {
-        prefixes.push(`${key}/`);
-      }
-    }
-    return { objects, prefixes };
-  }
-
-  private holdsAnObject(dir: Directory, name: string): boolean {
-    const child = openChild(this.root, dir, name, keyInside(dir, name), false);
-    if (!child) return false;
-    try {
-      return this.entries(child).some((e) => e.isFile() || this.holdsAnObject(child, e.name));
-    } finally {
-      closeDirectory(child);
-    }
-  }
-
-  /**
-   * Deleting the last object of a directory removes the directory, as object stores have none:
-   * each emptied directory of the walk is removed by its name in its parent's open directory.
-   */
-  private removeEmptyParents(walk: DirectoryWalk): void {
-    for (let depth = walk.levels.length - 1; depth > 0; depth--) {
-      try {
-        rmdirSync(inside(walk.levels[depth - 1]!, baseNameOf(walk.levels[depth]!.key)));
-      } catch {
-        return; // not empty (or already gone, or a link now): stop climbing
-      }
-    }
+    }, this.lockOptions, this.clock, signal, lockPathOf(path.join(this.root, key)));
   }
 }
+
+// Listing, deleting and sweeping load with the first call that needs them: reads and writes never do.
+let tree: Promise<typeof import('./fs-tree.ts')> | undefined;
+const loadTree = () => (tree ??= import('./fs-tree.ts'));
+// Per-key locks load with the first write that replaces an object: readers never take one.
+let lock: Promise<typeof import('./fs-lock.ts')> | undefined;
+const loadLock = () => (lock ??= import('./fs-lock.ts'));
 
 /** Times a write walks to its directory again when concurrent deletes keep removing it. */
 const WALK_ATTEMPTS = 5;
@@ -558,10 +403,6 @@ class DirectoryGone extends Error {
   constructor(override readonly cause: unknown) {
     super('the directory was removed meanwhile');
   }
-}
-
-function infoOf(key: string, stats: BigIntStats): ObjectInfo {
-  return { key, size: Number(stats.size), lastModified: new Date(Number(stats.mtimeMs)), version: versionOf(stats) };
 }
 
 function unlinkQuietly(file: string): void {
