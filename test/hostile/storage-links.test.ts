@@ -297,9 +297,10 @@ describe('every public operation against every link placement (d)', () => {
           if (code !== 'ok') expect(['INVALID_KEY', 'NOT_FOUND', 'CORRUPT_OBJECT'] as ErrorCode[], `${name}: ${code}`).toContain(code);
           expect(snapshot(outside), `${name} changed the outside folder`).toEqual(before);
         }
-        // Whatever walks the linked prefix refuses; GC walks them all.
-        expect(table.gc![`${prefix}/ ${timing === 'opened after the swap' ? 'before open' : 'after warm-up'}`]).toBe('INVALID_KEY');
-        expect(table.list![`${prefix}/ ${timing === 'opened after the swap' ? 'before open' : 'after warm-up'}`]).toBe('INVALID_KEY');
+        // Whatever walks the linked prefix refuses; GC and commits walk them all.
+        const cell = `${prefix}/ ${timing === 'opened after the swap' ? 'before open' : 'after warm-up'}`;
+        for (const op of ['gc', 'list', 'listDir', 'delete', 'write']) expect(table[op]![cell], op).toBe('INVALID_KEY');
+        if (prefix === 'chunks') expect(table.read![cell]).toBe('INVALID_KEY');
       });
     }
   }
