@@ -179,9 +179,9 @@ export function walkTo(root: string, dirKey: string, key: string, create: boolea
 
 // ---- the read cache ---------------------------------------------------------------------------
 
-/** Open directories kept per thread for reads; past this the oldest is closed. */
+/** Open directories kept per thread for reads; past this the oldest opened is closed. */
 const MAX_CACHED = 128;
-/** `${root}\0${dirKey}` -> an open directory of this thread, in least-recently-used order. */
+/** `${root}\0${dirKey}` -> an open directory of this thread, oldest first (evicted first). */
 const readCache = new Map<string, Directory>();
 
 function clearReadCache(): void {
@@ -206,11 +206,7 @@ export function forgetCachedDirectories(root: string): void {
 function cachedDirectory(root: string, dirKey: string, key: string): { dir: Directory | null; cached: Directory | undefined } {
   const id = `${root}\0${dirKey}`;
   const hit = readCache.get(id);
-  if (hit) {
-    readCache.delete(id); // re-insert: most recently used last
-    readCache.set(id, hit);
-    return { dir: hit, cached: hit };
-  }
+  if (hit) return { dir: hit, cached: hit }; // no reordering on a hit: it costs more than the rare re-walk it saves
   let dir: Directory | null;
   let cached: Directory | undefined;
   if (dirKey === '') dir = openRoot(root);
