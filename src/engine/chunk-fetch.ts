@@ -5,7 +5,7 @@ import { floeError, isFloeError } from '../errors.ts';
 import { throwIfAborted } from './abort.ts';
 import { ScratchBuffer, type CodecChain } from '../format/codecs/pipeline.ts';
 import type { DecodePool } from './decode-pool.ts';
-import { readLocalFile } from './local-file.ts';
+import { readLocalFile, spanFile } from './local-file.ts';
 import type { AbortOptions, DecodedChunkSource, LocalFileSpan, ZarrStore } from './store.ts';
 
 /** A byte range of an object: an inner chunk of a shard. */
@@ -121,12 +121,12 @@ export const NOT_LOCAL = Symbol('not in a local file');
 
 /** The part `range` of a chunk's local file span (an inner chunk of a shard): it must be there. */
 export function withinSpan(span: LocalFileSpan, range: ByteSpan): LocalFileSpan {
-  return { path: span.path, offset: (span.offset ?? 0) + range.offset, length: range.length, required: true };
+  return { root: span.root, key: span.key, offset: (span.offset ?? 0) + range.offset, length: range.length, required: true };
 }
 
 /** A chunk whose file is missing: fill, unless the chunk is known to exist (then NOT_FOUND). */
 export function checkMissing(key: string, span: LocalFileSpan | null): void {
-  if (span?.required) throw floeError('NOT_FOUND', `the object holding this chunk is missing: ${span.path}`, { where: key });
+  if (span?.required) throw floeError('NOT_FOUND', `the object holding this chunk is missing: ${spanFile(span)}`, { where: key });
 }
 
 /**
@@ -157,7 +157,7 @@ export async function namingChunkAsync<T>(key: string, span: LocalFileSpan, read
 
 function chunkReadError(key: string, span: LocalFileSpan, err: unknown): unknown {
   if (isFloeError(err)) return floeError(err.code, err.message, { where: key, cause: err, details: err.details });
-  return floeError('STORAGE_ERROR', `reading ${span.path} failed: ${(err as Error).message}`, { where: key, cause: err });
+  return floeError('STORAGE_ERROR', `reading ${spanFile(span)} failed: ${(err as Error).message}`, { where: key, cause: err });
 }
 
 /** Attaches the store key to codec errors so messages say which chunk failed. */

@@ -19,7 +19,7 @@ import { checkedAt, dot, zipEvery, zipMap } from './indexing.ts';
 import { forEachProduct, projectDim, type ChunkProjection } from './selection.ts';
 import { readCachedChunk } from './cached-chunks.ts';
 import { checkMissing, fetchChunk, localSpan, namingChunkAsync, NOT_LOCAL, readLocalChunk, withinSpan, withKey, type ByteSpan, type ChunkReader } from './chunk-fetch.ts';
-import { readFileIntoViewsAsync } from './local-file.ts';
+import { readFileIntoViewsAsync, spanFile } from './local-file.ts';
 import { plainRuns } from './plain-runs.ts';
 import type { AbortOptions, ZarrStore } from './store.ts';
 
@@ -163,7 +163,7 @@ async function readFileOnWorker(io: ChunkReader, key: string, chain: CodecChain,
     if (isFloeError(err)) throw floeError(err.code, err.message, { where: key, cause: err, details: err.details });
     throw err;
   }
-  if (!found && span?.required) throw floeError('NOT_FOUND', `the object holding this chunk is missing: ${span.path}`, { where: key });
+  if (!found && span?.required) throw floeError('NOT_FOUND', `the object holding this chunk is missing: ${spanFile(span)}`, { where: key });
   if (!found) fillRegion(dst, ps.map((p) => p.count), chain.spec.fillValue.memory, dataType.lanes);
   return true;
 }

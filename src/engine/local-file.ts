@@ -2,9 +2,14 @@
 // repository's chunk object), synchronously, into a buffer reused by every read of this thread:
 // decode workers do it, and so does the main thread while they start or for small reads. The
 // bytes returned are valid until the next read of this thread: decode them before any await.
-import { closeSync, constants, fstatSync, openSync, readSync, readv, readvSync } from 'node:fs';
+// The file is opened as the filesystem backend opens it: every directory from the storage root
+// down, and the name itself, without following a link (storage/fs-dirs.ts), so a repository
+// whose chunks/ is a link out of it reads nothing outside (INVALID_KEY).
+import { closeSync, fstatSync, readSync, readv, readvSync } from 'node:fs';
+import path from 'node:path';
 import { floeError } from '../errors.ts';
 import { limitExceeded } from '../format/limits.ts';
+import { openFileIn } from './storage/fs-dirs.ts';
 import type { LocalFileSpan } from './store.ts';
 
 let fileBuffer = new Uint8Array(0);
@@ -23,18 +28,13 @@ export function inFileBuffer(bytes: ArrayBufferView): boolean {
  * one larger than any encoding of the chunk (`maxBytes`) is refused before it is read.
  */
 export function readLocalFile(span: LocalFileSpan, maxBytes: number): Uint8Array | undefined {
-  let fd: number;
-  try {
-    fd = openSync(span.path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
+  const fd = openChunkFile(span);
+  if (fd === undefined) return undefined;
   try {
     const offset = span.offset ?? 0;
     const size = span.length ?? fstatSync(fd).size - offset;
     if (size > maxBytes) {
-      throw limitExceeded('encoded-bytes', maxBytes, `${span.path} holds ${size} bytes for one chunk, more than any encoding of it can take; the object is damaged or hostile`, { actual: size });
+      throw limitExceeded('encoded-bytes', maxBytes, `${spanFile(span)} holds ${size} bytes for one chunk, more than any encoding of it can take; the object is damaged or hostile`, { actual: size });
     }
     if (fileBuffer.length < size && size <= KEEP_BYTES) fileBuffer = new Uint8Array(size);
     const target = size <= KEEP_BYTES ? fileBuffer : new Uint8Array(size);
@@ -45,7 +45,7 @@ export function readLocalFile(span: LocalFileSpan, maxBytes: number): Uint8Array
       done += n;
     }
     if (span.length !== undefined && done < span.length) {
-      throw floeError('CORRUPT_OBJECT', `${span.path} ends ${span.length - done} bytes before the chunk it holds (bytes ${offset}-${offset + span.length - 1})`);
+      throw floeError('CORRUPT_OBJECT', `${spanFile(span)} ends ${span.length - done} bytes before the chunk it holds (bytes ${offset}-${offset + span.length - 1})`);
     }
     return target.subarray(0, done);
   } finally {
@@ -116,12 +116,12 @@ function openChunkAt(span: LocalFileSpan, chunkBytes: number, fileOffset: number
 }
 
 function openChunkFile(span: LocalFileSpan): number | undefined {
-  try {
-    return openSync(span.path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
+  return openFileIn(span.root, span.key) ?? undefined;
+}
+
+/** The span's file as a path, for messages. */
+export function spanFile(span: LocalFileSpan): string {
+  return path.join(span.root, ...span.key.split('/'));
 }
 
 /** Where the chunk's bytes from `fileOffset` start in the file; undefined when its size is wrong. */

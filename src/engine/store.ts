@@ -9,7 +9,7 @@ import { DecodedChunkCache } from '../cache/decoded-chunks.ts';
 import { DEFAULT_DECODED_CHUNK_BYTES } from '../cache/read-caches.ts';
 import { floeError } from '../errors.ts';
 import { checkConcurrency, DEFAULT_CONCURRENCY, mapLimit } from './storage/limiter.ts';
-import type { AbortOptions, ByteRange, ObjectStorage } from './storage/types.ts';
+import type { AbortOptions, ByteRange, LocalObjectFile, ObjectStorage } from './storage/types.ts';
 
 export type { AbortOptions, ByteRange } from './storage/types.ts';
 
@@ -21,9 +21,11 @@ export interface ListDir {
   prefixes: string[];
 }
 
-/** Bytes of a value in a local file: the whole file, or `length` bytes at `offset`. */
-export interface LocalFileSpan {
-  readonly path: string;
+/**
+ * Bytes of a value in a local file: the whole file, or `length` bytes at `offset`. The file is
+ * `key` under `root`, opened by walking from the root without following links (local-file.ts).
+ */
+export interface LocalFileSpan extends LocalObjectFile {
   readonly offset?: number;
   readonly length?: number;
   /** The value is known to exist: a missing file is an error, not an empty chunk. */
@@ -211,8 +213,7 @@ export class StorageStore implements ZarrStore {
   }
 
   async localFile(key: string): Promise<LocalFileSpan | undefined> {
-    const path = this.storage.localFile?.(this.full(key));
-    return path === undefined ? undefined : { path };
+    return this.storage.localFile?.(this.full(key));
   }
 
   getPartialValues(requests: readonly (readonly [string, ByteRange | undefined])[], options?: AbortOptions): Promise<(Uint8Array | undefined)[]> {

@@ -115,7 +115,7 @@ export class SessionStore implements ZarrStore {
     const ref = await chunkRefAt(this.ctx.objects, this.ctx.changes, requireArray(parsed.node, parsed.node.path), parsed.coords, options);
     if (!ref) return null;
     if (ref.kind !== 'native' || this.ctx.packer.pending(ref.chunkId, ref) !== undefined) return undefined;
-    return { path: storage.localFile(chunkKey(ref.chunkId)), offset: ref.offset, length: ref.length, required: true };
+    return { ...storage.localFile(chunkKey(ref.chunkId)), offset: ref.offset, length: ref.length, required: true };
   }
 
   /** Whether a key holds a value in this session: a node's zarr.json, or a chunk (inline, stored or virtual). */

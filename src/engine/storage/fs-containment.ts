@@ -2,20 +2,12 @@
 // links. Keys are already safe as text (keys.ts: no '..', absolute paths, empty segments, NUL,
 // backslashes); a symlink is the remaining way out: `chunks/` linked to /elsewhere would make a
 // commit write chunk files outside the repository, and a linked file would be read as an object.
-//
-// Every directory a key passes through is checked with lstat, once: a directory found to be a
-// real directory (or created by this backend) is remembered, so the hot path costs one Set
-// lookup per operation, not a syscall per component. The final component is opened with
-// O_NOFOLLOW. A link found is INVALID_KEY (the key would resolve outside the root), never
-// followed. Node has no openat, so a directory swapped for a link after its check is not caught:
-// docs/storage.md states that race in its threat model.
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, type BigIntStats } from 'node:fs';
-import path from 'node:path';
+// Directories are reached without following links by fs-dirs.ts; the final name is opened with
+// O_NOFOLLOW here. A link found is INVALID_KEY (the key would resolve outside the root), never
+// followed. This module also turns system errors into FloeErrors.
+import { closeSync, constants, fstatSync, openSync, type BigIntStats } from 'node:fs';
 import { floeError, isFloeError, type FloeError } from '../../errors.ts';
 import { isErrno } from './fs-files.ts';
-
-/** Verified directories kept per storage; past this the set starts over (re-checking costs lstats only). */
-const MAX_VERIFIED = 65_536;
 
 export function symlinkRefused(key: string, link: string, root: string): FloeError<'INVALID_KEY'> {
   return floeError(
@@ -24,56 +16,6 @@ export function symlinkRefused(key: string, link: string, root: string): FloeErr
       'the filesystem backend never follows links, which could lead outside its root. Replace the link with a real directory or file, or open the storage at the link target',
     { where: key },
   );
-}
-
-/** The directories under one root that are known to be real directories, not symlinks. */
-export class DirectoryGuard {
-  private readonly verified = new Set<string>();
-
-  constructor(private readonly root: string) {}
-
-  /**
-   * Checks each existing directory on the way to `key` (a validated key) and, with `create`,
-   * makes the missing ones. Throws INVALID_KEY at a symlink. Returns false when a directory on
-   * the way is missing (a read finds nothing) or is a file (the caller's own checks report it).
-   */
-  checkParents(key: string, create: boolean): boolean {
-    const slash = key.lastIndexOf('/');
-    if (slash < 0) return true; // directly under the root, which is the caller's to trust
-    const dirKey = key.slice(0, slash);
-    if (this.verified.has(dirKey)) return true;
-    let end = -1;
-    do {
-      end = key.indexOf('/', end + 1);
-      const prefix = key.slice(0, end);
-      if (this.verified.has(prefix)) continue;
-      const dir = path.join(this.root, prefix);
-      let stats = lstatSync(dir, { throwIfNoEntry: false });
-      if (!stats && create) {
-        try {
-          mkdirSync(dir);
-        } catch (err) {
-          // EEXIST: a concurrent writer made it, so check what it is. Anything else (a parent
-          // removed meanwhile, a file in the way) is left to the write itself, which retries or
-          // reports it with the key.
-          if (!isErrno(err, 'EEXIST')) return false;
-        }
-        stats = lstatSync(dir, { throwIfNoEntry: false });
-      }
-      if (!stats) return false;
-      if (stats.isSymbolicLink()) throw symlinkRefused(key, prefix, this.root);
-      if (!stats.isDirectory()) return false;
-      if (this.verified.size >= MAX_VERIFIED) this.verified.clear();
-      this.verified.add(prefix);
-    } while (end < slash);
-    return true;
-  }
-
-  /** Forgets a directory this backend removed (it may come back as anything). */
-  forget(dir: string): void {
-    const relative = path.relative(this.root, dir).split(path.sep).join('/');
-    this.verified.delete(relative);
-  }
 }
 
 /**

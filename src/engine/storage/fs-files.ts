@@ -2,13 +2,13 @@
 // (from one buffer or several parts, with writev) and fsynced beside their target, in-place
 // writes, directory fsyncs, and positioned reads into right-sized buffers.
 import {
-  closeSync, constants, fstatSync, fsync, fsyncSync, ftruncateSync, futimesSync, lstatSync, mkdirSync, openSync, readSync, unlinkSync, utimesSync,
+  closeSync, constants, fstatSync, fsync, fsyncSync, ftruncateSync, futimesSync, lstatSync, openSync, readSync, unlinkSync, utimesSync,
   writev, writevSync, type BigIntStats,
 } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { throwIfAborted } from '../abort.ts';
-import type { VersionToken } from './types.ts';
+import type { ObjectInfo, VersionToken } from './types.ts';
 
 /** Names beginning with this are the backend's own (temp and lock files): never keys, never listed. */
 export const RESERVED_PREFIX = '.floe-';
@@ -26,6 +26,11 @@ export function isErrno(err: unknown, ...codes: string[]): boolean {
  */
 export function versionOf(stats: BigIntStats): VersionToken {
   return `${stats.ino.toString(36)}.${stats.mtimeNs.toString(36)}.${stats.size.toString(36)}`;
+}
+
+/** What a listing or `head` says of an object's file. */
+export function infoOf(key: string, stats: BigIntStats): ObjectInfo {
+  return { key, size: Number(stats.size), lastModified: new Date(Number(stats.mtimeMs)), version: versionOf(stats) };
 }
 
 /** lstat that returns null for a missing path (or a path through a file). */
@@ -63,18 +68,11 @@ const SYNC_WRITE_BYTES = 64 * 1024;
 const WRITE_CALL_BYTES = 1024 * 1024;
 
 /**
- * Opens `file` with `flags` (0o644), creating its directory when it is missing: a concurrent
- * delete may remove an emptied parent directory between our check and the open, so retry.
+ * Opens `file` with `flags` (0o644). Its directory is the caller's, reached without links
+ * (fs-dirs.ts); ENOENT means a concurrent delete removed it emptied, and the caller walks again.
  */
 function openCreating(file: string, flags: number): number {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return openSync(file, flags, 0o644);
-    } catch (err) {
-      if (!isErrno(err, 'ENOENT') || attempt >= 5) throw err;
-      mkdirSync(path.dirname(file), { recursive: true }); // the common case (directory exists) skips this
-    }
-  }
+  return openSync(file, flags, 0o644);
 }
 
 /**

@@ -120,7 +120,8 @@ function breakLock(lockPath: string, judged: LockOwner | null): void {
 /**
  * Runs `action` while holding the lock file `lockPath`; the directory must exist. `clock` times
  * the wait and judges staleness against the lock file's mtime. A `signal` that fires while
- * waiting ends the wait with ABORTED (at once: the poll's sleep is abortable).
+ * waiting ends the wait with ABORTED (at once: the poll's sleep is abortable). `shownAs` is the
+ * lock's path in messages (the backend acts through /proc/self/fd paths, which mean nothing to a user).
  */
 export async function withFileLock<T>(
   lockPath: string,
@@ -128,6 +129,7 @@ export async function withFileLock<T>(
   options: FileLockOptions = {},
   clock: Clock = systemClock,
   signal?: AbortSignal,
+  shownAs: string = lockPath,
 ): Promise<T> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const staleMs = options.staleMs ?? 30_000;
@@ -135,18 +137,18 @@ export async function withFileLock<T>(
   const deadline = clock.nowMs() + timeoutMs;
   let delayMs = 1;
   while (!tryCreate(lockPath, owner)) {
-    throwIfAborted(signal, lockPath);
+    throwIfAborted(signal, shownAs);
     const stale = isStale(lockPath, staleMs, clock.nowMs());
     if (stale !== false) {
       breakLock(lockPath, stale);
       continue;
     }
     if (clock.nowMs() > deadline) {
-      throw floeError('TIMEOUT', `could not lock ${lockPath} within ${timeoutMs} ms; if no Floe process uses it, delete the lock file`, {
-        where: lockPath,
+      throw floeError('TIMEOUT', `could not lock ${shownAs} within ${timeoutMs} ms; if no Floe process uses it, delete the lock file`, {
+        where: shownAs,
       });
     }
-    await sleepAbortably(clock, delayMs * (0.5 + Math.random()), signal, lockPath);
+    await sleepAbortably(clock, delayMs * (0.5 + Math.random()), signal, shownAs);
     delayMs = Math.min(delayMs * 2, 50);
   }
   try {

@@ -10,20 +10,22 @@
 // A signal is checked before every step (reads and create-only writes are one synchronous step);
 // an aborted replace removes its temp file, and once a name has changed the write has happened
 // and resolves. See docs/storage.md for the version token and the reasoning.
-import { readdirSync, linkSync, renameSync, rmdirSync, unlinkSync, closeSync, type BigIntStats, type Dirent } from 'node:fs';
+import { linkSync, renameSync, unlinkSync, closeSync, type BigIntStats } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { floeError, isFloeError } from '../../errors.ts';
 import { throwIfAborted } from '../abort.ts';
 import { systemClock, type Clock } from './clock.ts';
-import { DirectoryGuard, fsFailure, openObjectFile, symlinkRefused } from './fs-containment.ts';
-import { withFileLock, type FileLockOptions } from './fs-lock.ts';
+import { fsFailure, openObjectFile, symlinkRefused } from './fs-containment.ts';
 import {
-  RESERVED_PREFIX, fsyncDirectory, isErrno, lockPathOf, lstatOrNull, readRange, readRangeInto,
+  baseNameOf, dirKeyOf, forgetCachedDirectories, inside, readInDirectory, removeEmptyDirectories, walkTo, type DirectoryWalk,
+} from './fs-dirs.ts';
+import type { FileLockOptions } from './fs-lock.ts';
+import {
+  RESERVED_PREFIX, fsyncDirectory, infoOf, isErrno, lockPathOf, lstatOrNull, readRange, readRangeInto,
   stampMtime, versionOf, writeInPlace, writeStampedTempFileSync, writeTempFile,
 } from './fs-files.ts';
 import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
-import { compareKeys } from './memory.ts';
 import { checkPrecondition, preconditionFailed, validatePutOptions } from './preconditions.ts';
 import { resolveRange, validateRange } from './ranges.ts';
 import type {
@@ -71,8 +73,6 @@ export class FsStorage implements ObjectStorage {
   readonly durability: Durability;
   private readonly lockOptions: FileLockOptions;
   private readonly clock: Clock;
-  /** Directories under the root known not to be symlinks (fs-containment.ts). */
-  private readonly dirs: DirectoryGuard;
 
   constructor(options: FsStorageOptions) {
     if (typeof options.root !== 'string' || options.root === '' || options.root.includes('\0')) {
@@ -82,7 +82,6 @@ export class FsStorage implements ObjectStorage {
     this.durability = resolveDurability(options);
     this.lockOptions = options.lock ?? {};
     this.clock = options.clock ?? systemClock;
-    this.dirs = new DirectoryGuard(this.root);
   }
 
   async get(key: string, range?: ByteRange, options?: AbortOptions): Promise<GetResult | null> {
@@ -104,10 +103,9 @@ export class FsStorage implements ObjectStorage {
     read: (fd: number, stats: BigIntStats, start: number, end: number) => T,
   ): T | null {
     throwIfAborted(options?.signal, key);
-    const file = this.pathOf(key);
+    this.pathOf(key);
     if (range) validateRange(range, key);
-    if (!this.dirs.checkParents(key, false)) return null;
-    const opened = openObjectFile(file, key, this.root);
+    const opened = this.openForReading(key);
     if (!opened) return null;
     try {
       const { start, end } = resolveRange(range, Number(opened.stats.size));
@@ -117,8 +115,15 @@ export class FsStorage implements ObjectStorage {
     }
   }
 
-  localFile(key: string): string {
-    return this.pathOf(key);
+  /** Opens `key`'s file, every directory on the way and the name itself reached without following a link. */
+  private openForReading(key: string): { fd: number; stats: BigIntStats } | null {
+    return readInDirectory(this.root, key, (file) => openObjectFile(file, key, this.root));
+  }
+
+  /** Readers open it with local-file.ts, which walks from the root without following links as `get` does. */
+  localFile(key: string): { root: string; key: string } {
+    this.pathOf(key);
+    return { root: this.root, key };
   }
 
   async readInto(key: string, target: Uint8Array, range?: ByteRange, options?: AbortOptions): Promise<number | null> {
@@ -133,11 +138,12 @@ export class FsStorage implements ObjectStorage {
   async head(key: string, options?: AbortOptions): Promise<ObjectInfo | null> {
     try {
       throwIfAborted(options?.signal, key);
-      const file = this.pathOf(key);
-      if (!this.dirs.checkParents(key, false)) return null;
-      const stats = lstatOrNull(file);
-      if (stats?.isSymbolicLink()) throw symlinkRefused(key, key, this.root);
-      return stats?.isFile() ? infoOf(key, stats) : null;
+      this.pathOf(key);
+      return readInDirectory(this.root, key, (file) => {
+        const stats = lstatOrNull(file);
+        if (stats?.isSymbolicLink()) throw symlinkRefused(key, key, this.root);
+        return stats?.isFile() ? infoOf(key, stats) : null;
+      });
     } catch (err) {
       throw fsFailure(err, key, this.root);
     }
@@ -151,33 +157,59 @@ export class FsStorage implements ObjectStorage {
   async putParts(key: string, parts: readonly Uint8Array[], options?: PutOptions): Promise<{ version: VersionToken }> {
     try {
       throwIfAborted(options?.signal, key);
-      const file = this.pathOf(key);
+      this.pathOf(key);
       validatePutOptions(options, key);
-      this.dirs.checkParents(key, true);
-      if (options?.ifNoneMatch === '*') return this.createOnly(key, file, parts);
-      if (this.durability === 'none' && options?.ifMatch === undefined) {
-        const written = await this.writeInPlace(key, file, parts);
-        if (written) return written;
-      }
-      const temp = await this.writeTemp(key, file, parts, options?.signal);
-      try {
-        return await this.replaceLocked(key, file, temp, options); // renames the temp file away
-      } catch (err) {
-        unlinkQuietly(temp);
-        this.removeEmptyParents(path.dirname(file)); // a refused write leaves no directory behind
-        throw err;
-      }
+      return await this.inWritableDirectory(key, (walk) => this.putIn(key, walk, parts, options));
     } catch (err) {
       throw fsFailure(err, key, this.root);
+    }
+  }
+
+  /**
+   * Runs `write` in `key`'s directory, walked afresh from the root (made where missing, never
+   * through a link) and open while it runs. When a concurrent delete removed the emptied
+   * directory before the write created anything in it, walks again.
+   */
+  private async inWritableDirectory<T>(key: string, write: (walk: DirectoryWalk) => Promise<T> | T): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const walk = walkTo(this.root, dirKeyOf(key), key, true);
+      if (!walk) {
+        if (attempt < WALK_ATTEMPTS) continue; // a directory on the way removed meanwhile
+        throw conflictWithObject(key); // a file stands where a directory of the key must be
+      }
+      try {
+        return await write(walk);
+      } catch (err) {
+        if (!(err instanceof DirectoryGone) || attempt >= WALK_ATTEMPTS) throw err instanceof DirectoryGone ? err.cause : err;
+      } finally {
+        walk.close();
+      }
+    }
+  }
+
+  private async putIn(key: string, walk: DirectoryWalk, parts: readonly Uint8Array[], options: PutOptions | undefined): Promise<{ version: VersionToken }> {
+    const file = inside(walk.dir, baseNameOf(key));
+    if (options?.ifNoneMatch === '*') return this.createOnly(key, file, parts, walk);
+    if (this.durability === 'none' && options?.ifMatch === undefined) {
+      const written = await this.writeInPlace(key, file, parts);
+      if (written) return written;
+    }
+    const temp = await this.writeTemp(key, file, parts, walk, options?.signal);
+    try {
+      return await this.replaceLocked(key, file, temp, walk, options); // renames the temp file away
+    } catch (err) {
+      unlinkQuietly(temp);
+      removeEmptyDirectories(walk); // a refused write leaves no directory behind
+      throw err;
     }
   }
 
   async copy(from: string, to: string, options?: CopyOptions): Promise<{ version: VersionToken }> {
     try {
       throwIfAborted(options?.signal, to);
-      const source = this.pathOf(from);
+      this.pathOf(from);
       this.pathOf(to); // validate before any I/O
-      const opened = this.dirs.checkParents(from, false) ? openObjectFile(source, from, this.root) : null;
+      const opened = this.openForReading(from);
       if (!opened) {
         if (options?.ifMatch !== undefined) throw preconditionFailed(from, 'the copy source does not exist (ifMatch)');
         throw floeError('NOT_FOUND', `cannot copy ${JSON.stringify(from)}: no such object`, { where: from });
@@ -199,11 +231,7 @@ export class FsStorage implements ObjectStorage {
     try {
       throwIfAborted(options?.signal, prefix);
       validatePrefix(prefix);
-      const slash = prefix.lastIndexOf('/');
-      const dirKey = prefix.slice(0, slash + 1); // '' or ends in '/'
-      const namePrefix = prefix.slice(slash + 1);
-      if (dirKey !== '' && !this.dirs.checkParents(dirKey, false)) return;
-      yield* this.walk(dirKey, namePrefix, options?.startAfter, options?.signal);
+      yield* (await loadTree()).listObjects(this.root, prefix, options?.startAfter, options?.signal);
     } catch (err) {
       throw fsFailure(err, prefix, this.root);
     }
@@ -213,19 +241,7 @@ export class FsStorage implements ObjectStorage {
     try {
       throwIfAborted(options?.signal, prefix);
       validateDirPrefix(prefix);
-      if (prefix !== '' && !this.dirs.checkParents(prefix, false)) return { objects: [], prefixes: [] };
-      const objects: ObjectInfo[] = [];
-      const prefixes: string[] = [];
-      for (const entry of this.entries(prefix)) {
-        const key = prefix + entry.name;
-        if (entry.isFile()) {
-          const stats = lstatOrNull(path.join(this.root, key));
-          if (stats?.isFile()) objects.push(infoOf(key, stats));
-        } else if (entry.isDirectory() && this.holdsAnObject(`${key}/`)) {
-          prefixes.push(`${key}/`);
-        }
-      }
-      return { objects, prefixes };
+      return (await loadTree()).listDirectory(this.root, prefix);
     } catch (err) {
       throw fsFailure(err, prefix, this.root);
     }
@@ -233,29 +249,19 @@ export class FsStorage implements ObjectStorage {
 
   async delete(keys: readonly string[], options?: AbortOptions): Promise<void> {
     try {
-      const signal = options?.signal;
-      throwIfAborted(signal, keys[0]);
-      const targets = keys.map((key) => ({ key, file: this.pathOf(key) }));
-      for (const { key, file } of targets) {
-        throwIfAborted(signal, key); // keys deleted before the abort stay deleted
-        if (!this.dirs.checkParents(key, false) || !lstatOrNull(file)) continue;
-        try {
-          // Under the key's lock so a delete cannot slip between a conditional write's check and rename.
-          await withFileLock(lockPathOf(file), () => {
-            unlinkQuietly(file);
-            if (this.durability === 'fsync') fsyncDirectory(path.dirname(file));
-          }, this.lockOptions, this.clock, signal);
-        } catch (err) {
-          if (!isErrno(err, 'ENOENT')) throw err; // directory removed meanwhile: nothing to delete
-        }
-        this.removeEmptyParents(path.dirname(file));
-      }
+      throwIfAborted(options?.signal, keys[0]);
+      for (const key of keys) this.pathOf(key);
+      const lock = { options: this.lockOptions, clock: this.clock, fsync: this.durability === 'fsync' };
+      await (await loadTree()).deleteObjects(this.root, keys, lock, options?.signal);
     } catch (err) {
       throw fsFailure(err, keys[0], this.root);
     }
   }
 
-  async close(): Promise<void> {}
+  /** Closes this thread's cached directories of the root (reads open them again if used again). */
+  async close(): Promise<void> {
+    forgetCachedDirectories(this.root);
+  }
 
   /** {@link close}, for `await using`. */
   async [Symbol.asyncDispose](): Promise<void> {
@@ -268,28 +274,7 @@ export class FsStorage implements ObjectStorage {
    */
   async sweepTempFiles(olderThanMs = 3_600_000): Promise<number> {
     try {
-      let removed = 0;
-      const sweep = (dir: string) => {
-        let entries: Dirent[];
-        try {
-          entries = readdirSync(dir, { withFileTypes: true });
-        } catch {
-          return;
-        }
-        for (const entry of entries) {
-          const full = path.join(dir, entry.name);
-          if (entry.isDirectory()) sweep(full);
-          else if (entry.name.startsWith(`${RESERVED_PREFIX}tmp-`) || /\.stale-[0-9a-f]+$/.test(entry.name)) {
-            const stats = lstatOrNull(full);
-            if (stats && this.clock.nowMs() - Number(stats.mtimeMs) > olderThanMs) {
-              unlinkQuietly(full);
-              removed += 1;
-            }
-          }
-        }
-      };
-      sweep(this.root);
-      return removed;
+      return (await loadTree()).sweepTempFiles(this.root, this.clock.nowMs() - olderThanMs);
     } catch (err) {
       throw fsFailure(err, undefined, this.root);
     }
@@ -298,6 +283,7 @@ export class FsStorage implements ObjectStorage {
   /** Removes the whole root directory (tests, ephemeral repositories). */
   async destroy(): Promise<void> {
     try {
+      forgetCachedDirectories(this.root);
       await rm(this.root, { recursive: true, force: true });
     } catch (err) {
       throw fsFailure(err, undefined, this.root);
@@ -319,14 +305,15 @@ export class FsStorage implements ObjectStorage {
     return file;
   }
 
-  private async writeTemp(key: string, file: string, parts: readonly Uint8Array[], signal: AbortSignal | undefined): Promise<string> {
+  private async writeTemp(key: string, file: string, parts: readonly Uint8Array[], walk: DirectoryWalk, signal: AbortSignal | undefined): Promise<string> {
     try {
       return await writeTempFile(file, parts, this.durability === 'fsync', signal);
     } catch (err) {
       if (isFloeError(err, 'ABORTED')) {
-        this.removeEmptyParents(path.dirname(file)); // an aborted write leaves no directory behind
+        removeEmptyDirectories(walk); // an aborted write leaves no directory behind
         throw err;
       }
+      if (isErrno(err, 'ENOENT')) throw new DirectoryGone(err);
       if (isErrno(err, 'ENOTDIR', 'EEXIST')) throw conflictWithObject(key, err);
       throw floeError('STORAGE_ERROR', `cannot write ${JSON.stringify(key)} under ${this.root}`, { where: key, cause: err });
     }
@@ -342,6 +329,7 @@ export class FsStorage implements ObjectStorage {
       return stats && { version: versionOf(stats) };
     } catch (err) {
       if (isFloeError(err)) throw err;
+      if (isErrno(err, 'ENOENT')) throw new DirectoryGone(err);
       if (isErrno(err, 'ENOTDIR', 'EISDIR')) throw conflictWithObject(key, err);
       throw floeError('STORAGE_ERROR', `cannot write ${JSON.stringify(key)} under ${this.root}`, { where: key, cause: err });
     }
@@ -352,13 +340,14 @@ export class FsStorage implements ObjectStorage {
    * file written, stamped, fsynced in durability 'fsync', then `link`ed to the name, which fails if the
    * name exists, so of racing creators exactly one succeeds and the object never shows partly.
    */
-  private createOnly(key: string, file: string, parts: readonly Uint8Array[]): { version: VersionToken } {
+  private createOnly(key: string, file: string, parts: readonly Uint8Array[], walk: DirectoryWalk): { version: VersionToken } {
     let temp: string;
     let stats: BigIntStats;
     try {
       ({ temp, stats } = writeStampedTempFileSync(file, parts, this.durability === 'fsync', this.clock.nowMs()));
     } catch (err) {
-      this.removeEmptyParents(path.dirname(file));
+      if (isErrno(err, 'ENOENT')) throw new DirectoryGone(err);
+      removeEmptyDirectories(walk);
       if (isErrno(err, 'ENOTDIR', 'EEXIST')) throw conflictWithObject(key, err);
       throw floeError('STORAGE_ERROR', `cannot write ${JSON.stringify(key)} under ${this.root}`, { where: key, cause: err });
     }
@@ -366,7 +355,7 @@ export class FsStorage implements ObjectStorage {
       linkSync(temp, file);
     } catch (err) {
       unlinkQuietly(temp);
-      this.removeEmptyParents(path.dirname(file)); // a refused write leaves no directory behind
+      removeEmptyDirectories(walk); // a refused write leaves no directory behind
       if (!isErrno(err, 'EEXIST')) throw floeError('STORAGE_ERROR', `cannot create ${JSON.stringify(key)}`, { where: key, cause: err });
       if (lstatOrNull(file)?.isDirectory()) throw conflictWithObject(key, err);
       // The object may be this write, linked by an attempt whose directory fsync then failed: a
@@ -375,7 +364,7 @@ export class FsStorage implements ObjectStorage {
       throw preconditionFailed(key, 'the object already exists (ifNoneMatch: *)');
     }
     unlinkQuietly(temp);
-    if (this.durability === 'fsync') fsyncDirectory(path.dirname(file));
+    if (this.durability === 'fsync') fsyncDirectory(walk.dir.path);
     return { version: versionOf(stats) };
   }
 
@@ -383,8 +372,9 @@ export class FsStorage implements ObjectStorage {
    * Check the precondition and rename into place, all under the key's lock. The signal is checked
    * last before the rename: after it the write has happened and resolves.
    */
-  private async replaceLocked(key: string, file: string, temp: string, options?: PutOptions): Promise<{ version: VersionToken }> {
+  private async replaceLocked(key: string, file: string, temp: string, walk: DirectoryWalk, options?: PutOptions): Promise<{ version: VersionToken }> {
     const signal = options?.signal;
+    const { withFileLock } = await loadLock();
     return withFileLock(lockPathOf(file), async () => {
       throwIfAborted(signal, key);
       const current = lstatOrNull(file);
@@ -395,64 +385,27 @@ export class FsStorage implements ObjectStorage {
       if (!stats) throw floeError('STORAGE_ERROR', `temp file for ${JSON.stringify(key)} vanished`, { where: key });
       throwIfAborted(signal, key);
       renameSync(temp, file);
-      if (this.durability === 'fsync') fsyncDirectory(path.dirname(file));
+      if (this.durability === 'fsync') fsyncDirectory(walk.dir.path);
       return { version: versionOf(stats) };
-    }, this.lockOptions, this.clock, signal);
-  }
-
-  /** Directory entries under a directory key ('' or ending in '/'), in key order, ours skipped. */
-  private entries(dirKey: string): Dirent[] {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(path.join(this.root, dirKey), { withFileTypes: true });
-    } catch (err) {
-      if (isErrno(err, 'ENOENT', 'ENOTDIR')) return [];
-      throw err;
-    }
-    // A directory sorts as its name plus '/', the way its keys sort among the files beside it.
-    const sortName = (e: Dirent) => (e.isDirectory() ? `${e.name}/` : e.name);
-    return entries
-      .filter((e) => !e.name.startsWith(RESERVED_PREFIX) && (e.isFile() || e.isDirectory()))
-      .sort((a, b) => compareKeys(sortName(a), sortName(b)));
-  }
-
-  private *walk(dirKey: string, namePrefix: string, startAfter: string | undefined, signal: AbortSignal | undefined): Generator<ObjectInfo> {
-    throwIfAborted(signal, dirKey); // once per directory: a listing may be long
-    for (const entry of this.entries(dirKey)) {
-      if (!entry.name.startsWith(namePrefix)) continue;
-      const key = dirKey + entry.name;
-      if (entry.isDirectory()) {
-        // Skip a directory whose keys all sort before `startAfter`.
-        const inside = `${key}/`;
-        if (startAfter !== undefined && compareKeys(inside, startAfter) < 0 && !startAfter.startsWith(inside)) continue;
-        yield* this.walk(inside, '', startAfter, signal);
-      } else if (startAfter === undefined || compareKeys(key, startAfter) > 0) {
-        const stats = lstatOrNull(path.join(this.root, key));
-        if (stats?.isFile()) yield infoOf(key, stats); // may have been deleted since readdir
-      }
-    }
-  }
-
-  private holdsAnObject(dirKey: string): boolean {
-    return this.entries(dirKey).some((e) => e.isFile() || this.holdsAnObject(`${dirKey}${e.name}/`));
-  }
-
-  /** Deleting the last object of a directory removes the directory, as object stores have none. */
-  private removeEmptyParents(dir: string): void {
-    while (dir.startsWith(this.root + path.sep)) {
-      try {
-        rmdirSync(dir);
-        this.dirs.forget(dir);
-      } catch {
-        return; // not empty (or already gone): stop climbing
-      }
-      dir = path.dirname(dir);
-    }
+    }, this.lockOptions, this.clock, signal, lockPathOf(path.join(this.root, key)));
   }
 }
 
-function infoOf(key: string, stats: BigIntStats): ObjectInfo {
-  return { key, size: Number(stats.size), lastModified: new Date(Number(stats.mtimeMs)), version: versionOf(stats) };
+// Listing, deleting and sweeping load with the first call that needs them: reads and writes never do.
+let tree: Promise<typeof import('./fs-tree.ts')> | undefined;
+const loadTree = () => (tree ??= import('./fs-tree.ts'));
+// Per-key locks load with the first write that replaces an object: readers never take one.
+let lock: Promise<typeof import('./fs-lock.ts')> | undefined;
+const loadLock = () => (lock ??= import('./fs-lock.ts'));
+
+/** Times a write walks to its directory again when concurrent deletes keep removing it. */
+const WALK_ATTEMPTS = 5;
+
+/** The write's directory was removed (emptied by a concurrent delete) before anything was written in it. */
+class DirectoryGone extends Error {
+  constructor(override readonly cause: unknown) {
+    super('the directory was removed meanwhile');
+  }
 }
 
 function unlinkQuietly(file: string): void {

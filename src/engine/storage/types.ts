@@ -69,6 +69,12 @@ export interface CopyOptions extends AbortOptions {
   ifMatch?: VersionToken | undefined;
 }
 
+/** Where a local backend keeps an object: the file `key` (slash-separated) under the directory `root`. */
+export interface LocalObjectFile {
+  readonly root: string;
+  readonly key: string;
+}
+
 /**
  * The object-storage contract every backend implements (memory, filesystem, SQLite, S3): a flat
  * key space of write-once objects, with conditional writes (`ifMatch` / `ifNoneMatch`) for the few
@@ -87,11 +93,13 @@ export interface ObjectStorage extends AsyncDisposable {
    */
   readInto?(key: string, target: Uint8Array, range?: ByteRange, options?: AbortOptions): Promise<number | null>;
   /**
-   * Optional, for backends whose objects are plain local files: the file holding `key`, so a
-   * worker thread can read it itself. Objects are never modified in place (except unconditional
-   * puts of fs durability 'none'), so a reader that opens the file sees one whole version.
+   * Optional, for backends whose objects are plain local files: where the file holding `key`
+   * lies (a root directory and the key under it), so a worker thread can read it itself, walking
+   * from the root without following links as the backend does (src/engine/local-file.ts).
+   * Objects are never modified in place (except unconditional puts of fs durability 'none'), so a
+   * reader that opens the file sees one whole version.
    */
-  localFile?(key: string): string;
+  localFile?(key: string): LocalObjectFile;
   /** Size, modification time and version of a key; `null` when it does not exist. */
   head(key: string, options?: AbortOptions): Promise<ObjectInfo | null>;
   /** Failed preconditions throw FloeError 'PRECONDITION_FAILED'; nothing is written then. */

@@ -20,6 +20,8 @@ const srcGraph = (): ImportGraph => (graph ??= buildImportGraph(diskTree(path.jo
 const LOADED_ON_FIRST_USE: Readonly<Record<string, string>> = {
   'query/http-handler.ts': "a query server's request handling: with its first request",
   'engine/storage/s3-requests.ts': "an S3Storage's requests: with its first call",
+  'engine/storage/fs-lock.ts': "an FsStorage's per-key locks: with its first replacing write or delete",
+  'engine/storage/fs-tree.ts': "an FsStorage's listings, deletes and temp-file sweeps: with its first list, listDir, delete or sweep",
   'txn/commit.ts': 'the commit machinery: when a writable session is made',
   'engine/vlen-array-values.ts': "vlen-array elements as typed arrays: with a vlen-array array's first get or set",
   'engine/write-value.ts': "a write's value checks: with the first set",
