@@ -8,9 +8,11 @@ import type { DimOperationNode } from '../nodes/query-node.ts';
 import type { WhereIndexNode } from '../nodes/where-index-node.ts';
 import type { Coordinate } from './coordinate.ts';
 import { fullSet, intersectSets, keepProgression, limitSet, setCount, strideSet, type DimSet } from './dim-set.ts';
-import { lookupNearest, lookupWhere } from './label-lookup.ts';
 import type { DimPlan, LookupNote } from './plan-types.ts';
 import type { DimInfo } from './resolve-arrays.ts';
+
+// Label lookups load with the first query that has one (positional queries never need them).
+const labelLookup = () => import('./label-lookup.ts');
 
 /** Which stage an operation runs in; a Record so a new node kind must choose one. */
 const STAGE: Record<DimOperationNode['kind'], 'filter' | 'thin'> = {
@@ -52,8 +54,8 @@ export async function resolveDims(dims: readonly DimInfo[], operations: readonly
     const state = states.get(op.dim)!;
     const coordinate = async () => (state.coordinate ??= await loadCoordinate(dim));
     const step = await match(op)
-      .with({ kind: 'WhereNode' }, async (n) => ({ ...lookupWhere(await coordinate(), n), thin: false }))
-      .with({ kind: 'NearestNode' }, async (n) => ({ ...lookupNearest(await coordinate(), n), thin: false }))
+      .with({ kind: 'WhereNode' }, async (n) => ({ ...(await labelLookup()).lookupWhere(await coordinate(), n), thin: false }))
+      .with({ kind: 'NearestNode' }, async (n) => ({ ...(await labelLookup()).lookupNearest(await coordinate(), n), thin: false }))
       .with({ kind: 'WhereIndexNode' }, async (n) => ({ set: positional(n, dim.length), method: 'positional' as const, comparisons: 0, thin: false }))
       .with({ kind: 'LimitNode' }, async (n) => ({ set: limitSet(state.set, n.count), method: 'thinning' as const, comparisons: 0, thin: true }))
       .with({ kind: 'StrideNode' }, async (n) => ({ set: strideSet(state.set, n.step), method: 'thinning' as const, comparisons: 0, thin: true }))
