@@ -2,8 +2,11 @@
 // local npm cache and use it there. One project installs it whole (with fast-check, and
 // TypeScript to compile a strict consumer); one installs with --omit=optional, as on a machine
 // without a compiler: no zstd-napi, no native binaries from optional platform packages.
+// Everything runs on the Node that runs this test (the CI matrix runs it on each supported line):
+// npm and the native builds use that Node and its headers, the strict consumer compiles against
+// that line's @types/node, and the whole install gets the better-sqlite3 major of that line.
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +23,9 @@ const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'
 };
 const DEV_TOOLS = ['tsx', 'esbuild', 'typescript', 'vitest'];
 const INSTALL_MS = 600_000;
+const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
+/** Both ends of the better-sqlite3 peer range: 13 needs Node >= 22, so Node 20 gets 12. */
+const SQLITE_MAJOR = NODE_MAJOR >= 22 ? 13 : 12;
 
 interface PackedFile { path: string; size: number }
 interface Packed { filename: string; size: number; unpackedSize: number; files: PackedFile[] }
@@ -32,12 +38,26 @@ let lean: string;
 /** Runs a command in `cwd`; resolves to stdout, rejects with stdout+stderr in the message. */
 async function run(cwd: string, file: string, args: string[], env: Record<string, string> = {}): Promise<string> {
   try {
-    const { stdout } = await exec(file, args, { cwd, env: { ...process.env, ...env }, maxBuffer: 64 << 20, timeout: INSTALL_MS });
+    const { stdout } = await exec(file, args, { cwd, env: { ...process.env, ...thisNode(), ...env }, maxBuffer: 64 << 20, timeout: INSTALL_MS });
     return stdout;
   } catch (err) {
     const e = err as { stdout?: string; stderr?: string; message: string };
     throw new Error(`${file} ${args.join(' ')} failed in ${cwd}: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`);
   }
+}
+
+/**
+ * The environment that makes `npm`, `npx` and their install scripts run on this test's Node, and
+ * node-gyp compile against its headers (Node's own builds and distro packages carry them under
+ * <prefix>/include/node); otherwise a machine's npmrc `nodedir` or another `node` on PATH would
+ * build native modules for a different ABI.
+ */
+function thisNode(): Record<string, string> {
+  const bin = path.dirname(process.execPath);
+  const prefix = path.dirname(bin);
+  const env: Record<string, string> = { PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` };
+  if (existsSync(path.join(prefix, 'include/node/node.h'))) env.npm_config_nodedir = prefix;
+  return env;
 }
 
 const npm = (cwd: string, ...args: string[]) => run(cwd, 'npm', args, { npm_config_build_from_source: 'true', npm_config_update_notifier: 'false' });
@@ -59,9 +79,9 @@ beforeAll(async () => {
   const [info] = JSON.parse(await npm(root, 'pack', '--json', '--ignore-scripts', '--pack-destination', work)) as Packed[];
   packed = info!;
   const tarball = `file:${path.join(work, packed.filename)}`;
-  full = project('full-consumer', { floe: tarball, 'fast-check': manifest.devDependencies['fast-check']! }, {
+  full = project('full-consumer', { floe: tarball, 'fast-check': manifest.devDependencies['fast-check']!, 'better-sqlite3': `^${SQLITE_MAJOR}.0.0` }, {
     typescript: manifest.devDependencies.typescript!,
-    '@types/node': manifest.devDependencies['@types/node']!,
+    '@types/node': `^${NODE_MAJOR}`,
   });
   lean = project('lean-consumer', { floe: tarball });
   const install = ['install', '--prefer-offline', '--no-audit', '--no-fund'];
@@ -110,6 +130,19 @@ describe('a full install', () => {
     expect(await run(full, 'npx', ['--no-install', 'floe', '--version', '--verbose'])).toMatch(/^zstd: zstd-napi .*\(the first of zstd-napi, node:zlib, @bokuweb\/zstd-wasm that loads\)/m);
     const demo = await run(full, 'npx', ['--no-install', 'floe', 'demo', '--small', '--repo', path.join(work, 'demo.icechunk')]);
     expect(demo).toMatch(/done: .* on disk/);
+  });
+
+  it(`stores a repository in SQLite through better-sqlite3 ${SQLITE_MAJOR}, built for Node ${NODE_MAJOR}`, async () => {
+    const out = JSON.parse(await node(full, 'sqlite-round-trip.mjs', path.join(work, 'full-repo.db'))) as Record<string, unknown>;
+    expect(out).toEqual({ equal: true, snapshots: 3, betterSqlite3Major: SQLITE_MAJOR });
+    // npm only warns when an optional peer's range excludes the installed version; `ls` fails.
+    await npm(full, 'ls', 'better-sqlite3');
+    expect(await run(full, 'npx', ['--no-install', 'floe', '--version', '--verbose'])).toMatch(new RegExp(`^  better-sqlite3 +ok \\(${SQLITE_MAJOR}\\.`, 'm'));
+  });
+
+  it('type-checks against the @types/node of the Node line it runs on', () => {
+    const installed = JSON.parse(readFileSync(path.join(full, 'node_modules/@types/node/package.json'), 'utf8')) as { version: string };
+    expect(Number(installed.version.split('.')[0])).toBe(NODE_MAJOR);
   });
 
   it("keeps floe's runtime tree free of build and test tools", async () => {
