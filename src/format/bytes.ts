@@ -48,3 +48,14 @@ export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   return Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length));
 }
+
+/** The parts one after another in one new array of `total` bytes (their summed length). */
+export function joinBytes(parts: readonly Uint8Array[], total: number, allocate: (size: number) => Uint8Array = (size) => new Uint8Array(size)): Uint8Array {
+  const out = allocate(total);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}

@@ -5,7 +5,7 @@
 import type { ZstdBackend } from './zstd-types.ts';
 import { DecodedSizeLimitError } from './decoded-size.ts';
 import { ZstdDataError } from './zstd-frames.ts';
-import { freshBytes } from '../bytes.ts';
+import { freshBytes, joinBytes } from '../bytes.ts';
 
 interface NapiCCtx {
   setParameter(param: number, value: number): void;
@@ -57,7 +57,7 @@ export function napiBackend(require: NodeJS.Require): ZstdBackend {
       pending = hint;
       chunkSize = Math.min(chunkSize * 2, 64 << 20, maxBytes + 1 - total);
     }
-    return chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : concat(chunks, total);
+    return chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : joinBytes(chunks, total, bytes);
   };
 
   return {
@@ -94,15 +94,6 @@ function bytes(size: number): Uint8Array {
   return freshBytes(size);
 }
 
-function concat(chunks: Uint8Array[], total: number): Uint8Array {
-  const out = bytes(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
-}
 
 function withDictionary(ctx: NapiDCtx, dictionary: Uint8Array): NapiDCtx {
   ctx.loadDictionary(dictionary);

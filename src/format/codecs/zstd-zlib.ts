@@ -8,6 +8,7 @@
 // decodes only the first of several concatenated frames and returns a truncated frame's output
 // without an error. So input is split into frames here (zstd-frames.ts walks their block headers,
 // which finds truncation) and each frame decoded alone.
+import { bytesEqual, joinBytes } from '../bytes.ts';
 import { readFrame, ZstdDataError } from './zstd-frames.ts';
 import { DecodedSizeLimitError } from './decoded-size.ts';
 import type { ZstdBackend } from './zstd-types.ts';
@@ -79,7 +80,7 @@ export function zlibBackend(require: NodeJS.Require, options: ZlibBackendOptions
         parts.push(decoded);
         total += decoded.length;
       }
-      return parts.length === 1 ? parts[0]! : join(parts, total);
+      return parts.length === 1 ? parts[0]! : joinBytes(parts, total);
     },
   };
 }
@@ -96,7 +97,7 @@ function probe(zlib: ZlibWithZstd): ZstdZlib {
   const frame = zstd.zstdCompressSync(sample, compressOptions(zstd, sample.length, 3, true));
   const info = readFrame(frame);
   if (info.contentSize !== sample.length || info.compressedSize !== frame.length) throw new Error('node:zlib zstd does not write the content size into the frame header');
-  if (!sameBytes(zstd.zstdDecompressSync(frame), sample)) throw new Error('node:zlib zstd does not round-trip a frame');
+  if (!bytesEqual(zstd.zstdDecompressSync(frame), sample)) throw new Error('node:zlib zstd does not round-trip a frame');
   return zstd;
 }
 
@@ -109,7 +110,7 @@ function dictionariesWork(zstd: ZstdZlib): boolean {
   const text = new TextEncoder().encode('s3://bucket/path/to/some/file-0003.nc');
   try {
     const frame = zstd.zstdCompressSync(text, compressOptions(zstd, text.length, 3, false, dictionary));
-    if (!sameBytes(zstd.zstdDecompressSync(frame, { dictionary }), text)) return false;
+    if (!bytesEqual(zstd.zstdDecompressSync(frame, { dictionary }), text)) return false;
   } catch {
     return false;
   }
@@ -156,16 +157,3 @@ function plain(bytes: Uint8Array): Uint8Array {
   return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
 }
 
-function join(parts: Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
-}
