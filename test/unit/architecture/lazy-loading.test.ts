@@ -181,17 +181,23 @@ export async function load(url, context, next) {
   port.postMessage(url);
   return result;
 }`;
-  const child = `import { register } from 'node:module';
+  // In-thread hooks where Node has them (22.15+; register() is deprecated from 26), else a hooks thread.
+  const child = `import * as nodeModule from 'node:module';
 import { MessageChannel } from 'node:worker_threads';
-const sentinel = 'data:text/javascript,export%20default%200';
-const { port1, port2 } = new MessageChannel();
 const loaded = [];
-const drained = new Promise((resolve) => port1.on('message', (url) => (url === sentinel ? resolve() : loaded.push(url))));
-register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hooks)}), { data: { port: port2 }, transferList: [port2] });
-await import(process.argv[1]);
-await import(sentinel);
-await drained;
-port1.close();
+if (typeof nodeModule.registerHooks === 'function') {
+  nodeModule.registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
+  await import(process.argv[1]);
+} else {
+  const sentinel = 'data:text/javascript,export%20default%200';
+  const { port1, port2 } = new MessageChannel();
+  const drained = new Promise((resolve) => port1.on('message', (url) => (url === sentinel ? resolve() : loaded.push(url))));
+  nodeModule.register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hooks)}), { data: { port: port2 }, transferList: [port2] });
+  await import(process.argv[1]);
+  await import(sentinel);
+  await drained;
+  port1.close();
+}
 process.stdout.write(JSON.stringify(loaded));`;
   const out = execFileSync(process.execPath, ['--no-warnings', '--input-type=module', '-e', child, entry], { encoding: 'utf8', timeout: 30_000 });
   return JSON.parse(out) as string[];
