@@ -16,7 +16,9 @@ import type { MetadataValue } from '../format/icechunk/metadata-value.ts';
 import { decodeRepoConfig, encodeRepoConfig, type RepoInfo, type RepoStatus } from '../format/icechunk/repo-info.ts';
 import type { Snapshot } from '../format/icechunk/snapshot.ts';
 import { configuredBackoff, decodeConfig, loadConfigCodec, mergeConfig, resolveConfig, validateConfig, type RepositoryConfig, type ResolvedConfig } from './config.ts';
-import { ancestors, describeSnapshot, diffSnapshots, snapshotAsOf, type DiffResult, type SnapshotDescription } from './history.ts';
+import {
+  ancestors, COMMIT_KEY_HORIZON, describeSnapshot, diffSnapshots, findCommitByKey, snapshotAsOf, type DiffResult, type SnapshotDescription,
+} from './history.ts';
 import { RepoObjects, type CacheBudgets } from './objects.ts';
 import type { ResolvedRef } from './ref-expression.ts';
 import * as refs from './refs.ts';
@@ -388,6 +390,21 @@ export class Repository {
     return describeSnapshot(found);
   }
 
+  /**
+   * Whether the commit with this key (its `commitKey`, as a COMMIT_OUTCOME_UNKNOWN names it) is on
+   * `branch` (default `main`): searched among the branch's newest `horizon` snapshots (default
+   * 1000, as a commit does), in the repo info alone. `committed: false` is final only once nothing
+   * can still land it: commit again with the same key to settle it (docs/transactions.md).
+   */
+  async lookupCommit(commitKey: string, options: { branch?: string; horizon?: number } & AbortOptions = {}): Promise<CommitLookup> {
+    if (typeof commitKey !== 'string' || commitKey === '') throw floeError('INVALID_ARGUMENT', 'a commit key must be a non-empty string');
+    const horizon = options.horizon ?? COMMIT_KEY_HORIZON;
+    if (!Number.isSafeInteger(horizon) || horizon < 1) throw floeError('INVALID_ARGUMENT', `horizon must be a positive integer, got ${horizon}`);
+    const info = await this.repoInfo(requestOf(options));
+    const found = findCommitByKey(info, refs.branchTip(info, options.branch ?? refs.MAIN_BRANCH), commitKey, horizon);
+    return found ? { committed: true, snapshotId: idToString(found.id) } : { committed: false, searched: horizon };
+  }
+
   /** The manifest files a snapshot references, with their sizes and chunk reference counts. */
   async lookupManifestFiles(snapshotId: string, options?: AbortOptions): Promise<{ id: string; sizeBytes: number; numChunkRefs: number }[]> {
     const { snapshot } = await this.objects.loadSnapshot(parseSnapshotId(snapshotId), requestOf(options));
@@ -637,3 +654,6 @@ async function takeExisting<T>(write: Promise<T>, existing: () => Promise<T | un
     return accepted;
   }
 }
+
+/** What {@link Repository.lookupCommit} found: the snapshot of the key, or none among the `searched` newest. */
+export type CommitLookup = { committed: true; snapshotId: string } | { committed: false; searched: number };
