@@ -49,6 +49,8 @@ export interface CheckInput {
   read(snapshotId: string, cells: readonly number[]): Promise<ReadonlyMap<number, number>>;
   /** Read every cell of every snapshot, not only the tip's (small histories). */
   readEverything?: boolean;
+  /** Snapshots read at once. Default 8. */
+  readConcurrency?: number;
 }
 
 export interface CheckReport {
@@ -133,8 +135,7 @@ function checkProvenance(input: CheckInput, violations: string[]): void {
 async function checkValues(input: CheckInput, violations: string[]): Promise<{ snapshotsRead: number; cellsRead: number }> {
   const byKey = new Map(input.commits.map((c) => [c.key, c]));
   const expected = new Map(input.initial);
-  let cellsRead = 0;
-  let snapshotsRead = 0;
+  const tasks: { at: number; label: string; cells: readonly number[]; want: Map<number, number | undefined> }[] = [];
   for (const [at, s] of input.history.entries()) {
     const commit = s.key === undefined ? undefined : byKey.get(s.key);
     for (const [cell, value] of commit?.writes ?? []) expected.set(cell, value);
@@ -142,21 +143,31 @@ async function checkValues(input: CheckInput, violations: string[]): Promise<{ s
     const everything = input.readEverything || at === input.history.length - 1;
     const cells = everything ? input.cells : [...(commit?.writes.keys() ?? [])];
     if (cells.length === 0) continue;
-    let got: ReadonlyMap<number, number>;
-    try {
-      got = await input.read(s.id, cells);
-    } catch (err) {
-      violations.push(`unreadable: snapshot ${s.id}${commit ? ` (${commit.label})` : ''}: ${String(err)}`);
-      continue;
-    }
-    snapshotsRead++;
-    cellsRead += cells.length;
-    for (const cell of cells) {
-      const want = expected.get(cell);
-      if (got.get(cell) !== want) {
-        violations.push(`wrong value: snapshot ${s.id}${commit ? ` (${commit.label})` : ''}, cell ${cell}: got ${got.get(cell)}, want ${want}`);
+    tasks.push({ at, label: `snapshot ${s.id}${commit ? ` (${commit.label})` : ''}`, cells, want: new Map(cells.map((c) => [c, expected.get(c)])) });
+  }
+  const found: string[][] = tasks.map(() => []);
+  let next = 0;
+  let snapshotsRead = 0;
+  let cellsRead = 0;
+  // Reads in parallel (they are independent); findings keep history order.
+  const worker = async () => {
+    for (let t = next++; t < tasks.length; t = next++) {
+      const task = tasks[t]!;
+      let got: ReadonlyMap<number, number>;
+      try {
+        got = await input.read(input.history[task.at]!.id, task.cells);
+      } catch (err) {
+        found[t]!.push(`unreadable: ${task.label}: ${String(err)}`);
+        continue;
+      }
+      snapshotsRead++;
+      cellsRead += task.cells.length;
+      for (const [cell, want] of task.want) {
+        if (got.get(cell) !== want) found[t]!.push(`wrong value: ${task.label}, cell ${cell}: got ${got.get(cell)}, want ${want}`);
       }
     }
-  }
+  };
+  await Promise.all(Array.from({ length: input.readConcurrency ?? 8 }, worker));
+  violations.push(...found.flat());
   return { snapshotsRead, cellsRead };
 }
