@@ -8,10 +8,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ZarrArray } from '../../src/engine/array.ts';
+import { slice } from '../../src/engine/selection.ts';
 import { withFaults, type Fault } from '../../src/engine/storage/faults.ts';
 import { MemoryStorage } from '../../src/engine/storage/memory.ts';
+import { transientError } from '../../src/engine/storage/transient.ts';
+import { wrapStorage } from '../../src/engine/storage/wrap.ts';
 import { isFloeError } from '../../src/errors.ts';
-import { Repository, Storage, type Session } from '../../src/txn/index.ts';
+import { BasicConflictSolver, Repository, Storage, type Session } from '../../src/txn/index.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -114,6 +117,38 @@ describe('a commit whose swap answer is lost (issue 29)', () => {
       const main = await history(repo);
       expect(main.filter((s) => s.metadata.floe_commit_key === 'job-42').map((s) => s.id), swap[0]).toEqual([id]);
       expect(main, swap[0]).toHaveLength(3);
+    }
+  });
+
+  it('a swap that failed while another writer moved the branch: a lost race (CONFLICT, or a rebase), not unknown', async () => {
+    for (const rebase of [false, true]) {
+      const backend = new MemoryStorage();
+      let other: (() => Promise<void>) | undefined;
+      // The first swap under test: another writer commits, then our put fails without acting.
+      const racing = wrapStorage(backend, async (call, run) => {
+        if (!other || call.operation !== 'put' || call.key !== 'repo') return run();
+        const commitOther = other;
+        other = undefined;
+        await commitOther();
+        throw transientError('injected reset', call.key, undefined);
+      });
+      const repo = await Repository.create(Storage.fromObjectStorage(racing));
+      const setup = await repo.writableSession('main');
+      await ZarrArray.create(setup.store, '/a', { shape: [8], chunkShape: [4], dataType: 'int32', fillValue: 0 });
+      await setup.commit('create /a');
+      const theirs = await (await Repository.open(Storage.fromObjectStorage(backend))).writableSession('main');
+      await (await ZarrArray.open(theirs.store, '/a')).set([slice(4, 8)], 2);
+      other = async () => void (await theirs.commit('theirs', { commitKey: 'theirs' }));
+      const ours = await repo.writableSession('main');
+      await (await ZarrArray.open(ours.store, '/a')).set([slice(0, 4)], 1);
+      if (!rebase) {
+        await expect(ours.commit('ours', { commitKey: 'ours' })).rejects.toMatchObject({ code: 'CONFLICT', details: { kind: 'branch-moved' } });
+        expect(await repo.lookupCommit('ours')).toEqual({ committed: false, searched: 1000 });
+        continue;
+      }
+      const id = await ours.commit('ours', { commitKey: 'ours', rebaseWith: new BasicConflictSolver() });
+      expect((await history(repo)).map((s) => s.message)).toEqual(['ours', 'theirs', 'create /a', 'Repository initialized']);
+      expect(await repo.lookupCommit('ours')).toEqual({ committed: true, snapshotId: id });
     }
   });
 
