@@ -19,6 +19,12 @@
 // swap, never land on a stale base. A retry after one lost round costs 9 requests
 // (test/txn/commit-rounds.test.ts), 12 before.
 //
+// Commit keys (issue 29): every commit and amend records one in its snapshot's metadata
+// (`floe_commit_key`, the caller's `commitKey` or a random UUID). The change function first looks
+// for the key among the branch's newest snapshots: found, the commit returns that snapshot and
+// writes no ref, so a caller's retry after COMMIT_OUTCOME_UNKNOWN (the swap's answer lost and not
+// settled by a read: repo-info-store.ts) never commits twice.
+//
 // Cancellation (`options.signal`): every step up to the repo-info update takes the signal, and so
 // do the backoff and rebase between attempts; the update checks it last before its
 // compare-and-swap, which then runs to its end (repo-info-store.ts). So an aborted commit moved
@@ -267,7 +273,7 @@ function swapRepoInfo(
   return target.repoInfo.update((current) => {
     seen.info = current;
     if (kind.kind !== 'flush' && key !== undefined) {
-      const earlier = findCommitByKey(current, branchTip(current, kind.branch), key);
+      const earlier = findCommitByKey(current, branchTip(current, kind.branch), key).found;
       if (earlier) throw new AlreadyCommitted(earlier);
     }
     switch (kind.kind) {

@@ -147,15 +147,25 @@ export const COMMIT_KEY_METADATA = 'floe_commit_key';
 /** How many snapshots of a branch, from its tip, a commit and `lookupCommit` search for a commit key. */
 export const COMMIT_KEY_HORIZON = 1000;
 
+/** What a search for a commit key found, and how far it looked. */
+export interface CommitKeySearch {
+  found?: SnapshotInfo;
+  /** Snapshots looked at. */
+  searched: number;
+  /** Whether the search reached the root (the whole history was searched). */
+  wholeHistory: boolean;
+}
+
 /**
  * The snapshot among the newest `horizon` of `from`'s ancestry (itself included) whose metadata
  * records `key`. Memory only: the repo info lists every snapshot's metadata.
  */
-export function findCommitByKey(info: RepoInfo, from: SnapshotId, key: string, horizon = COMMIT_KEY_HORIZON): SnapshotInfo | undefined {
-  let seen = 0;
+export function findCommitByKey(info: RepoInfo, from: SnapshotId, key: string, horizon = COMMIT_KEY_HORIZON): CommitKeySearch {
+  let searched = 0;
   for (const s of ancestors(info, from)) {
-    if (seen++ >= horizon) return undefined;
-    if (s.metadata.some((m) => m.name === COMMIT_KEY_METADATA && m.value === key)) return s;
+    if (searched >= horizon) return { searched, wholeHistory: false };
+    searched++;
+    if (s.metadata.some((m) => m.name === COMMIT_KEY_METADATA && m.value === key)) return { found: s, searched, wholeHistory: false };
   }
-  return undefined;
+  return { searched, wholeHistory: true };
 }

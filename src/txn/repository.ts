@@ -393,16 +393,17 @@ export class Repository {
   /**
    * Whether the commit with this key (its `commitKey`, as a COMMIT_OUTCOME_UNKNOWN names it) is on
    * `branch` (default `main`): searched among the branch's newest `horizon` snapshots (default
-   * 1000, as a commit does), in the repo info alone. `committed: false` is final only once nothing
-   * can still land it: commit again with the same key to settle it (docs/transactions.md).
+   * 1000, as a commit does), in the repo info alone: `committed: false` says how many it searched
+   * and whether that was the whole history. It is final only once nothing can still land the
+   * commit: commit again with the same key to settle it (docs/transactions.md).
    */
   async lookupCommit(commitKey: string, options: { branch?: string; horizon?: number } & AbortOptions = {}): Promise<CommitLookup> {
     if (typeof commitKey !== 'string' || commitKey === '') throw floeError('INVALID_ARGUMENT', 'a commit key must be a non-empty string');
     const horizon = options.horizon ?? COMMIT_KEY_HORIZON;
     if (!Number.isSafeInteger(horizon) || horizon < 1) throw floeError('INVALID_ARGUMENT', `horizon must be a positive integer, got ${horizon}`);
     const info = await this.repoInfo(requestOf(options));
-    const found = findCommitByKey(info, refs.branchTip(info, options.branch ?? refs.MAIN_BRANCH), commitKey, horizon);
-    return found ? { committed: true, snapshotId: idToString(found.id) } : { committed: false, searched: horizon };
+    const { found, searched, wholeHistory } = findCommitByKey(info, refs.branchTip(info, options.branch ?? refs.MAIN_BRANCH), commitKey, horizon);
+    return found ? { committed: true, snapshotId: idToString(found.id) } : { committed: false, searched, wholeHistory };
   }
 
   /** The manifest files a snapshot references, with their sizes and chunk reference counts. */
@@ -655,5 +656,8 @@ async function takeExisting<T>(write: Promise<T>, existing: () => Promise<T | un
   }
 }
 
-/** What {@link Repository.lookupCommit} found: the snapshot of the key, or none among the `searched` newest. */
-export type CommitLookup = { committed: true; snapshotId: string } | { committed: false; searched: number };
+/**
+ * What {@link Repository.lookupCommit} found: the snapshot of the key, or none among the `searched`
+ * newest snapshots of the branch; `wholeHistory` false means older ones were not looked at.
+ */
+export type CommitLookup = { committed: true; snapshotId: string } | { committed: false; searched: number; wholeHistory: boolean };

@@ -11,7 +11,8 @@
 //   may end unknown; the checker resolves them.
 // Env: FLOE_S3_LOSSY_WRITERS (default 4) writer processes; FLOE_S3_LOSSY_COMMITS (default 13)
 // commits per writer in issue 36's modes; FLOE_S3_LOSSY_MIXED_COMMITS (default 200) commits in all
-// in the mixed mode; FLOE_S3_LOSSY_SEED fixes the proxy's seed (default: from the clock, printed).
+// in the mixed mode; FLOE_S3_LOSSY_SEED fixes the proxy's seed (default: from the clock, printed);
+// FLOE_S3_LOSSY_DEADLINE_MS (default 240 000) bounds each writer (raise it for long runs).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -33,7 +34,7 @@ const CHUNK = 256; // int32 elements: 1 KiB chunks, packed
 // Chunk writes get five times the rate: a 503 to one of them is what lost data before issue 36's
 // fix, and at 25% a run of 52 pack writes meets one for sure (0.75^52 < 1e-6).
 const chunkWrites = (method: string, url: string) => (method === 'PUT' && url.includes('/chunks/') ? 5 : 1);
-const DEADLINE_MS = 240_000;
+const DEADLINE_MS = Number(process.env.FLOE_S3_LOSSY_DEADLINE_MS ?? 240_000);
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 's3-lossy-child.ts');
 
 const children = new Set<ChildProcess>();
@@ -139,7 +140,7 @@ describeWithGateway('commits on Ceph through a lossy proxy (issues 36 and 29)', 
       const cells = Array.from({ length: cellCount(WRITERS, mode.commitsPerWriter) }, (_, c) => c);
       const report = await checkHistory({
         commits: lines.map(toRecorded), history, preexisting: new Set(history.slice(0, 2).map((s) => s.id)),
-        initial: new Map(cells.map((c) => [c, 0])), cells, lookup: floeLookup(repo), read: floeReader(repo, CHUNK),
+        initial: new Map(cells.map((c) => [c, 0])), cells, lookup: floeLookup(repo, history.length), read: floeReader(repo, CHUNK),
       });
       await repo.close();
       console.info(`[lossy ${mode.name}] ${summary}; unknown resolved ${JSON.stringify(report.unknown)}; ${history.length - 2} commits on main; writes ${writeMs} ms, check ${Date.now() - checkStarted} ms (${report.snapshotsRead} snapshots, ${report.cellsRead} chunks read)`);

@@ -49,6 +49,10 @@ export function floeReader(repo: Repository, chunk: number): CheckInput['read'] 
   };
 }
 
-export function floeLookup(repo: Repository, branch = 'main'): CheckInput['lookup'] {
-  return (key) => repo.lookupCommit(key, { branch });
+/**
+ * `lookupCommit` over `horizon` snapshots: a checker resolving long after the run passes the
+ * history's length (a caller resolves soon after the unknown answer, within the default 1000).
+ */
+export function floeLookup(repo: Repository, horizon?: number, branch = 'main'): CheckInput['lookup'] {
+  return (key) => repo.lookupCommit(key, { branch, ...(horizon !== undefined ? { horizon } : {}) });
 }

@@ -85,7 +85,7 @@ describe('a commit whose swap answer is lost (issue 29)', () => {
     const err: unknown = await session.commit('maybe', { commitKey: 'k-2' }).catch((e: unknown) => e);
     if (!isFloeError(err, 'COMMIT_OUTCOME_UNKNOWN')) throw new Error(`expected COMMIT_OUTCOME_UNKNOWN, got ${String(err)}`);
     expect(err.details).toEqual({ snapshotId: expect.any(String), commitKey: 'k-2', branch: 'main' });
-    expect(await repo.lookupCommit('k-2', { branch: 'main' })).toEqual({ committed: false, searched: 1000 });
+    expect(await repo.lookupCommit('k-2', { branch: 'main' })).toEqual({ committed: false, searched: 2, wholeHistory: true });
     const id = await session.commit('maybe', { commitKey: 'k-2' });
     expect(await repo.lookupCommit('k-2')).toEqual({ committed: true, snapshotId: id });
     expect((await history(repo)).filter((s) => s.metadata.floe_commit_key === 'k-2')).toHaveLength(1);
@@ -143,7 +143,7 @@ describe('a commit whose swap answer is lost (issue 29)', () => {
       await (await ZarrArray.open(ours.store, '/a')).set([slice(0, 4)], 1);
       if (!rebase) {
         await expect(ours.commit('ours', { commitKey: 'ours' })).rejects.toMatchObject({ code: 'CONFLICT', details: { kind: 'branch-moved' } });
-        expect(await repo.lookupCommit('ours')).toEqual({ committed: false, searched: 1000 });
+        expect(await repo.lookupCommit('ours')).toEqual({ committed: false, searched: 3, wholeHistory: true });
         continue;
       }
       const id = await ours.commit('ours', { commitKey: 'ours', rebaseWith: new BasicConflictSolver() });
@@ -175,7 +175,8 @@ describe('a commit whose swap answer is lost (issue 29)', () => {
     expect(await repo.lookupCommit(tip!.metadata.floe_commit_key as string)).toEqual({ committed: true, snapshotId: tip!.id });
     await expect(repo.lookupCommit('')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     await expect(repo.lookupCommit('x', { horizon: 0 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
-    expect(await repo.lookupCommit('x', { horizon: 1 })).toEqual({ committed: false, searched: 1 });
+    expect(await repo.lookupCommit('x', { horizon: 1 })).toEqual({ committed: false, searched: 1, wholeHistory: false });
+    expect(await repo.lookupCommit('x')).toEqual({ committed: false, searched: 3, wholeHistory: true });
   });
 
   it('docs/transactions.md shows the recipe exactly as this test runs it', () => {

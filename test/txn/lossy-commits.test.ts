@@ -27,6 +27,7 @@ const COMMITS = Number(process.env.FLOE_LOSSY_LOCAL_COMMITS ?? 100);
 const SEED = Number(process.env.FLOE_LOSSY_LOCAL_SEED ?? Date.now() % 1_000_000);
 const PER_WRITER = Math.ceil(COMMITS / WRITERS);
 const CHUNK = 256; // 1 KiB chunks: stored in packs, not inline
+const DEADLINE_MS = Math.max(120_000, COMMITS * 300); // per writer; long runs get longer
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -94,7 +95,7 @@ describe('commits through lossy local backends (issue 29)', () => {
       await Promise.all(Array.from({ length: WRITERS }, async (_, writer) => {
         const repo = await openThroughFaults(faulty(backend.open(dir), seed + writer, counts));
         try {
-          await runCommits(repo, { writer, writers: WRITERS, commits: PER_WRITER, chunk: CHUNK, run: `${backend.name}-${seed}`, deadlineMs: 120_000 }, (l) => lines.push(l));
+          await runCommits(repo, { writer, writers: WRITERS, commits: PER_WRITER, chunk: CHUNK, run: `${backend.name}-${seed}`, deadlineMs: DEADLINE_MS }, (l) => lines.push(l));
         } finally {
           await repo.close();
         }
@@ -106,7 +107,7 @@ describe('commits through lossy local backends (issue 29)', () => {
       const cells = Array.from({ length: cellCount(WRITERS, PER_WRITER) }, (_, c) => c);
       const report = await checkHistory({
         commits: lines.map(toRecorded), history, preexisting: new Set(history.slice(0, 2).map((s) => s.id)),
-        initial: new Map(cells.map((c) => [c, 0])), cells, lookup: floeLookup(repo), read: floeReader(repo, CHUNK),
+        initial: new Map(cells.map((c) => [c, 0])), cells, lookup: floeLookup(repo, history.length), read: floeReader(repo, CHUNK),
       });
       await repo.close();
       const answers = Object.fromEntries(['ok', 'conflict', 'unknown', 'error'].map((a) => [a, lines.filter((l) => l.answer === a).length]));
@@ -117,6 +118,6 @@ describe('commits through lossy local backends (issue 29)', () => {
       expect(counts['fail-after'], summary).toBeGreaterThan(0);
       expect(report.violations, `${summary}\n${lines.filter((l) => l.answer !== 'ok').map((l) => JSON.stringify(l)).join('\n')}`).toEqual([]);
       for (const l of lines) if (l.answer !== 'ok') expect(['COMMIT_OUTCOME_UNKNOWN', 'STORAGE_ERROR', 'TIMEOUT'], `${l.key}: ${l.error}`).toContain(l.code);
-    }, 180_000);
+    }, DEADLINE_MS + 60_000);
   }
 });
