@@ -141,31 +141,3 @@ function sortDiff(d: DiffResult): DiffResult {
   d.movedNodes.sort((a, b) => (a.to < b.to ? -1 : a.to > b.to ? 1 : 0));
   return d;
 }
-
-/** The snapshot metadata name under which a commit records its key (issue 29); free-form for the reference. */
-export const COMMIT_KEY_METADATA = 'floe_commit_key';
-/** How many snapshots of a branch, from its tip, a commit and `lookupCommit` search for a commit key. */
-export const COMMIT_KEY_HORIZON = 1000;
-
-/** What a search for a commit key found, and how far it looked. */
-export interface CommitKeySearch {
-  found?: SnapshotInfo;
-  /** Snapshots looked at. */
-  searched: number;
-  /** Whether the search reached the root (the whole history was searched). */
-  wholeHistory: boolean;
-}
-
-/**
- * The snapshot among the newest `horizon` of `from`'s ancestry (itself included) whose metadata
- * records `key`. Memory only: the repo info lists every snapshot's metadata.
- */
-export function findCommitByKey(info: RepoInfo, from: SnapshotId, key: string, horizon = COMMIT_KEY_HORIZON): CommitKeySearch {
-  let searched = 0;
-  for (const s of ancestors(info, from)) {
-    if (searched >= horizon) return { searched, wholeHistory: false };
-    searched++;
-    if (s.metadata.some((m) => m.name === COMMIT_KEY_METADATA && m.value === key)) return { found: s, searched, wholeHistory: false };
-  }
-  return { searched, wholeHistory: true };
-}

@@ -16,9 +16,8 @@ import type { MetadataValue } from '../format/icechunk/metadata-value.ts';
 import { decodeRepoConfig, encodeRepoConfig, type RepoInfo, type RepoStatus } from '../format/icechunk/repo-info.ts';
 import type { Snapshot } from '../format/icechunk/snapshot.ts';
 import { configuredBackoff, decodeConfig, loadConfigCodec, mergeConfig, resolveConfig, validateConfig, type RepositoryConfig, type ResolvedConfig } from './config.ts';
-import {
-  ancestors, COMMIT_KEY_HORIZON, describeSnapshot, diffSnapshots, findCommitByKey, snapshotAsOf, type DiffResult, type SnapshotDescription,
-} from './history.ts';
+import type { CommitLookup } from './commit-keys.ts';
+import { ancestors, describeSnapshot, diffSnapshots, snapshotAsOf, type DiffResult, type SnapshotDescription } from './history.ts';
 import { RepoObjects, type CacheBudgets } from './objects.ts';
 import type { ResolvedRef } from './ref-expression.ts';
 import * as refs from './refs.ts';
@@ -398,12 +397,9 @@ export class Repository {
    * commit: commit again with the same key to settle it (docs/transactions.md).
    */
   async lookupCommit(commitKey: string, options: { branch?: string; horizon?: number } & AbortOptions = {}): Promise<CommitLookup> {
-    if (typeof commitKey !== 'string' || commitKey === '') throw floeError('INVALID_ARGUMENT', 'a commit key must be a non-empty string');
-    const horizon = options.horizon ?? COMMIT_KEY_HORIZON;
-    if (!Number.isSafeInteger(horizon) || horizon < 1) throw floeError('INVALID_ARGUMENT', `horizon must be a positive integer, got ${horizon}`);
     const info = await this.repoInfo(requestOf(options));
-    const { found, searched, wholeHistory } = findCommitByKey(info, refs.branchTip(info, options.branch ?? refs.MAIN_BRANCH), commitKey, horizon);
-    return found ? { committed: true, snapshotId: idToString(found.id) } : { committed: false, searched, wholeHistory };
+    const { lookupCommitIn } = await import('./commit-keys.ts');
+    return lookupCommitIn(info, options.branch ?? refs.MAIN_BRANCH, commitKey, options.horizon);
   }
 
   /** The manifest files a snapshot references, with their sizes and chunk reference counts. */
@@ -656,8 +652,4 @@ async function takeExisting<T>(write: Promise<T>, existing: () => Promise<T | un
   }
 }
 
-/**
- * What {@link Repository.lookupCommit} found: the snapshot of the key, or none among the `searched`
- * newest snapshots of the branch; `wholeHistory` false means older ones were not looked at.
- */
-export type CommitLookup = { committed: true; snapshotId: string } | { committed: false; searched: number; wholeHistory: boolean };
+export type { CommitLookup } from './commit-keys.ts';
