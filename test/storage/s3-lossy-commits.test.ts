@@ -11,7 +11,8 @@
 //   may end unknown; the checker resolves them.
 // Env: FLOE_S3_LOSSY_WRITERS (default 4) writer processes; FLOE_S3_LOSSY_COMMITS (default 13)
 // commits per writer in issue 36's modes; FLOE_S3_LOSSY_MIXED_COMMITS (default 200) commits in all
-// in the mixed mode; FLOE_S3_LOSSY_SEED fixes the proxy's seed (default: from the clock, printed);
+// in the mixed mode, FLOE_S3_LOSSY_MIXED_ATTEMPTS (default 4) attempts per request there (fewer:
+// more swaps end unknown); FLOE_S3_LOSSY_SEED fixes the proxy's seed (default: from the clock, printed);
 // FLOE_S3_LOSSY_DEADLINE_MS (default 240 000) bounds each writer (raise it for long runs).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -29,6 +30,7 @@ import { describeWithGateway } from './s3-gate.ts';
 const WRITERS = Number(process.env.FLOE_S3_LOSSY_WRITERS ?? 4);
 const COMMITS = Number(process.env.FLOE_S3_LOSSY_COMMITS ?? 13);
 const MIXED_COMMITS = Number(process.env.FLOE_S3_LOSSY_MIXED_COMMITS ?? 200);
+const MIXED_ATTEMPTS = Number(process.env.FLOE_S3_LOSSY_MIXED_ATTEMPTS ?? 4);
 const SEED = Number(process.env.FLOE_S3_LOSSY_SEED ?? Date.now() % 1_000_000);
 const CHUNK = 256; // int32 elements: 1 KiB chunks, packed
 // Chunk writes get five times the rate: a 503 to one of them is what lost data before issue 36's
@@ -94,8 +96,8 @@ describeWithGateway('commits on Ceph through a lossy proxy (issues 36 and 29)', 
     { name: 'slowdown', what: 'answers 5% of requests (25% of chunk writes) 503 SlowDown without passing them on', rates: { slowdown: 0.05 }, commitsPerWriter: COMMITS, maxAttempts: 10, allLand: true },
     { name: 'drop-after', what: 'drops the answers of 5% of requests (25% of chunk writes) after the gateway applied them', rates: { 'drop-after': 0.05 }, commitsPerWriter: COMMITS, maxAttempts: 10, allLand: true },
     {
-      name: 'mixed', what: 'mixes every fault (delays, resets mid-body, 500/503 bursts, duplicates, lost answers, slowdowns) at ~6% of requests, 4 attempts each',
-      rates: MIXED_RATES, commitsPerWriter: Math.ceil(MIXED_COMMITS / WRITERS), maxAttempts: 4, allLand: false,
+      name: 'mixed', what: `mixes every fault (delays, resets mid-body, 500/503 bursts, duplicates, lost answers, slowdowns) at ~6% of requests, ${MIXED_ATTEMPTS} attempts each`,
+      rates: MIXED_RATES, commitsPerWriter: Math.ceil(MIXED_COMMITS / WRITERS), maxAttempts: MIXED_ATTEMPTS, allLand: false,
     },
   ];
   for (const [i, mode] of modes.entries()) {
