@@ -120,6 +120,19 @@ export interface ErrorDetailsByCode {
   PRECONDITION_FAILED: NoDetails;
   /** A commit or maintenance run conflicts with changes made meanwhile; `kind` says which. */
   CONFLICT: ConflictDetails;
+  /**
+   * A commit whose final compare-and-swap of the repo info may or may not have happened (its
+   * answer was lost after retries): look it up with `repo.lookupCommit(commitKey, { branch })`,
+   * or commit again with the same `commitKey` (docs/transactions.md).
+   */
+  COMMIT_OUTCOME_UNKNOWN: {
+    /** The snapshot id the commit has if it landed. */
+    readonly snapshotId: string;
+    /** The commit's key, recorded in the snapshot's metadata (`floe_commit_key`); null for a flush. */
+    readonly commitKey: string | null;
+    /** The branch the commit was for; null for a flush. */
+    readonly branch: string | null;
+  };
   /** A write through a read-only store, session or repository. */
   READ_ONLY: NoDetails;
   /**
@@ -278,6 +291,7 @@ export const ERROR_CODES = [
   'AMBIGUOUS',
   'NOT_A_REPOSITORY',
   'STALE_HANDLE',
+  'COMMIT_OUTCOME_UNKNOWN',
 ] as const satisfies readonly (keyof ErrorDetailsByCode)[];
 
 /** The machine-readable kind of a {@link FloeError}; {@link ErrorDetailsByCode} gives its details. */

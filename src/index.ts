@@ -75,7 +75,7 @@ export {
   BasicConflictSolver, CallbackConflictSolver, ConflictDetector, ConflictError, CONFLICT_TYPES, VersionSelection, isConflictError,
 } from './txn/index.ts';
 export type {
-  RepositoryOptions, ReadonlySessionOptions, VersionOptions, DiffOptions, FeatureFlag, S3Credentials,
+  RepositoryOptions, ReadonlySessionOptions, VersionOptions, DiffOptions, FeatureFlag, CommitLookup, S3Credentials,
   S3StorageConstructorOptions, CommitOptions, RepositoryConfig, VirtualChunkContainer, DiffResult,
   SnapshotDescription, Conflict, ConflictType, ConflictSolver, ConflictCallback, BasicConflictSolverOptions,
   ForkJSON, ChunkChangeMap, ResolvedRef, RetryBackoff, ExpireOptions, ExpireResult, GcOptions, GcSummary, GcBudget, GcCursor, OpsLogItem, VerifyOptions, VerifyReport, OutOfGridRef,

@@ -19,6 +19,12 @@
 // swap, never land on a stale base. A retry after one lost round costs 9 requests
 // (test/txn/commit-rounds.test.ts), 12 before.
 //
+// Commit keys (issue 29): every commit and amend records one in its snapshot's metadata
+// (`floe_commit_key`, the caller's `commitKey` or a random UUID). The change function first looks
+// for the key among the branch's newest snapshots: found, the commit returns that snapshot and
+// writes no ref, so a caller's retry after COMMIT_OUTCOME_UNKNOWN (the swap's answer lost and not
+// settled by a read: repo-info-store.ts) never commits twice.
+//
 // Cancellation (`options.signal`): every step up to the repo-info update takes the signal, and so
 // do the backoff and rebase between attempts; the update checks it last before its
 // compare-and-swap, which then runs to its end (repo-info-store.ts). So an aborted commit moved
@@ -35,10 +41,11 @@ import type { TransactionLog } from '../format/icechunk/transaction-log.ts';
 import type { ChangeSet } from './change-set.ts';
 import { buildCommit, type BuildCommitInput } from './commit-builder.ts';
 import type { ConflictSolver } from './conflicts/solver.ts';
+import { COMMIT_KEY_METADATA, findCommitByKey } from './commit-keys.ts';
 import { ancestors } from './history.ts';
 import type { LoadedSnapshot, RepoObjects } from './objects.ts';
-import { addCommit, addDetachedSnapshot, amendCommit, findSnapshotInfo } from './refs.ts';
-import type { RepoInfoStore } from './repo-info-store.ts';
+import { addCommit, addDetachedSnapshot, amendCommit, branchTip, findSnapshotInfo } from './refs.ts';
+import type { RepoInfoStore, RepoUpdateOptions } from './repo-info-store.ts';
 import { retryDelayMs, type RetryBackoff } from './retry-policy.ts';
 
 export type { RetryBackoff } from './retry-policy.ts';
@@ -58,6 +65,13 @@ export interface CommitOptions extends AbortOptions {
   rebaseTries?: number;
   /** Waits between attempts: shorter the more rounds the commit already lost (retry-policy.ts). */
   retryBackoff?: RetryBackoff;
+  /**
+   * The commit's idempotency key (a non-empty string; default: a random UUID), recorded in the
+   * snapshot's metadata as `floe_commit_key`. A commit or amend whose key is already among the
+   * branch's newest 1000 snapshots writes nothing and returns that snapshot; `repo.lookupCommit`
+   * finds it after a COMMIT_OUTCOME_UNKNOWN (docs/transactions.md). Flushes record none.
+   */
+  commitKey?: string;
 }
 
 /** What `onBranchMoved` learns when the branch moved. */
@@ -106,6 +120,9 @@ export async function runCommit(
   if (!options.allowEmpty && kind.kind !== 'amend' && target.changes().isEmpty) {
     throw floeError('INVALID_ARGUMENT', 'there are no changes to commit; pass allowEmpty: true to commit anyway', { details: { reason: 'no-changes' } });
   }
+  const key = commitKeyOf(kind, options);
+  const { commitKey: _given, ...rest } = options;
+  const keyed: CommitOptions = key === undefined ? rest : { ...rest, commitKey: key };
   const tries = Math.max(1, options.rebaseTries ?? (options.rebaseWith ? 1000 : 5));
   const signal = options.signal;
   const request = signal ? { signal } : undefined;
@@ -113,7 +130,7 @@ export async function runCommit(
     const startedMs = target.clock.nowMs();
     const seen: SeenRepoInfo = {};
     try {
-      return await commitOnce(target, kind, message, options, request, seen, attempt > 1);
+      return await commitOnce(target, kind, message, keyed, request, seen, attempt > 1);
     } catch (err) {
       const moved = branchMovedOf(err, seen.info);
       if (!moved || !onBranchMoved || attempt >= tries) throw err;
@@ -196,6 +213,27 @@ function tipIs(info: RepoInfo, branch: string, id: SnapshotId): boolean {
 
 const parseId = (text: string): SnapshotId => parseSnapshotId(text);
 
+/** The key a commit records: the caller's, else a fresh one; none for a flush. */
+function commitKeyOf(kind: CommitKind, options: CommitOptions): string | undefined {
+  const given = options.commitKey ?? options.metadata?.[COMMIT_KEY_METADATA];
+  if (given !== undefined && (typeof given !== 'string' || given === '')) {
+    throw floeError('INVALID_ARGUMENT', `a commit key must be a non-empty string, got ${JSON.stringify(String(given))}`);
+  }
+  const inMetadata = options.metadata?.[COMMIT_KEY_METADATA];
+  if (options.commitKey !== undefined && inMetadata !== undefined && inMetadata !== options.commitKey) {
+    throw floeError('INVALID_ARGUMENT', `metadata.${COMMIT_KEY_METADATA} differs from commitKey; pass the key once`);
+  }
+  if (kind.kind === 'flush') return undefined;
+  return given ?? globalThis.crypto.randomUUID();
+}
+
+/** Thrown by a commit's change function when its key is on the branch already: that snapshot is the result. */
+class AlreadyCommitted extends Error {
+  constructor(readonly snapshot: SnapshotInfo) {
+    super('a snapshot with this commit key is on the branch');
+  }
+}
+
 async function commitOnce(
   target: CommitTarget, kind: CommitKind, message: string, options: CommitOptions, request: AbortOptions | undefined, seen: SeenRepoInfo,
   retrying: boolean,
@@ -205,7 +243,9 @@ async function commitOnce(
   const changes = target.changes();
   const snapshotId = newSnapshotId();
   const flushedAt = Math.floor(target.clock.nowMs() * 1000);
-  const metadata: MetadataItem[] = sortMetadata(Object.entries(options.metadata ?? {}).map(([name, value]) => ({ name, value })));
+  const key = options.commitKey;
+  const entries = { ...options.metadata, ...(key !== undefined ? { [COMMIT_KEY_METADATA]: key } : {}) };
+  const metadata: MetadataItem[] = sortMetadata(Object.entries(entries).map(([name, value]) => ({ name, value })));
   // The repo info's read and backup run beside the object writes: none of them is reachable before
   // the swap. A retry takes the copy its lost round just read (no HEAD): if yet another commit
   // landed meanwhile, the swap fails and the next round starts, as a HEAD would have said.
@@ -213,8 +253,30 @@ async function commitOnce(
   const written = writeCommitObjects(target, kind, { base, changes, snapshotId, message, metadata, flushedAt }, request);
   const [loaded, prepared] = await allSettledOrThrow(written, preparing);
   const info = (parentId: SnapshotId | null): SnapshotInfo => ({ id: snapshotId, parentId, flushedAt, message, metadata });
-  await target.repoInfo.update((current) => {
+  const branch = kind.kind === 'flush' ? null : kind.branch;
+  const outcomeUnknown = (cause: unknown) => floeError('COMMIT_OUTCOME_UNKNOWN',
+    `the commit's final swap of the repo info may or may not have happened (its answer was lost); look it up with lookupCommit(${JSON.stringify(key ?? null)}) or commit again with the same commitKey`,
+    { where: idToString(snapshotId), cause, details: { snapshotId: idToString(snapshotId), commitKey: key ?? null, branch } });
+  try {
+    await swapRepoInfo(target, kind, base, key, info, seen, { ...request, prepared, outcomeUnknown, landed: (current) => findSnapshotInfo(current, snapshotId) !== undefined });
+  } catch (err) {
+    if (!(err instanceof AlreadyCommitted)) throw err;
+    return { snapshot: await target.objects.loadSnapshot(err.snapshot.id, request) };
+  }
+  return { snapshot: loaded };
+}
+
+/** The commit's last step: the repo-info change that makes the snapshot reachable, unless its key already did. */
+function swapRepoInfo(
+  target: CommitTarget, kind: CommitKind, base: LoadedSnapshot, key: string | undefined, info: (parentId: SnapshotId | null) => SnapshotInfo, seen: SeenRepoInfo,
+  options: RepoUpdateOptions,
+): Promise<RepoInfo> {
+  return target.repoInfo.update((current) => {
     seen.info = current;
+    if (kind.kind !== 'flush' && key !== undefined) {
+      const earlier = findCommitByKey(current, branchTip(current, kind.branch), key).found;
+      if (earlier) throw new AlreadyCommitted(earlier);
+    }
     switch (kind.kind) {
       case 'commit':
         return addCommit(current, kind.branch, info(base.snapshot.id));
@@ -228,8 +290,7 @@ async function commitOnce(
         return amendCommit(current, kind.branch, base.snapshot.id, info(parent));
       }
     }
-  }, { ...request, prepared, landed: (current) => findSnapshotInfo(current, snapshotId) !== undefined });
-  return { snapshot: loaded };
+  }, options);
 }
 
 type CommitContent = Pick<BuildCommitInput, 'base' | 'changes' | 'snapshotId' | 'message' | 'metadata' | 'flushedAt'>;

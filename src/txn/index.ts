@@ -1,5 +1,5 @@
 // Versioned repositories: the public surface of src/txn.
-export { Repository, type RepositoryOptions, type ReadonlySessionOptions, type VersionOptions, type DiffOptions, type FeatureFlag } from './repository.ts';
+export { Repository, type RepositoryOptions, type ReadonlySessionOptions, type VersionOptions, type DiffOptions, type FeatureFlag, type CommitLookup } from './repository.ts';
 export { Storage, type S3Credentials, type S3StorageConstructorOptions, type StorageLike } from './storage.ts';
 export { Session, type SessionMode } from './session.ts';
 export { SessionStore } from './session-store.ts';

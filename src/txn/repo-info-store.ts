@@ -10,6 +10,10 @@
 // commit's last step), so the signal is checked just before it and the write then runs to its
 // end: an aborted change has changed no ref, and one that returned was not half cancelled (over
 // S3 an aborted conditional write could not tell whether it happened).
+//
+// A swap that failed in transport (after the storage's retries) may have happened. With `landed`
+// (a commit), one read settles it where it can (`swap`); what stays unknown is reported as
+// `outcomeUnknown` says (COMMIT_OUTCOME_UNKNOWN, docs/transactions.md, issue 29).
 import { floeError, isFloeError } from '../errors.ts';
 import { abortable, sleepAbortably, throwIfAborted, yieldDue, yieldToEventLoop } from '../engine/abort.ts';
 import { systemClock, type Clock } from '../engine/storage/clock.ts';
@@ -64,6 +68,11 @@ export interface RepoUpdateOptions extends AbortOptions {
    * that file instead of applying the change a second time.
    */
   landed?: (info: RepoInfo) => boolean;
+  /**
+   * The error for a swap whose outcome stayed unknown (see {@link RepoInfoStore.update}); default:
+   * the swap's own error. A commit makes it COMMIT_OUTCOME_UNKNOWN.
+   */
+  outcomeUnknown?: (cause: unknown) => Error;
 }
 
 /** A repo info update's first round begun early: the file it will swap against, already backed up. */
@@ -208,10 +217,11 @@ export class RepoInfoStore {
         if (!prepared) await createOnce(this.storage, backupKey, current.bytes, { signal });
         if (yieldDue(signal)) await yieldToEventLoop(); // an abort pending in the event loop lands now
         throwIfAborted(signal, REPO_INFO_KEY);
-        const { version } = await this.storage.put(REPO_INFO_KEY, bytes, { ifMatch: current.version });
+        const { version } = await this.swap(bytes, current.version, options);
         this.last = { info: next, bytes, version };
         return next;
       } catch (err) {
+        if (err instanceof SwapSettled) return err.info;
         if (!isFloeError(err, 'PRECONDITION_FAILED')) throw err;
         lastError = err;
       }
@@ -222,6 +232,49 @@ export class RepoInfoStore {
       details: { kind: 'repo-update-retries-exhausted' },
     });
   }
+
+  /**
+   * The compare-and-swap. A failure other than a lost precondition may have happened on the
+   * server (the answer was lost after the storage's retries), so one read settles what it can:
+   * the change found there (`landed`) is a success (SwapSettled), a file at another version
+   * without it means the swap failed for good (an `ifMatch` on the old version can no longer
+   * land), a lost race like PRECONDITION_FAILED. A file still at the swapped version leaves the
+   * outcome unknown: the write may still be in flight, so it is `outcomeUnknown`'s error.
+   */
+  private async swap(bytes: Uint8Array, expected: VersionToken, options: RepoUpdateOptions | undefined): Promise<{ version: VersionToken }> {
+    try {
+      return await this.storage.put(REPO_INFO_KEY, bytes, { ifMatch: expected });
+    } catch (err) {
+      // Without `landed` a read cannot tell our change from another's: the error as it came.
+      if (isFloeError(err, 'PRECONDITION_FAILED') || !mayHaveHappened(err) || !options?.landed) throw err;
+      const unknown = options.outcomeUnknown?.(err) ?? err;
+      let after: RepoInfoState;
+      try {
+        after = await this.fetchAfterLostSwap(undefined); // no signal: the swap already ran
+      } catch {
+        throw unknown;
+      }
+      if (options.landed(after.info)) throw new SwapSettled(after.info);
+      if (after.version !== expected) throw floeError('PRECONDITION_FAILED', 'the repo info changed under a swap whose answer was lost', { where: REPO_INFO_KEY, cause: err });
+      throw unknown;
+    }
+  }
+}
+
+/** A swap whose answer was lost but whose change a read found in place: `update` returns `info`. */
+class SwapSettled extends Error {
+  constructor(readonly info: RepoInfo) {
+    super('the swap landed');
+  }
+}
+
+/**
+ * Whether a failed write may still have happened: a transport failure, a timeout or an abort in
+ * flight may hide a write the server applied; Floe's own refusals (a bad key, a read-only store)
+ * happen before anything is sent.
+ */
+function mayHaveHappened(err: unknown): boolean {
+  return !isFloeError(err) || isFloeError(err, 'STORAGE_ERROR', 'TIMEOUT', 'ABORTED');
 }
 
 function missingRepoInfo(): Error {

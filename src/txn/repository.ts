@@ -16,6 +16,7 @@ import type { MetadataValue } from '../format/icechunk/metadata-value.ts';
 import { decodeRepoConfig, encodeRepoConfig, type RepoInfo, type RepoStatus } from '../format/icechunk/repo-info.ts';
 import type { Snapshot } from '../format/icechunk/snapshot.ts';
 import { configuredBackoff, decodeConfig, loadConfigCodec, mergeConfig, resolveConfig, validateConfig, type RepositoryConfig, type ResolvedConfig } from './config.ts';
+import type { CommitLookup } from './commit-keys.ts';
 import { ancestors, describeSnapshot, diffSnapshots, snapshotAsOf, type DiffResult, type SnapshotDescription } from './history.ts';
 import { RepoObjects, type CacheBudgets } from './objects.ts';
 import type { ResolvedRef } from './ref-expression.ts';
@@ -388,6 +389,19 @@ export class Repository {
     return describeSnapshot(found);
   }
 
+  /**
+   * Whether the commit with this key (its `commitKey`, as a COMMIT_OUTCOME_UNKNOWN names it) is on
+   * `branch` (default `main`): searched among the branch's newest `horizon` snapshots (default
+   * 1000, as a commit does), in the repo info alone: `committed: false` says how many it searched
+   * and whether that was the whole history. It is final only once nothing can still land the
+   * commit: commit again with the same key to settle it (docs/transactions.md).
+   */
+  async lookupCommit(commitKey: string, options: { branch?: string; horizon?: number } & AbortOptions = {}): Promise<CommitLookup> {
+    const info = await this.repoInfo(requestOf(options));
+    const { lookupCommitIn } = await import('./commit-keys.ts');
+    return lookupCommitIn(info, options.branch ?? refs.MAIN_BRANCH, commitKey, options.horizon);
+  }
+
   /** The manifest files a snapshot references, with their sizes and chunk reference counts. */
   async lookupManifestFiles(snapshotId: string, options?: AbortOptions): Promise<{ id: string; sizeBytes: number; numChunkRefs: number }[]> {
     const { snapshot } = await this.objects.loadSnapshot(parseSnapshotId(snapshotId), requestOf(options));
@@ -637,3 +651,5 @@ async function takeExisting<T>(write: Promise<T>, existing: () => Promise<T | un
     return accepted;
   }
 }
+
+export type { CommitLookup } from './commit-keys.ts';

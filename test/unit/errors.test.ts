@@ -42,6 +42,7 @@ function summarize(err: FloeError): string {
     .with({ code: 'AMBIGUOUS' }, (e) => `ambiguous:${e.details.candidates.length}`)
     .with({ code: 'NOT_A_REPOSITORY' }, (e) => `not-ours:${e.details.reason}`)
     .with({ code: 'STALE_HANDLE' }, (e) => `stale:${e.details.storedShape.join('x')}`)
+    .with({ code: 'COMMIT_OUTCOME_UNKNOWN' }, (e) => `unknown:${e.details.commitKey ?? '-'}:${e.details.snapshotId}`)
     .with({ code: P.union('INVALID_ARGUMENT', 'INVALID_SELECTION', 'NOT_FOUND', 'UNSUPPORTED') }, (e) => `${e.code}:${e.details.dim ?? ''}`)
     .with({ code: P.union('INVALID_METADATA', 'CORRUPT_OBJECT') }, (e) => `${e.code}:${e.details.codec ?? ''}`)
     .with(
@@ -77,6 +78,7 @@ describe('typed error details', () => {
     expect(summarize(floeError('CONFLICT', 'gc', { details: { kind: 'gc-mark-unstable' } }))).toBe('conflict:gc-mark-unstable');
     expect(summarize(floeError('NOT_FOUND', 'no label', { details: { dim: 'time', value: '3' } }))).toBe('NOT_FOUND:time');
     expect(summarize(new FloeError('READ_ONLY', 'no writes'))).toBe('READ_ONLY');
+    expect(summarize(floeError('COMMIT_OUTCOME_UNKNOWN', 'lost', { details: { snapshotId: 'S', commitKey: 'k', branch: 'main' } }))).toBe('unknown:k:S');
     expect(summarize(floeError('UNAUTHORIZED', 'no', { details: { reason: 'virtual-chunk-redirect' } }))).toBe('refused:virtual-chunk-redirect');
     expect(summarize(floeError('LIMIT_EXCEEDED', 'deep', { details: { kind: 'json-depth', limit: 512 } }))).toBe('limit:json-depth:512');
     expect(summarize(floeError('LIMIT_EXCEEDED', 'many', { details: { kind: 'chunks', limit: 10, actual: 11 } }))).toBe('limit:chunks:10');
