@@ -166,9 +166,15 @@ describe('aborting a long read midway', () => {
     const started = performance.now();
     await array.get();
     const whole = performance.now() - started;
-    const { err, ms } = await failure(array.get(undefined, { signal: AbortSignal.timeout(10) }));
-    expect(isFloeError(err, 'ABORTED') && err.details.timedOut, `a whole read took ${whole.toFixed(0)} ms`).toBe(true);
-    expect(ms).toBeLessThan(Math.max(whole, 50));
+    // A timer can fire late on a starved machine (and did, on Node 26 in CI): up to three reads,
+    // one of which must be cut by its deadline before a whole read's time.
+    const tries: string[] = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const { err, ms } = await failure(array.get(undefined, { signal: AbortSignal.timeout(10) }));
+      if (isFloeError(err, 'ABORTED') && err.details.timedOut && ms < Math.max(whole, 50)) return;
+      tries.push(`${err === undefined ? 'completed' : String(err)} after ${ms.toFixed(0)} ms`);
+    }
+    expect.fail(`a whole read took ${whole.toFixed(0)} ms; no read with a 10 ms deadline was cut: ${tries.join('; ')}`);
   });
 
   it('leaves no decode worker busy: the pool drains and the next read succeeds', async () => {
