@@ -360,7 +360,7 @@ export class FsStorage implements ObjectStorage {
       if (lstatOrNull(file)?.isDirectory()) throw conflictWithObject(key, err);
       // The object may be this write, linked by an attempt whose directory fsync then failed: a
       // caller that finds its bytes there (create-once.ts) calls it stored, so make the name durable.
-      if (this.durability === 'fsync') fsyncDirectory(path.dirname(file));
+      if (this.durability === 'fsync') fsyncDirectory(walk.dir.path);
       throw preconditionFailed(key, 'the object already exists (ifNoneMatch: *)');
     }
     unlinkQuietly(temp);
