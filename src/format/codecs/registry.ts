@@ -8,7 +8,8 @@
 // explicit rather than filled by codec modules registering themselves on import: a
 // self-registering module works only if something happens to import it first.
 //
-// Why stubs: the numcodecs codecs, bz2 and lzma are 30-odd modules few arrays use, and every
+// Why stubs: the numcodecs codecs, bz2, lzma and blosc (Blosc1 in TypeScript: ten modules, 40 KB)
+// are 30-odd modules few arrays use, and every
 // module loaded at import stays in the heap (test/unit/architecture/lazy-loading.test.ts). Their
 // names and capabilities are here from the start (refusals list them, callers decide on them);
 // their code loads with `loadCodecsMentionedIn`, which every async path that opens or creates an
@@ -18,7 +19,6 @@
 // Lookups build codecs; callers resolve once per array or chain, never per chunk.
 import { floeError } from '../../errors.ts';
 import { limitExceeded } from '../limits.ts';
-import { bloscEntry } from './blosc.ts';
 import { bytesEntry } from './bytes.ts';
 import {
   PLAIN_CAPABILITIES,
@@ -75,10 +75,19 @@ function lazyV1(name: string, capabilities: CodecCapabilities, load: () => Promi
   return Object.freeze({ name, kind: 'bytes_to_bytes', capabilities, zarrV3: false, zarrV1Names: [name], load });
 }
 
+/** A codec named in both Zarr v3 metadata and Zarr v1 `compression` (blosc). */
+function lazyV3V1(name: string, capabilities: CodecCapabilities, load: () => Promise<readonly CodecImplementation[]>): LazyCodec {
+  return Object.freeze({ name, kind: 'bytes_to_bytes', capabilities, zarrV3: true, zarrV1Names: [name], load });
+}
+
+/** What blosc.ts's entry declares (loadStub checks that they agree). */
+const BLOSC_CAPABILITIES: CodecCapabilities = Object.freeze({ ...BOUNDED_INTO, levels: levels(0, 9, 5, 'reject', 'clevel') });
+
 // One loader per module, so that the entries a module exports load together.
 const deltaModule = async () => { const m = await import('./numcodecs/delta.ts'); return [m.deltaEntry]; };
 const bz2Module = async () => { const m = await import('./bz2.ts'); return [m.bz2Entry]; };
 const lzmaModule = async () => { const m = await import('./lzma.ts'); return [m.lzmaEntry]; };
+const bloscModule = async () => { const m = await import('./blosc.ts'); return [m.bloscEntry]; };
 const fixedScaleOffsetModule = async () => { const m = await import('./numcodecs/fixedscaleoffset.ts'); return [m.fixedScaleOffsetEntry]; };
 const quantizeModule = async () => { const m = await import('./numcodecs/quantize.ts'); return [m.quantizeEntry]; };
 const bitRoundModule = async () => { const m = await import('./numcodecs/bitround.ts'); return [m.bitRoundEntry]; };
@@ -113,7 +122,7 @@ const CODECS: readonly Descriptor[] = Object.freeze([
   zlibEntry,
   lazyV1('bz2', withLevels(BOUNDED, levels(1, 9, 9)), bz2Module),
   lazyV1('lzma', BOUNDED, lzmaModule),
-  bloscEntry,
+  lazyV3V1('blosc', BLOSC_CAPABILITIES, bloscModule),
   crc32cEntry,
   // numcodecs' codecs under zarr-python 3's names (also what Zarr v2 ids map to: numpy/numcodecs.ts).
   lazy('numcodecs.fixedscaleoffset', 'array_to_array', PLAIN_CAPABILITIES, fixedScaleOffsetModule),
@@ -129,7 +138,7 @@ const CODECS: readonly Descriptor[] = Object.freeze([
   lazy('numcodecs.bz2', 'bytes_to_bytes', withLevels(BOUNDED, levels(1, 9, 1)), compressorsModule),
   lazy('numcodecs.lzma', 'bytes_to_bytes', BOUNDED, compressorsModule),
   lazy('numcodecs.zstd', 'bytes_to_bytes', withLevels(zstdEntry.capabilities, levels(-131072, 22, 1, 'clamp')), compressorsModule),
-  lazy('numcodecs.blosc', 'bytes_to_bytes', bloscEntry.capabilities, compressorsModule),
+  lazy('numcodecs.blosc', 'bytes_to_bytes', BLOSC_CAPABILITIES, compressorsModule),
   lazy('numcodecs.lz4', 'bytes_to_bytes', BOUNDED_INTO, lz4Module),
   lazy('numcodecs.shuffle', 'bytes_to_bytes', BOUNDED_FIXED, shuffleModule),
   lazy('numcodecs.crc32', 'bytes_to_bytes', BOUNDED_FIXED, checksum32Module),

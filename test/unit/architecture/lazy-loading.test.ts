@@ -41,6 +41,7 @@ const LOADED_ON_FIRST_USE: Readonly<Record<string, string>> = {
   'format/codecs/fflate-backend.ts': 'pure-JS deflate: only in a runtime without node:zlib',
   // Codecs few arrays use (registry.ts keeps their names and capabilities; the code loads when
   // metadata naming one is opened or created).
+  'format/codecs/blosc.ts': 'blosc (Zarr v3 and v1; numcodecs.blosc too): with the first array that names it',
   'format/codecs/bz2.ts': 'bz2 (Zarr v1): with the first array that names it',
   'format/codecs/lzma.ts': 'lzma (Zarr v1): with the first array that names it',
   'format/codecs/numcodecs/delta.ts': 'a numcodecs codec: with the first array that names it',

@@ -7,12 +7,15 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { isFloeError, type ErrorCode } from '../../../src/errors.ts';
-import { createZarrV3BytesCodec } from '../../../src/format/codecs/registry.ts';
+import { allCodecImplementations, createZarrV3BytesCodec } from '../../../src/format/codecs/registry.ts';
 import { knownContentSize, xxh64 } from '../../../src/format/codecs/zstd-frames.ts';
 import * as zlib from 'node:zlib';
 import { backendAvailable, clampLevel, DecodedSizeLimitError, DEFAULT_ORDER, loadZstdBackend, selectZstdBackend, zstdBackend, zstdDecode, zstdImplementation, ZstdDataError, type ZstdBackend } from '../../../src/format/codecs/zstd-backend.ts';
 import { zstdDecompress } from '../../../src/format/icechunk/zstd.ts';
 import { concatBytes, describeEachZstdBackend, rawFrame, sameBytes, withoutContentSize, ZSTD_BACKENDS, ZSTD_PAIRS } from '../../support/zstd.ts';
+
+// blosc loads on first use (registry.ts); these tests build codecs synchronously.
+await allCodecImplementations();
 
 const DICTIONARY = new Uint8Array(readFileSync(new URL('../icechunk/fixtures/locations.zdict', import.meta.url)));
 const utf8 = (s: string) => new TextEncoder().encode(s);
