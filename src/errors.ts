@@ -93,8 +93,12 @@ export interface ErrorDetailsByCode {
   NODE_TYPE_MISMATCH: NoDetails;
   /** A codec, data type or feature Floe does not implement. */
   UNSUPPORTED: {
-    /** `'virtual-chunk-store-unsupported'`: a virtual chunk container of a kind Floe cannot read. */
-    readonly reason?: 'virtual-chunk-store-unsupported';
+    /**
+     * `'virtual-chunk-store-unsupported'`: a virtual chunk container of a kind Floe cannot read;
+     * `'http-listing-unavailable'`: an operation that lists objects, over an HTTP server that
+     * offers no S3-style XML listing.
+     */
+    readonly reason?: 'virtual-chunk-store-unsupported' | 'http-listing-unavailable';
     /** Query errors: the dimension whose coordinate array cannot be used. */
     readonly dim?: string;
     /** Query errors: the coordinate array involved. */
@@ -145,17 +149,31 @@ export interface ErrorDetailsByCode {
     /** The array's shape now, set by the other handle. */
     readonly storedShape: readonly number[];
   };
-  /** A virtual chunk container or credential the repository does not allow. */
+  /** A virtual chunk container or credential the repository does not allow, or an HTTP server refusing access. */
   UNAUTHORIZED: {
-    /** Why the virtual chunk read was refused. */
+    /** Why the read was refused. */
     readonly reason:
       | 'virtual-chunk-no-container' | 'virtual-chunk-not-authorized' | 'virtual-chunk-redirect'
-      | 'virtual-chunk-outside-container' | 'virtual-chunk-unsafe-url';
+      | 'virtual-chunk-outside-container' | 'virtual-chunk-unsafe-url'
+      | 'http-unauthorized' | 'http-forbidden';
+    /** HTTP storage: the answer's status (401 or 403). */
+    readonly status?: number;
   };
   /** The backend failed (I/O, network) after retries. */
   STORAGE_ERROR: {
     /** True when retrying may succeed (network reset, throttling, 5xx on an idempotent call). */
     readonly transient?: boolean;
+    /** HTTP storage: the answer's status, when there was one. */
+    readonly status?: number;
+    /** HTTP storage: how long the server asked to wait before retrying (its Retry-After), in ms. */
+    readonly retryAfterMs?: number;
+    /**
+     * HTTP storage: why an answer was refused. `'http-range-ignored'`: the server sent the whole
+     * object for a ranged request (with `rangeIgnored: 'refuse'`); `'http-range-mismatch'`: its
+     * partial answer is not the range asked for; `'http-encoded-range'`: it compressed a partial
+     * answer (Content-Encoding), whose bytes then are not the object's.
+     */
+    readonly reason?: 'http-range-ignored' | 'http-range-mismatch' | 'http-encoded-range';
   };
   /** An operation ran past its deadline. */
   TIMEOUT: NoDetails;

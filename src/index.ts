@@ -56,6 +56,8 @@ export { FsStorage, type Durability, type FsStorageOptions } from './engine/stor
 export type { FileLockOptions } from './engine/storage/fs-lock.ts';
 export { SqliteStorage, type SqliteStorageOptions } from './engine/storage/sqlite.ts';
 export { S3Storage, type S3StorageOptions, type S3ClientLike } from './engine/storage/s3.ts';
+export { HttpStorage, type HttpStorageOptions } from './engine/storage/http.ts';
+export { KNOWN_SCHEMES, parseLocation, type Location } from './engine/storage/location.ts';
 export { wrapStorage, type Around, type StorageCall, type StorageOperation } from './engine/storage/wrap.ts';
 export { withRetries, type RetryOptions } from './engine/storage/retries.ts';
 export { withTimeouts, type TimeoutOptions } from './engine/storage/timeouts.ts';
@@ -76,7 +78,7 @@ export {
 } from './txn/index.ts';
 export type {
   RepositoryOptions, ReadonlySessionOptions, VersionOptions, DiffOptions, FeatureFlag, CommitLookup, S3Credentials,
-  S3StorageConstructorOptions, CommitOptions, RepositoryConfig, VirtualChunkContainer, DiffResult,
+  S3StorageConstructorOptions, HttpStorageConstructorOptions, CommitOptions, RepositoryConfig, VirtualChunkContainer, DiffResult,
   SnapshotDescription, Conflict, ConflictType, ConflictSolver, ConflictCallback, BasicConflictSolverOptions,
   ForkJSON, ChunkChangeMap, ResolvedRef, RetryBackoff, ExpireOptions, ExpireResult, GcOptions, GcSummary, GcBudget, GcCursor, OpsLogItem, VerifyOptions, VerifyReport, OutOfGridRef,
   ObjectStoreConfig, CachingConfig, CompressionConfig, HttpConfig, ManifestConfig, ManifestPreloadCondition, ManifestPreloadConfig,

@@ -7,7 +7,11 @@ import { normalizePath } from '../format/zarr/paths.ts';
 import { ZarrArray, type GetOptions, type OpenArrayOptions, type SetOptions, type WriteValue } from './array.ts';
 import { createAnyArray, ZarrGroup, type AnyArrayInput, type GroupCreateOptions, type NodeOpenOptions } from './group.ts';
 import type { Selection } from './selection.ts';
+import { withConcurrencyLimit } from './storage/concurrency.ts';
 import { FsStorage, type Durability } from './storage/fs.ts';
+import { HttpStorage } from './storage/http.ts';
+import { parseLocation } from './storage/location.ts';
+import { withRetries } from './storage/retries.ts';
 import { MemoryStorage } from './storage/memory.ts';
 import type { ObjectStorage } from './storage/types.ts';
 import { StorageStore, type StorageStoreOptions, type ZarrStore } from './store.ts';
@@ -29,20 +33,27 @@ export interface OpenStoreOptions {
   decodedChunkBytes?: number;
 }
 
-/** A plain Zarr store: a directory path, `':memory:'`, or any ObjectStorage. */
+/**
+ * A plain Zarr store: a directory path (or `file://` URL), `':memory:'`, an `http(s)://` URL
+ * (read-only, {@link HttpStorage} with retries), or any ObjectStorage.
+ */
 export function openStore(location: string | ObjectStorage, options: OpenStoreOptions = {}): StorageStore {
   if (typeof location !== 'string' && !isObjectStorage(location)) {
-    throw floeError('INVALID_ARGUMENT', `openStore needs a directory path, ':memory:' or an ObjectStorage, got ${shownValue(location)}`);
+    throw floeError('INVALID_ARGUMENT', `openStore needs a directory path, an http(s):// URL, ':memory:' or an ObjectStorage, got ${shownValue(location)}`);
   }
+  const parsed = typeof location === 'string' && location !== ':memory:' ? parseLocation(location) : undefined;
+  if (parsed?.kind === 's3') throw floeError('INVALID_ARGUMENT', `openStore(${JSON.stringify(location)}): pass an S3Storage (new S3Storage({ bucket, prefix, ... })) for S3 stores`);
   const storage =
     typeof location !== 'string' ? location
-    : location === ':memory:' ? new MemoryStorage()
+    : parsed === undefined ? new MemoryStorage()
+    : parsed.kind === 'http' ? withRetries(withConcurrencyLimit(new HttpStorage({ url: parsed.url }), 32))
     : new FsStorage({
-      root: location,
+      root: parsed.path,
       durability: options.durability ?? (options.durable ? 'fsync' : 'atomic'),
       ...(options.durable !== undefined && { durable: options.durable }), // FsStorage refuses a contradiction
     });
-  return new StorageStore(storage, { readOnly: options.readOnly ?? false, ...(options.decodedChunkBytes !== undefined ? { decodedChunkBytes: options.decodedChunkBytes } : {}) });
+  const readOnly = options.readOnly ?? parsed?.kind === 'http';
+  return new StorageStore(storage, { readOnly, ...(options.decodedChunkBytes !== undefined ? { decodedChunkBytes: options.decodedChunkBytes } : {}) });
 }
 
 /**

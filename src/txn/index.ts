@@ -1,6 +1,6 @@
 // Versioned repositories: the public surface of src/txn.
 export { Repository, type RepositoryOptions, type ReadonlySessionOptions, type VersionOptions, type DiffOptions, type FeatureFlag, type CommitLookup } from './repository.ts';
-export { Storage, type S3Credentials, type S3StorageConstructorOptions, type StorageLike } from './storage.ts';
+export { Storage, type HttpStorageConstructorOptions, type S3Credentials, type S3StorageConstructorOptions, type StorageLike } from './storage.ts';
 export { Session, type SessionMode } from './session.ts';
 export { SessionStore } from './session-store.ts';
 export { ChangeSet, type ChunkChange, type ChunkChangeMap } from './change-set.ts';

@@ -1,10 +1,14 @@
 // `Storage`: where a repository lives. The constructor names mirror the reference JS API
 // (`Storage.newInMemory()`, `Storage.newLocalFilesystem(path)`, `Storage.newS3(...)`), plus Floe's
-// own `Storage.newSqlite(file)` and `Storage.fromObjectStorage(backend)` for any ObjectStorage.
+// own `Storage.newSqlite(file)` and `Storage.fromObjectStorage(backend)` for any ObjectStorage,
+// `Storage.newHttp(url)` for a published repository (read-only), and `Storage.at(location)`.
 import { shownValue } from '../format/arguments.ts';
 import { isObjectStorage } from '../engine/storage/types.ts';
 import { floeError } from '../errors.ts';
+import { withConcurrencyLimit } from '../engine/storage/concurrency.ts';
 import { FsStorage } from '../engine/storage/fs.ts';
+import { HttpStorage, type HttpStorageOptions } from '../engine/storage/http.ts';
+import { parseLocation } from '../engine/storage/location.ts';
 import { MemoryStorage } from '../engine/storage/memory.ts';
 import { withRetries, type RetryOptions } from '../engine/storage/retries.ts';
 import { S3Storage, type S3StorageOptions } from '../engine/storage/s3.ts';
@@ -54,6 +58,17 @@ export interface S3StorageConstructorOptions {
    * A failed precondition is never retried.
    */
   retries?: RetryOptions | false;
+}
+
+/** Options of `Storage.newHttp`: the HTTP backend's, plus its retries and request limit. */
+export interface HttpStorageConstructorOptions extends Omit<HttpStorageOptions, 'url'> {
+  /**
+   * Retries of transient failures (5xx, 429, 408, timeouts, no answer), honouring Retry-After.
+   * Default `{}` (4 attempts); `false`: one attempt.
+   */
+  retries?: RetryOptions | false;
+  /** HTTP requests in flight at once for this storage. Default 32. */
+  maxConcurrentRequests?: number;
 }
 
 type OptionCheck = 'string' | 'boolean' | 'milliseconds' | 'copyConditions' | 'retries';
@@ -164,6 +179,35 @@ export class Storage {
     return new Storage(backend);
   }
 
+  /**
+   * A repository published over HTTP(S), read-only ({@link HttpStorage}): a static host, a public
+   * bucket, a CDN or `floe serve`'s raw route. Retries transient failures (honouring Retry-After)
+   * with at most `maxConcurrentRequests` requests in flight.
+   */
+  static newHttp(url: string, options: HttpStorageConstructorOptions = {}): Storage {
+    const { retries, maxConcurrentRequests, ...http } = options;
+    let backend: ObjectStorage = withConcurrencyLimit(new HttpStorage({ ...http, url }), maxConcurrentRequests ?? 32);
+    if (retries !== false) backend = withRetries(backend, retries ?? {});
+    return new Storage(backend);
+  }
+
+  /**
+   * The storage a location names: `http(s)://…` is {@link newHttp}, `file://…` or a plain path
+   * a local directory ({@link newLocalFilesystem}). S3 needs credentials and options: use
+   * {@link newS3}. An unknown scheme is INVALID_ARGUMENT, listing the known ones.
+   */
+  static at(location: string): Storage {
+    const parsed = parseLocation(location);
+    switch (parsed.kind) {
+      case 'http':
+        return Storage.newHttp(parsed.url);
+      case 'path':
+        return Storage.newLocalFilesystem(parsed.path);
+      case 's3':
+        throw floeError('INVALID_ARGUMENT', `${location}: open S3 repositories with Storage.newS3(bucket, prefix, credentials, options), which takes the credentials and endpoint`);
+    }
+  }
+
   /** Any backend implementing Floe's ObjectStorage contract. */
   static fromObjectStorage(backend: ObjectStorage): Storage {
     return new Storage(backend);
@@ -180,13 +224,17 @@ export class Storage {
   }
 }
 
-/** Where a repository lives: a {@link Storage}, or any {@link ObjectStorage} directly. */
-export type StorageLike = Storage | ObjectStorage;
+/**
+ * Where a repository lives: a {@link Storage}, any {@link ObjectStorage} directly, or a location
+ * ({@link Storage.at}: `https://…`, `file://…`, a path).
+ */
+export type StorageLike = Storage | ObjectStorage | string;
 
 export function objectStorageOf(storage: StorageLike): ObjectStorage {
   if (storage instanceof Storage) return storage.backend;
+  if (typeof storage === 'string') return Storage.at(storage).backend;
   if (!isObjectStorage(storage)) {
-    throw floeError('INVALID_ARGUMENT', `a repository needs a Storage (Storage.newLocalFilesystem, newInMemory, ...) or an ObjectStorage, got ${shownValue(storage)}`);
+    throw floeError('INVALID_ARGUMENT', `a repository needs a Storage (Storage.newLocalFilesystem, newInMemory, ...), an ObjectStorage or a location ('https://…', a path), got ${shownValue(storage)}`);
   }
   return storage;
 }

@@ -17,6 +17,7 @@ export { MemoryStorage, compareKeys, type MemoryStorageOptions } from './memory.
 export { FsStorage, type Durability, type FsStorageOptions } from './fs.ts';
 export { SqliteStorage, type SqliteStorageOptions } from './sqlite.ts';
 export { S3Storage, type S3StorageOptions } from './s3.ts';
+export { HttpStorage, type HttpStorageOptions } from './http.ts';
 export { createLimiter, mapLimit, type Limiter } from './limiter.ts';
 export { systemClock, type Clock } from './clock.ts';
 export { wrapStorage, type Around, type StorageCall, type StorageOperation } from './wrap.ts';
