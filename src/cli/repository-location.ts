@@ -1,23 +1,66 @@
 // Where `--repo` points, and opening the repository there. The kind of storage follows from the
 // location, so every command after `floe init` needs only the path: `s3://bucket/prefix` is S3,
-// an existing regular file is a SQLite repository, anything else a local directory.
+// `http(s)://…` a published repository (read-only: write commands are refused before any request),
+// an existing regular file is a SQLite repository, anything else a local directory. Unknown
+// schemes are refused with the list of known ones (parseLocation).
 import { statSync } from 'node:fs';
 import { floeError, isFloeError } from '../errors.ts';
+import { KNOWN_SCHEMES, parseLocation } from '../engine/storage/location.ts';
 import type { AbortOptions } from '../engine/storage/types.ts';
 import { Repository, Storage } from '../txn/index.ts';
 import type { CommandContext } from './command.ts';
 import { UsageError } from './command.ts';
 
-export type StorageKind = 'file' | 'sqlite' | 's3';
+export type StorageKind = 'file' | 'sqlite' | 's3' | 'http';
+/** The kinds `floe init --storage` creates (HTTP storage is read-only). */
 export const STORAGE_KINDS: readonly StorageKind[] = ['file', 'sqlite', 's3'];
 
 export function detectStorageKind(location: string): StorageKind {
-  if (location.startsWith('s3://')) return 's3';
+  let parsed;
   try {
-    return statSync(location).isFile() ? 'sqlite' : 'file';
+    parsed = parseLocation(location);
+  } catch (err) {
+    throw new UsageError(isFloeError(err) ? err.message : `--repo ${JSON.stringify(location)}: known schemes are ${KNOWN_SCHEMES.join(', ')}`);
+  }
+  if (parsed.kind !== 'path') return parsed.kind;
+  try {
+    return statSync(parsed.path).isFile() ? 'sqlite' : 'file';
   } catch {
     return 'file';
   }
+}
+
+/**
+ * Refuses `what` (a write command) on a read-only location before anything is sent: a published
+ * repository over HTTP is written where it came from, then copied to its host again.
+ */
+export function refuseReadOnlyLocation(location: string, what: string): void {
+  if (detectStorageKind(location) !== 'http') return;
+  throw floeError('READ_ONLY', `${what} writes to the repository, and ${location} is read over HTTP, which is read-only; run it against the repository's own storage (a directory, a SQLite file, s3://…), then publish it again (docs/web.md)`, { where: location });
+}
+
+/**
+ * Headers for an HTTP location, from the environment (never the command line, where other users
+ * and shell histories see it): FLOE_HTTP_HEADERS, a JSON object of headers, and FLOE_HTTP_TOKEN,
+ * a bearer token (what `floe serve --token` asks for). They go only to the location's own origin.
+ */
+export function httpHeadersFromEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const json = env.FLOE_HTTP_HEADERS;
+  if (json) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(json);
+    } catch (err) {
+      throw floeError('INVALID_ARGUMENT', 'FLOE_HTTP_HEADERS is not JSON; set it to an object of header names and values, e.g. {"Authorization": "Basic …"}', { cause: err });
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || Object.values(parsed).some((v) => typeof v !== 'string')) {
+      throw floeError('INVALID_ARGUMENT', 'FLOE_HTTP_HEADERS must be a JSON object whose values are strings');
+    }
+    Object.assign(headers, parsed);
+  }
+  if (env.FLOE_HTTP_TOKEN) headers.authorization = `Bearer ${env.FLOE_HTTP_TOKEN}`;
+  return headers;
 }
 
 /** `1`, `true` or `yes` (any case) in an environment variable. */
@@ -36,6 +79,8 @@ export async function storageAt(ctx: CommandContext, location: string, kind: Sto
       return Storage.newLocalFilesystem(location);
     case 'sqlite':
       return Storage.newSqlite(location, { claimForeignDatabase });
+    case 'http':
+      return Storage.newHttp(location, { headers: httpHeadersFromEnv(ctx.io.env) });
     case 's3': {
       const match = /^s3:\/\/([^/]+)\/?(.*)$/.exec(location);
       const [, bucket, prefix] = match ?? [];
@@ -54,6 +99,12 @@ export async function storageAt(ctx: CommandContext, location: string, kind: Sto
  * The storage is closed when the command ends (CommandContext.closingAfter), so a SQLite
  * repository is one file again after every command.
  */
+/** {@link openRepository} for a command that writes: a read-only (HTTP) location is refused first. */
+export async function openRepositoryToWrite(ctx: CommandContext, what: string, location = ctx.repoPath): Promise<Repository> {
+  refuseReadOnlyLocation(location, what);
+  return openRepository(ctx, location);
+}
+
 export async function openRepository(ctx: CommandContext, location = ctx.repoPath, request: AbortOptions = ctx.request): Promise<Repository> {
   const storage = ctx.closeWhenDone(await storageAt(ctx, location, detectStorageKind(location)));
   try {

@@ -9,7 +9,7 @@
 import { requireDate, requireObject } from '../format/arguments.ts';
 import { floeError, isFloeError } from '../errors.ts';
 import { requestOf } from '../engine/abort.ts';
-import type { AbortOptions } from '../engine/storage/types.ts';
+import type { AbortOptions, ObjectStorage } from '../engine/storage/types.ts';
 import { idToString, INITIAL_SNAPSHOT_ID, parseSnapshotId, type SnapshotId } from '../format/icechunk/ids.ts';
 import { REPO_INFO_KEY, V1_CONFIG_KEY } from '../format/icechunk/keys.ts';
 import type { MetadataValue } from '../format/icechunk/metadata-value.ts';
@@ -271,6 +271,14 @@ export class Repository {
 
   get specVersion(): number {
     return this.spec1Info ? 1 : 2;
+  }
+
+  /**
+   * The storage the repository lives in, for reading its objects as they are (`floe serve`'s raw
+   * route, copies). Write only through sessions and the repository's methods.
+   */
+  get storage(): ObjectStorage {
+    return this.objects.storage;
   }
 
   private get resolved(): ResolvedConfig {

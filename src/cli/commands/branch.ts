@@ -1,7 +1,7 @@
 // `floe branch`: list branches with their tips; create, delete, or reset one.
 import { DEFAULT_CONCURRENCY, mapLimit } from '../../engine/storage/limiter.ts';
 import { UsageError, type CommandSpec } from '../command.ts';
-import { openRepository } from '../repository-location.ts';
+import { openRepository, openRepositoryToWrite } from '../repository-location.ts';
 import { resolveVersion } from '../targets.ts';
 import { snapshotIdOf } from './version-id.ts';
 
@@ -10,9 +10,9 @@ export const branchCommand: CommandSpec = {
   details: 'FROM and TO are refs: a branch, tag, snapshot id or id prefix, with ~N, ^ or @{DATE} (FROM defaults to main). reset moves a branch like `git reset --hard`.',
   examples: ['floe branch', 'floe branch create experiment v1.0', 'floe branch reset experiment main~1', 'floe branch delete experiment'],
   async run(ctx) {
-    const repo = await openRepository(ctx);
-    const request = ctx.request;
     const [action = 'list', name, other] = ctx.positionals;
+    const repo = action === 'list' ? await openRepository(ctx) : await openRepositoryToWrite(ctx, `floe branch ${action}`);
+    const request = ctx.request;
     switch (action) {
       case 'list': {
         ctx.atMost(1);

@@ -14,7 +14,7 @@ import { decodeStoredConfig, encodeStoredConfig } from '../../format/icechunk/re
 import type { RepositoryConfig } from '../../format/icechunk/repo-config.ts';
 import type { Repository } from '../../txn/index.ts';
 import { UsageError, type CommandContext, type CommandSpec } from '../command.ts';
-import { openRepository } from '../repository-location.ts';
+import { openRepository, openRepositoryToWrite } from '../repository-location.ts';
 import { unifiedDiff } from '../text-diff.ts';
 
 type Tree = { [key: string]: MetadataValue };
@@ -47,10 +47,10 @@ export const configCommand: CommandSpec = {
       case 'set':
         ctx.atMost(3);
         if (key === undefined || value === undefined) throw new UsageError('config set needs a KEY and a VALUE');
-        return set(ctx, await openRepository(ctx), key, value);
+        return set(ctx, await openRepositoryToWrite(ctx, 'floe config set'), key, value);
       case 'edit':
         ctx.atMost(1);
-        return edit(ctx, await openRepository(ctx));
+        return edit(ctx, await openRepositoryToWrite(ctx, 'floe config edit'));
       default:
         throw new UsageError(`unknown action ${JSON.stringify(action)}: use show, set or edit`);
     }

@@ -5,7 +5,7 @@ import { idToString } from '../../format/icechunk/ids.ts';
 import type { SnapshotInfo } from '../../format/icechunk/repo-info.ts';
 import type { ExpireResult, Repository } from '../../txn/index.ts';
 import { UsageError, type CommandContext, type CommandSpec } from '../command.ts';
-import { openRepository } from '../repository-location.ts';
+import { openRepositoryToWrite } from '../repository-location.ts';
 import { parseCutoff } from '../time-cutoff.ts';
 
 export const expireCommand: CommandSpec = {
@@ -24,7 +24,7 @@ export const expireCommand: CommandSpec = {
     if (given === undefined) throw new UsageError('expire needs --older-than (e.g. 30d)');
     const cutoff = parseCutoff(given, ctx.clock.nowMs());
     const dryRun = ctx.flags['dry-run'] === true;
-    const repo = await openRepository(ctx);
+    const repo = await openRepositoryToWrite(ctx, 'floe expire');
     const result = await repo.expireSnapshots(cutoff, {
       deleteExpiredBranches: ctx.flags['delete-expired-branches'] === true,
       deleteExpiredTags: ctx.flags['delete-expired-tags'] === true,

@@ -6,7 +6,7 @@ import { GC_KINDS, GC_MINIMUM_GRACE_MS } from '../../txn/maintenance/index.ts';
 import type { CommandSpec } from '../command.ts';
 import { formatBytes } from '../node-summary.ts';
 import { Progress } from '../progress.ts';
-import { openRepository } from '../repository-location.ts';
+import { openRepositoryToWrite } from '../repository-location.ts';
 import { parseCutoff } from '../time-cutoff.ts';
 
 const STEP_OBJECTS = 2000;
@@ -26,7 +26,7 @@ export const gcCommand: CommandSpec = {
     const dryRun = ctx.flags['dry-run'] === true;
     const force = ctx.flags['force'] === true;
     if (!force) refuseShortGrace(ctx.clock.nowMs() - cutoff.getTime());
-    const repo = await openRepository(ctx);
+    const repo = await openRepositoryToWrite(ctx, 'floe gc');
     const request = ctx.request;
     const gc = await repo.garbageCollector(cutoff, { dryRun, allowShortGrace: force, ...request });
     const progress = new Progress({ label: dryRun ? 'gc (dry run)' : 'gc', unit: 'items', stream: ctx.io.stderr, now: () => ctx.now() });

@@ -16,7 +16,7 @@ import { normalizePath } from '../../format/zarr/paths.ts';
 import type { Session } from '../../txn/index.ts';
 import { UsageError, type CommandContext, type CommandSpec } from '../command.ts';
 import { Progress } from '../progress.ts';
-import { openRepository } from '../repository-location.ts';
+import { openRepositoryToWrite, refuseReadOnlyLocation } from '../repository-location.ts';
 
 export interface ImportDestination {
   readonly repo: string;
@@ -82,10 +82,11 @@ export const importCommand: CommandSpec = {
     const source = ctx.resolvePath(ctx.positional(0, 'the store to import'));
     if (!existsSync(source) || !statSync(source).isDirectory()) throw floeError('NOT_FOUND', `${source} is not a directory holding a Zarr store`);
     const dest = parseDestination(ctx, source);
+    refuseReadOnlyLocation(dest.repo, 'floe import');
     const src = new FsStorage({ root: source, durable: false });
     const request = ctx.request;
     const format = await sourceFormat(src, source, request);
-    const repo = await openRepository(ctx, dest.repo);
+    const repo = await openRepositoryToWrite(ctx, 'floe import', dest.repo);
     const session = await repo.writableSession(dest.branch, request);
     if (session.view().nodeAt(dest.path)) throw floeError('ALREADY_EXISTS', `${dest.path} already exists on ${dest.branch}; import into another path with --path`);
     await createParents(session, dest.path, request);

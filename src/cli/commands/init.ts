@@ -5,7 +5,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Repository } from '../../txn/index.ts';
 import { UsageError, type CommandSpec } from '../command.ts';
-import { detectStorageKind, missingBucketError, STORAGE_KINDS, storageAt, type StorageKind } from '../repository-location.ts';
+import { detectStorageKind, missingBucketError, refuseReadOnlyLocation, STORAGE_KINDS, storageAt, type StorageKind } from '../repository-location.ts';
 import { refuseNonEmptyTarget } from './init-target.ts';
 
 export const initCommand: CommandSpec = {
@@ -23,6 +23,7 @@ export const initCommand: CommandSpec = {
   async run(ctx) {
     ctx.atMost(0);
     const location = ctx.repoPath;
+    refuseReadOnlyLocation(location, 'floe init');
     const given = ctx.string('storage');
     if (given !== undefined && !STORAGE_KINDS.includes(given as StorageKind)) throw new UsageError(`--storage is one of ${STORAGE_KINDS.join(', ')}, got ${JSON.stringify(given)}`);
     const kind = (given as StorageKind | undefined) ?? initStorageKind(location);

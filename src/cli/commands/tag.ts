@@ -2,7 +2,7 @@
 // a tag is delete + create, which Icechunk refuses for a name once deleted, so there is no reset.
 import { DEFAULT_CONCURRENCY, mapLimit } from '../../engine/storage/limiter.ts';
 import { UsageError, type CommandSpec } from '../command.ts';
-import { openRepository } from '../repository-location.ts';
+import { openRepository, openRepositoryToWrite } from '../repository-location.ts';
 import { resolveVersion } from '../targets.ts';
 import { snapshotIdOf } from './version-id.ts';
 
@@ -11,9 +11,9 @@ export const tagCommand: CommandSpec = {
   details: 'REF is a branch, tag, snapshot id or id prefix, with ~N, ^ or @{DATE} (default main). Tags are immutable; a deleted name cannot be reused.',
   examples: ['floe tag', 'floe tag create v1.0 main', 'floe tag delete v1.0', 'floe tag --json'],
   async run(ctx) {
-    const repo = await openRepository(ctx);
-    const request = ctx.request;
     const [action = 'list', name, ref] = ctx.positionals;
+    const repo = action === 'list' ? await openRepository(ctx) : await openRepositoryToWrite(ctx, `floe tag ${action}`);
+    const request = ctx.request;
     switch (action) {
       case 'list': {
         ctx.atMost(1);

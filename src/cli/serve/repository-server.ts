@@ -4,6 +4,8 @@
 //   GET|HEAD /<ref>/<key>           a Zarr key of that version (Range, ETag/If-None-Match, CORS)
 //   POST     /<ref>/query           a JSON query (src/query/http-handler.ts) on that version
 //   GET      /<ref>/explain?q=...   its plan
+//   GET|HEAD /.icechunk/<key>       the repository's own objects, read-only (raw-objects.ts), so
+//                                   HTTP storages (Floe's, the reference's) open it as a static copy
 // <ref> is a branch, tag, snapshot id or ref~N. Branches and tags are resolved on every request,
 // so a commit shows up at once; snapshot URLs never change and are served as immutable.
 // The query server's limits apply to every route (src/query/http-limits.ts): one memory budget
@@ -17,6 +19,7 @@ import { bearerTokenCheck, decodeSegment, HttpError, requestUrl, unauthorized } 
 import { MemoryBudget } from '../../query/memory-budget.ts';
 import type { Repository } from '../../txn/index.ts';
 import { resolveRange } from './byte-range.ts';
+import { RAW_ROUTE, serveRawObject } from './raw-objects.ts';
 import { statKey } from './stored-object.ts';
 
 export interface RepositoryServerOptions extends ServerLimitOptions {
@@ -80,6 +83,7 @@ export function createRepositoryServer(repo: Repository, options: RepositoryServ
     const [rawRef = '', ...rest] = url.pathname.slice(1).split('/');
     const ref = decodeSegment(rawRef);
     const key = rest.map(decodeSegment).join('/');
+    if (rawRef === RAW_ROUTE) return serveRawObject(repo.storage, req, res, key, url, reserveForKey, CORS);
     if (ref === '') {
       if (method !== 'GET' && method !== 'HEAD') return notAllowed(res, 'GET, HEAD, OPTIONS');
       const refs = await listRefs(repo);
