@@ -17,11 +17,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZarrArray } from '../../src/engine/array.ts';
 import { ZarrGroup } from '../../src/engine/group.ts';
-import { COLORMAP_NAMES, colormapByName } from '../../src/cli/plot/colormap.ts';
-import { FONT_CHARACTERS } from '../../src/cli/plot/font.ts';
-import { renderHeatmap, type HeatmapInput } from '../../src/cli/plot/heatmap.ts';
-import { renderLinePlot, type LinePlotInput } from '../../src/cli/plot/line-plot.ts';
-import { Raster } from '../../src/cli/plot/raster.ts';
+import { COLORMAP_NAMES, colormapByName } from '../../src/plot/colormap.ts';
+import { FONT_CHARACTERS } from '../../src/plot/font.ts';
+import { renderHeatmap, type HeatmapInput } from '../../src/plot/heatmap.ts';
+import { renderLinePlot, type LinePlotInput } from '../../src/plot/line-plot.ts';
+import { Raster } from '../../src/plot/raster.ts';
 import { Repository, Storage } from '../../src/txn/index.ts';
 import { fixturePath } from '../support/fixtures.ts';
 import { floe, removeTempDirs, tempDir } from './helpers.ts';
@@ -141,7 +141,7 @@ const HEATMAPS: Readonly<Record<string, HeatmapInput>> = {
   'descending-float32-time': {
     values: Float64Array.from({ length: 5 * 6 }, (_, i) => (i % 4 === 0 ? NaN : 1e-4 * i)), rows: 5, cols: 6,
     y: { name: 'level', units: 'hPa', values: Float32Array.of(1000, 850.5, 700.25, 500.1, 250), indices: indices(5), float32: true },
-    x: { name: 'time', values: Float64Array.of(0, 0.25, 0.5, 0.75, 1, 1.25), indices: indices(6), time: { units: 'days since 1999-12-31', unitMs: 86_400_000, epochMs: Date.UTC(1999, 11, 31) } },
+    x: { name: 'time', values: Float64Array.of(0, 0.25, 0.5, 0.75, 1, 1.25), indices: indices(6), time: { unitMs: 86_400_000, epochMs: Date.UTC(1999, 11, 31) } },
     colormap: colormapByName('magma_r'), range: { max: 0.002 },
   },
 };
