@@ -5,12 +5,14 @@
 // `plots/`), so they say "unchanged", never "right": whether a plot is right is what
 // test/cli/plot.test.ts checks, against values computed independently of the renderer.
 //
-// Two levels: whole `floe plot` runs (the PNG file's bytes: data read, titles, axes, colour bar,
-// encoding) over a repository built here, and the renderer's functions (RGB pixels and the
-// layout's JSON: what a web page would put on a canvas and read tick positions from).
+// Two levels: whole `floe plot` runs over a repository built here (the PNG file's bytes: data
+// read, titles, axes, colour bar, encoding), in-process and once through bin/floe.mjs on the
+// built dist/; and the renderer's functions (RGB pixels and the layout's JSON: what a web page
+// puts on a canvas and reads tick positions from).
 //
-// A deliberate change to the pictures: run with FLOE_PLOT_HASHES=write, check the new PNGs by eye,
-// then update test/fixtures/SHA256SUMS and the `plots` row of PROVENANCE.md in the same commit.
+// A deliberate change to the pictures: run with FLOE_PLOT_HASHES=write, look at the new PNGs,
+// then update test/fixtures/SHA256SUMS and the `plots` row of PROVENANCE.md in the same commit,
+// saying why. A change to what `floe plot` reads (CF decoding, say) moves the cli/ hashes alone.
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -24,7 +26,7 @@ import { renderLinePlot, type LinePlotInput } from '../../src/plot/line-plot.ts'
 import { Raster } from '../../src/plot/raster.ts';
 import { Repository, Storage } from '../../src/txn/index.ts';
 import { fixturePath } from '../support/fixtures.ts';
-import { floe, removeTempDirs, tempDir } from './helpers.ts';
+import { floe, removeTempDirs, spawnFloe, tempDir } from './helpers.ts';
 
 afterAll(removeTempDirs);
 
@@ -125,6 +127,14 @@ describe('floe plot writes the same PNG bytes as when the hashes were recorded',
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     check(`cli/${name}.png`, sha256(readFileSync(out)));
+  });
+
+  it('the installed binary (bin/floe.mjs on the built dist/) writes the same bytes', async () => {
+    const r = await spawnFloe(['plot', 'main:/ocean/sst[:, 6, :]', '-o', 'bin.png', '--repo', repoPath, '--cmap', 'greys_r'], dir);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const name = 'cli/heatmap-time-lon-greys-r.png';
+    expect(sha256(readFileSync(path.join(dir, 'bin.png')))).toBe(found[name] ?? recorded[name]);
   });
 });
 
