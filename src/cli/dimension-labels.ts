@@ -8,7 +8,7 @@ import type { AbortOptions } from '../engine/storage/types.ts';
 import { joinPath, parentPath } from '../format/zarr/paths.ts';
 import type { CfTime } from '../query/plan/cf-time.ts';
 import { loadCoordinate } from '../query/plan/coordinate.ts';
-import { coordinateLabels } from './plot/label-text.ts';
+import { coordinateLabels } from '../plot/label-text.ts';
 
 /** Coordinates longer than this are not read just to label output. */
 const MAX_LABELS = 10_000_000;

@@ -11,7 +11,7 @@ import type { ArrayResult, QueryResult } from '../query/result-types.ts';
 import { labelsAt, loadDimCoordinate, valuesAt, type DimCoordinate } from './dimension-labels.ts';
 import { elementList } from './format-array.ts';
 import { formatLabelled } from './labelled-table.ts';
-import { numberLabel } from './plot/label-text.ts';
+import { numberLabel } from '../plot/label-text.ts';
 
 export interface ResultDim {
   readonly name: string;

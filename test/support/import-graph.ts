@@ -48,6 +48,12 @@ export interface Layer {
   readonly mayImport: readonly string[];
   /** Layers it may import types from (`import type`) but not values. */
   readonly mayImportTypes?: readonly string[];
+  /**
+   * Runs in a browser as well as in Node: neither its files nor anything they import (every edge
+   * kind, transitively) may name a Node builtin, an npm package or a Node-only global
+   * (test/support/node-api-reach.ts).
+   */
+  readonly runtimeNeutral?: boolean;
 }
 
 const LEAVES = ['errors', 'optional-dependency'];
@@ -60,6 +66,9 @@ export const FLOE_LAYERS: readonly Layer[] = [
   { name: 'errors', owns: ['errors.ts'], mayImport: [] },
   { name: 'optional-dependency', owns: ['optional-dependency.ts'], mayImport: ['errors'] },
   { name: 'format', owns: ['format/'], mayImport: LEAVES },
+  // Plots as pixels and layouts (axes, ticks, colour maps, colour bar, font): the CLI's PNGs and
+  // the browser page draw with the same code, so it takes nothing from Node and nothing above errors.
+  { name: 'plot', owns: ['plot/'], mayImport: ['errors'], runtimeNeutral: true },
   { name: 'cache', owns: ['cache/'], mayImport: LEAVES, mayImportTypes: ['format'] },
   { name: 'engine', owns: ['engine/'], mayImport: [...LEAVES, 'format', 'cache'] },
   { name: 'txn', owns: ['txn/'], mayImport: [...LEAVES, 'format', 'cache', 'engine'] },
@@ -68,7 +77,7 @@ export const FLOE_LAYERS: readonly Layer[] = [
   { name: 'testing', owns: ['testing/'], mayImport: [...LEAVES, 'format', 'engine', 'txn'] },
   // 'cli-conformance' is a file of the CLI (its command list loads it), kept apart only because
   // it alone may reach floe/testing.
-  { name: 'cli', owns: ['cli/'], mayImport: [...LEAVES, 'format', 'cache', 'engine', 'txn', 'query', 'cli-conformance'] },
+  { name: 'cli', owns: ['cli/'], mayImport: [...LEAVES, 'format', 'cache', 'engine', 'txn', 'query', 'plot', 'cli-conformance'] },
   // The one door from src into floe/testing: `floe conformance`.
   {
     name: 'cli-conformance',

@@ -19,6 +19,7 @@ import {
   unlayeredFiles,
   type ImportGraph,
 } from '../../support/import-graph.ts';
+import { neutralClosure, nodeApiReach } from '../../support/node-api-reach.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const options = projectCompilerOptions(path.join(root, 'tsconfig.json'));
@@ -68,6 +69,28 @@ describe('the import-graph checker, on a planted fixture', () => {
   });
 });
 
+describe('the Node-API checker of runtime-neutral layers, on a planted fixture', () => {
+  const tree = memoryTree('/neutral/src', {
+    'errors.ts': `import { inspect } from 'node:util';\nexport class FloeError extends Error {}`,
+    'plot/a.ts': `import { b } from './b.ts';\nimport { FloeError } from '../errors.ts';\nexport const a = (o: { Buffer: number }) => o.Buffer + b;`,
+    'plot/b.ts': `export const b = Buffer.byteLength('x') + (typeof process === 'undefined' ? 0 : 1);\nexport const later = () => import('fs');`,
+    'plot/c.ts': `import type { DecodedPng } from 'fast-png';\nexport const c = { require: 1, setTimeout };`,
+    'cli/x.ts': `import { readFileSync } from 'node:fs';\nimport { a } from '../plot/a.ts';\nexport const x = Buffer.alloc(1);`,
+  });
+  const fixture = buildImportGraph(tree, options);
+
+  it('follows imports out of the layer, names each use with its chain, and ignores property names and files the layer does not reach', () => {
+    expect([...neutralClosure(fixture, FLOE_LAYERS).keys()].sort()).toEqual(['errors.ts', 'plot/a.ts', 'plot/b.ts', 'plot/c.ts']);
+    expect(nodeApiReach(tree, fixture, FLOE_LAYERS)).toEqual([
+      'errors.ts: imports node:util (via plot/a.ts -> errors.ts)',
+      'plot/b.ts: imports fs',
+      'plot/b.ts: uses Buffer (line 1)',
+      'plot/b.ts: uses process (line 1)',
+      'plot/c.ts: imports package fast-png',
+    ]);
+  });
+});
+
 describe('the import graph of src/', () => {
   let graph: ImportGraph | undefined;
   const srcGraph = (): ImportGraph => (graph ??= buildImportGraph(diskTree(path.join(root, 'src')), options));
@@ -86,6 +109,13 @@ describe('the import graph of src/', () => {
 
   it('has no import cycles but the allowed ones', () => {
     expect(findCycles(srcGraph()).map(formatCycle)).toEqual(ALLOWED_CYCLES);
+  });
+
+  it('keeps src/plot free of Node: no builtin, package or Node-only global in it or anything it imports', () => {
+    const reached = neutralClosure(srcGraph(), FLOE_LAYERS);
+    expect(reached.size).toBeGreaterThanOrEqual(11); // src/plot's files and errors.ts
+    expect(reached.has('plot/heatmap.ts') && reached.has('errors.ts')).toBe(true);
+    expect(nodeApiReach(diskTree(path.join(root, 'src')), srcGraph(), FLOE_LAYERS)).toEqual([]);
   });
 
   it('keeps src/index.ts to re-exports', () => {

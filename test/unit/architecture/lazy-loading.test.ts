@@ -60,8 +60,8 @@ const LOADED_ON_FIRST_USE: Readonly<Record<string, string>> = {
   'format/codecs/numcodecs/jenkins-lookup3.ts': 'a numcodecs codec: with the first array that names it',
 };
 
-/** Directories no library import may reach: the CLI (plots, config editing, `floe serve`) and floe/testing. */
-const NEVER_LOADED_DIRS = ['cli/', 'testing/'];
+/** Directories no library import may reach: the CLI (config editing, `floe serve`), the plots (src/plot, for the CLI and the page) and floe/testing. */
+const NEVER_LOADED_DIRS = ['cli/', 'plot/', 'testing/'];
 
 /** Packages `import 'floe'` must not load (optional peers, CLI-only and test-only libraries). */
 const NEVER_LOADED_PACKAGES = ['@aws-sdk/', 'better-sqlite3', 'yaml', 'fast-png', 'fast-check', 'zarrita'];
@@ -104,7 +104,7 @@ describe("what import 'floe' loads, in the sources", () => {
     expect(pulledIn).toEqual([]);
   });
 
-  it('never reaches the CLI or floe/testing', () => {
+  it('never reaches the CLI, the plots or floe/testing', () => {
     const loaded = loadedWith(srcGraph(), 'index.ts');
     const reached = [...loaded.keys()].filter((file) => NEVER_LOADED_DIRS.some((dir) => file.startsWith(dir)));
     expect(reached.map((file) => loaded.get(file)?.join(' -> '))).toEqual([]);

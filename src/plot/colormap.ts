@@ -2,8 +2,7 @@
 // readable in greyscale and by most colour-blind readers; magma; greys) and diverging maps for
 // anomalies and differences (coolwarm, bwr), each as anchor colours with linear interpolation.
 // A `_r` suffix reverses any map. Pure: no Node APIs.
-import { floeError } from '../../errors.ts';
-import { checkedAt } from '../../engine/indexing.ts';
+import { floeError } from '../errors.ts';
 
 export type Rgb = readonly [number, number, number];
 
@@ -57,9 +56,9 @@ function interpolate(stops: readonly Rgb[], t: number): Rgb {
   const x = clamped * (stops.length - 1);
   const i = Math.min(stops.length - 2, Math.floor(x));
   const f = x - i;
-  // i is clamped to [0, stops.length - 2], so both stops exist.
-  const a = checkedAt(stops, i, 'INVALID_ARGUMENT', 'colormap stop');
-  const b = checkedAt(stops, i + 1, 'INVALID_ARGUMENT', 'colormap stop');
+  // i is clamped to [0, stops.length - 2], so both stops exist (every map has two or more).
+  const [a, b] = [stops[i], stops[i + 1]];
+  if (a === undefined || b === undefined) throw floeError('INVALID_ARGUMENT', `colour map stop ${i} of ${stops.length} is missing`);
   return [Math.round(a[0] + (b[0] - a[0]) * f), Math.round(a[1] + (b[1] - a[1]) * f), Math.round(a[2] + (b[2] - a[2]) * f)];
 }
 

@@ -1,7 +1,7 @@
 // The value range a colour map (or a line plot's y axis) spans: the finite data's minimum and
 // maximum unless vmin/vmax are given, centred on zero for a diverging map when the data cross
 // it. An empty or inverted range is refused, never drawn. Pure: no Node APIs.
-import { floeError } from '../../errors.ts';
+import { floeError } from '../errors.ts';
 
 export interface RequestedRange {
   readonly min?: number | undefined;

@@ -3,9 +3,9 @@
 // coordinate gets ticks at nice values (calendar dates for CF time) placed by interpolating
 // between the cells' positions; any other coordinate (unsorted, strings, none) labels chosen
 // cells with their own values (or positions). Pure: no Node APIs.
-import type { CfTime } from '../../query/plan/cf-time.ts';
 import { coordinateLabels } from './label-text.ts';
 import { niceStep, numericTicks, dateTicks, type Tick } from './ticks.ts';
+import type { TimeScale } from './time-scale.ts';
 
 /** One dimension of a plot: its name and the labels of the cells drawn, in drawing order. */
 export interface AxisSpec {
@@ -17,7 +17,7 @@ export interface AxisSpec {
   /** Positions of the drawn cells in the array (labels when there are no values). */
   readonly indices: readonly number[];
   /** CF time: values are counts of units since an epoch, labelled as dates. */
-  readonly time?: CfTime | undefined;
+  readonly time?: TimeScale | undefined;
   /** float32 coordinates print in float32's shortest form. */
   readonly float32?: boolean | undefined;
 }

@@ -1,7 +1,7 @@
 // Coordinate values as text: numbers in their shortest exact form (float32 judged as float32, so
 // 0.1f prints as 0.1, not 0.10000000149), CF times as ISO dates at the precision the values need.
 // Shared by plot axes and `floe query`'s labelled output. Pure: no Node APIs.
-import { cfToDate, type CfTime } from '../../query/plan/cf-time.ts';
+import { instantOf, type TimeScale } from './time-scale.ts';
 
 /** The shortest decimal that reads back as `v` (as float32 when `float32`). */
 export function numberLabel(v: number, float32 = false): string {
@@ -48,10 +48,10 @@ export function dateLabel(date: Date, precision: DatePrecision): string {
 }
 
 /** Labels for coordinate values: dates for CF time, shortest numbers, strings as they are. */
-export function coordinateLabels(values: ArrayLike<number> | readonly string[], time: CfTime | undefined, float32 = false): string[] {
+export function coordinateLabels(values: ArrayLike<number> | readonly string[], time: TimeScale | undefined, float32 = false): string[] {
   const all = Array.from(values as ArrayLike<number | string>);
   if (time) {
-    const dates = all.map((v) => cfToDate(time, Number(v)));
+    const dates = all.map((v) => instantOf(time, Number(v)));
     const precision = datePrecision(dates);
     return dates.map((d) => dateLabel(d, precision));
   }

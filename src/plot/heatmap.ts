@@ -4,8 +4,7 @@
 // from vmin (bottom) to vmax (top) labelled with its ends and nice values between, titled with
 // the units. Missing values are hatched grey; an all-missing field says "no data" and has no
 // colour bar. Pure (no Node APIs): the layout says where everything went, for tests and callers.
-import { floeError } from '../../errors.ts';
-import { checkedAt } from '../../engine/indexing.ts';
+import { floeError } from '../errors.ts';
 import { buildAxis, type Axis, type AxisSpec, type AxisTick } from './axis.ts';
 import {
   drawNoData, drawTitle, drawXAxis, drawYAxis, horizontalFits, LABEL_GAP, LINE_HEIGHT, MARGIN, TEXT_SCALE, TICK_LENGTH,
@@ -128,7 +127,11 @@ export function renderHeatmap(input: HeatmapInput): Heatmap {
   const range = resolveRange(values, input.range ?? {}, colormap.kind);
   const layout = layoutHeatmap(input, range);
   const raster = new Raster(layout.width, layout.height);
-  const value = (i: number): number => checkedAt(values, i, 'INVALID_ARGUMENT', 'heatmap value index out of range');
+  const value = (i: number): number => {
+    const v = values[i]; // i < rows * cols <= values.length; only a sparse array has a hole there
+    if (v === undefined) throw floeError('INVALID_ARGUMENT', `heat map value ${i} of ${values.length} is missing`);
+    return v;
+  };
   const { field } = layout;
   const colourOf = (v: number, x: number, y: number): Rgb =>
     !range || !Number.isFinite(v) ? missingAt(x, y) : colormap.colour((v - range.min) / (range.max - range.min));

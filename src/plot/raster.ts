@@ -1,5 +1,5 @@
 // An RGB pixel buffer with the few drawing operations plots need: rectangles, lines and text.
-// Pure (typed arrays only, no Node APIs), so a web page can put the pixels on a canvas.
+// Pure (typed arrays only, no Node APIs), so a web page can put the pixels on a canvas (rgbToRgba).
 import { drawText } from './font.ts';
 import type { Rgb } from './colormap.ts';
 
@@ -75,4 +75,17 @@ export class Raster {
   text(text: string, x: number, y: number, scale: number, colour: Rgb, vertical = false): void {
     drawText(text, scale, (dx, dy) => this.set(x + dx, y + dy, colour), vertical);
   }
+}
+
+/** RGB pixels (3 bytes each) as opaque RGBA, what a canvas's ImageData holds (a page draws plots with it). */
+export function rgbToRgba(rgb: Uint8Array): Uint8ClampedArray {
+  const n = Math.floor(rgb.length / 3);
+  const rgba = new Uint8ClampedArray(n * 4);
+  for (let i = 0; i < n; i++) {
+    rgba[4 * i] = rgb[3 * i] ?? 0;
+    rgba[4 * i + 1] = rgb[3 * i + 1] ?? 0;
+    rgba[4 * i + 2] = rgb[3 * i + 2] ?? 0;
+    rgba[4 * i + 3] = 255;
+  }
+  return rgba;
 }

@@ -2,7 +2,7 @@
 // at their coordinate values when those are strictly monotonic, else evenly spaced), y the values
 // on nice ticks titled with the units. Missing values break the line; all missing says "no data".
 // Pure (no Node APIs): the layout gives every point's pixel, for tests and callers.
-import { floeError } from '../../errors.ts';
+import { floeError } from '../errors.ts';
 import { buildAxis, type Axis, type AxisSpec } from './axis.ts';
 import {
   drawNoData, drawTitle, drawXAxis, drawYAxis, horizontalFits, MARGIN, TEXT_SCALE, titleBlock, verticalFits, X_AXIS_HEIGHT, yAxisWidth, type TitleBlock,
