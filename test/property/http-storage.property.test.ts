@@ -1,0 +1,137 @@
+// Properties of the HTTP storage (issue 30), against MemoryStorage as the model of the contract:
+// (1) over a host that honours ranges, and one that ignores them, every get (whole, offset,
+// bounded, suffix, past the end) and head answers exactly what MemoryStorage answers;
+// (2) over a host that answers a ranged GET with an arbitrary 206 (random Content-Range, random
+// body), the storage accepts exactly the answers whose Content-Range names the interval the
+// request selects in an object of the size it states, with a body of that length (a model written
+// here, apart from the storage's), and otherwise fails with STORAGE_ERROR: a shifted, short,
+// long, malformed or foreign range is never returned as the range asked for.
+// Runs: FLOE_HTTP_PROPERTY_RUNS (default 60 each).
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isFloeError } from '../../src/errors.ts';
+import { HttpStorage } from '../../src/engine/storage/http.ts';
+import { MemoryStorage } from '../../src/engine/storage/memory.ts';
+import type { ByteRange } from '../../src/engine/storage/types.ts';
+import { startStaticServer, type StaticServer } from '../support/static-http-server.ts';
+
+const RUNS = Number(process.env.FLOE_HTTP_PROPERTY_RUNS ?? 60);
+
+const objects = new Map<string, Uint8Array>();
+let mode: 'honour' | 'ignore' = 'honour';
+let forged: { contentRange: string; body: Uint8Array } | undefined;
+const servers: StaticServer[] = [];
+
+beforeAll(async () => {
+  // One host per behaviour, reading the shared map: each run replaces its contents.
+  for (const ranges of ['honour', 'ignore'] as const) {
+    servers.push(await startStaticServer({ objects, prefix: `${ranges}/`, ranges }));
+  }
+  servers.push(
+    await startStaticServer({
+      objects,
+      prefix: 'forged/',
+      hook: (req, res) => {
+        if (!req.headers.range || !forged) return false;
+        res.writeHead(206, { 'content-range': forged.contentRange, 'content-length': String(forged.body.length), etag: '"f"' });
+        res.end(forged.body);
+        return true;
+      },
+    }),
+  );
+});
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.stop()));
+});
+
+const keyArb = fc.constantFrom('a', 'b/c', 'sp ace', 'ü/ß.bin', 'refs/branch.main/ref.json', 'x%y');
+const objectsArb = fc.dictionary(keyArb, fc.uint8Array({ maxLength: 300 }), { minKeys: 1, maxKeys: 4 });
+const rangeArb: fc.Arbitrary<ByteRange | undefined> = fc.oneof(
+  fc.constant(undefined),
+  fc.record({ offset: fc.nat(400) }),
+  fc.record({ offset: fc.nat(400), length: fc.nat(400) }),
+  fc.record({ suffixLength: fc.nat(400) }),
+);
+
+async function seed(entries: Record<string, Uint8Array>): Promise<MemoryStorage> {
+  objects.clear();
+  const model = new MemoryStorage();
+  for (const [key, bytes] of Object.entries(entries)) {
+    objects.set(key, bytes);
+    await model.put(key, bytes);
+  }
+  return model;
+}
+
+describe('HTTP storage answers as the contract model does', () => {
+  for (const ranges of ['honour', 'ignore'] as const) {
+    it(`over a host that ${ranges === 'honour' ? 'honours' : 'ignores'} Range`, async () => {
+      await fc.assert(
+        fc.asyncProperty(objectsArb, fc.array(fc.tuple(fc.oneof(keyArb, fc.constant('absent')), rangeArb), { minLength: 1, maxLength: 6 }), async (entries, reads) => {
+          mode = ranges;
+          const model = await seed(entries);
+          const storage = new HttpStorage({ url: `${servers[ranges === 'honour' ? 0 : 1]!.url}`, onWarning: () => undefined });
+          for (const [key, range] of reads) {
+            const expected = await model.get(key, range);
+            const actual = await storage.get(key, range);
+            expect(actual === null).toBe(expected === null);
+            if (expected && actual) expect(Buffer.from(actual.bytes).equals(Buffer.from(expected.bytes))).toBe(true);
+            const info = await storage.head(key);
+            expect(info?.size).toBe((await model.head(key))?.size);
+          }
+        }),
+        { numRuns: RUNS },
+      );
+    });
+  }
+
+  it('accepts a 206 only when its Content-Range is the interval asked for', async () => {
+    const contentRangeArb = fc.oneof(
+      fc.tuple(fc.nat(40), fc.nat(40), fc.oneof(fc.nat(40).map(String), fc.constant('*'))).map(([a, b, t]) => `bytes ${a}-${b}/${t}`),
+      fc.constantFrom('', 'bytes */10', 'bytes 0-1', 'items 0-1/2', 'bytes -1-2/3', 'bytes 00-01/9007199254740993'),
+    );
+    const rangeArb2 = fc.oneof(fc.record({ offset: fc.nat(40), length: fc.integer({ min: 1, max: 40 }) }), fc.record({ suffixLength: fc.integer({ min: 1, max: 40 }) }));
+    await fc.assert(
+      fc.asyncProperty(rangeArb2, contentRangeArb, fc.uint8Array({ maxLength: 45 }), fc.option(fc.integer({ min: 1, max: 60 })), async (range, randomRange, randomBody, honestTotal) => {
+        // Half the runs answer honestly for an object of `honestTotal` bytes, which must be accepted.
+        const honest = honestTotal === null ? undefined : honestInterval(range, honestTotal);
+        const contentRange = honest ? `bytes ${honest.start}-${honest.end - 1}/${honestTotal}` : randomRange;
+        const body = honest ? new Uint8Array(honest.end - honest.start).fill(7) : randomBody;
+        if (honest) expect(honestAnswer(range, contentRange, body.length)).toBe(true);
+        await seed({ obj: new Uint8Array(1) });
+        forged = { contentRange, body };
+        let accepted: Uint8Array | undefined;
+        try {
+          accepted = (await new HttpStorage({ url: servers[2]!.url }).get('obj', range))?.bytes;
+        } catch (err) {
+          if (!isFloeError(err, 'STORAGE_ERROR')) throw err;
+        } finally {
+          forged = undefined;
+        }
+        expect(accepted !== undefined).toBe(honestAnswer(range, contentRange, body.length));
+        if (accepted) expect(Buffer.from(accepted).equals(Buffer.from(body))).toBe(true);
+      }),
+      { numRuns: RUNS * 3 },
+    );
+  });
+});
+
+/** The interval a range selects in an object of `total` bytes; undefined when it is empty (a 416). */
+function honestInterval(range: { offset: number; length: number } | { suffixLength: number }, total: number): { start: number; end: number } | undefined {
+  const start = 'suffixLength' in range ? Math.max(0, total - range.suffixLength) : range.offset;
+  const end = 'suffixLength' in range ? total : Math.min(total, range.offset + range.length);
+  return start < end ? { start, end } : undefined;
+}
+
+/** The model: whether a 206 with this Content-Range and body length answers `range` (RFC 9110 §14). */
+function honestAnswer(range: { offset: number; length: number } | { suffixLength: number }, contentRange: string, bodyLength: number): boolean {
+  const m = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(contentRange);
+  if (!m) return false;
+  const [first, last] = [Number(m[1]), Number(m[2])];
+  if (last < first || bodyLength !== last - first + 1) return false;
+  if (m[3] === '*') return 'offset' in range && first === range.offset && last === range.offset + range.length - 1;
+  const total = Number(m[3]);
+  if (last >= total || !Number.isSafeInteger(total)) return false;
+  if ('suffixLength' in range) return first === Math.max(0, total - range.suffixLength) && last === total - 1;
+  return first === range.offset && last === Math.min(total, range.offset + range.length) - 1;
+}
