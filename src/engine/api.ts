@@ -7,11 +7,9 @@ import { normalizePath } from '../format/zarr/paths.ts';
 import { ZarrArray, type GetOptions, type OpenArrayOptions, type SetOptions, type WriteValue } from './array.ts';
 import { createAnyArray, ZarrGroup, type AnyArrayInput, type GroupCreateOptions, type NodeOpenOptions } from './group.ts';
 import type { Selection } from './selection.ts';
-import { withConcurrencyLimit } from './storage/concurrency.ts';
 import { FsStorage, type Durability } from './storage/fs.ts';
-import { HttpStorage } from './storage/http.ts';
+import { httpStorageStack } from './storage/http-stack.ts';
 import { parseLocation } from './storage/location.ts';
-import { withRetries } from './storage/retries.ts';
 import { MemoryStorage } from './storage/memory.ts';
 import type { ObjectStorage } from './storage/types.ts';
 import { StorageStore, type StorageStoreOptions, type ZarrStore } from './store.ts';
@@ -35,7 +33,7 @@ export interface OpenStoreOptions {
 
 /**
  * A plain Zarr store: a directory path (or `file://` URL), `':memory:'`, an `http(s)://` URL
- * (read-only, {@link HttpStorage} with retries), or any ObjectStorage.
+ * (read-only: the HTTP backend with retries and range batching), or any ObjectStorage.
  */
 export function openStore(location: string | ObjectStorage, options: OpenStoreOptions = {}): StorageStore {
   if (typeof location !== 'string' && !isObjectStorage(location)) {
@@ -46,7 +44,7 @@ export function openStore(location: string | ObjectStorage, options: OpenStoreOp
   const storage =
     typeof location !== 'string' ? location
     : parsed === undefined ? new MemoryStorage()
-    : parsed.kind === 'http' ? withRetries(withConcurrencyLimit(new HttpStorage({ url: parsed.url }), 32))
+    : parsed.kind === 'http' ? httpStorageStack(parsed.url)
     : new FsStorage({
       root: parsed.path,
       durability: options.durability ?? (options.durable ? 'fsync' : 'atomic'),

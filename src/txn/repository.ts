@@ -185,9 +185,13 @@ export class Repository {
     const clock = options.clock ?? systemClock;
     const objects = new RepoObjects(backend, options.cache);
     const request = requestOf(options);
-    if (await backend.head(REPO_INFO_KEY, request)) {
-      const probe = new RepoInfoStore(backend, { clock, retries: 1, updatesPerFile: 1000 });
-      const read = await probe.read(request);
+    // One GET, not a HEAD then a GET: over HTTP every round trip shows (a missing file is NOT_FOUND).
+    const probe = new RepoInfoStore(backend, { clock, retries: 1, updatesPerFile: 1000 });
+    const read = await probe.read(request).catch((err: unknown) => {
+      if (isFloeError(err, 'NOT_FOUND') && err.where === REPO_INFO_KEY) return undefined;
+      throw err;
+    });
+    if (read) {
       const { info } = read;
       const storedValue = info.config ? decodeRepoConfig(info.config, REPO_INFO_KEY) : null;
       const stored = { config: await decodeConfig(storedValue, REPO_INFO_KEY), stored: storedValue };

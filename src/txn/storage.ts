@@ -5,9 +5,8 @@
 import { shownValue } from '../format/arguments.ts';
 import { isObjectStorage } from '../engine/storage/types.ts';
 import { floeError } from '../errors.ts';
-import { withConcurrencyLimit } from '../engine/storage/concurrency.ts';
 import { FsStorage } from '../engine/storage/fs.ts';
-import { HttpStorage, type HttpStorageOptions } from '../engine/storage/http.ts';
+import { httpStorageStack, type HttpStackOptions } from '../engine/storage/http-stack.ts';
 import { parseLocation } from '../engine/storage/location.ts';
 import { MemoryStorage } from '../engine/storage/memory.ts';
 import { withRetries, type RetryOptions } from '../engine/storage/retries.ts';
@@ -60,16 +59,8 @@ export interface S3StorageConstructorOptions {
   retries?: RetryOptions | false;
 }
 
-/** Options of `Storage.newHttp`: the HTTP backend's, plus its retries and request limit. */
-export interface HttpStorageConstructorOptions extends Omit<HttpStorageOptions, 'url'> {
-  /**
-   * Retries of transient failures (5xx, 429, 408, timeouts, no answer), honouring Retry-After.
-   * Default `{}` (4 attempts); `false`: one attempt.
-   */
-  retries?: RetryOptions | false;
-  /** HTTP requests in flight at once for this storage. Default 32. */
-  maxConcurrentRequests?: number;
-}
+/** Options of `Storage.newHttp` (the HTTP backend's, its retries, request limit and range batching). */
+export type HttpStorageConstructorOptions = HttpStackOptions;
 
 type OptionCheck = 'string' | 'boolean' | 'milliseconds' | 'copyConditions' | 'retries';
 // Keyed by every option, so a new option fails the build until it is validated here.
@@ -180,15 +171,13 @@ export class Storage {
   }
 
   /**
-   * A repository published over HTTP(S), read-only ({@link HttpStorage}): a static host, a public
+   * A repository published over HTTP(S), read-only (`HttpStorage`): a static host, a public
    * bucket, a CDN or `floe serve`'s raw route. Retries transient failures (honouring Retry-After)
-   * with at most `maxConcurrentRequests` requests in flight.
+   * with at most `maxConcurrentRequests` requests in flight, and merges ranged reads of one object
+   * that arrive together.
    */
   static newHttp(url: string, options: HttpStorageConstructorOptions = {}): Storage {
-    const { retries, maxConcurrentRequests, ...http } = options;
-    let backend: ObjectStorage = withConcurrencyLimit(new HttpStorage({ ...http, url }), maxConcurrentRequests ?? 32);
-    if (retries !== false) backend = withRetries(backend, retries ?? {});
-    return new Storage(backend);
+    return new Storage(httpStorageStack(url, options));
   }
 
   /**
