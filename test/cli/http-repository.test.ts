@@ -113,6 +113,33 @@ describe('Repository.open over HTTP', () => {
   });
 });
 
+describe('floe serve as a proxy of a published repository', () => {
+  it('serves an HTTP repository through its Zarr, query and raw routes as it serves the local one', async () => {
+    const proxy = createRepositoryServer(await Repository.open(host.url));
+    const direct = createRepositoryServer(sample.repo);
+    const [proxyUrl, directUrl] = [await proxy.listen(0, '127.0.0.1'), await direct.listen(0, '127.0.0.1')];
+    try {
+      const body = JSON.stringify({ from: '/weather/temperature', ops: [{ where: ['time', '=', 2] }, { nearest: ['lat', -5] }] });
+      for (const [path, init] of [['/main/weather/temperature/zarr.json', {}], ['/v1/weather/temperature/c/0/0/0', {}], ['/.icechunk/repo', {}], ['/main/query', { method: 'POST', body, headers: { 'content-type': 'application/json' } }]] as const) {
+        const [a, b] = await Promise.all([fetch(`${proxyUrl}${path}`, init), fetch(`${directUrl}${path}`, init)]);
+        expect(a.status, path).toBe(b.status);
+        expect(a.status, path).toBeLessThan(300);
+        const [x, y] = [Buffer.from(await a.arrayBuffer()), Buffer.from(await b.arrayBuffer())];
+        if (path.endsWith('/query')) {
+          // The same answer; only its report of what was fetched (requests, times) may differ.
+          const { report: _x, ...got } = JSON.parse(x.toString()) as Record<string, unknown>;
+          const { report: _y, ...want } = JSON.parse(y.toString()) as Record<string, unknown>;
+          expect(got, path).toEqual(want);
+          expect(want.arrays, path).toHaveLength(1);
+        } else expect(x.equals(y), path).toBe(true);
+      }
+    } finally {
+      await proxy.close();
+      await direct.close();
+    }
+  });
+});
+
 describe('openStore over HTTP', () => {
   it('reads a consolidated Zarr v2 store written by zarr-python as the local copy', async () => {
     const dir = fixturePath('zarr/zarrita-v2/data.zarr');
