@@ -110,6 +110,9 @@ export async function openRepository(ctx: CommandContext, location = ctx.repoPat
   try {
     return await Repository.open(storage, undefined, undefined, { clock: ctx.clock, ...request });
   } catch (err) {
+    if (isFloeError(err, 'NOT_FOUND') && detectStorageKind(location) === 'http') {
+      throw floeError('NOT_FOUND', `no Icechunk repository at ${location}: its \`repo\` file is missing (404); give the URL of the repository's root, the folder that holds \`repo\`, \`snapshots/\` and \`chunks/\``, { cause: err });
+    }
     if (isFloeError(err, 'NOT_FOUND')) {
       throw floeError('NOT_FOUND', `no Floe repository at ${location}; create one with \`floe init --repo ${location}\` or run \`floe demo\``, { cause: err });
     }

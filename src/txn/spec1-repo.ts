@@ -1,6 +1,7 @@
 // Spec-1 repositories (refs under `refs/`, config in `config.yaml`, parents inside snapshots)
 // presented as the spec-2 RepoInfo model, so sessions and history never branch on the version.
 // Floe opens them read-only.
+import { isFloeError } from '../errors.ts';
 import type { AbortOptions, ObjectStorage } from '../engine/storage/types.ts';
 import { idToString, type SnapshotId } from '../format/icechunk/ids.ts';
 import { parseV1RefKey, PREFIXES, V1_CONFIG_KEY, v1BranchKey, v1TagKey } from '../format/icechunk/keys.ts';
@@ -11,7 +12,13 @@ import type { RepoObjects } from './objects.ts';
 
 export async function isSpec1Repository(storage: ObjectStorage, options?: AbortOptions): Promise<boolean> {
   if (await storage.head(V1_CONFIG_KEY, options)) return true;
-  for await (const _ of storage.list(PREFIXES.refs, options)) return true;
+  try {
+    for await (const _ of storage.list(PREFIXES.refs, options)) return true;
+  } catch (err) {
+    // A storage that cannot list (plain HTTP) holds no spec-1 repository it could open anyway.
+    if (isFloeError(err, 'UNSUPPORTED')) return false;
+    throw err;
+  }
   return false;
 }
 

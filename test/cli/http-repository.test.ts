@@ -189,6 +189,10 @@ describe('the CLI with --repo http://…', () => {
       expect(result.stderr, argv.join(' ')).toMatch(/READ_ONLY|read-only/);
     }
     expect(host.requests.length).toBe(before);
+    const wrongUrl = await floe(['log', '--repo', `${host.origin}/pub/`], { cwd });
+    expect(wrongUrl.code).not.toBe(0);
+    expect(wrongUrl.stderr).toMatch(/no Icechunk repository at .*repo.* file is missing/);
+    expect(wrongUrl.stderr).not.toMatch(/floe init/);
     const unknown = await floe(['log', '--repo', 'gs://bucket/repo'], { cwd });
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toMatch(/gs:\/\/.*known: file:\/\/, s3:\/\/, http:\/\/, https:\/\//s);
