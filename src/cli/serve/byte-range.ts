@@ -20,3 +20,23 @@ export function resolveRange(header: string | undefined, size: number): RangeAns
   if (end < start) return { kind: 'whole' };
   return { kind: 'partial', offset: start, length: end - start + 1 };
 }
+
+/** What to answer a GET or HEAD of an object of `size` bytes: 416, or the status, interval and headers. */
+export type RangedAnswer =
+  | { readonly status: 416; readonly headers: Record<string, string> }
+  | { readonly status: 200 | 206; readonly offset: number; readonly length: number; readonly headers: Record<string, string> };
+
+export function rangedAnswer(header: string | undefined, size: number): RangedAnswer {
+  const range = resolveRange(header, size);
+  if (range.kind === 'unsatisfiable') return { status: 416, headers: { 'content-range': `bytes */${size}` } };
+  if (range.kind === 'whole') return { status: 200, offset: 0, length: size, headers: { 'content-length': String(size) } };
+  const { offset, length } = range;
+  return { status: 206, offset, length, headers: { 'content-length': String(length), 'content-range': `bytes ${offset}-${offset + length - 1}/${size}` } };
+}
+
+/** Whether an If-None-Match header names `etag` (weak comparison, `*` included). */
+export function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  const bare = etag.replace(/^W\//, '');
+  return header.trim() === '*' || header.split(',').some((t) => t.trim().replace(/^W\//, '') === bare);
+}

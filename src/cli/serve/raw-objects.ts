@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isFloeError } from '../../errors.ts';
 import type { ObjectInfo, ObjectStorage } from '../../engine/storage/types.ts';
 import { HttpError } from '../../query/http-request.ts';
-import { resolveRange } from './byte-range.ts';
+import { etagMatches, rangedAnswer } from './byte-range.ts';
 
 /** The first path segment of the raw route (no branch or tag can be named so: names cannot start with '.'). */
 export const RAW_ROUTE = '.icechunk';
@@ -25,12 +25,6 @@ const isMutable = (key: string): boolean => key === 'repo' || key === 'config.ya
 function entityTag(version: string | undefined, info: { size: number; lastModified: Date }): string {
   if (version && /^(W\/)?"[^"]*"$/.test(version)) return version;
   return `"${(version ?? `${info.size}-${info.lastModified.getTime()}`).replace(/["\\\s]/g, '')}"`;
-}
-
-function matches(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  const bare = etag.replace(/^W\//, '');
-  return header.trim() === '*' || header.split(',').some((t) => t.trim().replace(/^W\//, '') === bare);
 }
 
 /** Answers one request of the raw route; `key` is the decoded path after `/.icechunk/`. */
@@ -49,16 +43,14 @@ export async function serveRawObject(storage: ObjectStorage, req: IncomingMessag
     'cache-control': isMutable(key) ? 'no-cache' : 'public, max-age=31536000, immutable',
     'content-type': 'application/octet-stream',
   };
-  if (matches(req.headers['if-none-match'], etag)) return end(res, 304, headers);
-  const range = resolveRange(req.headers.range, info.size);
-  if (range.kind === 'unsatisfiable') return end(res, 416, { ...headers, 'content-range': `bytes */${info.size}` });
-  const [offset, length] = range.kind === 'partial' ? [range.offset, range.length] : [0, info.size];
-  if (range.kind === 'partial') headers['content-range'] = `bytes ${offset}-${offset + length - 1}/${info.size}`;
-  headers['content-length'] = String(length);
-  const status = range.kind === 'partial' ? 206 : 200;
+  if (etagMatches(req.headers['if-none-match'], etag)) return end(res, 304, headers);
+  const answer = rangedAnswer(req.headers.range, info.size);
+  if (answer.status === 416) return end(res, 416, { ...headers, ...answer.headers });
+  const { status, offset, length } = answer;
+  Object.assign(headers, answer.headers);
   if (method === 'HEAD') return end(res, status, headers);
   await reserve(res, length);
-  const read = await storage.get(key, range.kind === 'partial' ? { offset, length } : undefined);
+  const read = await storage.get(key, status === 206 ? { offset, length } : undefined);
   // An object replaced between the stat and the read (only the repo info file can be): its
   // headers would not describe these bytes, so the client is told to ask again.
   if (!read || entityTag(read.version, info) !== etag || read.bytes.length !== length) {

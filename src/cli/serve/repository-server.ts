@@ -18,7 +18,7 @@ import { listenOn, createLimitedServer, resolveServerLimits, type NodeServer, ty
 import { bearerTokenCheck, decodeSegment, HttpError, requestUrl, unauthorized } from '../../query/http-request.ts';
 import { MemoryBudget } from '../../query/memory-budget.ts';
 import type { Repository } from '../../txn/index.ts';
-import { resolveRange } from './byte-range.ts';
+import { etagMatches, rangedAnswer } from './byte-range.ts';
 import { RAW_ROUTE, serveRawObject } from './raw-objects.ts';
 import { statKey } from './stored-object.ts';
 
@@ -104,13 +104,11 @@ export function createRepositoryServer(repo: Repository, options: RepositoryServ
       'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
       'content-type': key.endsWith('zarr.json') ? 'application/json' : 'application/octet-stream',
     };
-    if (matchesEtag(req.headers['if-none-match'], object.etag)) return end(res, 304, headers);
-    const range = resolveRange(req.headers.range, object.size);
-    if (range.kind === 'unsatisfiable') return end(res, 416, { ...headers, 'content-range': `bytes */${object.size}` });
-    const [offset, length] = range.kind === 'partial' ? [range.offset, range.length] : [0, object.size];
-    if (range.kind === 'partial') headers['content-range'] = `bytes ${offset}-${offset + length - 1}/${object.size}`;
-    headers['content-length'] = String(length);
-    const status = range.kind === 'partial' ? 206 : 200;
+    if (etagMatches(req.headers['if-none-match'], object.etag)) return end(res, 304, headers);
+    const answer = rangedAnswer(req.headers.range, object.size);
+    if (answer.status === 416) return end(res, 416, { ...headers, ...answer.headers });
+    const { status, offset, length } = answer;
+    Object.assign(headers, answer.headers);
     if (method === 'HEAD') return end(res, status, headers);
     await reserveForKey(res, length);
     const bytes = length === 0 ? new Uint8Array(0) : await entry.source.store.getRange(key, { offset, length });
@@ -153,11 +151,6 @@ async function listRefs(repo: Repository) {
   for (const b of await repo.listBranches()) branches[b] = await repo.lookupBranch(b);
   for (const t of await repo.listTags()) tags[t] = await repo.lookupTag(t);
   return { branches, tags };
-}
-
-function matchesEtag(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  return header.trim() === '*' || header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
 }
 
 function end(res: ServerResponse, status: number, headers: Record<string, string>): void {
