@@ -1,7 +1,7 @@
 // One reader of bench/http-read.ts in a fresh process: reads the box twice (cold, then warm: the
 // same repository or store object, a new session, the array opened again), marking each phase at
 // the proxy (`GET <proxy>/__phase/<name>`) so the proxy counts its requests and bytes. Prints one
-// JSON line: each phase's wall ms, and whether the values match the demo's generator.
+// JSON line: each phase's wall and CPU ms, and whether the values match the demo's generator.
 //   node --import tsx bench/support/http-read-probe.ts <reader> <proxy> <url> <grid> <box JSON>
 // Readers: floe-session, reference-session, floe-plain, zarrita-plain, floe-query.
 import * as zarr from 'zarrita';
@@ -20,14 +20,19 @@ const expected = new Float32Array(boxSize(box));
 fillBox(grid, box, expected);
 
 const timings: Record<string, number> = {};
+/** CPU time of this process (user + system) per phase: on a loaded machine wall time swings far more. */
+const cpuMs: Record<string, number> = {};
 const extra: Record<string, unknown> = {};
 let correct = true;
 
 async function phase<T>(name: string, work: () => Promise<T>): Promise<T> {
   await fetch(`${proxy}/__phase/${name}`).then((r) => r.arrayBuffer());
   const started = performance.now();
+  const cpu = process.cpuUsage();
   const value = await work();
   timings[name] = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  cpuMs[name] = (used.user + used.system) / 1000;
   return value;
 }
 
@@ -117,7 +122,7 @@ async function run(): Promise<void> {
 
 run().then(
   () => {
-    process.stdout.write(JSON.stringify({ timings, correct, extra }) + '\n');
+    process.stdout.write(JSON.stringify({ timings, cpuMs, correct, extra }) + '\n');
     process.exit(0);
   },
   (err) => {

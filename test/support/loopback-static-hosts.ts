@@ -131,7 +131,7 @@ master_process off;
 worker_processes 1;
 pid ${path.join(prefix, 'nginx.pid')};
 error_log ${errorLog} warn;
-events { worker_connections 256; }
+events { worker_connections 4096; }
 http {
     access_log ${path.join(prefix, 'access.log')};
     client_body_temp_path ${path.join(prefix, 'body')};
