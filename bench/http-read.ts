@@ -90,7 +90,7 @@ async function main(): Promise<void> {
     { name: 'zarrita-plain', label: '(b) zarrita, plain Zarr (FetchStore)', url: `${proxy.url}/plain.zarr` },
     { name: 'floe-query', label: '(c) Floe, query by labels (session)', url: `${proxy.url}/repo.icechunk` },
   ];
-  const rows: string[] = ['| reader | phase | requests | bytes | wall ms | CPU ms | requests by key |', '| --- | --- | ---: | ---: | ---: | ---: | --- |'];
+  const rows: string[] = ['| reader | phase | requests | bytes | wall ms | CPU ms | most in flight | requests by key |', '| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |'];
   const notes: string[] = [];
   try {
     for (const reader of readers) {
@@ -99,14 +99,14 @@ async function main(): Promise<void> {
       const line = res.stdout.trim().split('\n').filter((l) => l.startsWith('{')).pop();
       const out = line ? (JSON.parse(line) as { timings?: Record<string, number>; cpuMs?: Record<string, number>; correct?: boolean; extra?: Record<string, unknown>; error?: string }) : { error: res.stderr.slice(-1500) };
       if (out.error || !out.timings) {
-        rows.push(`| ${reader.label} | failed | | | | | ${out.error?.split('\n')[0]} |`);
+        rows.push(`| ${reader.label} | failed | | | | | | ${out.error?.split('\n')[0]} |`);
         continue;
       }
       if (!out.correct) notes.push(`${reader.label}: WRONG VALUES`);
       for (const [phase, ms] of Object.entries(out.timings)) {
-        const count: PhaseCount = proxy.phases.get(phase) ?? { requests: 0, bytes: 0, byClass: {} };
+        const count: PhaseCount = proxy.phases.get(phase) ?? { requests: 0, bytes: 0, maxInFlight: 0, byClass: {} };
         const classes = Object.entries(count.byClass).map(([k, n]) => `${k} ${n}`).join(', ');
-        rows.push(`| ${reader.label} | ${phase} | ${count.requests} | ${count.bytes} | ${ms.toFixed(0)} | ${(out.cpuMs?.[phase] ?? 0).toFixed(0)} | ${classes} |`);
+        rows.push(`| ${reader.label} | ${phase} | ${count.requests} | ${count.bytes} | ${ms.toFixed(0)} | ${(out.cpuMs?.[phase] ?? 0).toFixed(0)} | ${count.maxInFlight} | ${classes} |`);
       }
       for (const [k, v] of Object.entries(out.extra ?? {})) notes.push(`${reader.label} ${k} (the query's report): ${JSON.stringify(v)}`);
     }

@@ -8,6 +8,8 @@ import type { AddressInfo } from 'node:net';
 export interface PhaseCount {
   requests: number;
   bytes: number;
+  /** Most requests in flight at once (received, not yet answered in full). */
+  maxInFlight: number;
   /** Requests per key class (see `classify`). */
   byClass: Record<string, number>;
 }
@@ -32,12 +34,13 @@ export async function startDelayProxy(target: string, delayMs: number): Promise<
   const upstream = new URL(target);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   const phases = new Map<string, PhaseCount>();
-  let current: PhaseCount = { requests: 0, bytes: 0, byClass: {} };
+  let current: PhaseCount = { requests: 0, bytes: 0, maxInFlight: 0, byClass: {} };
   phases.set('(none)', current);
+  let inFlight = 0;
   const server = http.createServer((req, res) => {
     const marker = /^\/__phase\/(.+)$/.exec(req.url ?? '');
     if (marker) {
-      current = { requests: 0, bytes: 0, byClass: {} };
+      current = { requests: 0, bytes: 0, maxInFlight: 0, byClass: {} };
       phases.set(decodeURIComponent(marker[1]!), current);
       res.writeHead(204).end();
       return;
@@ -45,6 +48,9 @@ export async function startDelayProxy(target: string, delayMs: number): Promise<
     if (process.env['DELAY_PROXY_LOG']) console.error(`${req.method} ${req.url} ${req.headers.range ?? ''} ${req.headers['if-none-match'] ?? ''}`);
     const count = current;
     count.requests += 1;
+    inFlight += 1;
+    count.maxInFlight = Math.max(count.maxInFlight, inFlight);
+    res.once('close', () => (inFlight -= 1));
     const cls = classify(req.url ?? '');
     count.byClass[cls] = (count.byClass[cls] ?? 0) + 1;
     setTimeout(() => {
