@@ -7,7 +7,7 @@
 //   (b) a plain Zarr v3 copy (`floe export v1.0:/climate`): Floe's openStore(url) vs zarrita's
 //       FetchStore, both slicing by index;
 //   (c) Floe's query by labels on the session (coordinates and metadata counted apart by the
-//       query's own report).
+//       query's own report), with its default concurrency (8) and with 32.
 // Each reader runs in its own process (bench/support/http-read-probe.ts); every reader's values
 // are checked against the demo's generator.
 //
@@ -89,6 +89,7 @@ async function main(): Promise<void> {
     { name: 'floe-plain', label: '(b) Floe, plain Zarr (openStore)', url: `${proxy.url}/plain.zarr` },
     { name: 'zarrita-plain', label: '(b) zarrita, plain Zarr (FetchStore)', url: `${proxy.url}/plain.zarr` },
     { name: 'floe-query', label: '(c) Floe, query by labels (session)', url: `${proxy.url}/repo.icechunk` },
+    { name: 'floe-query-c32', label: '(c) the same, `concurrency: 32`', url: `${proxy.url}/repo.icechunk` },
   ];
   const rows: string[] = ['| reader | phase | requests | bytes | wall ms | CPU ms | most in flight | requests by key |', '| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |'];
   const notes: string[] = [];

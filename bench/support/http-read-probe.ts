@@ -3,7 +3,8 @@
 // the proxy (`GET <proxy>/__phase/<name>`) so the proxy counts its requests and bytes. Prints one
 // JSON line: each phase's wall and CPU ms, and whether the values match the demo's generator.
 //   node --import tsx bench/support/http-read-probe.ts <reader> <proxy> <url> <grid> <box JSON>
-// Readers: floe-session, reference-session, floe-plain, zarrita-plain, floe-query.
+// Readers: floe-session, reference-session, floe-plain, zarrita-plain, floe-query, and
+// floe-query-c32 (the query with `concurrency: 32`, the HTTP storage's request limit, not its default 8).
 import * as zarr from 'zarrita';
 import { boxSize, DEMO_GRIDS, fillBox, type Box } from '../../src/cli/demo-dataset.ts';
 import { openStore } from '../../src/engine/api.ts';
@@ -96,14 +97,15 @@ async function run(): Promise<void> {
       }
       break;
     }
-    case 'floe-query': {
+    case 'floe-query':
+    case 'floe-query-c32': {
       const caches = new ReadCaches();
       let repo: Repository | undefined;
       for (const when of ['cold', 'warm']) {
         const result = await phase(`${when}-query`, async () => {
           repo ??= await Repository.open(url);
           const session = await repo.readonlySession({ tag: 'v1.0' });
-          return query(session, { caches }).from(ARRAY, 'float32')
+          return query(session, { caches, ...(reader === 'floe-query-c32' ? { concurrency: 32 } : {}) }).from(ARRAY, 'float32')
             .where('time', 'between', [new Date(Date.UTC(2024, 0, 1) + box[0][0] * 86_400_000), new Date(Date.UTC(2024, 0, 1) + (box[0][1] - 1) * 86_400_000)])
             .where('lat', 'between', labels.lat)
             .where('lon', 'between', labels.lon)
