@@ -79,6 +79,10 @@ async function main(): Promise<void> {
   if (!existsSync(path.join(plainDir, 'zarr.json'))) floe(['export', 'v1.0:/climate', plainDir, '--repo', repoDir]);
   const nginx = await startNginx(DIR);
   const proxy = await startDelayProxy(nginx.url, DELAY);
+  // Ctrl-C or a kill: stop nginx (by its pid) and remove its temp dir before leaving.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => void Promise.allSettled([proxy.close(), nginx.close()]).then(() => process.exit(130)));
+  }
   const sizes = `repository ${MiB(du(repoDir))} MiB, plain copy ${MiB(du(plainDir))} MiB`;
   console.error(`# grid ${gridName}: temperature [${grid.time}, ${grid.lat}, ${grid.lon}] float32, shards [${grid.shard}] of [${grid.inner}]; ${sizes}`);
   console.error(`# box [${box.map((r) => r.join(':')).join(', ')}] (${boxSize(box)} values); +${DELAY} ms per request`);
