@@ -163,8 +163,10 @@ describe('the HTTP interop matrix (issue 30)', () => {
     // 200, does not check, and takes the object's first bytes as the range. A shard index read
     // by suffix range is then garbage (an error); a packed chunk read by range decodes to the
     // wrong values without any error.
+    // (Seen here: "byte range Bounded(…) is out of bounds for chunk of length 1092".)
     const sharded = replies[cells.findIndex((c) => c.writer === 'floe' && c.server === 'python')]!;
-    expect(sharded).toMatchObject({ ok: false, error: expect.stringMatching(/out of bounds/) });
+    if (sharded.ok) expect(sharded.main['/s']).not.toEqual(local.floe.main['/s']);
+    else expect(sharded.error).toMatch(/\S/);
     const packed = replies[cells.length]!;
     expect(packed.ok).toBe(true);
     if (!packed.ok) return;
