@@ -6,6 +6,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import * as zarr from 'zarrita';
 import { Repository, Storage } from '@earthmover/icechunk';
+import { createFetchStorage } from '@earthmover/icechunk/fetch-storage';
 import { FsStorage } from '../../src/engine/storage/fs.ts';
 import { customBackend } from '../../src/testing/adapters/icechunk-storage.ts';
 
@@ -23,6 +24,9 @@ function zarrStore(store) {
 function storageAt(dir) {
   return Storage.newCustom(customBackend(new FsStorage({ root: dir })));
 }
+
+/** zarrita writes `codecs: []` when given none, which Zarr v3 (and Floe) refuse. */
+const LITTLE_ENDIAN = [{ name: 'bytes', configuration: { endian: 'little' } }];
 
 const chunkKey = (arrayPath, index) => `${arrayPath.slice(1)}/c/${index.join('/')}`;
 
@@ -173,6 +177,56 @@ async function run() {
       const status = await rearrange.status();
       const mode = rearrange.mode;
       return { snapshot: await rearrange.commit('rearranged by the reference'), movedNodes: status.movedNodes, mode, refused };
+    }
+    case 'write-small': {
+      // The interop matrix's repository (test/cross/http-interop.test.ts): /a int32[500] (chunks
+      // of 70, inlined), /g/b float64[40,30] (chunks 20x15, 2.4 KB: chunk objects read by range);
+      // commit, tag v1 and branch dev there; then a[0:100] = -1 committed on main.
+      const repo = await Repository.create(storage);
+      const session = await repo.writableSession('main');
+      const root = zarr.root(zarrStore(session.store));
+      await zarr.create(root, { attributes: { written: 'reference' } });
+      await zarr.create(root.resolve('g'), { attributes: {} });
+      const a = await zarr.create(root.resolve('a'), { shape: [500], chunkShape: [70], dtype: 'int32', fillValue: 0, codecs: LITTLE_ENDIAN });
+      await zarr.set(a, null, { data: Int32Array.from({ length: 500 }, (_, i) => ((i * 37) % 1001) - 500), shape: [500], stride: [1] });
+      const b = await zarr.create(root.resolve('g/b'), { shape: [40, 30], chunkShape: [20, 15], dtype: 'float64', fillValue: 0, codecs: LITTLE_ENDIAN });
+      await zarr.set(b, null, { data: Float64Array.from({ length: 1200 }, (_, i) => i / 8 - 3), shape: [40, 30], stride: [30, 1] });
+      const first = await session.commit('first');
+      await repo.createTag('v1', first);
+      await repo.createBranch('dev', first);
+      const next = await repo.writableSession('main');
+      const a2 = await zarr.open(zarr.root(zarrStore(next.store)).resolve('a'), { kind: 'array' });
+      await zarr.set(a2, [zarr.slice(0, 100)], -1);
+      return { first, second: await next.commit('second') };
+    }
+    case 'fetch-read': {
+      // Each item: the repository at `url` through the reference's fetch storage: branches, tags,
+      // main's log, the full values of `paths` at main and at tag v1, and a 2-d slice of
+      // `slice.path` ([start, stop) per dimension). A failure is reported per item, not thrown.
+      const out = [];
+      for (const item of command.items) {
+        try {
+          const repo = await Repository.open(createFetchStorage(item.url));
+          const read = async (version) => {
+            const session = await repo.readonlySession(version);
+            const root = zarr.root(zarrStore(session.store));
+            const arrays = {};
+            for (const p of item.paths) arrays[p] = Array.from((await zarr.get(await zarr.open(root.resolve(p), { kind: 'array' }))).data, Number);
+            return { root: root, arrays };
+          };
+          const main = await read({ branch: 'main' });
+          const tagged = await read({ tag: 'v1' });
+          const sliced = await zarr.get(await zarr.open(main.root.resolve(item.slice.path), { kind: 'array' }), item.slice.ranges.map(([a, b]) => zarr.slice(a, b)));
+          out.push({
+            ok: true, branches: (await repo.listBranches()).sort(), tags: (await repo.listTags()).sort(),
+            log: (await repo.ancestry({ branch: 'main' })).map((s) => s.id),
+            main: main.arrays, v1: tagged.arrays, slice: Array.from(sliced.data, Number),
+          });
+        } catch (err) {
+          out.push({ ok: false, error: String(err?.message ?? err).split('\n')[0] });
+        }
+      }
+      return out;
     }
     case 'dump': {
       // Every key of a branch's tip with its bytes (base64), keys sorted.

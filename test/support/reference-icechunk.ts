@@ -2,7 +2,7 @@
 // in floe/testing (src/testing/adapters/icechunk-storage.ts) and is re-exported here; `runReference`
 // runs one command in a child process (reference-child.mjs), because the WASM runtime keeps a
 // process alive (scripts end with process.exit). See the shared notes (notes/reference-icechunk-in-node.md) beside the project.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -10,17 +10,44 @@ export { customBackend } from '../../src/testing/adapters/icechunk-storage.ts';
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'reference-child.mjs');
 
-/** Runs one reference command in a child process (the WASM runtime stays out of test workers). */
-export function runReference<T = unknown>(command: Record<string, unknown>, timeoutMs = 90_000): T {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--no-warnings', CHILD, JSON.stringify(command)], {
-    encoding: 'utf8',
-    timeout: timeoutMs,
-  });
-  const line = result.stdout.trim().split('\n').filter((l) => l.startsWith('{')).pop();
-  if (result.status !== 0 || !line) {
-    throw new Error(`reference child failed (status ${result.status}): ${result.stderr.slice(-2000)} ${result.stdout.slice(-500)}`);
+const childArgs = (command: Record<string, unknown>) => ['--import', 'tsx', '--no-warnings', CHILD, JSON.stringify(command)];
+
+function replyOf<T>(status: number | null, stdout: string, stderr: string): T {
+  const line = stdout.trim().split('\n').filter((l) => l.startsWith('{')).pop();
+  if (status !== 0 || !line) {
+    throw new Error(`reference child failed (status ${status}): ${stderr.slice(-2000)} ${stdout.slice(-500)}`);
   }
   const reply = JSON.parse(line) as { ok: boolean; error?: string; value?: T };
   if (!reply.ok) throw new Error(`reference error: ${reply.error}`);
   return reply.value as T;
+}
+
+/** Runs one reference command in a child process (the WASM runtime stays out of test workers). */
+export function runReference<T = unknown>(command: Record<string, unknown>, timeoutMs = 90_000): T {
+  const result = spawnSync(process.execPath, childArgs(command), { encoding: 'utf8', timeout: timeoutMs });
+  return replyOf<T>(result.status, result.stdout, result.stderr);
+}
+
+/**
+ * {@link runReference} without blocking this process's event loop: for a child that talks to a
+ * server this process runs (`floe serve` in-process). Killed (SIGKILL, by pid) after `timeoutMs`.
+ */
+export function runReferenceAsync<T = unknown>(command: Record<string, unknown>, timeoutMs = 90_000): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, childArgs(command), { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      try {
+        resolve(replyOf<T>(status, stdout, stderr));
+      } catch (err) {
+        reject(err);
+      }
+    });
+  });
 }
