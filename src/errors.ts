@@ -95,6 +95,8 @@ export interface ErrorDetailsByCode {
   UNSUPPORTED: {
     /** `'virtual-chunk-store-unsupported'`: a virtual chunk container of a kind Floe cannot read. */
     readonly reason?: 'virtual-chunk-store-unsupported';
+    /** Virtual datasets: the scanned file (or references file) using the feature. */
+    readonly file?: string;
     /** Query errors: the dimension whose coordinate array cannot be used. */
     readonly dim?: string;
     /** Query errors: the coordinate array involved. */
@@ -104,6 +106,10 @@ export interface ErrorDetailsByCode {
   CORRUPT_OBJECT: {
     /** The codec that could not decode the bytes. */
     readonly codec?: string;
+    /** Virtual datasets: the scanned file (NetCDF-3) or references file (kerchunk) that is malformed. */
+    readonly file?: string;
+    /** Virtual datasets: the variable (or header entry) where it is malformed. */
+    readonly variable?: string;
   };
   /** A checksum present in the data does not match. */
   CHECKSUM_MISMATCH: {
