@@ -40,11 +40,13 @@ export interface VirtualizeOptions extends AbortOptions {
   repository?: Repository;
   /** Replace nodes that already exist at the destination (default: ALREADY_EXISTS). */
   overwrite?: boolean;
-  /** Called after each source is written into the session. */
+  /** Called after each source is scanned, then after each is recorded in the session. */
   onProgress?: (progress: VirtualizeProgress) => void;
 }
 
 export interface VirtualizeProgress {
+  /** `scanned`: a source was read (nothing written yet); `recorded`: its arrays are in the session. */
+  readonly phase: 'scanned' | 'recorded';
   readonly source: string;
   readonly sourcesDone: number;
   readonly sourcesTotal: number;
@@ -104,7 +106,11 @@ export async function virtualize(session: Session, sources: readonly string[], o
   if (sources.length === 0) throw floeError('INVALID_ARGUMENT', 'virtualize needs at least one file');
   const base = normalizePath(options.path ?? '/');
   const planned: PlannedSource[] = [];
-  for (const source of sources) planned.push(await planSource(path.resolve(source.startsWith('file://') ? fileURLToPath(source) : source), options));
+  for (const source of sources) {
+    const p = await planSource(path.resolve(source.startsWith('file://') ? fileURLToPath(source) : source), options);
+    planned.push(p);
+    options.onProgress?.({ phase: 'scanned', source: p.source, sourcesDone: planned.length, sourcesTotal: sources.length, chunks: p.arrays.reduce((n, a) => n + a.refs.length + a.stored.length, 0) });
+  }
   const groupOf = (p: PlannedSource) => (planned.length === 1 ? base : joinPath(base, path.basename(p.source).replace(/\.[^.]*$/, '').replace(/[^\w.-]/g, '_') || 'file'));
 
   // Containers: checked once per distinct location, before anything is written.
@@ -159,7 +165,7 @@ export async function virtualize(session: Session, sources: readonly string[], o
       chunks += a.refs.length + a.stored.length;
       imported.push({ source: p.source, variable: a.variable, path: arrayPath, shape: array.metadata.shape, dataType: a.metadata.dataType, virtualChunks: a.refs.length, storedChunks: a.stored.length });
     }
-    options.onProgress?.({ source: p.source, sourcesDone: i + 1, sourcesTotal: planned.length, chunks });
+    options.onProgress?.({ phase: 'recorded', source: p.source, sourcesDone: i + 1, sourcesTotal: planned.length, chunks });
   }
   return { sources: planned.map((p) => ({ source: p.source, format: p.format, group: groupOf(p) })), imported, skipped, containersAdded: added };
 }
