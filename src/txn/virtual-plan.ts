@@ -4,9 +4,13 @@ import type { ArrayMetadataInput, Attributes } from '../format/zarr/metadata.ts'
 import { validateNodeName } from '../format/zarr/paths.ts';
 import type { VirtualChunkSpec } from './session-store.ts';
 
+/** A variable virtualize could not record, and why (the rest of its file still imports). */
 export interface SkippedVariable {
+  /** The file (absolute path). */
   readonly source: string;
+  /** Its name in the file (kerchunk: its path in the references). */
   readonly variable: string;
+  /** Why it cannot be recorded. */
   readonly reason: string;
 }
 

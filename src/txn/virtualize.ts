@@ -25,6 +25,7 @@ import type { PlannedSource, SkippedVariable } from './virtual-plan.ts';
 export type { SkippedVariable } from './virtual-plan.ts';
 import { planKerchunk } from './kerchunk-import.ts';
 
+/** Options of {@link virtualize}. */
 export interface VirtualizeOptions extends AbortOptions {
   /** The group the variables go under (default `/`); with several sources, each file's own group below it, named after the file. */
   path?: string;
@@ -44,21 +45,29 @@ export interface VirtualizeOptions extends AbortOptions {
   onProgress?: (progress: VirtualizeProgress) => void;
 }
 
+/** What {@link VirtualizeOptions.onProgress} is told. */
 export interface VirtualizeProgress {
   /** `scanned`: a source was read (nothing written yet); `recorded`: its arrays are in the session. */
   readonly phase: 'scanned' | 'recorded';
+  /** The file (absolute path). */
   readonly source: string;
+  /** Sources scanned (or recorded) so far, this one included. */
   readonly sourcesDone: number;
   readonly sourcesTotal: number;
+  /** Chunks of this source (virtual and stored). */
   readonly chunks: number;
 }
 
+/** A variable {@link virtualize} recorded as an array. */
 export interface VirtualizedVariable {
+  /** The file (absolute path). */
   readonly source: string;
+  /** Its name in the file (kerchunk: its path in the references). */
   readonly variable: string;
   /** The array's path in the session. */
   readonly path: string;
   readonly shape: readonly number[];
+  /** The Zarr v3 data type. */
   readonly dataType: string;
   /** Chunks recorded as virtual refs. */
   readonly virtualChunks: number;
@@ -67,9 +76,13 @@ export interface VirtualizedVariable {
 }
 
 
+/** What {@link virtualize} recorded and skipped. */
 export interface VirtualizeResult {
+  /** Each file, what it was read as (`NetCDF-3 classic`, `kerchunk references`, ...) and the group it went to. */
   readonly sources: readonly { readonly source: string; readonly format: string; readonly group: string }[];
+  /** Variables recorded, in file order. */
   readonly imported: readonly VirtualizedVariable[];
+  /** Variables not recorded, with the reason. */
   readonly skipped: readonly SkippedVariable[];
   /** Containers added to the repository's configuration. */
   readonly containersAdded: readonly string[];
