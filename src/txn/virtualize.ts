@@ -126,6 +126,8 @@ export async function virtualize(session: Session, sources: readonly string[], o
   }
   const groupOf = (p: PlannedSource) => (planned.length === 1 ? base : joinPath(base, path.basename(p.source).replace(/\.[^.]*$/, '').replace(/[^\w.-]/g, '_') || 'file'));
 
+  checkDestinations(session, planned.map((p) => ({ group: groupOf(p), plan: p })), options.overwrite ?? false);
+
   // Containers: checked once per distinct location, before anything is written.
   const locations = new Set<string>();
   for (const p of planned) for (const a of p.arrays) for (const r of a.refs) locations.add(r.location);
@@ -181,6 +183,26 @@ export async function virtualize(session: Session, sources: readonly string[], o
     options.onProgress?.({ phase: 'recorded', source: p.source, sourcesDone: i + 1, sourcesTotal: planned.length, chunks });
   }
   return { sources: planned.map((p) => ({ source: p.source, format: p.format, group: groupOf(p) })), imported, skipped, containersAdded: added };
+}
+
+/**
+ * Before anything is written: two files may not land in one group, and no array may land on an
+ * existing node (unless overwriting), so a refusal leaves the session as it was.
+ */
+function checkDestinations(session: Session, targets: readonly { group: string; plan: PlannedSource }[], overwrite: boolean): void {
+  const groups = new Map<string, string>();
+  for (const { group, plan } of targets) {
+    const other = groups.get(group);
+    if (other !== undefined) {
+      throw floeError('INVALID_ARGUMENT', `${other} and ${plan.source} would both go to the group ${group}; rename one of the files, or virtualize them separately with different paths`, { where: group });
+    }
+    groups.set(group, plan.source);
+    if (overwrite) continue;
+    for (const a of plan.arrays) {
+      const at = below(group, a.relativePath);
+      if (session.view().nodeAt(at)) throw floeError('ALREADY_EXISTS', `${at} already exists (from ${plan.source}: ${a.variable}); virtualize into another path, or pass overwrite`, { where: at });
+    }
+  }
 }
 
 /** `relative` ('' or `a/b`) under the group `group`. */

@@ -2,7 +2,7 @@
 // the end, sizes that overflow, an HDF5 file (the next stage), malformed kerchunk references.
 // Each is a typed FloeError naming the file (and the variable where there is one), quickly, and
 // nothing is written to the session.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -60,6 +60,25 @@ describe('virtualize refuses hostile NetCDF-3 files', () => {
     const repo = await Repository.create(Storage.newInMemory(), { virtualChunkContainers: { [prefix]: { urlPrefix: prefix, store: { type: 'LocalFileSystem', field0: dir } } } }, 2);
     const result = await virtualize(await repo.writableSession('main'), [file]);
     expect(result.imported.map((i) => [i.variable, i.shape, i.virtualChunks])).toEqual([['fixed', [4], 1], ['rec', [2, 4], 2]]);
+  });
+
+  it('refuses, before writing anything, two files for one group and an array on an existing node', async () => {
+    const file = path.join(dir, 'twice.nc');
+    writeFileSync(file, fileOf(model()));
+    const other = path.join(dir, 'sub');
+    mkdirSync(other, { recursive: true });
+    writeFileSync(path.join(other, 'twice.nc'), fileOf(model()));
+    const repo = await Repository.create(Storage.newInMemory(), { virtualChunkContainers: { [prefix]: { urlPrefix: prefix, store: { type: 'LocalFileSystem', field0: dir } } } }, 2);
+    const session = await repo.writableSession('main');
+    const clash = await virtualize(session, [file, path.join(other, 'twice.nc')]).catch((e: unknown) => e);
+    expect(isFloeError(clash, 'INVALID_ARGUMENT') && clash.message).toContain('/twice');
+    await virtualize(session, [file]);
+    await session.commit('once');
+    const again = await repo.writableSession('main');
+    const exists = await virtualize(again, [file]).catch((e: unknown) => e);
+    expect(isFloeError(exists, 'ALREADY_EXISTS') && exists.message).toContain('/fixed already exists');
+    expect(again.hasUncommittedChanges).toBe(false);
+    expect((await virtualize(again, [file], { overwrite: true })).imported).toHaveLength(2);
   });
 
   it('a truncated file is CORRUPT_OBJECT naming the file', async () => {
