@@ -81,6 +81,19 @@ describe('virtualize refuses hostile NetCDF-3 files', () => {
     expect((await virtualize(again, [file], { overwrite: true })).imported).toHaveLength(2);
   });
 
+  it('a streaming file (record count -1) takes its record count from its size', async () => {
+    const m = model();
+    const bytes = fileOf(m); // 2 records of 8 bytes
+    m.numRecords = null;
+    const grown = new Uint8Array(bytes.length + 8 + 3); // a third record, and a partial fourth
+    grown.set(encodeHeader(m));
+    const file = path.join(dir, 'streaming.nc');
+    writeFileSync(file, grown);
+    const repo = await Repository.create(Storage.newInMemory(), { virtualChunkContainers: { [prefix]: { urlPrefix: prefix, store: { type: 'LocalFileSystem', field0: dir } } } }, 2);
+    const result = await virtualize(await repo.writableSession('main'), [file]);
+    expect(result.imported.find((i) => i.variable === 'rec')).toMatchObject({ shape: [3, 4], virtualChunks: 3 });
+  });
+
   it('a truncated file is CORRUPT_OBJECT naming the file', async () => {
     const bytes = fileOf(model());
     const { err, written } = await attempt('truncated.nc', bytes.subarray(0, 60));
@@ -163,6 +176,12 @@ describe('kerchunk references', () => {
       throw new Error(why);
     };
     expect(renderTemplate('{{ -7 // 2 }}:{{ -7 % 3 }}:{{ (i+1)*3 }}', {}, { i: 4 }, fail)).toBe('-4:2:15');
+  });
+
+  it('read version 0 (the refs object alone)', () => {
+    const refs = parse({ '.zgroup': '{"zarr_format": 2}', 'a/0': ['/data/x.nc', 4, 8] });
+    expect(refs.metadata.get('.zgroup')).toEqual({ zarr_format: 2 });
+    expect(refs.chunks.get('a/0')).toEqual({ kind: 'range', url: '/data/x.nc', offset: 4, length: 8 });
   });
 
   it('refuse what they cannot read, naming the file', () => {
