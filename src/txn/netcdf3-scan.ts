@@ -1,5 +1,5 @@
-// Scanning a NetCDF-3 file: its header read with ranged reads (a first read of 64 KiB, longer ones
-// only while the header runs on), parsed and laid out as Zarr arrays by src/format/netcdf3.
+// Scanning a NetCDF-3 file: its header read with ranged reads (a first read of 64 KiB, further
+// ranges only while the header runs on), parsed and laid out as Zarr arrays by src/format/netcdf3.
 // Only the header is read; chunks the file ends inside (a regular chunk at the end of a split
 // dimension, see layout.ts) are read so they can be stored natively, padded.
 import type { ByteSource } from '../engine/byte-source.ts';
@@ -20,16 +20,21 @@ export interface Netcdf3Scan {
 }
 
 export async function scanNetcdf3(source: ByteSource, maxChunkBytes: number | undefined, options?: AbortOptions): Promise<Netcdf3Scan> {
+  // Each round reads only what is missing and appends it: the bytes read stay below twice the
+  // header (the parser asks for at least double) plus the first read.
+  let prefix = new Uint8Array(0);
   let want = Math.min(source.size, FIRST_READ);
-  let bytesRead = 0;
   for (;;) {
-    const prefix = await source.read(0, want, options);
-    bytesRead += prefix.length;
-    if (prefix.length < want) {
-      throw floeError('CORRUPT_OBJECT', `NetCDF-3 file ${source.name} became shorter while it was read (${prefix.length} of ${want} bytes)`, { where: source.name, details: { file: source.name } });
+    const more = await source.read(prefix.length, want - prefix.length, options);
+    if (more.length < want - prefix.length) {
+      throw floeError('CORRUPT_OBJECT', `NetCDF-3 file ${source.name} became shorter while it was read (${prefix.length + more.length} of ${want} bytes)`, { where: source.name, details: { file: source.name } });
     }
+    const grown = new Uint8Array(want);
+    grown.set(prefix);
+    grown.set(more, prefix.length);
+    prefix = grown;
     const result = parseNetcdf3Header(prefix, source.size, source.name);
-    if (result.kind === 'header') return { header: result.header, layout: netcdf3Layout(result.header, source.size, source.name, maxChunkBytes), bytesRead };
+    if (result.kind === 'header') return { header: result.header, layout: netcdf3Layout(result.header, source.size, source.name, maxChunkBytes), bytesRead: prefix.length };
     // The parser bounds needBytes by the file size and MAX_NETCDF3_HEADER_BYTES; it always grows.
     if (result.needBytes <= want || result.needBytes > MAX_NETCDF3_HEADER_BYTES) {
       throw floeError('CORRUPT_OBJECT', `NetCDF-3 file ${source.name}: the header cannot be read`, { where: source.name, details: { file: source.name } });
