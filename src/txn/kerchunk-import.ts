@@ -73,9 +73,9 @@ export async function planKerchunk(source: ByteSource, file: string, options?: A
     if (!list) chunksOf.set(owner.dir, (list = []));
     list.push({ index: owner.index, chunk });
   }
-  const mtimes = new Map<string, LocalInfo>();
+  const files = new Map<string, LocalInfo | null>();
   const arrays: PlannedArray[] = [];
-  for (const [dir, { meta, plan }] of metas) {
+  for (const [dir, { plan }] of metas) {
     const refsOut: VirtualChunkSpec[] = [];
     const stored: { index: number[]; bytes: Uint8Array }[] = [];
     let reason: string | undefined;
@@ -85,7 +85,11 @@ export async function planKerchunk(source: ByteSource, file: string, options?: A
         continue;
       }
       const url = resolveUrl(chunk.url, base);
-      const local = url.startsWith('file://') ? await localInfo(url, mtimes) : undefined;
+      const local = url.startsWith('file://') ? await localInfo(url, files) : undefined;
+      if (local === null) {
+        reason = `chunk ${index.join('.')} refers to ${url}, which does not exist`;
+        break;
+      }
       if (chunk.kind === 'whole') {
         if (!local) {
           reason = `chunk ${index.join('.')} refers to the whole of ${url}, whose size Floe does not fetch yet (a remote [url] reference)`;
@@ -98,7 +102,6 @@ export async function planKerchunk(source: ByteSource, file: string, options?: A
     }
     if (reason) skipped.push({ source: file, variable: dir, reason });
     else arrays.push({ variable: dir, relativePath: dir, metadata: plan.metadata, refs: refsOut, stored });
-    void meta;
   }
   const groups = [...groupDirs].filter((d) => !metas.has(d) && !arrayDirs.has(d)).sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : 1));
   return { source: file, format: 'kerchunk references', groups: groups.map((d) => ({ relativePath: d, attributes: attrsOf(d) })), arrays, skipped };
@@ -125,17 +128,17 @@ function resolveUrl(url: string, base: string): string {
   return pathToFileURL(path.resolve(base, url)).href;
 }
 
-type LocalInfo = { readonly size: number; readonly mtime: Date | null };
+type LocalInfo = { readonly size: number; readonly mtime: Date };
 
-/** Size and modification time of a local file, once per file. */
-async function localInfo(url: string, cache: Map<string, LocalInfo>): Promise<LocalInfo> {
+/** Size and modification time of a local file, once per file; null when it does not exist. */
+async function localInfo(url: string, cache: Map<string, LocalInfo | null>): Promise<LocalInfo | null> {
   let info = cache.get(url);
-  if (!info) {
+  if (info === undefined) {
     try {
       const s = await stat(fileURLToPath(url));
-      info = { size: s.size, mtime: s.mtime };
+      info = s.isFile() ? { size: s.size, mtime: s.mtime } : null;
     } catch {
-      info = { size: 0, mtime: null }; // a missing file: recorded as it is, refused when read (NOT_FOUND)
+      info = null;
     }
     cache.set(url, info);
   }

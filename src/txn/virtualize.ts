@@ -19,11 +19,11 @@ import type { VirtualChunkContainer } from './config.ts';
 import type { Repository } from './repository.ts';
 import type { Session } from './session.ts';
 import { containerFor } from './virtual-chunks.ts';
+import { planKerchunk } from './kerchunk-import.ts';
 import { planNetcdf3 } from './netcdf3-scan.ts';
 import type { PlannedSource, SkippedVariable } from './virtual-plan.ts';
 
 export type { SkippedVariable } from './virtual-plan.ts';
-import { planKerchunk } from './kerchunk-import.ts';
 
 /** Options of {@link virtualize}. */
 export interface VirtualizeOptions extends AbortOptions {

@@ -181,6 +181,9 @@ def write_kerchunk(out):
     refs['unicode/.zarray'] = json.dumps({'zarr_format': 2, 'shape': [2], 'chunks': [2], 'dtype': '<U3', 'compressor': None, 'filters': None,
                                           'fill_value': '', 'order': 'C'})
     refs['unicode/0'] = 'base64:' + base64.b64encode(np.array(['ab', 'c'], dtype='<U3').tobytes()).decode()
+    # A reference to a file that does not exist: that variable is skipped with the reason.
+    refs['gone/.zarray'] = refs['small/.zarray']
+    refs['gone/0'] = ['missing.h5', 0, 4]
     doc = {'version': 1, 'templates': templates, 'gen': gen, 'refs': refs}
     path = os.path.join(out, 'refs.json')
     with open(path, 'w') as fh:
