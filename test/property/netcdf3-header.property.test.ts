@@ -1,12 +1,13 @@
 // The NetCDF-3 header parser (src/format/netcdf3/header.ts) on headers built here by a separate
 // writer (test/support/netcdf3-writer.ts): random valid headers of every version round-trip,
 // read from any prefix (asking for more until complete); random byte mutations and truncations
-// never throw anything but a FloeError, and never ask for an ever-longer prefix.
+// never throw anything but a FloeError, and never ask for an ever-longer prefix. Contiguous
+// splitting puts every element of every chunk where the file holds it.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isFloeError } from '../../src/errors.ts';
 import { parseNetcdf3Header, type Netcdf3Type, type Netcdf3Version } from '../../src/format/netcdf3/header.ts';
-import { netcdf3Layout } from '../../src/format/netcdf3/layout.ts';
+import { netcdf3Layout, splitContiguous } from '../../src/format/netcdf3/layout.ts';
 import { encodeHeader, type AttrModel, type HeaderModel } from '../support/netcdf3-writer.ts';
 
 const RUNS = Number(process.env.FLOE_NETCDF3_PROPERTY_RUNS ?? 200);
@@ -103,5 +104,35 @@ describe('NetCDF-3 headers (property)', () => {
         expect(err.message).toContain('mutated.nc');
       }
     }), { numRuns: RUNS * 2 });
+  });
+});
+
+describe('NetCDF-3 contiguous splitting (property)', () => {
+  it('every element of every chunk lies where the file holds it, and every element is in one chunk', () => {
+    fc.assert(fc.property(fc.array(fc.integer({ min: 1, max: 9 }), { maxLength: 4 }), fc.constantFrom(1, 2, 4, 8), fc.integer({ min: 1, max: 600 }), (dims, size, maxBytes) => {
+      const split = splitContiguous(dims, size, maxBytes);
+      const total = dims.reduce((a, b) => a * b, 1);
+      const seen = new Uint8Array(total);
+      for (const chunk of split.chunks()) {
+        expect(split.chunkBytes <= Math.max(maxBytes, size) || split.chunkShape.every((c, d) => c === 1 || d === dims.length - 1)).toBe(true);
+        // Each element of the chunk, in the chunk's C order, at chunk.offset + position * size.
+        const local = split.chunkShape.map(() => 0);
+        const count = split.chunkShape.reduce((a, b) => a * b, 1);
+        for (let position = 0; position < count; position++) {
+          const global = local.map((l, d) => chunk.index[d]! * split.chunkShape[d]! + l);
+          if (global.every((g, d) => g < dims[d]!)) {
+            const flat = global.reduce((acc, g, d) => acc * dims[d]! + g, 0);
+            expect(chunk.offset + position * size).toBe(flat * size);
+            seen[flat]! += 1;
+          }
+          for (let d = local.length - 1; d >= 0; d--) {
+            local[d]! += 1;
+            if (local[d]! < split.chunkShape[d]!) break;
+            local[d] = 0;
+          }
+        }
+      }
+      expect([...seen].every((n) => n === 1)).toBe(true);
+    }), { numRuns: RUNS });
   });
 });
