@@ -60,6 +60,13 @@ describe('floe virtualize', () => {
     const rec = await floe(['cat', '--repo', 'r', 'main:/rec'], { cwd: work, env: { FLOE_ALLOW_VIRTUAL: 'all' } });
     expect(rec.stdout.replace(/\s+/g, ' ').trim()).toBe('[[10 11 12 13] [20 21 22 23]]');
 
+    // --json: the API's result, with the commit.
+    const json = await floe(['virtualize', '--repo', 'r', file, '--path', '/again', '--json'], { cwd: work });
+    const parsed = JSON.parse(json.stdout) as { snapshotId: string; imported: { path: string; virtualChunks: number }[]; skipped: unknown[] };
+    expect(parsed.imported.map((i) => [i.path, i.virtualChunks])).toEqual([['/again/fixed', 1], ['/again/rec', 2]]);
+    expect(parsed.skipped).toEqual([]);
+    expect(parsed.snapshotId).toMatch(/^[0-9A-Z]{20}$/);
+
     // Rewritten a minute after the import: refused, not read as the new values.
     const later = new Date(Date.now() + 60_000);
     utimesSync(file, later, later);
