@@ -11,6 +11,8 @@ import type { VirtualChunkSpec } from './session-store.ts';
 import { nodeNameProblem, type PlannedArray, type PlannedSource, type SkippedVariable } from './virtual-plan.ts';
 
 const FIRST_READ = 64 * 1024;
+/** Refs one variable may make: a hostile header cannot make the import hold more than this. */
+export const MAX_CHUNKS_PER_VARIABLE = 10_000_000;
 
 export interface Netcdf3Scan {
   readonly header: Netcdf3Header;
@@ -50,8 +52,9 @@ export async function planNetcdf3(source: ByteSource, file: string, options: { m
   const skipped: SkippedVariable[] = [];
   for (const plan of scan.layout.arrays) {
     const name = nodeNameProblem(plan.name);
-    if (name) {
-      skipped.push({ source: file, variable: plan.name, reason: name });
+    const tooMany = plan.chunkCount > MAX_CHUNKS_PER_VARIABLE ? `it has ${plan.chunkCount} chunks, more than the ${MAX_CHUNKS_PER_VARIABLE} Floe records for one variable (each is held in memory until the commit)` : undefined;
+    if (name ?? tooMany) {
+      skipped.push({ source: file, variable: plan.name, reason: (name ?? tooMany) as string });
       continue;
     }
     const refs: VirtualChunkSpec[] = [];

@@ -94,6 +94,22 @@ describe('virtualize refuses hostile NetCDF-3 files', () => {
     expect(result.imported.find((i) => i.variable === 'rec')).toMatchObject({ shape: [3, 4], virtualChunks: 3 });
   });
 
+  it('a variable with more chunks than one import holds is skipped with the reason, quickly', async () => {
+    const m: HeaderModel = { version: 1, numRecords: 10_000_001, dimensions: [{ name: 'time', length: 0 }], attributes: [],
+      variables: [{ name: 'tick', dimensionIds: [0], attributes: [], type: 1, vsize: 4, begin: 0 }] };
+    m.variables[0]!.begin = encodeHeader(m).length;
+    const header = encodeHeader(m);
+    const file = path.join(dir, 'ticks.nc');
+    const bytes = new Uint8Array(header.length + 10_000_001);
+    bytes.set(header);
+    writeFileSync(file, bytes);
+    const repo = await Repository.create(Storage.newInMemory(), { virtualChunkContainers: { [prefix]: { urlPrefix: prefix, store: { type: 'LocalFileSystem', field0: dir } } } }, 2);
+    const started = performance.now();
+    const result = await virtualize(await repo.writableSession('main'), [file]);
+    expect(result.skipped).toEqual([expect.objectContaining({ variable: 'tick', reason: expect.stringContaining('10000001 chunks, more than the 10000000') })]);
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
   it('a truncated file is CORRUPT_OBJECT naming the file', async () => {
     const bytes = fileOf(model());
     const { err, written } = await attempt('truncated.nc', bytes.subarray(0, 60));

@@ -68,6 +68,8 @@ def write_netcdf3(out):
         mask = d.createVariable('mask', 'i4', ('lat', 'lon'), fill_value=np.int32(-1))
         code = d.createVariable('code', 'S1', ('nchar',))
         scalar = d.createVariable('scalar', 'f8', ())
+        nanfill = d.createVariable('nanfill', 'f8', ('lat',), fill_value=np.nan)
+        nanfill[:3] = [1.0, np.nan, 3.0]  # the last two are netCDF's fill, NaN
         lat[:] = np.linspace(-60, 60, 5)
         lon[:] = np.linspace(0, 300, 7)
         m = rng.integers(0, 100, (5, 7)).astype('i4')

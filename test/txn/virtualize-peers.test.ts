@@ -82,6 +82,7 @@ describeWithVirtualPeer('virtualize against netCDF4 and h5py', () => {
     expect(classic.metadata.fillValue.json).toBe(-999);
     expect(classic.metadata.attributes).toMatchObject({ long_name: 'temperature', _FillValue: -999 });
     expect((await ZarrArray.open(reader.store, '/classic/count')).metadata.fillValue.json).toBe(-32767);
+    expect((await ZarrArray.open(reader.store, '/classic/nanfill')).metadata.fillValue.json).toBe('NaN');
     expect((await ZarrArray.open(reader.store, '/classic/time')).metadata.attributes).toEqual({ units: 'days since 2000-01-01' });
     expect(reader.view().nodeAt('/classic')?.kind).toBe('group');
     const root = await reader.node('/offset64');
