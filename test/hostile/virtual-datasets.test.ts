@@ -154,7 +154,9 @@ describe('virtualize refuses hostile NetCDF-3 files', () => {
   it('a dimension id that does not exist, and a record dimension not first, are refused', async () => {
     const m = model();
     m.variables[0]!.dimensionIds = [7];
-    expect((await attempt('dimid.nc', fileOf(m))).err.message).toContain('dimension id 7');
+    const dimid = (await attempt('dimid.nc', fileOf(m))).err;
+    expect(dimid.message).toContain('dimension id 7');
+    expect(isFloeError(dimid, 'CORRUPT_OBJECT') && dimid.details.variable).toBe('fixed');
     const n = model();
     n.variables[1]!.dimensionIds = [1, 0];
     expect((await attempt('recdim.nc', fileOf(n))).err.message).toContain('record dimension is not its first');

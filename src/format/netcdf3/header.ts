@@ -104,7 +104,7 @@ class Cursor {
   }
 
   corrupt(what: string, entry?: string): never {
-    throw floeError('CORRUPT_OBJECT', `NetCDF-3 file ${this.file}: ${entry ? `${entry}: ` : ''}${what}`, { where: this.file, details: { file: this.file, ...(entry ? { variable: entry } : {}) } });
+    throw floeError('CORRUPT_OBJECT', `NetCDF-3 file ${this.file}: ${entry ? `${entry}: ` : ''}${what}`, { where: this.file, details: { file: this.file, ...(entry ? { variable: entry.replace(/^variable /, '') } : {}) } });
   }
 
   /** Makes sure `n` more bytes are in the prefix (and in the file). */
