@@ -95,12 +95,12 @@ export interface ErrorDetailsByCode {
   UNSUPPORTED: {
     /** `'virtual-chunk-store-unsupported'`: a virtual chunk container of a kind Floe cannot read. */
     readonly reason?: 'virtual-chunk-store-unsupported';
-    /** Virtual datasets: the scanned file (or references file) using the feature. */
-    readonly file?: string;
     /** Query errors: the dimension whose coordinate array cannot be used. */
     readonly dim?: string;
     /** Query errors: the coordinate array involved. */
     readonly path?: string;
+    /** Virtual datasets: the scanned file (or references file) using the feature. */
+    readonly file?: string;
   };
   /** Bytes that fail to decode: truncated, bad header, bad index. */
   CORRUPT_OBJECT: {
