@@ -103,11 +103,17 @@ export interface ErrorDetailsByCode {
     readonly dim?: string;
     /** Query errors: the coordinate array involved. */
     readonly path?: string;
+    /** Virtual datasets: the scanned file (or references file) using the feature. */
+    readonly file?: string;
   };
   /** Bytes that fail to decode: truncated, bad header, bad index. */
   CORRUPT_OBJECT: {
     /** The codec that could not decode the bytes. */
     readonly codec?: string;
+    /** Virtual datasets: the scanned file (NetCDF-3) or references file (kerchunk) that is malformed. */
+    readonly file?: string;
+    /** Virtual datasets: the variable (or header entry) where it is malformed. */
+    readonly variable?: string;
   };
   /** A checksum present in the data does not match. */
   CHECKSUM_MISMATCH: {

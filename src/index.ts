@@ -86,6 +86,9 @@ export type {
   S3ChecksumAlgorithm, S3Options, StorageConcurrencySettings, StorageRetriesSettings, StorageSettings, StorageTimeoutSettings, U32Bound,
   U64, VirtualChunkLocationCompressionConfig,
 } from './txn/index.ts';
+// Virtual datasets: existing files as versioned arrays without copying their bytes (docs/virtual.md).
+export { virtualize } from './txn/virtual-datasets.ts';
+export type { VirtualizeOptions, VirtualizeResult, VirtualizeProgress, VirtualizedVariable, SkippedVariable } from './txn/virtualize.ts';
 export type { SnapshotOpener } from './txn/session.ts';
 export type { StorageLike } from './txn/storage.ts';
 export type { MetadataValue } from './format/icechunk/metadata-value.ts';

@@ -12,6 +12,7 @@ const GLOBAL_OPTIONS: OptionSpecs = {
   repo: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
+  'allow-virtual': { type: 'string', multiple: true },
 };
 
 export function usage(): string {
@@ -25,6 +26,7 @@ export function usage(): string {
     'global options (before or after the command):',
     '  --repo PATH   the repository: a directory, a SQLite file or s3://bucket/prefix (default ./floe-demo.icechunk, or $FLOE_REPO)',
     '  --json        machine-readable output (read commands)',
+    '  --allow-virtual PREFIX  read virtual chunks from this container (repeatable; "all": every one configured; or $FLOE_ALLOW_VIRTUAL)',
     '  --version     the version (with --verbose: Node, platform and which optional packages load)',
     '',
     'refs: a branch, a tag, a snapshot id or a unique prefix of 4+ characters, then ~N, ^ or @{DATE}: main~3, v1^, 3KJ9, main@{2026-11-01}',

@@ -108,7 +108,13 @@ export async function openRepositoryToWrite(ctx: CommandContext, what: string, l
 export async function openRepository(ctx: CommandContext, location = ctx.repoPath, request: AbortOptions = ctx.request): Promise<Repository> {
   const storage = ctx.closeWhenDone(await storageAt(ctx, location, detectStorageKind(location)));
   try {
-    return await Repository.open(storage, undefined, undefined, { clock: ctx.clock, ...request });
+    const allowed = allowedVirtualPrefixes(ctx);
+    const options = { clock: ctx.clock, ...request };
+    const repo = await Repository.open(storage, undefined, Object.fromEntries(allowed.filter((p) => p !== 'all').map((p) => [p, null])), options);
+    if (!allowed.includes('all')) return repo;
+    // "all": every container the configuration lists, known only once it is read.
+    const every = Object.values(repo.config.virtualChunkContainers ?? {}).map((c) => [c.urlPrefix, null] as const);
+    return await Repository.open(storage, undefined, Object.fromEntries(every), options);
   } catch (err) {
     if (isFloeError(err, 'NOT_FOUND') && detectStorageKind(location) === 'http') {
       throw floeError('NOT_FOUND', `no Icechunk repository at ${location}: its \`repo\` file is missing (404); give the URL of the repository's root, the folder that holds \`repo\`, \`snapshots/\` and \`chunks/\``, { cause: err });
@@ -118,6 +124,19 @@ export async function openRepository(ctx: CommandContext, location = ctx.repoPat
     }
     throw missingBucketError(location, err) ?? err;
   }
+}
+
+/**
+ * Virtual chunk containers the user lets the command read (the reference's
+ * `authorizeVirtualChunkAccess`, without credentials): `--allow-virtual PREFIX` (repeatable) and
+ * FLOE_ALLOW_VIRTUAL (prefixes separated by commas or spaces); `all` allows every container the
+ * repository's configuration lists.
+ */
+export function allowedVirtualPrefixes(ctx: CommandContext): string[] {
+  const flag = ctx.flags['allow-virtual'];
+  const given = Array.isArray(flag) ? flag.filter((v): v is string => typeof v === 'string') : typeof flag === 'string' ? [flag] : [];
+  const env = (ctx.io.env.FLOE_ALLOW_VIRTUAL ?? '').split(/[\s,]+/).filter((p) => p !== '');
+  return [...given, ...env];
 }
 
 /**

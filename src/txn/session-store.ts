@@ -156,16 +156,25 @@ export class SessionStore implements ZarrStore {
   /**
    * The reference's `setVirtualRefs`: virtual refs for many chunks of one array. Chunks whose
    * index is outside the array's grid, or whose location no container serves (when validating),
-   * are not set; their indices come back, or null when every one was set.
+   * are not set; their indices come back, or null when every one was set. In bulk: the array is
+   * resolved once and each distinct location matched to a container once, not per chunk.
    */
   async setVirtualRefs(arrayPath: string, chunks: readonly VirtualChunkSpec[], validateContainers = true): Promise<number[][] | null> {
     const node = requireArray(this.ctx.view().nodeAt(arrayPath), arrayPath);
+    this.ctx.assertWritable(node.path);
+    const rules = validateContainers ? await virtualChunks() : undefined;
+    const served = new Map<string, boolean>();
     const failed: number[][] = [];
     for (const chunk of chunks) {
-      const key = chunkKeyOf(node, chunk.index);
+      let ok = withinGrid(node, chunk.index);
+      if (ok && rules) {
+        let known = served.get(chunk.location);
+        if (known === undefined) served.set(chunk.location, (known = rules.containerFor(this.ctx.virtual.containers, chunk.location) !== undefined));
+        ok = known;
+      }
       try {
-        if (classifyKey(this.ctx.view(), key).kind !== 'chunk' || !withinGrid(node, chunk.index)) throw floeError('INVALID_KEY', `chunk ${chunk.index} is outside ${arrayPath}`);
-        await this.setVirtualRef(key, chunk.location, chunk.offset, chunk.length, chunk.etagChecksum, chunk.lastModified, validateContainers);
+        if (!ok) throw floeError('INVALID_KEY', `chunk ${chunk.index} is outside ${arrayPath} or no container serves ${chunk.location}`);
+        setVirtualChunk(this.ctx, node, [...chunk.index], { location: chunk.location, offset: chunk.offset, length: chunk.length, etag: chunk.etagChecksum ?? null, lastModified: chunk.lastModified ?? null });
       } catch (err) {
         if (!isFloeError(err) || err.code === 'READ_ONLY') throw err;
         failed.push([...chunk.index]);

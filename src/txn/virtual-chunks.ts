@@ -120,7 +120,7 @@ export async function fetchVirtualChunk(
   const { container, prefix, url } = resolveContainer(access.containers, location);
   if (!(container.urlPrefix in access.authorized)) {
     throw refused(
-      `reading virtual chunks from ${container.urlPrefix} is not authorized; pass authorizeVirtualChunkAccess: { ${JSON.stringify(container.urlPrefix)}: null } when opening the repository if you trust it`,
+      `reading virtual chunks from ${container.urlPrefix} is not authorized; pass authorizeVirtualChunkAccess: { ${JSON.stringify(container.urlPrefix)}: null } when opening the repository if you trust it (the floe command: --allow-virtual ${container.urlPrefix})`,
       location,
       'virtual-chunk-not-authorized',
     );

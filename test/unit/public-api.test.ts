@@ -16,7 +16,7 @@ describe('public API', () => {
         'GarbageCollection', 'GC_MINIMUM_GRACE_MS', 'VersionSelection', 'isConflictError', 'ERROR_CODES', 'FloeError', 'MemoryStorage', 'Repository', 'Session', 'SessionStore',
         'ReadCaches', 'Storage', 'V1Array', 'convertV1ToV3', 'V2Array', 'convertV2ToV3', 'consolidate', 'StorageStore', 'ZarrArray', 'ZarrGroup', 'createQueryServer', 'formatPlan', 'query',
         'createArray', 'createGroup', 'get', 'isFloeError', 'openArray', 'openGroup', 'openNode',
-        'openStore', 'set', 'slice', 'systemClock',
+        'openStore', 'set', 'slice', 'systemClock', 'virtualize',
         // storage backends and wrappers
         'FsStorage', 'SqliteStorage', 'S3Storage', 'wrapStorage', 'withRetries', 'withTimeouts', 'withConcurrencyLimit',
         'createLimiter', 'withFaults', 'randomFaults', 'isTransientError',

@@ -38,6 +38,7 @@ const LOADED_ON_FIRST_USE: Readonly<Record<string, string>> = {
   'txn/maintenance/ops-log.ts': 'the ops log: with opsLog or a collection',
   'engine/convert.ts': 'v1 -> v3 conversion: with convertV1ToV3',
   'engine/convert-v2.ts': 'v2 -> v3 conversion: with convertV2ToV3',
+  'txn/virtualize.ts': 'virtual datasets (the NetCDF-3 scanner, kerchunk references, the import): with the first virtualize call',
   'format/codecs/fflate-backend.ts': 'pure-JS deflate: only in a runtime without node:zlib',
   // Codecs few arrays use (registry.ts keeps their names and capabilities; the code loads when
   // metadata naming one is opened or created).
