@@ -18,7 +18,7 @@ describe('public API', () => {
         'createArray', 'createGroup', 'get', 'isFloeError', 'openArray', 'openGroup', 'openNode',
         'openStore', 'set', 'slice', 'systemClock', 'virtualize',
         // storage backends and wrappers
-        'FsStorage', 'SqliteStorage', 'S3Storage', 'wrapStorage', 'withRetries', 'withTimeouts', 'withConcurrencyLimit',
+        'FsStorage', 'SqliteStorage', 'S3Storage', 'HttpStorage', 'KNOWN_SCHEMES', 'parseLocation', 'wrapStorage', 'withRetries', 'withTimeouts', 'withConcurrencyLimit',
         'createLimiter', 'withFaults', 'randomFaults', 'isTransientError',
         // resource limits
         'configureLimits', 'resourceLimits', 'DEFAULT_LIMITS', 'MAX_RANK', 'MAX_ELEMENTS', 'MAX_CHUNK_BYTES', 'MAX_INNER_CHUNKS',
