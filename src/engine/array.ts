@@ -394,7 +394,7 @@ export class ZarrArray {
   }
 
   private concurrency(options: ArrayIoOptions): number {
-    return options.concurrency ?? this.defaults.concurrency ?? DEFAULT_CONCURRENCY;
+    return options.concurrency ?? this.defaults.concurrency ?? this.store.readConcurrency ?? DEFAULT_CONCURRENCY;
   }
 
   private jobs(dims: readonly DimSelection[]): ChunkJob[] {

@@ -8,7 +8,7 @@
 import { DecodedChunkCache } from '../cache/decoded-chunks.ts';
 import { DEFAULT_DECODED_CHUNK_BYTES } from '../cache/read-caches.ts';
 import { floeError } from '../errors.ts';
-import { checkConcurrency, DEFAULT_CONCURRENCY, mapLimit } from './storage/limiter.ts';
+import { checkConcurrency, DEFAULT_CONCURRENCY, HTTP_CONCURRENCY, mapLimit } from './storage/limiter.ts';
 import type { AbortOptions, ByteRange, LocalObjectFile, ObjectStorage } from './storage/types.ts';
 
 export type { AbortOptions, ByteRange } from './storage/types.ts';
@@ -54,6 +54,11 @@ export interface ZarrStore {
    * need not, then.
    */
   readonly transactional?: boolean;
+  /**
+   * Requests a read of this store keeps in flight when its caller sets no `concurrency`: higher
+   * for stores behind a round trip (HTTP: 32) than for local ones (8, the default when absent).
+   */
+  readonly readConcurrency?: number;
   /** Bytes of a key; `undefined` when absent (zarrita's contract). */
   get(key: string, options?: AbortOptions): Promise<Uint8Array | undefined>;
   /** Bytes of part of a key's value; `undefined` when the key is absent. */
@@ -118,7 +123,10 @@ export interface StorageStoreOptions {
   readOnly?: boolean;
   /** Key prefix inside the storage ('' or 'a/b/'). */
   prefix?: string;
-  /** Storage requests one `getPartialValues` call keeps in flight. Default 8; a positive integer. */
+  /**
+   * Storage requests one read keeps in flight (`getPartialValues`, and arrays' reads that set no
+   * `concurrency`). Default 8, or 32 over HTTP (where each request waits a round trip).
+   */
   concurrency?: number;
   /**
    * Budget in bytes for decoded chunks that small reads (cutouts) keep, so a burst of windows
@@ -163,6 +171,8 @@ export class StorageStore implements ZarrStore {
   private readonly plainChunks: PlainDecodedChunks | undefined;
   private readonly prefix: string;
   private readonly concurrency: number;
+  /** See {@link ZarrStore.readConcurrency}. */
+  readonly readConcurrency: number;
   /** Present when the storage writes parts without joining them (`ObjectStorage.putParts`). */
   readonly setParts?: (key: string, parts: readonly Uint8Array[], options?: AbortOptions) => Promise<void>;
 
@@ -171,7 +181,8 @@ export class StorageStore implements ZarrStore {
     options: StorageStoreOptions = {},
   ) {
     this.readOnly = options.readOnly ?? false;
-    this.concurrency = checkConcurrency(options.concurrency ?? DEFAULT_CONCURRENCY);
+    this.concurrency = checkConcurrency(options.concurrency ?? (storage.kind === 'http' ? HTTP_CONCURRENCY : DEFAULT_CONCURRENCY));
+    this.readConcurrency = this.concurrency;
     this.prefix = options.prefix ?? '';
     if (this.prefix !== '' && !this.prefix.endsWith('/')) this.prefix += '/';
     const putParts = storage.putParts?.bind(storage);

@@ -22,7 +22,7 @@ import { RepoObjects, type CacheBudgets } from './objects.ts';
 import type { ResolvedRef } from './ref-expression.ts';
 import * as refs from './refs.ts';
 import { systemClock, type Clock } from '../engine/storage/clock.ts';
-import { checkConcurrency, DEFAULT_CONCURRENCY } from '../engine/storage/limiter.ts';
+import { checkConcurrency, DEFAULT_CONCURRENCY, HTTP_CONCURRENCY } from '../engine/storage/limiter.ts';
 import { RepoInfoStore, type RepoInfoStoreOptions } from './repo-info-store.ts';
 import { resolveChunkPacking, type ChunkPacking } from './chunk-packer.ts';
 import { Session } from './session.ts';
@@ -180,8 +180,8 @@ export class Repository {
     options: RepositoryOptions = {},
   ): Promise<Repository> {
     const packing = resolveChunkPacking(options.chunkPacking);
-    const concurrency = checkConcurrency(options.concurrency ?? DEFAULT_CONCURRENCY);
     const backend = objectStorageOf(storage);
+    const concurrency = checkConcurrency(options.concurrency ?? (backend.kind === 'http' ? HTTP_CONCURRENCY : DEFAULT_CONCURRENCY));
     const clock = options.clock ?? systemClock;
     const objects = new RepoObjects(backend, options.cache);
     const request = requestOf(options);

@@ -70,6 +70,11 @@ export class SessionStore implements ZarrStore {
    */
   readonly decodedChunks: DecodedChunkSource;
 
+  /** Reads keep the repository's `concurrency` in flight (32 over HTTP, else 8, by default). */
+  get readConcurrency(): number {
+    return this.ctx.concurrency;
+  }
+
   constructor(private readonly ctx: StoreContext) {
     this.decodedChunks = { cache: ctx.objects.readCaches.decodedChunks, chunkIdentity: (key, options) => this.chunkIdentity(key, options) };
   }

@@ -4,6 +4,7 @@
 import type { CoalesceOptions } from './coalesce.ts';
 import { withConcurrencyLimit } from './concurrency.ts';
 import { HttpStorage } from './http.ts';
+import { HTTP_CONCURRENCY } from './limiter.ts';
 import type { HttpStorageOptions } from './http-options.ts';
 import { withRangeCoalescing } from './range-batching.ts';
 import { withRetries, type RetryOptions } from './retries.ts';
@@ -28,7 +29,7 @@ export interface HttpStackOptions extends Omit<HttpStorageOptions, 'url'> {
 /** The HTTP backend for `url`, wrapped as {@link HttpStackOptions} says. */
 export function httpStorageStack(url: string, options: HttpStackOptions = {}): ObjectStorage {
   const { retries, maxConcurrentRequests, coalesce, ...http } = options;
-  let storage: ObjectStorage = withConcurrencyLimit(new HttpStorage({ ...http, url }), maxConcurrentRequests ?? 32);
+  let storage: ObjectStorage = withConcurrencyLimit(new HttpStorage({ ...http, url }), maxConcurrentRequests ?? HTTP_CONCURRENCY);
   if (retries !== false) storage = withRetries(storage, retries ?? {});
   if (coalesce !== false) storage = withRangeCoalescing(storage, coalesce ?? {});
   return storage;

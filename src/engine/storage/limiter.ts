@@ -8,6 +8,12 @@ import { abortedError } from '../abort.ts';
 /** Requests one operation keeps in flight when the caller sets no `concurrency`. */
 export const DEFAULT_CONCURRENCY = 8;
 
+/**
+ * The same over HTTP, where each request mostly waits a round trip: 32 in flight (the HTTP
+ * storage's own limit) keeps a 20 ms link busy (BENCHMARKS.md, issue 30).
+ */
+export const HTTP_CONCURRENCY = 32;
+
 /** `limit` if it is a positive safe integer; otherwise INVALID_ARGUMENT naming the option. */
 export function checkConcurrency(limit: number, name = 'concurrency'): number {
   if (!Number.isSafeInteger(limit) || limit < 1) {
