@@ -5,7 +5,7 @@ import { openArray } from '../../engine/api.ts';
 import type { ZarrArray } from '../../engine/array.ts';
 import type { ZarrStore } from '../../engine/store.ts';
 import type { ArrayData } from '../../format/zarr/data-types.ts';
-import { parseCfTime, type CfTime } from './cf-time.ts';
+import type { CfTime } from './cf-time.ts';
 import { limitExceeded } from './plan-limits.ts';
 
 export type CoordinateOrder = 'ascending' | 'descending' | 'unsorted';
@@ -47,7 +47,10 @@ export async function loadCoordinate(store: ZarrStore, path: string, dim: string
   }
   const raw = (await array.get(undefined, { decodePool: false })).data;
   const values = toLabels(raw);
-  const time = values instanceof Float64Array ? parseCfTime(array.attributes.units, array.attributes.calendar, path) : undefined;
+  const { units, calendar } = array.attributes;
+  // CF time units ("days since ...") load their parser on first use (docs/cf.md).
+  const time = values instanceof Float64Array && typeof units === 'string' && /\ssince\s/i.test(units)
+    ? (await import('./cf-time.ts')).parseCfTime(units, calendar, path) : undefined;
   return Object.freeze({ path, dim, dtype: array.dtype, values, order: detectOrder(values), time });
 }
 
