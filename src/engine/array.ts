@@ -30,6 +30,7 @@ import { zipMap } from './indexing.ts';
 import { attributeArrayDtype, type VlenArrayElement, type VlenArrayForm } from '../format/numpy/vlen-array.ts';
 import type { JsonValue } from '../format/json.ts';
 import { changeLayout, layoutGeneration, requireGeneration } from './array-generations.ts';
+import type { CfNdArray, ReadSink } from './cf-read.ts';
 
 /** How many chunks of one dimension a selection touches, without listing them. */
 function chunksTouched(sel: DimSelection, chunkSize: number): number {
@@ -75,7 +76,15 @@ export interface GetOptions extends ArrayIoOptions, AbortOptions {
    * fails with UNSUPPORTED. Other data types ignore it. Not with `out`.
    */
   float16?: Float16Representation;
+  /** 'none' (the default): stored values. See {@link CfGetOptions} for 'cf'. */
+  decode?: 'none';
 }
+
+/**
+ * A read with CF decoding (docs/cf.md): packed and missing values become floats (NaN where
+ * missing), `_Unsigned` integers their unsigned type, times CfDates; the result's `cf` says how.
+ */
+export type CfGetOptions = Omit<GetOptions, 'decode' | 'out'> & { decode: 'cf' };
 
 /** The longest buffer Node allocates: the limit reported when a result cannot be allocated. */
 const BUFFER_MAX_LENGTH = bufferConstants.MAX_LENGTH;
@@ -211,9 +220,16 @@ export class ZarrArray {
   }
 
   /** Reads a selection; the result is C-ordered with integer-indexed dimensions dropped. */
+  get(selection: Selection | undefined, options: CfGetOptions): Promise<CfNdArray>;
   get(selection: Selection | undefined, options: GetOptions & { float16: 'Float16Array' }): Promise<NdArray<ArrayData | Float16Data>>;
   get(selection?: Selection, options?: GetOptions): Promise<NdArray>;
-  async get(selection?: Selection, options: GetOptions = {}): Promise<NdArray<ArrayData | Float16Data>> {
+  async get(selection?: Selection, options: GetOptions | CfGetOptions = {}): Promise<NdArray<ArrayData | Float16Data> | CfNdArray> {
+    if (options.decode === 'cf') {
+      const { readCf } = await import('./cf-read.ts');
+      const { attributes, dataType, path } = this;
+      return readCf({ path, attributes, dataType, zarrFill: this.cfZarrFill(), hasOut: 'out' in options, read: (sink) => this.read(selection, options, sink) });
+    }
+    if (options.decode !== undefined && options.decode !== 'none') throw floeError('INVALID_ARGUMENT', `decode must be 'cf' or 'none', not ${JSON.stringify(options.decode)}`, { where: this.path });
     checkFloat16Representation(options.float16, this.path);
     const asHalf = options.float16 === 'Float16Array' && this.dataType.name === 'float16';
     if (asHalf && options.out) throw floeError('INVALID_ARGUMENT', "float16: 'Float16Array' does not combine with `out`: pass a Float32Array as out, or drop the float16 option", { where: this.path });
@@ -221,7 +237,12 @@ export class ZarrArray {
     return asHalf ? { ...read, data: toFloat16Array(read.data as Float32Array) } : read;
   }
 
-  private async read(selection: Selection | undefined, options: GetOptions): Promise<NdArray> {
+  /** The Zarr fill value as CF decoding sees it (V2Array: undefined for a null fill). */
+  protected cfZarrFill(): unknown {
+    return this.metadata.fillValue.memory[0];
+  }
+
+  private async read(selection: Selection | undefined, options: Omit<GetOptions, 'decode'>, sink?: ReadSink): Promise<NdArray> {
     const dims = normalizeSelection(selection, this.shape, this.path);
     const full = dims.map((d) => d.count);
     const n = product(full);
@@ -232,7 +253,7 @@ export class ZarrArray {
     const pool = this.decodePool(options);
     const plan = pool?.planFor(resultBytes) ?? 'inline';
     const pooled = plan === 'pool' ? pool : undefined;
-    const data = options.out ?? allocateOutput(this.dataType, n, pooled !== undefined, this.path);
+    const data = options.out ?? sink?.allocate(n) ?? allocateOutput(this.dataType, n, pooled !== undefined, this.path);
     if (data.length !== n * lanes) {
       throw floeError('INVALID_ARGUMENT', `out buffer holds ${data.length} numbers, the selection needs ${n * lanes}`, { where: this.path });
     }
@@ -249,9 +270,10 @@ export class ZarrArray {
       // A small read keeps the chunks it decodes in part: the next window over them copies.
       admit: decoded !== undefined && resultBytes <= decoded.cache.maxEntryBytes,
     };
-    await mapLimit(this.jobs(dims), this.concurrency(options), (job) =>
-      readChunkRegion(io, this.chunkKey(job.coords), this.chain, job, shift(out, job)),
-    );
+    await mapLimit(this.jobs(dims), this.concurrency(options), (job) => {
+      const read = (dst: View) => readChunkRegion(io, this.chunkKey(job.coords), this.chain, job, dst);
+      return sink ? sink.job(job.projections.map((p) => p.count), shift(out, job), read) : read(shift(out, job));
+    });
     if (plan === 'inline-then-start') pool?.start(); // warm for the next big read
     const element = this.vlenArrayDtype;
     if (element !== undefined && options.vlenArray !== 'bytes') {

@@ -1,0 +1,46 @@
+// Issue 33: `get(selection, { decode: 'cf' })` decodes inside the chunk reads (src/engine/cf-read.ts):
+// the same values as decoding a stored-value read afterwards, for strided selections over many
+// chunks, dropped dimensions and scalars; times become CfDates; the default stays the stored values.
+import { describe, expect, it } from 'vitest';
+import { ZarrArray } from '../../../src/engine/array.ts';
+import { slice } from '../../../src/engine/selection.ts';
+import { MemoryStorage } from '../../../src/engine/storage/memory.ts';
+import { StorageStore } from '../../../src/engine/store.ts';
+import type { CfDate } from '../../../src/format/cf/cf-date.ts';
+import { applyValueCoding, cfVariable } from '../../../src/format/cf/variable.ts';
+import type { TypedArray } from '../../../src/format/zarr/data-types.ts';
+
+const store = () => new StorageStore(new MemoryStorage());
+
+describe("get with decode: 'cf'", () => {
+  it('unpacks and masks inside chunk reads, equal to decoding the stored values afterwards', async () => {
+    const attributes = { scale_factor: 0.01, add_offset: 273.15, _FillValue: -32767, missing_value: [-32766, -1] };
+    const a = await ZarrArray.create(store(), '/t', { shape: [7, 9], chunkShape: [3, 4], dataType: 'int16', fillValue: -32767, attributes, codecs: [{ name: 'bytes', configuration: { endian: 'little' } }, { name: 'gzip', configuration: { level: 1 } }] });
+    const values = Int16Array.from({ length: 63 }, (_, i) => (i % 10 === 3 ? -32766 : i % 10 === 7 ? -1 : i * 997 - 30000));
+    await a.set(undefined, { data: values, shape: [7, 9], stride: [9, 1] });
+    const coding = cfVariable({ attributes, dataType: 'int16', zarrFill: -32767, where: 't' }).values;
+    for (const selection of [undefined, [slice(1, 7, 2), slice(0, 9, 3)], [4, slice(2, 9)], [slice(6, 0, -2), 5], [3, 3]]) {
+      const raw = await a.get(selection);
+      const decoded = await a.get(selection, { decode: 'cf' });
+      expect(decoded.shape).toEqual(raw.shape);
+      expect(decoded.data).toBeInstanceOf(Float64Array);
+      expect(Array.from(decoded.data as Float64Array)).toEqual(Array.from(applyValueCoding(coding, raw.data as TypedArray) as Float64Array));
+    }
+    const none = await a.get(undefined, { decode: 'none' });
+    expect(none.data).toBeInstanceOf(Int16Array);
+    await expect(a.get(undefined, { decode: 'raw' as 'none' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+  });
+
+  it('views _Unsigned integers as unsigned and reads times as CfDates', async () => {
+    const u = await ZarrArray.create(store(), '/u', { shape: [4], chunkShape: [3], dataType: 'int8', attributes: { _Unsigned: 'true' } });
+    await u.set(undefined, { data: new Int8Array([-1, 0, 127, -128]), shape: [4], stride: [1] });
+    const ud = await u.get(undefined, { decode: 'cf' });
+    expect(ud.data).toBeInstanceOf(Uint8Array);
+    expect(Array.from(ud.data as Uint8Array)).toEqual([255, 0, 127, 128]);
+    const t = await ZarrArray.create(store(), '/time', { shape: [3], chunkShape: [2], dataType: 'int32', attributes: { units: 'days since 2000-02-29', calendar: '360_day' } });
+    await t.set(undefined, { data: new Int32Array([0, 1, 360]), shape: [3], stride: [1] });
+    const td = await t.get(undefined, { decode: 'cf' });
+    expect((td.data as CfDate[]).map(String)).toEqual(['2000-02-29T00:00:00', '2000-02-30T00:00:00', '2001-02-29T00:00:00']);
+    expect(td.cf.time?.calendar).toBe('360_day');
+  });
+});
