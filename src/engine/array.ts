@@ -237,9 +237,9 @@ export class ZarrArray {
     return asHalf ? { ...read, data: toFloat16Array(read.data as Float32Array) } : read;
   }
 
-  /** The Zarr fill value as CF decoding sees it (V2Array: undefined for a null fill). */
+  /** The Zarr v2 fill value CF decoding may take as `_FillValue` (docs/cf.md); a v3 array's never is. */
   protected cfZarrFill(): unknown {
-    return this.metadata.fillValue.memory[0];
+    return undefined;
   }
 
   private async read(selection: Selection | undefined, options: Omit<GetOptions, 'decode'>, sink?: ReadSink): Promise<NdArray> {

@@ -33,7 +33,7 @@ export interface CfReadInput {
   readonly path: string;
   readonly attributes: Readonly<Record<string, JsonValue>>;
   readonly dataType: DataType;
-  /** The Zarr fill value; undefined when there is none (v2's null). */
+  /** A Zarr v2 array's fill value; undefined for v3 arrays and v2's null. */
   readonly zarrFill: unknown;
   /** Whether the caller passed `out` (refused: the decoded type is the decoding's choice). */
   readonly hasOut: boolean;

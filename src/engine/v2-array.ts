@@ -66,7 +66,7 @@ export class V2Array extends ZarrArray {
   }
 
   protected override cfZarrFill(): unknown {
-    return this.v2Metadata.fill.isNull ? undefined : super.cfZarrFill();
+    return this.v2Metadata.fill.isNull ? undefined : this.metadata.fillValue.memory[0];
   }
 
   /** The array from its documents (`.zarray` required, `.zattrs` optional), as stored or consolidated. */

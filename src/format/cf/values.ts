@@ -30,10 +30,22 @@ export interface CfValueCodingResult {
 }
 
 /**
- * The value coding of a variable from its attributes, its stored data type (a Zarr v3 name) and
- * its Zarr fill value (undefined when there is none, e.g. v2's null). The Zarr fill value counts
- * as `_FillValue` when that attribute is absent, except a fill value of 0 on an array that is not
- * packed (no scale_factor / add_offset): that is zarr's default, and real zeros are data.
+ * Whether a Zarr v2 `fill_value` is a CF missing value. xarray writes a variable's `_FillValue`
+ * there (not in `.zattrs`) and reads it back from there, so Floe does too, with one exception: a
+ * fill value of 0 on an array that is not packed (no scale_factor / add_offset) is zarr-python's
+ * default, and those zeros are data (xarray masks them). A `_FillValue` attribute wins.
+ */
+export function v2FillIsMissing(attributes: Readonly<Record<string, JsonValue>>, fill: number | bigint | undefined): boolean {
+  if (fill === undefined || attributes._FillValue !== undefined) return false;
+  const packed = attributes.scale_factor !== undefined || attributes.add_offset !== undefined;
+  return Number(fill) !== 0 || packed;
+}
+
+/**
+ * The value coding of a variable from its attributes, its stored data type (a Zarr v3 name) and,
+ * for Zarr v2 arrays, its `fill_value` (undefined for v3 arrays and v2's null). A v3 array's
+ * `fill_value` is never a CF missing value, only its `_FillValue` attribute is (newer xarray reads
+ * v3 the same way); Floe's v2 -> v3 conversion writes that attribute where v2FillIsMissing holds.
  */
 export function valueCoding(attributes: Readonly<Record<string, JsonValue>>, dataType: string, zarrFill: number | bigint | undefined, where: string): CfValueCodingResult {
   const warnings: string[] = [];
@@ -53,7 +65,7 @@ export function valueCoding(attributes: Readonly<Record<string, JsonValue>>, dat
   const packed = scale !== undefined || offset !== undefined;
   const fillAttribute = attributes._FillValue;
   const fills = fillAttribute !== undefined ? numberList(fillAttribute, '_FillValue', where)
-    : zarrFill === undefined || (Number(zarrFill) === 0 && !packed) ? [] : [Number(zarrFill)];
+    : v2FillIsMissing(attributes, zarrFill) ? [Number(zarrFill)] : [];
   const missingValues = attributes.missing_value === undefined ? [] : numberList(attributes.missing_value, 'missing_value', where);
   const missing = [...new Set([...fills, ...missingValues].map((v) => inDomain(v, meaning)).filter((v) => !Number.isNaN(v)))];
   const masked = missing.length > 0 || (!storedInteger && (fills.length > 0 || missingValues.length > 0));

@@ -24,7 +24,7 @@ export interface CfVariableInput {
   readonly attributes: Readonly<Record<string, JsonValue>>;
   /** The stored Zarr v3 data type name. */
   readonly dataType: string;
-  /** The Zarr fill value, undefined when there is none (v2's null). */
+  /** A Zarr v2 array's fill value (undefined for v3 arrays and v2's null): see valueCoding. */
   readonly zarrFill?: number | bigint;
   /**
    * A bounds variable's parent's `units` and `calendar` (CF 7.1: bounds inherit them; xarray
