@@ -84,7 +84,11 @@ export interface GetOptions extends ArrayIoOptions, AbortOptions {
  * A read with CF decoding (docs/cf.md): packed and missing values become floats (NaN where
  * missing), `_Unsigned` integers their unsigned type, times CfDates; the result's `cf` says how.
  */
-export type CfGetOptions = Omit<GetOptions, 'decode' | 'out'> & { decode: 'cf' };
+export type CfGetOptions = Omit<GetOptions, 'decode' | 'out'> & {
+  decode: 'cf';
+  /** The variable whose `bounds` this array is: its `units` and `calendar` apply here when this array has none (CF 7.1). */
+  boundsOf?: ZarrArray;
+};
 
 /** The longest buffer Node allocates: the limit reported when a result cannot be allocated. */
 const BUFFER_MAX_LENGTH = bufferConstants.MAX_LENGTH;
@@ -227,7 +231,9 @@ export class ZarrArray {
     if (options.decode === 'cf') {
       const { readCf } = await import('./cf-read.ts');
       const { attributes, dataType, path } = this;
-      return readCf({ path, attributes, dataType, zarrFill: this.cfZarrFill(), hasOut: 'out' in options, read: (sink) => this.read(selection, options, sink) });
+      const parent = options.boundsOf?.attributes;
+      const inherit = parent ? { units: parent.units, calendar: parent.calendar } : undefined;
+      return readCf({ path, attributes, dataType, zarrFill: this.cfZarrFill(), hasOut: 'out' in options, inherit, read: (sink) => this.read(selection, options, sink) });
     }
     if (options.decode !== undefined && options.decode !== 'none') throw floeError('INVALID_ARGUMENT', `decode must be 'cf' or 'none', not ${JSON.stringify(options.decode)}`, { where: this.path });
     checkFloat16Representation(options.float16, this.path);

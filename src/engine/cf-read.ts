@@ -35,6 +35,8 @@ export interface CfReadInput {
   readonly dataType: DataType;
   /** A Zarr v2 array's fill value; undefined for v3 arrays and v2's null. */
   readonly zarrFill: unknown;
+  /** A bounds variable's parent's units and calendar (CF 7.1). */
+  readonly inherit?: { readonly units?: JsonValue | undefined; readonly calendar?: JsonValue | undefined } | undefined;
   /** Whether the caller passed `out` (refused: the decoded type is the decoding's choice). */
   readonly hasOut: boolean;
   readonly read: (sink: ReadSink | undefined) => Promise<NdArray>;
@@ -48,6 +50,7 @@ export async function readCf(input: CfReadInput): Promise<CfNdArray> {
     attributes: input.attributes,
     dataType: dataType.name,
     ...(typeof fill === 'number' || typeof fill === 'bigint' ? { zarrFill: fill } : {}),
+    ...(input.inherit ? { inherit: input.inherit } : {}),
     where: path,
   });
   const coding = variable.values;

@@ -82,6 +82,11 @@ def time_store(path):
     put(g, "months_360_day", [0, 1, 11, 12, 13, -1, 25], "i4", {"units": "months since 2000-01-01", "calendar": "360_day"})
     put(g, "int64_micros", [0, 2**53 + 1, -(2**53) - 3, 2**60], "i8", {"units": "microseconds since 1900-01-01", "calendar": "standard"})
     put(g, "int64_seconds_noleap", [0, 2**40 + 1, -(2**35)], "i8", {"units": "seconds since 1900-01-01 00:00:00", "calendar": "noleap"})
+    # Time bounds: no units of their own; CF 7.1 (and xarray) take the parent's units and calendar.
+    for cal in ["noleap", "standard"]:
+        put(g, f"tb_{cal}", [0.5, 1.5, 59.5], "f8", {"units": "days since 2000-01-01", "calendar": cal, "bounds": f"tb_{cal}_bnds"})
+        put(g, f"tb_{cal}_bnds", [[0, 1], [1, 2], [59, 60]], "f8", {}, chunks=(2, 2))
+        g[f"tb_{cal}_bnds"].attrs["_ARRAY_DIMENSIONS"] = [f"d_tb_{cal}", "nv"]
     put(g, "zone_offset", [0, 6], "i4", {"units": "hours since 2000-01-01 06:00:00 +06:00"})
     put(g, "no_calendar", [0, 365, 366], "i4", {"units": "days since 1999-01-01"})
     put(g, "minutes_t", [0, 90, -1441], "i4", {"units": "minutes since 2000-01-01T00:00:00Z", "calendar": "standard"})

@@ -30,7 +30,7 @@ export interface CfVariableInput {
    * A bounds variable's parent's `units` and `calendar` (CF 7.1: bounds inherit them; xarray
    * copies them too); used when the variable has none of its own.
    */
-  readonly inherit?: { readonly units?: JsonValue; readonly calendar?: JsonValue };
+  readonly inherit?: { readonly units?: JsonValue | undefined; readonly calendar?: JsonValue | undefined };
   readonly where: string;
 }
 
