@@ -85,6 +85,14 @@ export function isRefusal(time: CfTimeCoding | CfTimeRefusal | undefined): time 
   return time !== undefined && 'warning' in time;
 }
 
+/**
+ * A date written as text (`2001-02-30`, `1850-01-01 12:00`, `2000-01-01T06:00:00+06:00`) on a
+ * calendar: the CfDate, or why it is not one (a date that does not exist in the calendar too).
+ */
+export function parseDateText(text: string, name: CfCalendarName): CfDate | string {
+  return parseReference(text.trim(), name);
+}
+
 function parseReference(text: string, name: CfCalendarName): CfDate | string {
   const m = REFERENCE.exec(text);
   if (!m) return `${JSON.stringify(text)} is not a date`;

@@ -6,7 +6,7 @@
 // refused here (a query on them needs CF date labels: docs/cf.md, "Next").
 import { floeError } from '../../errors.ts';
 import { calendar } from '../../format/cf/calendar.ts';
-import { isRefusal, parseTimeUnits } from '../../format/cf/time.ts';
+import { isRefusal, parseTimeUnits, type CfTimeCoding } from '../../format/cf/time.ts';
 
 export interface CfTime {
   readonly units: string;
@@ -16,7 +16,19 @@ export interface CfTime {
   readonly epochMs: number;
 }
 
-/** Parses CF `units` (+ `calendar`); undefined when the attributes do not describe time. */
+/**
+ * A time coordinate's encoding on any CF calendar, with its Date mapping for the real-world
+ * ones; undefined when the attributes do not describe time (or name a unit cftime does not know).
+ * An unknown calendar is UNSUPPORTED.
+ */
+export function coordinateTime(units: unknown, calendarAttribute: unknown, where: string): { readonly cf: CfTimeCoding; readonly time: CfTime | undefined } | undefined {
+  const cf = parseTimeUnits(units, calendarAttribute, where);
+  if (cf === undefined || (isRefusal(cf) && cf.reason === 'unit')) return undefined;
+  if (isRefusal(cf)) throw floeError('UNSUPPORTED', cf.warning, { where });
+  return { cf, time: calendar(cf.calendar).realWorld ? parseCfTime(units, calendarAttribute, where) : undefined };
+}
+
+/** Parses CF `units` (+ `calendar`) for JS Dates; undefined when the attributes do not describe time. */
 export function parseCfTime(units: unknown, calendarAttribute: unknown, where: string): CfTime | undefined {
   const time = parseTimeUnits(units, calendarAttribute, where);
   if (time === undefined || (isRefusal(time) && time.reason === 'unit')) return undefined;
