@@ -31,6 +31,7 @@ import { attributeArrayDtype, type VlenArrayElement, type VlenArrayForm } from '
 import type { JsonValue } from '../format/json.ts';
 import { changeLayout, layoutGeneration, requireGeneration } from './array-generations.ts';
 import type { CfNdArray, ReadSink } from './cf-read.ts';
+import type { CfWriteValue } from './cf-write.ts';
 
 /** How many chunks of one dimension a selection touches, without listing them. */
 function chunksTouched(sel: DimSelection, chunkSize: number): number {
@@ -101,7 +102,12 @@ const BUFFER_MAX_LENGTH = bufferConstants.MAX_LENGTH;
 export interface SetOptions extends ArrayIoOptions, AbortOptions {
   /** A vlen-array array's elements as typed arrays ('typed', the default) or as stored bytes ('bytes'). */
   vlenArray?: VlenArrayForm;
+  /** 'none' (the default): `value` holds stored values. See {@link CfSetOptions} for 'cf'. */
+  encode?: 'none';
 }
+
+/** A write with CF encoding (docs/cf.md): physical values and dates become the stored numbers; a value that does not fit is refused, naming its index. */
+export type CfSetOptions = Omit<SetOptions, 'encode'> & { encode: 'cf' };
 
 /** Options of opening or creating an array: its I/O defaults, and `signal` for this call only. */
 export type OpenArrayOptions = ArrayIoOptions & AbortOptions;
@@ -302,8 +308,13 @@ export class ZarrArray {
    * is read until the returned promise settles (whole uncompressed chunks are written from its
    * memory): do not change it before then.
    */
-  async set(selection: Selection | undefined, value: WriteValue, options: SetOptions = {}): Promise<void> {
+  set(selection: Selection | undefined, value: CfWriteValue, options: CfSetOptions): Promise<void>;
+  set(selection: Selection | undefined, value: WriteValue, options?: SetOptions): Promise<void>;
+  async set(selection: Selection | undefined, input: WriteValue | CfWriteValue, options: SetOptions | CfSetOptions = {}): Promise<void> {
     if (this.store.readOnly) throw floeError('READ_ONLY', `array ${this.path} is in a read-only store`, { where: this.path });
+    const value = options.encode === 'cf'
+      ? (await import('./cf-write.ts')).encodeForWrite({ path: this.path, attributes: this.attributes, dataType: this.dataType, zarrFill: this.cfZarrFill() }, input as CfWriteValue)
+      : input as WriteValue;
     this.requireCurrent();
     const dims = normalizeSelection(selection, this.shape, this.path);
     const element = this.vlenArrayDtype;

@@ -12,6 +12,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openArray, openStore } from '../../src/engine/api.ts';
+import { ZarrArray } from '../../src/engine/array.ts';
+import type { V2Array } from '../../src/engine/v2-array.ts';
 import type { CfNdArray } from '../../src/engine/cf-read.ts';
 import { convertV2ToV3 } from '../../src/engine/conversions.ts';
 import type { CfDate } from '../../src/format/cf/cf-date.ts';
@@ -147,6 +149,30 @@ describeWithPythonZarr('CF decoding against xarray (open_zarr(...).load())', () 
         counts.values += compare(`${storeName}/${variable}`, expected, decoded, (await array.get()).data as TypedArray);
       }
     }
+  });
+
+  it("encodes as xarray's to_zarr did (encode: 'cf'), refusing what xarray silently turns into a fill value", async () => {
+    const store = openStore(path.join(dir, 'xarray.zarr'), { readOnly: true });
+    const target = openStore(path.join(dir, 'encoded.zarr'));
+    const copy = async (name: string) => {
+      const src = await openArray(store, `/${name}`) as V2Array;
+      // xarray keeps _FillValue in .zarray's fill_value; a v3 array needs it as an attribute.
+      const fill = src.v2Metadata.fill.isNull ? {} : { _FillValue: src.v2Metadata.fill.value.memory[0] as number };
+      return ZarrArray.create(target, `/${name}`, { shape: src.shape, chunkShape: src.chunkShape, dataType: src.dtype, attributes: { ...src.attributes, ...fill } });
+    };
+    const temp = await copy('temp');
+    await temp.set(undefined, [271.5, NaN, 300.25, 250.0, 260.125, NaN], { encode: 'cf' });
+    const stored = (await (await openArray(store, '/temp')).get()).data as Int16Array;
+    expect(Array.from((await temp.get()).data as Int16Array)).toEqual(Array.from(stored));
+    expect(temp.attributes._FillValue).toBe(-32767);
+    const noleap = await copy('noleap_time');
+    const dates = (await (await openArray(store, '/noleap_time')).get(undefined, { decode: 'cf' })).data as CfDate[];
+    await noleap.set(undefined, dates, { encode: 'cf' });
+    expect(Array.from((await noleap.get()).data as Int32Array)).toEqual(Array.from((await (await openArray(store, '/noleap_time')).get()).data as Int32Array));
+    // xarray wrote 25.5 / 0.1 = 254.99999999999997 -> 255, its fill value: it reads back as NaN.
+    const u8 = await ZarrArray.create(target, '/u8', { shape: [4], chunkShape: [4], dataType: 'uint8', attributes: { scale_factor: 0.1, _FillValue: 255 } });
+    await expect(u8.set(undefined, [0, 1, NaN, 25.5], { encode: 'cf' })).rejects.toMatchObject({ message: expect.stringContaining('index 3') });
+    expect(Array.from((await (await openArray(store, '/u8')).get()).data as Uint8Array)).toEqual([0, 10, 255, 255]);
   });
 
   it('labels flags and keeps valid ranges as metadata, as xarray keeps them as attributes', async () => {

@@ -1,11 +1,14 @@
 // Issue 33: CF time round trips (src/format/cf). Every decoded date converts back to the stored
-// number it came from, on every calendar, for whole counts of any size (BigInt past 2^53) and for
+// number it came from, on every calendar, and encoding (set with encode: 'cf') inverts decoding, for whole counts of any size (BigInt past 2^53) and for
 // fractions that are whole microseconds; dates made from fields encode and decode to themselves.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { calendar, type CfCalendarName } from '../../src/format/cf/calendar.ts';
 import { CfDate } from '../../src/format/cf/cf-date.ts';
+import { encodeValues } from '../../src/format/cf/encode.ts';
 import { decodeTime, encodeTime, encodeTimeExact, parseTimeUnits, type CfTimeCoding } from '../../src/format/cf/time.ts';
+import { applyValueCoding, cfVariable, decodeValues, reinterpret } from '../../src/format/cf/variable.ts';
+import type { TypedArray } from '../../src/format/zarr/data-types.ts';
 
 const RUNS = Number(process.env.FLOE_CF_PROPERTY_RUNS ?? 300);
 const CALENDARS: CfCalendarName[] = ['standard', 'proleptic_gregorian', 'julian', 'noleap', 'all_leap', '360_day'];
@@ -48,6 +51,35 @@ describe('CF time (property)', () => {
       expect(decodeTime(t, stored)!.equals(date)).toBe(true);
       const b = CfDate.of(cal, { year: other.year === 0 && !calendar(cal).hasYearZero ? 1 : other.year, month: other.month, day: Math.min(other.day, 28) });
       expect(Math.sign(date.compare(b))).toBe(Math.sign(Number(stored - encodeTimeExact(t, b))));
+    }), { numRuns: RUNS });
+  });
+});
+
+describe('CF encoding (property)', () => {
+  it('packed values decode and encode back to the stored integers, on every packed type', () => {
+    const typeArb = fc.constantFrom(['int8', Int8Array, false], ['int8', Int8Array, true], ['uint8', Uint8Array, false], ['int16', Int16Array, false], ['uint16', Uint16Array, false], ['int32', Int32Array, false]) as fc.Arbitrary<[string, new (xs: number[]) => TypedArray, boolean]>;
+    const attrsArb = fc.record({
+      scale: fc.option(fc.double({ min: 1e-3, max: 1e3, noNaN: true }), { nil: undefined }),
+      offset: fc.option(fc.double({ min: -1e6, max: 1e6, noNaN: true }), { nil: undefined }),
+      fill: fc.option(fc.integer({ min: -100, max: 100 }), { nil: undefined }),
+    });
+    fc.assert(fc.property(typeArb, attrsArb, fc.array(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), { minLength: 1, maxLength: 20 }), ([type, Typed, unsigned], attrs, raw) => {
+      const attributes = { ...(attrs.scale !== undefined ? { scale_factor: attrs.scale } : {}), ...(attrs.offset !== undefined ? { add_offset: attrs.offset } : {}), ...(attrs.fill !== undefined ? { _FillValue: attrs.fill } : {}), ...(unsigned ? { _Unsigned: 'true' } : {}) };
+      const variable = cfVariable({ attributes, dataType: type, where: 'p' });
+      const stored = new Typed(raw);
+      const decoded = applyValueCoding(variable.values, stored);
+      const meaning = reinterpret(stored, variable.values.dataType);
+      expect(Array.from(reinterpret(encodeValues(variable, Array.from(decoded as Float64Array), 'p'), type) as Int32Array)).toEqual(
+        Array.from(meaning as Int32Array, (x, i) => (variable.values.missing.includes(Number(x)) ? Number(reinterpret(new Typed([variable.values.missing[0]!]), type)[0]) : Number(stored[i]))),
+      );
+    }), { numRuns: RUNS });
+  });
+
+  it('dates decode and encode back to their stored counts on every calendar', () => {
+    fc.assert(fc.property(coding, fc.array(fc.integer({ min: -1e8, max: 1e8 }), { minLength: 1, maxLength: 10 }), (t, counts) => {
+      const variable = cfVariable({ attributes: { units: t.units, calendar: t.calendar }, dataType: 'int32', where: 'p' });
+      const dates = decodeValues(variable, Int32Array.from(counts)) as CfDate[];
+      expect(Array.from(encodeValues(variable, dates, 'p') as Int32Array)).toEqual(counts);
     }), { numRuns: RUNS });
   });
 });

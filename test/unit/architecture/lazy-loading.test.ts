@@ -28,6 +28,7 @@ const LOADED_ON_FIRST_USE: Readonly<Record<string, string>> = {
   'txn/rebase.ts': 'rebasing: with the first rebase',
   'query/plan/label-lookup.ts': 'label lookups (where, nearest): with the first query that has one',
   'engine/cf-read.ts': "CF decoding (src/format/cf): with the first get with decode: 'cf'",
+  'engine/cf-write.ts': "CF encoding (src/format/cf/encode.ts): with the first set with encode: 'cf'",
   'query/plan/cf-time.ts': 'CF time coordinates (src/format/cf): with the first coordinate whose units say "since"',
   'txn/ref-expression.ts': 'ref expressions (main~3, @{date}): with Repository.resolve',
   'txn/virtual-chunks.ts': 'virtual chunk access: with the first virtual chunk',

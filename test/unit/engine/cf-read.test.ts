@@ -1,12 +1,13 @@
 // Issue 33: `get(selection, { decode: 'cf' })` decodes inside the chunk reads (src/engine/cf-read.ts):
 // the same values as decoding a stored-value read afterwards, for strided selections over many
 // chunks, dropped dimensions and scalars; times become CfDates; the default stays the stored values.
+// `set(..., { encode: 'cf' })` is the inverse, refusing what does not fit.
 import { describe, expect, it } from 'vitest';
 import { ZarrArray } from '../../../src/engine/array.ts';
 import { slice } from '../../../src/engine/selection.ts';
 import { MemoryStorage } from '../../../src/engine/storage/memory.ts';
 import { StorageStore } from '../../../src/engine/store.ts';
-import type { CfDate } from '../../../src/format/cf/cf-date.ts';
+import { CfDate } from '../../../src/format/cf/cf-date.ts';
 import { applyValueCoding, cfVariable } from '../../../src/format/cf/variable.ts';
 import type { TypedArray } from '../../../src/format/zarr/data-types.ts';
 
@@ -42,5 +43,40 @@ describe("get with decode: 'cf'", () => {
     const td = await t.get(undefined, { decode: 'cf' });
     expect((td.data as CfDate[]).map(String)).toEqual(['2000-02-29T00:00:00', '2000-02-30T00:00:00', '2001-02-29T00:00:00']);
     expect(td.cf.time?.calendar).toBe('360_day');
+  });
+});
+
+describe("set with encode: 'cf'", () => {
+  it('packs floats as xarray does (offset, scale, round half to even, NaN to the fill value)', async () => {
+    const attributes = { scale_factor: 0.5, add_offset: 10, _FillValue: -32767 };
+    const a = await ZarrArray.create(store(), '/p', { shape: [6], chunkShape: [4], dataType: 'int16', attributes });
+    await a.set(undefined, [10, 10.25, 10.75, NaN, -5, 11.25], { encode: 'cf' });
+    expect(Array.from((await a.get()).data as Int16Array)).toEqual([0, 0, 2, -32767, -30, 2]);
+    const back = await a.get(undefined, { decode: 'cf' });
+    expect(Array.from(back.data as Float64Array)).toEqual([10, 10, 11, NaN, -5, 11]);
+    await a.set([slice(0, 2)], { data: [12, 13], shape: [2], stride: [1] }, { encode: 'cf' });
+    await a.set([5], 20, { encode: 'cf' });
+    expect(Array.from((await a.get()).data as Int16Array)).toEqual([4, 6, 2, -32767, -30, 20]);
+  });
+
+  it('refuses values that do not fit, naming the index, and writes nothing', async () => {
+    const a = await ZarrArray.create(store(), '/q', { shape: [3], chunkShape: [3], dataType: 'int8', attributes: { scale_factor: 1, _FillValue: -128 } });
+    await expect(a.set(undefined, [1, 200, 3], { encode: 'cf' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('index 1') });
+    await expect(a.set(undefined, [1, 2, -128], { encode: 'cf' })).rejects.toMatchObject({ message: expect.stringContaining('would read back as missing') });
+    const noFill = await ZarrArray.create(store(), '/r', { shape: [2], chunkShape: [2], dataType: 'int16', attributes: { scale_factor: 2 } });
+    await expect(noFill.set(undefined, [1, NaN], { encode: 'cf' })).rejects.toMatchObject({ message: expect.stringContaining('index 1 is missing') });
+    expect(Array.from((await a.get()).data as Int8Array)).toEqual([0, 0, 0]);
+    const u = await ZarrArray.create(store(), '/u', { shape: [2], chunkShape: [2], dataType: 'int8', attributes: { _Unsigned: 'true' } });
+    await u.set(undefined, [255, 128], { encode: 'cf' });
+    expect(Array.from((await u.get()).data as Int8Array)).toEqual([-1, -128]);
+  });
+
+  it('stores dates on the array calendar, exactly for integer times', async () => {
+    const t = await ZarrArray.create(store(), '/t', { shape: [3], chunkShape: [3], dataType: 'int64', attributes: { units: 'hours since 2000-01-01', calendar: '360_day', _FillValue: -1 } });
+    const d = (day: number) => CfDate.of('360_day', { year: 2000, month: 2, day });
+    await t.set(undefined, [d(30), null, d(1)], { encode: 'cf' });
+    expect(Array.from((await t.get()).data as BigInt64Array)).toEqual([24n * 59n, -1n, 24n * 30n]);
+    await expect(t.set(undefined, [CfDate.of('360_day', { year: 2000, month: 1, day: 1, minute: 30 }), null, null], { encode: 'cf' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(t.set(undefined, [new Date(0), null, null], { encode: 'cf' })).rejects.toMatchObject({ message: expect.stringContaining('no JS Dates') });
   });
 });
