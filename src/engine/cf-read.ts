@@ -61,12 +61,22 @@ export async function readCf(input: CfReadInput): Promise<CfNdArray> {
   } else {
     const kernel = valueKernel(coding);
     const Out = coding.output === 'float32' ? Float32Array : Float64Array;
+    // Scratch buffers go back to a free list after their chunk is decoded: as many exist as
+    // chunks are in flight (the read's concurrency), not one per chunk.
+    const free: TypedArray[] = [];
     result = await input.read({
       allocate: (n) => new Out(n),
       job: async (counts, dst, read) => {
-        const scratch = dataType.allocate(product(counts)) as TypedArray;
-        await read({ data: scratch, offset: 0, stride: cStrides(counts) });
-        copyDecoded(kernel, reinterpret(scratch, coding.dataType), counts, dst);
+        const n = product(counts);
+        let buffer = free.pop();
+        if (buffer === undefined || buffer.length < n) buffer = dataType.allocate(n) as TypedArray;
+        try {
+          const scratch = buffer.length === n ? buffer : buffer.subarray(0, n);
+          await read({ data: scratch, offset: 0, stride: cStrides(counts) });
+          copyDecoded(kernel, reinterpret(scratch, coding.dataType), counts, dst);
+        } finally {
+          free.push(buffer);
+        }
       },
     });
   }

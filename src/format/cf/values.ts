@@ -145,23 +145,31 @@ export function valueKernel(coding: CfValueCoding): ValueKernel {
   const big = INTEGER_BYTES[coding.dataType] === 8;
   const bigMissing = big ? missing.filter(Number.isInteger).map(BigInt) : [];
   const isMissing = (raw: number | bigint): boolean => (typeof raw === 'bigint' ? bigMissing.includes(raw) : missing.includes(raw));
-  const unpack = scale === undefined && offset === undefined ? (x: number) => x
-    : offset === undefined ? (x: number) => round(x * scale!)
-    : scale === undefined ? (x: number) => x + offset
-    : (x: number) => round(x * scale) + offset;
-  if (missing.length === 1 && !big) {
-    const m = missing[0]!;
-    return (src, s, dst, d, n) => {
-      for (let i = 0; i < n; i++) {
-        const x = src[s + i] as number;
-        dst[d + i] = x === m ? NaN : unpack(x);
-      }
-    };
-  }
+  if (!big && missing.length <= 1) return singleMissingKernel(missing[0] ?? NaN, scale, offset, f32);
+  const unpack = (x: number): number => {
+    const scaled = scale === undefined ? x : round(x * scale);
+    return offset === undefined ? scaled : scaled + offset;
+  };
   return (src, s, dst, d, n) => {
     for (let i = 0; i < n; i++) {
       const raw = src[s + i]!;
       dst[d + i] = missing.length > 0 && isMissing(raw) ? NaN : unpack(Number(raw));
     }
   };
+}
+
+/**
+ * The common case as plain loops (no call per element): at most one missing value (NaN: none; a
+ * NaN never equals), each combination of scale and offset. Float32 results round the product
+ * before the offset is added (NumPy's float32 steps); the store into a Float32Array rounds the sum.
+ */
+function singleMissingKernel(m: number, scale: number | undefined, offset: number | undefined, f32: boolean): ValueKernel {
+  if (scale !== undefined && offset !== undefined) {
+    return f32
+      ? (src, s, dst, d, n) => { for (let i = 0; i < n; i++) { const x = src[s + i] as number; dst[d + i] = x === m ? NaN : Math.fround(x * scale) + offset; } }
+      : (src, s, dst, d, n) => { for (let i = 0; i < n; i++) { const x = src[s + i] as number; dst[d + i] = x === m ? NaN : x * scale + offset; } };
+  }
+  if (scale !== undefined) return (src, s, dst, d, n) => { for (let i = 0; i < n; i++) { const x = src[s + i] as number; dst[d + i] = x === m ? NaN : x * scale; } };
+  if (offset !== undefined) return (src, s, dst, d, n) => { for (let i = 0; i < n; i++) { const x = src[s + i] as number; dst[d + i] = x === m ? NaN : x + offset; } };
+  return (src, s, dst, d, n) => { for (let i = 0; i < n; i++) { const x = src[s + i] as number; dst[d + i] = x === m ? NaN : x; } };
 }
