@@ -43,6 +43,11 @@ describe("get with decode: 'cf'", () => {
     const td = await t.get(undefined, { decode: 'cf' });
     expect((td.data as CfDate[]).map(String)).toEqual(['2000-02-29T00:00:00', '2000-02-30T00:00:00', '2001-02-29T00:00:00']);
     expect(td.cf.time?.calendar).toBe('360_day');
+    const mars = await ZarrArray.create(store(), '/mars', { shape: [2], chunkShape: [2], dataType: 'int32', attributes: { units: 'days since 2000-01-01', calendar: 'mars' } });
+    const md = await mars.get(undefined, { decode: 'cf' });
+    expect([md.data instanceof Int32Array, md.cf.time, md.cf.warnings.length]).toEqual([true, undefined, 1]);
+    const bad = await ZarrArray.create(store(), '/bad', { shape: [2], chunkShape: [2], dataType: 'int32', attributes: { units: 'days since someday' } });
+    await expect(bad.get(undefined, { decode: 'cf' })).rejects.toMatchObject({ code: 'INVALID_METADATA' });
   });
 });
 
