@@ -5,6 +5,7 @@
 // (objects: made from the decoded numbers after the read). docs/cf.md describes every rule.
 import { floeError } from '../errors.ts';
 import type { CfDate } from '../format/cf/cf-date.ts';
+import { flagLabels } from '../format/cf/metadata.ts';
 import { decodeTime } from '../format/cf/time.ts';
 import { valueKernel, type ValueKernel } from '../format/cf/values.ts';
 import { cfVariable, reinterpret, type CfVariable } from '../format/cf/variable.ts';
@@ -20,6 +21,8 @@ export interface CfNdArray {
   stride: number[];
   /** What was decoded and how (units, calendar, flags, structured metadata) and what was not (`warnings`). */
   cf: CfVariable;
+  /** With `flag_meanings`: the meanings a value carries (docs/cf.md, "Flags"). */
+  flagLabels?: (value: number | bigint) => string[];
 }
 
 /** How `ZarrArray.read` hands chunk regions to a decoding read instead of copying them into its result. */
@@ -82,7 +85,11 @@ export async function readCf(input: CfReadInput): Promise<CfNdArray> {
   }
   const { shape, stride } = result;
   const time = variable.time;
-  if (!time || Array.isArray(result.data)) return { data: result.data as TypedArray, shape, stride, cf: variable };
+  const flags = variable.metadata.flags;
+  if (!time || Array.isArray(result.data)) {
+    const labels = flags ? { flagLabels: (value: number | bigint) => flagLabels(flags, value) } : {};
+    return { data: result.data as TypedArray, shape, stride, cf: variable, ...labels };
+  }
   const values = result.data as TypedArray;
   const dates = new Array<CfDate | null>(values.length);
   for (let i = 0; i < values.length; i++) dates[i] = decodeTime(time, values[i]!, path);

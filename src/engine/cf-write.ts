@@ -10,7 +10,7 @@ import type { DataType } from '../format/zarr/data-types.ts';
 import type { WriteValue } from './write-value.ts';
 
 /** A value `encode: 'cf'` writes: physical numbers or dates, flat (C order) or with a shape, or one value for the whole selection. */
-export type CfWriteValue = CfWriteValues | { readonly data: CfWriteValues; readonly shape: number[]; readonly stride: number[] } | number | CfDate | Date | null;
+export type CfWriteValue = CfWriteValues | { readonly data: CfWriteValues; readonly shape: number[]; readonly stride: number[] } | number | string | CfDate | Date | null;
 
 export interface CfWriteInput {
   readonly path: string;
@@ -26,9 +26,8 @@ export function encodeForWrite(input: CfWriteInput, value: CfWriteValue): WriteV
     ...(typeof fill === 'number' || typeof fill === 'bigint' ? { zarrFill: fill } : {}),
   });
   const encode = (values: CfWriteValues) => reinterpret(encodeValues(variable, values, input.path), input.dataType.name);
-  if (value === null || typeof value === 'number' || value instanceof Date || isSingleDate(value)) {
-    const one = encode([value] as CfWriteValues)[0]!;
-    return one;
+  if (value === null || typeof value === 'number' || typeof value === 'string' || value instanceof Date || isSingleDate(value)) {
+    return encode([value] as CfWriteValues)[0]!;
   }
   if (isShaped(value)) return { data: encode(value.data) as WriteValue & ArrayLike<number>, shape: value.shape, stride: value.stride } as WriteValue;
   if (typeof (value as ArrayLike<unknown>).length !== 'number') throw floeError('INVALID_ARGUMENT', "encode: 'cf' writes numbers, CfDates, Dates or null, flat or as { data, shape, stride }", { where: input.path });

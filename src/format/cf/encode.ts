@@ -7,11 +7,11 @@ import { floeError } from '../../errors.ts';
 import type { TypedArray } from '../zarr/data-types.ts';
 import { calendar } from './calendar.ts';
 import { CfDate } from './cf-date.ts';
-import { encodeTime, encodeTimeExact } from './time.ts';
+import { encodeTime, encodeTimeExact, parseDateText } from './time.ts';
 import type { CfVariable } from './variable.ts';
 
-/** What `encode: 'cf'` writes from: physical numbers, or dates (null: missing) for a time variable. */
-export type CfWriteValues = ArrayLike<number> | readonly (CfDate | Date | null)[];
+/** What `encode: 'cf'` writes from: physical numbers, or dates (CfDates, Dates, ISO text on the variable's calendar; null: missing) for a time variable. */
+export type CfWriteValues = ArrayLike<number> | readonly (CfDate | Date | string | null)[];
 
 const RANGES: Readonly<Record<string, readonly [number, number]>> = {
   int8: [-128, 127], uint8: [0, 255], int16: [-32768, 32767], uint16: [0, 65535],
@@ -106,10 +106,15 @@ function asDate(item: unknown, name: CfDate['calendar'], i: number, bad: (i: num
     const day = Math.floor(ms / 86_400_000);
     return CfDate.fromDayNumber(name, day, (ms - day * 86_400_000) * 1000);
   }
+  if (typeof item === 'string') {
+    const date = parseDateText(item, name);
+    if (typeof date === 'string') throw bad(i, `(${JSON.stringify(item)}) is not a date of the ${name} calendar: ${date}`);
+    return date;
+  }
   if (item instanceof CfDate) {
     if (item.calendar === name) return item;
     if (calendar(name).realWorld && calendar(item.calendar).realWorld) return CfDate.fromDayNumber(name, item.dayNumber, item.microOfDay);
     throw bad(i, `is a ${item.calendar} date; this variable counts ${name} days`);
   }
-  throw bad(i, 'is not a CfDate, Date or null');
+  throw bad(i, 'is not a CfDate, Date, date text or null');
 }

@@ -36,6 +36,11 @@ describe("get with decode: 'cf'", () => {
     const u = await ZarrArray.create(store(), '/u', { shape: [4], chunkShape: [3], dataType: 'int8', attributes: { _Unsigned: 'true' } });
     await u.set(undefined, { data: new Int8Array([-1, 0, 127, -128]), shape: [4], stride: [1] });
     const ud = await u.get(undefined, { decode: 'cf' });
+    expect(ud.flagLabels).toBeUndefined();
+    const f = await ZarrArray.create(store(), '/f', { shape: [3], chunkShape: [3], dataType: 'uint8', attributes: { flag_values: [0, 1], flag_meanings: 'ok bad' } });
+    await f.set(undefined, new Uint8Array([1, 0, 7]));
+    const fd = await f.get(undefined, { decode: 'cf' });
+    expect(Array.from(fd.data as Uint8Array, (v) => fd.flagLabels!(v))).toEqual([['bad'], ['ok'], []]);
     expect(ud.data).toBeInstanceOf(Uint8Array);
     expect(Array.from(ud.data as Uint8Array)).toEqual([255, 0, 127, 128]);
     const t = await ZarrArray.create(store(), '/time', { shape: [3], chunkShape: [2], dataType: 'int32', attributes: { units: 'days since 2000-02-29', calendar: '360_day' } });
@@ -83,5 +88,8 @@ describe("set with encode: 'cf'", () => {
     expect(Array.from((await t.get()).data as BigInt64Array)).toEqual([24n * 59n, -1n, 24n * 30n]);
     await expect(t.set(undefined, [CfDate.of('360_day', { year: 2000, month: 1, day: 1, minute: 30 }), null, null], { encode: 'cf' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     await expect(t.set(undefined, [new Date(0), null, null], { encode: 'cf' })).rejects.toMatchObject({ message: expect.stringContaining('no JS Dates') });
+    await t.set([slice(1, 3)], ['2000-02-30T12:00', '2000-12-30'], { encode: 'cf' });
+    expect(Array.from((await t.get()).data as BigInt64Array)).toEqual([24n * 59n, 24n * 59n + 12n, 24n * 359n]);
+    await expect(t.set([0], '2000-02-31', { encode: 'cf' })).rejects.toMatchObject({ message: expect.stringContaining('360_day') });
   });
 });
