@@ -4,8 +4,9 @@ import { isObjectStorage } from './storage/types.ts';
 import { floeError, isFloeError } from '../errors.ts';
 import type { NdArray } from '../format/zarr/ndarray.ts';
 import { normalizePath } from '../format/zarr/paths.ts';
-import { ZarrArray, type CfGetOptions, type GetOptions, type OpenArrayOptions, type SetOptions, type WriteValue } from './array.ts';
+import { ZarrArray, type CfGetOptions, type CfSetOptions, type GetOptions, type OpenArrayOptions, type SetOptions, type WriteValue } from './array.ts';
 import type { CfNdArray } from './cf-read.ts';
+import type { CfWriteValue } from './cf-write.ts';
 import { createAnyArray, ZarrGroup, type AnyArrayInput, type GroupCreateOptions, type NodeOpenOptions } from './group.ts';
 import type { Selection } from './selection.ts';
 import { FsStorage, type Durability } from './storage/fs.ts';
@@ -91,6 +92,8 @@ export async function get(array: ZarrArray, selection?: Selection, options?: Get
 }
 
 /** Writes a value (a scalar, an NdArray or flat data) into a selection of an array. */
-export async function set(array: ZarrArray, selection: Selection | undefined, value: WriteValue, options?: SetOptions): Promise<void> {
-  return array.set(selection, value, options);
+export async function set(array: ZarrArray, selection: Selection | undefined, value: CfWriteValue, options: CfSetOptions): Promise<void>;
+export async function set(array: ZarrArray, selection: Selection | undefined, value: WriteValue, options?: SetOptions): Promise<void>;
+export async function set(array: ZarrArray, selection: Selection | undefined, value: WriteValue | CfWriteValue, options?: SetOptions | CfSetOptions): Promise<void> {
+  return options?.encode === 'cf' ? array.set(selection, value as CfWriteValue, options) : array.set(selection, value as WriteValue, options as SetOptions | undefined);
 }

@@ -3,6 +3,7 @@
 // chunks, dropped dimensions and scalars; times become CfDates; the default stays the stored values.
 // `set(..., { encode: 'cf' })` is the inverse, refusing what does not fit.
 import { describe, expect, it } from 'vitest';
+import { get, set } from '../../../src/engine/api.ts';
 import { ZarrArray } from '../../../src/engine/array.ts';
 import { slice } from '../../../src/engine/selection.ts';
 import { MemoryStorage } from '../../../src/engine/storage/memory.ts';
@@ -65,7 +66,8 @@ describe("set with encode: 'cf'", () => {
     const back = await a.get(undefined, { decode: 'cf' });
     expect(Array.from(back.data as Float64Array)).toEqual([10, 10, 11, NaN, -5, 11]);
     await a.set([slice(0, 2)], { data: [12, 13], shape: [2], stride: [1] }, { encode: 'cf' });
-    await a.set([5], 20, { encode: 'cf' });
+    await set(a, [5], 20, { encode: 'cf' });
+    expect(Array.from((await get(a, [slice(4, 6)], { decode: 'cf' })).data as Float64Array)).toEqual([-5, 20]);
     expect(Array.from((await a.get()).data as Int16Array)).toEqual([4, 6, 2, -32767, -30, 20]);
   });
 
