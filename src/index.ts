@@ -19,7 +19,15 @@ export {
 
 // Plain Zarr v3: stores, arrays, groups, selections.
 export { StorageStore, type ZarrStore, type ListDir, type StorageStoreOptions, type DecodedChunkSource } from './engine/store.ts';
-export { ZarrArray, type ArrayIoOptions, type GetOptions, type SetOptions, type OpenArrayOptions, type WriteValue } from './engine/array.ts';
+export { ZarrArray, type ArrayIoOptions, type GetOptions, type CfGetOptions, type SetOptions, type CfSetOptions, type OpenArrayOptions, type WriteValue } from './engine/array.ts';
+export type { CfNdArray } from './engine/cf-read.ts';
+export type { CfWriteValue } from './engine/cf-write.ts';
+export type { CfVariable } from './format/cf/variable.ts';
+export type { CfDate, CfDateFields } from './format/cf/cf-date.ts';
+export type { CfCalendarName } from './format/cf/calendar.ts';
+export type { CfTimeCoding } from './format/cf/time.ts';
+export type { CfValueCoding } from './format/cf/values.ts';
+export type { CfMetadata, CfFlags, CfCellMethod, CfGridMapping } from './format/cf/metadata.ts';
 export { ZarrGroup, openNode, type ChildInfo, type NodeOpenOptions, type GroupCreateOptions, type AnyArrayInput } from './engine/group.ts';
 export { slice, type Slice, type Selection, type SelectionItem } from './engine/selection.ts';
 export { openStore, createArray, openArray, createGroup, openGroup, get, set } from './engine/api.ts';

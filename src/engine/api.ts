@@ -4,7 +4,9 @@ import { isObjectStorage } from './storage/types.ts';
 import { floeError, isFloeError } from '../errors.ts';
 import type { NdArray } from '../format/zarr/ndarray.ts';
 import { normalizePath } from '../format/zarr/paths.ts';
-import { ZarrArray, type GetOptions, type OpenArrayOptions, type SetOptions, type WriteValue } from './array.ts';
+import { ZarrArray, type CfGetOptions, type CfSetOptions, type GetOptions, type OpenArrayOptions, type SetOptions, type WriteValue } from './array.ts';
+import type { CfNdArray } from './cf-read.ts';
+import type { CfWriteValue } from './cf-write.ts';
 import { createAnyArray, ZarrGroup, type AnyArrayInput, type GroupCreateOptions, type NodeOpenOptions } from './group.ts';
 import type { Selection } from './selection.ts';
 import { FsStorage, type Durability } from './storage/fs.ts';
@@ -92,11 +94,15 @@ export async function openGroup(store: ZarrStore, path = '/', options?: NodeOpen
 }
 
 /** Reads a selection of an array (all of it by default) as an {@link NdArray}. */
-export async function get(array: ZarrArray, selection?: Selection, options?: GetOptions): Promise<NdArray> {
-  return array.get(selection, options);
+export async function get(array: ZarrArray, selection: Selection | undefined, options: CfGetOptions): Promise<CfNdArray>;
+export async function get(array: ZarrArray, selection?: Selection, options?: GetOptions): Promise<NdArray>;
+export async function get(array: ZarrArray, selection?: Selection, options?: GetOptions | CfGetOptions): Promise<NdArray | CfNdArray> {
+  return options?.decode === 'cf' ? array.get(selection, options) : array.get(selection, options as GetOptions | undefined);
 }
 
 /** Writes a value (a scalar, an NdArray or flat data) into a selection of an array. */
-export async function set(array: ZarrArray, selection: Selection | undefined, value: WriteValue, options?: SetOptions): Promise<void> {
-  return array.set(selection, value, options);
+export async function set(array: ZarrArray, selection: Selection | undefined, value: CfWriteValue, options: CfSetOptions): Promise<void>;
+export async function set(array: ZarrArray, selection: Selection | undefined, value: WriteValue, options?: SetOptions): Promise<void>;
+export async function set(array: ZarrArray, selection: Selection | undefined, value: WriteValue | CfWriteValue, options?: SetOptions | CfSetOptions): Promise<void> {
+  return options?.encode === 'cf' ? array.set(selection, value as CfWriteValue, options) : array.set(selection, value as WriteValue, options as SetOptions | undefined);
 }

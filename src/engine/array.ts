@@ -30,6 +30,8 @@ import { zipMap } from './indexing.ts';
 import { attributeArrayDtype, type VlenArrayElement, type VlenArrayForm } from '../format/numpy/vlen-array.ts';
 import type { JsonValue } from '../format/json.ts';
 import { changeLayout, layoutGeneration, requireGeneration } from './array-generations.ts';
+import type { CfNdArray, ReadSink } from './cf-read.ts';
+import type { CfWriteValue } from './cf-write.ts';
 
 /** How many chunks of one dimension a selection touches, without listing them. */
 function chunksTouched(sel: DimSelection, chunkSize: number): number {
@@ -75,7 +77,19 @@ export interface GetOptions extends ArrayIoOptions, AbortOptions {
    * fails with UNSUPPORTED. Other data types ignore it. Not with `out`.
    */
   float16?: Float16Representation;
+  /** 'none' (the default): stored values. See {@link CfGetOptions} for 'cf'. */
+  decode?: 'none';
 }
+
+/**
+ * A read with CF decoding (docs/cf.md): packed and missing values become floats (NaN where
+ * missing), `_Unsigned` integers their unsigned type, times CfDates; the result's `cf` says how.
+ */
+export type CfGetOptions = Omit<GetOptions, 'decode' | 'out'> & {
+  decode: 'cf';
+  /** The variable whose `bounds` this array is: its `units` and `calendar` apply here when this array has none (CF 7.1). */
+  boundsOf?: ZarrArray;
+};
 
 /** The longest buffer Node allocates: the limit reported when a result cannot be allocated. */
 const BUFFER_MAX_LENGTH = bufferConstants.MAX_LENGTH;
@@ -88,7 +102,12 @@ const BUFFER_MAX_LENGTH = bufferConstants.MAX_LENGTH;
 export interface SetOptions extends ArrayIoOptions, AbortOptions {
   /** A vlen-array array's elements as typed arrays ('typed', the default) or as stored bytes ('bytes'). */
   vlenArray?: VlenArrayForm;
+  /** 'none' (the default): `value` holds stored values. See {@link CfSetOptions} for 'cf'. */
+  encode?: 'none';
 }
+
+/** A write with CF encoding (docs/cf.md): physical values and dates become the stored numbers; a value that does not fit is refused, naming its index. */
+export type CfSetOptions = Omit<SetOptions, 'encode'> & { encode: 'cf' };
 
 /** Options of opening or creating an array: its I/O defaults, and `signal` for this call only. */
 export type OpenArrayOptions = ArrayIoOptions & AbortOptions;
@@ -211,9 +230,18 @@ export class ZarrArray {
   }
 
   /** Reads a selection; the result is C-ordered with integer-indexed dimensions dropped. */
+  get(selection: Selection | undefined, options: CfGetOptions): Promise<CfNdArray>;
   get(selection: Selection | undefined, options: GetOptions & { float16: 'Float16Array' }): Promise<NdArray<ArrayData | Float16Data>>;
   get(selection?: Selection, options?: GetOptions): Promise<NdArray>;
-  async get(selection?: Selection, options: GetOptions = {}): Promise<NdArray<ArrayData | Float16Data>> {
+  async get(selection?: Selection, options: GetOptions | CfGetOptions = {}): Promise<NdArray<ArrayData | Float16Data> | CfNdArray> {
+    if (options.decode === 'cf') {
+      const { readCf } = await import('./cf-read.ts');
+      const { attributes, dataType, path } = this;
+      const parent = options.boundsOf?.attributes;
+      const inherit = parent ? { units: parent.units, calendar: parent.calendar } : undefined;
+      return readCf({ path, attributes, dataType, zarrFill: this.cfZarrFill(), hasOut: 'out' in options, inherit, read: (sink) => this.read(selection, options, sink) });
+    }
+    if (options.decode !== undefined && options.decode !== 'none') throw floeError('INVALID_ARGUMENT', `decode must be 'cf' or 'none', not ${JSON.stringify(options.decode)}`, { where: this.path });
     checkFloat16Representation(options.float16, this.path);
     const asHalf = options.float16 === 'Float16Array' && this.dataType.name === 'float16';
     if (asHalf && options.out) throw floeError('INVALID_ARGUMENT', "float16: 'Float16Array' does not combine with `out`: pass a Float32Array as out, or drop the float16 option", { where: this.path });
@@ -221,7 +249,12 @@ export class ZarrArray {
     return asHalf ? { ...read, data: toFloat16Array(read.data as Float32Array) } : read;
   }
 
-  private async read(selection: Selection | undefined, options: GetOptions): Promise<NdArray> {
+  /** The Zarr v2 fill value CF decoding may take as `_FillValue` (docs/cf.md); a v3 array's never is. */
+  protected cfZarrFill(): unknown {
+    return undefined;
+  }
+
+  private async read(selection: Selection | undefined, options: Omit<GetOptions, 'decode'>, sink?: ReadSink): Promise<NdArray> {
     const dims = normalizeSelection(selection, this.shape, this.path);
     const full = dims.map((d) => d.count);
     const n = product(full);
@@ -232,7 +265,7 @@ export class ZarrArray {
     const pool = this.decodePool(options);
     const plan = pool?.planFor(resultBytes) ?? 'inline';
     const pooled = plan === 'pool' ? pool : undefined;
-    const data = options.out ?? allocateOutput(this.dataType, n, pooled !== undefined, this.path);
+    const data = options.out ?? sink?.allocate(n) ?? allocateOutput(this.dataType, n, pooled !== undefined, this.path);
     if (data.length !== n * lanes) {
       throw floeError('INVALID_ARGUMENT', `out buffer holds ${data.length} numbers, the selection needs ${n * lanes}`, { where: this.path });
     }
@@ -249,9 +282,10 @@ export class ZarrArray {
       // A small read keeps the chunks it decodes in part: the next window over them copies.
       admit: decoded !== undefined && resultBytes <= decoded.cache.maxEntryBytes,
     };
-    await mapLimit(this.jobs(dims), this.concurrency(options), (job) =>
-      readChunkRegion(io, this.chunkKey(job.coords), this.chain, job, shift(out, job)),
-    );
+    await mapLimit(this.jobs(dims), this.concurrency(options), (job) => {
+      const read = (dst: View) => readChunkRegion(io, this.chunkKey(job.coords), this.chain, job, dst);
+      return sink ? sink.job(job.projections.map((p) => p.count), shift(out, job), read) : read(shift(out, job));
+    });
     if (plan === 'inline-then-start') pool?.start(); // warm for the next big read
     const element = this.vlenArrayDtype;
     if (element !== undefined && options.vlenArray !== 'bytes') {
@@ -274,8 +308,13 @@ export class ZarrArray {
    * is read until the returned promise settles (whole uncompressed chunks are written from its
    * memory): do not change it before then.
    */
-  async set(selection: Selection | undefined, value: WriteValue, options: SetOptions = {}): Promise<void> {
+  set(selection: Selection | undefined, value: CfWriteValue, options: CfSetOptions): Promise<void>;
+  set(selection: Selection | undefined, value: WriteValue, options?: SetOptions): Promise<void>;
+  async set(selection: Selection | undefined, input: WriteValue | CfWriteValue, options: SetOptions | CfSetOptions = {}): Promise<void> {
     if (this.store.readOnly) throw floeError('READ_ONLY', `array ${this.path} is in a read-only store`, { where: this.path });
+    const value = options.encode === 'cf'
+      ? (await import('./cf-write.ts')).encodeForWrite({ path: this.path, attributes: this.attributes, dataType: this.dataType, zarrFill: this.cfZarrFill() }, input as CfWriteValue)
+      : input as WriteValue;
     this.requireCurrent();
     const dims = normalizeSelection(selection, this.shape, this.path);
     const element = this.vlenArrayDtype;

@@ -65,6 +65,10 @@ export class V2Array extends ZarrArray {
     this.chunkCodec = chunkCodec;
   }
 
+  protected override cfZarrFill(): unknown {
+    return this.v2Metadata.fill.isNull ? undefined : this.metadata.fillValue.memory[0];
+  }
+
   /** The array from its documents (`.zarray` required, `.zattrs` optional), as stored or consolidated. */
   static fromDocuments(store: ZarrStore, path: string, zarray: Uint8Array | JsonValue, zattrs: Uint8Array | JsonValue | undefined, options: ArrayIoOptions = {}): V2Array {
     const prefix = keyPrefix(path);

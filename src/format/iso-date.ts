@@ -24,8 +24,8 @@ export function daysInMonth(year: number, month: number): number {
   return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
 
-/** Days from 1970-01-01 to year-month-day, by arithmetic (Date.UTC maps years 0-99 to 1900-1999). */
-function daysFromEpoch(year: number, month: number, day: number): number {
+/** Days from 1970-01-01 to year-month-day (proleptic Gregorian, astronomical years: 0 is 1 BC), by arithmetic (Date.UTC maps years 0-99 to 1900-1999). */
+export function daysFromEpoch(year: number, month: number, day: number): number {
   const y = month <= 2 ? year - 1 : year;
   const era = Math.floor(y / 400);
   const yearOfEra = y - era * 400;

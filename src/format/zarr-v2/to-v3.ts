@@ -13,6 +13,7 @@ import type { NumpyDataType } from '../numpy/dtype.ts';
 import { VLEN_ARRAY_DTYPE_ATTRIBUTE } from '../numpy/vlen-array.ts';
 import type { ArrayMetadataInput, Attributes } from '../zarr/metadata.ts';
 import { xarrayDimensionNames, type V2ArrayMetadata } from './metadata.ts';
+import { v2FillIsMissing } from '../cf/values.ts';
 
 /** Attribute recording the v2 dtype where the v3 type alone loses it (bytes, records, datetimes). */
 export const V2_DTYPE_ATTRIBUTE = 'floe.v2_dtype';
@@ -36,12 +37,24 @@ export function planV2ToV3(meta: V2ArrayMetadata, attributes: Attributes, chunkC
     dataType: meta.dtype.dataType.name,
     fillValue: meta.fill.value.json,
     codecs: [...chunkCodec.v3Codecs, ...outerV3],
-    attributes: { ...attributes, ...keptDtype(meta.dtype) },
+    attributes: { ...attributes, ...keptDtype(meta.dtype), ...cfFillValue(meta, attributes) },
   };
   const names = xarrayDimensionNames(attributes, meta.shape.length);
   return { metadata: names ? { ...metadata, dimensionNames: names } : metadata, verbatim: chunkCodec.passThrough };
 }
 
+/**
+ * A v2 fill value that CF decoding takes as `_FillValue` (xarray writes it there) becomes that
+ * attribute of the v3 array, whose `fill_value` CF decoding never reads (docs/cf.md), so the
+ * converted array decodes to the same values. NaN fills change nothing and are left out.
+ */
+function cfFillValue(meta: V2ArrayMetadata, attributes: Attributes): Attributes {
+  if (meta.fill.isNull || meta.dtype.kind === 'datetime' || meta.dtype.dataType.lanes !== 1 || !/^(u?int|float)\d+$/.test(meta.dtype.dataType.name)) return {};
+  const fill = meta.fill.value.memory[0];
+  if (typeof fill !== 'number' && typeof fill !== 'bigint') return {};
+  if (typeof fill === 'number' && !Number.isFinite(fill)) return {};
+  return v2FillIsMissing(attributes, fill) ? { _FillValue: fill } : {};
+}
 
 /** What the v3 type alone would lose of the v2 dtype, as attributes (v3 readers ignore them). */
 function keptDtype(dtype: NumpyDataType): Attributes {

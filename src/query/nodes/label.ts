@@ -1,9 +1,20 @@
 // Label values a predicate compares against a coordinate array: numbers, bigints (int64
-// coordinates), strings, and Dates (for coordinates with CF-style time `units`).
+// coordinates), strings, and Dates or CfDates (for coordinates with CF-style time `units`).
 import { floeError } from '../../errors.ts';
+import type { CfDate } from '../../format/cf/cf-date.ts';
 
-/** A coordinate label a query compares with: a number, bigint, string or Date (for time coordinates). */
-export type LabelValue = number | bigint | string | Date;
+/**
+ * A coordinate label a query compares with: a number, bigint, string, or for CF time coordinates
+ * a Date (real-world calendars), a CfDate (any calendar, e.g. one a `decode: 'cf'` read returned)
+ * or date text on the coordinate's calendar (`'2001-02-30'` on 360_day).
+ */
+export type LabelValue = number | bigint | string | Date | CfDate;
+
+/** A CfDate, told apart structurally (its module loads only with CF decoding): frozen, so kept as is. */
+export function isCfDateLabel(value: unknown): value is CfDate {
+  return typeof value === 'object' && value !== null && !(value instanceof Date) && typeof (value as CfDate).calendar === 'string'
+    && Number.isSafeInteger((value as CfDate).dayNumber) && Number.isSafeInteger((value as CfDate).microOfDay) && Object.isFrozen(value);
+}
 
 /** Validates one label and copies a Date, so a caller mutating theirs cannot change the node. */
 export function freezeLabel(dim: string, value: unknown): LabelValue {
@@ -16,7 +27,8 @@ export function freezeLabel(dim: string, value: unknown): LabelValue {
     if (Number.isNaN(value.getTime())) throw floeError('INVALID_ARGUMENT', `dimension "${dim}": invalid Date`);
     return new Date(value.getTime());
   }
-  throw floeError('INVALID_ARGUMENT', `dimension "${dim}": a label must be a number, bigint, string or Date, got ${describeLabel(value)}`, {
+  if (isCfDateLabel(value)) return value;
+  throw floeError('INVALID_ARGUMENT', `dimension "${dim}": a label must be a number, bigint, string, Date or CfDate, got ${describeLabel(value)}`, {
     details: { dim, value: describeLabel(value) },
   });
 }
@@ -24,6 +36,7 @@ export function freezeLabel(dim: string, value: unknown): LabelValue {
 /** A label as text for messages and explain output. */
 export function describeLabel(value: unknown): string {
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'Invalid Date' : value.toISOString();
+  if (isCfDateLabel(value)) return `${value.toString()} (${value.calendar})`;
   if (typeof value === 'bigint') return `${value}n`;
   if (typeof value === 'string') return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(describeLabel).join(', ')}]`;

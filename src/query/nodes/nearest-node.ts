@@ -26,7 +26,7 @@ export const NearestNode = Object.freeze({
   create(dim: string, value: unknown, options: NearestOptions = {}): NearestNode {
     checkDimName(dim);
     const label = freezeLabel(dim, value);
-    if (typeof label === 'string') throw floeError('INVALID_ARGUMENT', `dimension "${dim}": nearest needs an ordered numeric or Date label, got ${JSON.stringify(label)}`, { details: { dim } });
+    // Text is a date on a CF time coordinate ("2001-02-30" on 360_day); on others the plan refuses it.
     const { tolerance } = options;
     if (tolerance !== undefined && !(typeof tolerance === 'number' && tolerance >= 0)) {
       throw floeError('INVALID_ARGUMENT', `dimension "${dim}": tolerance must be a number >= 0, got ${String(tolerance)}`, { details: { dim } });

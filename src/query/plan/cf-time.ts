@@ -1,7 +1,12 @@
-// CF-convention time coordinates: numbers counted in `units` like "days since 2000-01-01" (or
-// "hours since 1979-01-01 00:00:00"), so a JS Date converts to the coordinate's own number.
-// Only the standard (proleptic) Gregorian calendar maps onto JS Dates; others are refused.
+// CF-convention time coordinates as the query layer compares them with JS Dates: numbers counted
+// in `units` like "days since 2000-01-01" on a real-world calendar (standard, gregorian,
+// proleptic_gregorian, julian), parsed by src/format/cf/time.ts. A Date is an instant, so every
+// real-world calendar maps onto one linearly; `standard` dates before 1582-10-15 are Julian, as
+// CF and cftime read them. The idealised calendars (noleap, 360_day, ...) have no Dates and are
+// refused here (a query on them needs CF date labels: docs/cf.md, "Next").
 import { floeError } from '../../errors.ts';
+import { calendar } from '../../format/cf/calendar.ts';
+import { isRefusal, parseTimeUnits, type CfTimeCoding } from '../../format/cf/time.ts';
 
 export interface CfTime {
   readonly units: string;
@@ -11,51 +16,27 @@ export interface CfTime {
   readonly epochMs: number;
 }
 
-const UNIT_MS: Readonly<Record<string, number>> = {
-  millisecond: 1, milliseconds: 1, ms: 1,
-  second: 1000, seconds: 1000, sec: 1000, secs: 1000, s: 1000,
-  minute: 60_000, minutes: 60_000, min: 60_000, mins: 60_000,
-  hour: 3_600_000, hours: 3_600_000, hr: 3_600_000, hrs: 3_600_000, h: 3_600_000,
-  day: 86_400_000, days: 86_400_000, d: 86_400_000,
-  week: 604_800_000, weeks: 604_800_000,
-};
+/**
+ * A time coordinate's encoding on any CF calendar, with its Date mapping for the real-world
+ * ones; undefined when the attributes do not describe time (or name a unit cftime does not know).
+ * An unknown calendar is UNSUPPORTED.
+ */
+export function coordinateTime(units: unknown, calendarAttribute: unknown, where: string): { readonly cf: CfTimeCoding; readonly time: CfTime | undefined } | undefined {
+  const cf = parseTimeUnits(units, calendarAttribute, where);
+  if (cf === undefined || (isRefusal(cf) && cf.reason === 'unit')) return undefined;
+  if (isRefusal(cf)) throw floeError('UNSUPPORTED', cf.warning, { where });
+  return { cf, time: calendar(cf.calendar).realWorld ? parseCfTime(units, calendarAttribute, where) : undefined };
+}
 
-const GREGORIAN = new Set(['standard', 'gregorian', 'proleptic_gregorian']);
-
-/** Parses CF `units` (+ `calendar`); undefined when the attributes do not describe time. */
-export function parseCfTime(units: unknown, calendar: unknown, where: string): CfTime | undefined {
-  if (typeof units !== 'string') return undefined;
-  const m = /^\s*([A-Za-z]+)\s+since\s+(.+?)\s*$/.exec(units);
-  const [, unit, reference] = m ?? [];
-  if (unit === undefined || reference === undefined) return undefined;
-  const unitMs = UNIT_MS[unit.toLowerCase()];
-  if (unitMs === undefined) return undefined;
-  if (calendar !== undefined && !(typeof calendar === 'string' && GREGORIAN.has(calendar.toLowerCase()))) {
-    throw floeError('UNSUPPORTED', `calendar ${JSON.stringify(calendar)} cannot be compared with JS Dates (only standard/gregorian)`, { where });
+/** Parses CF `units` (+ `calendar`) for JS Dates; undefined when the attributes do not describe time. */
+export function parseCfTime(units: unknown, calendarAttribute: unknown, where: string): CfTime | undefined {
+  const time = parseTimeUnits(units, calendarAttribute, where);
+  if (time === undefined || (isRefusal(time) && time.reason === 'unit')) return undefined;
+  if (isRefusal(time) || !calendar(time.calendar).realWorld) {
+    throw floeError('UNSUPPORTED', `calendar ${JSON.stringify(calendarAttribute)} with units ${JSON.stringify(units)} cannot be compared with JS Dates (only standard, gregorian, proleptic_gregorian and julian)`, { where });
   }
-  const epochMs = parseReference(reference);
-  if (epochMs === undefined) return undefined;
-  return Object.freeze({ units, unitMs, epochMs });
-}
-
-/** "2000-01-01", "2000-1-1 00:00:00", "2000-01-01T06:00:00Z", "1979-01-01 00:00:00.0 +1:00". UTC unless offset. */
-function parseReference(text: string): number | undefined {
-  const m = /^(-?\d{1,4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{1,2})(?::(\d{1,2}(?:\.\d*)?))?)?\s*(Z|UTC|[+-]\d{1,2}(?::?\d{2})?)?$/i.exec(text.trim());
-  if (!m) return undefined;
-  const [, y, mo, d, hh = '0', mi = '0', ss = '0', zone] = m;
-  const seconds = Number(ss);
-  const base = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(hh), Number(mi), Math.floor(seconds), Math.round((seconds % 1) * 1000));
-  // Date.UTC maps years 0..99 to 1900..1999; CF means the literal year.
-  const date = new Date(base);
-  if (Number(y) >= 0 && Number(y) < 100) date.setUTCFullYear(Number(y));
-  return date.getTime() - zoneOffsetMs(zone);
-}
-
-function zoneOffsetMs(zone: string | undefined): number {
-  if (!zone || /^(z|utc)$/i.test(zone)) return 0;
-  const m = /^([+-])(\d{1,2}):?(\d{2})?$/.exec(zone)!;
-  const minutes = Number(m[2]) * 60 + Number(m[3] ?? 0);
-  return (m[1] === '-' ? -1 : 1) * minutes * 60_000;
+  const reference = time.reference;
+  return Object.freeze({ units: time.units, unitMs: time.unitMicros / 1000, epochMs: reference.dayNumber * 86_400_000 + reference.microOfDay / 1000 });
 }
 
 export function dateToCf(time: CfTime, date: Date): number {

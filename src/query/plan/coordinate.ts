@@ -5,7 +5,8 @@ import { openArray } from '../../engine/api.ts';
 import type { ZarrArray } from '../../engine/array.ts';
 import type { ZarrStore } from '../../engine/store.ts';
 import type { ArrayData } from '../../format/zarr/data-types.ts';
-import { parseCfTime, type CfTime } from './cf-time.ts';
+import type { CfTimeCoding } from '../../format/cf/time.ts';
+import type { CfTime } from './cf-time.ts';
 import { limitExceeded } from './plan-limits.ts';
 
 export type CoordinateOrder = 'ascending' | 'descending' | 'unsorted';
@@ -18,7 +19,10 @@ export interface Coordinate {
   readonly values: Float64Array | readonly string[];
   /** Non-strict: repeated labels still sort. NaN anywhere makes a numeric coordinate unsorted. */
   readonly order: CoordinateOrder;
+  /** CF time on a real-world calendar (standard, proleptic_gregorian, julian): labels as JS Dates. */
   readonly time: CfTime | undefined;
+  /** CF time on any calendar: labels as CfDates or date text (`2001-02-30` on 360_day). */
+  readonly cfTime?: CfTimeCoding | undefined;
 }
 
 export function coordinateBytes(c: Coordinate): number {
@@ -47,8 +51,11 @@ export async function loadCoordinate(store: ZarrStore, path: string, dim: string
   }
   const raw = (await array.get(undefined, { decodePool: false })).data;
   const values = toLabels(raw);
-  const time = values instanceof Float64Array ? parseCfTime(array.attributes.units, array.attributes.calendar, path) : undefined;
-  return Object.freeze({ path, dim, dtype: array.dtype, values, order: detectOrder(values), time });
+  const { units, calendar } = array.attributes;
+  // CF time units ("days since ...") load their parser on first use (docs/cf.md).
+  const coded = values instanceof Float64Array && typeof units === 'string' && /\ssince\s/i.test(units)
+    ? (await import('./cf-time.ts')).coordinateTime(units, calendar, path) : undefined;
+  return Object.freeze({ path, dim, dtype: array.dtype, values, order: detectOrder(values), time: coded?.time, cfTime: coded?.cf });
 }
 
 function toLabels(data: ArrayData): Float64Array | readonly string[] {

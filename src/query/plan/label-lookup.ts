@@ -3,7 +3,10 @@
 // (one pass for a whole `in` list), and the matches may be scattered. Each lookup reports its
 // method and comparisons so explain() can show the cost.
 import { floeError } from '../../errors.ts';
-import { describeLabel, type LabelValue } from '../nodes/label.ts';
+import { CfDate } from '../../format/cf/cf-date.ts';
+import { decodeTime, encodeTime, parseDateText } from '../../format/cf/time.ts';
+import { calendar } from '../../format/cf/calendar.ts';
+import { describeLabel, isCfDateLabel, type LabelValue } from '../nodes/label.ts';
 import type { NearestNode } from '../nodes/nearest-node.ts';
 import type { WhereNode } from '../nodes/where-node.ts';
 import { cfToDate, dateToCf } from './cf-time.ts';
@@ -33,6 +36,27 @@ export function toCoordinateValue(coord: Coordinate, label: LabelValue, exact = 
       where: coord.path, details: { dim: coord.dim, value: describeLabel(label), dtype: coord.dtype },
     });
   const strings = !(coord.values instanceof Float64Array);
+  const cf = coord.cfTime;
+  if (cf && (isCfDateLabel(label) || (typeof label === 'string' && !strings) || (label instanceof Date && !coord.time))) {
+    // Any CF calendar: the label as a date of the coordinate's calendar, then its stored number.
+    const realWorld = calendar(cf.calendar).realWorld;
+    let date: CfDate;
+    if (label instanceof Date) {
+      throw mismatch(`is a Date, but the ${cf.calendar} calendar of ${coord.path} has no JS Dates: use date text such as "2001-02-30" or a CfDate`);
+    } else if (typeof label === 'string') {
+      const parsed = parseDateText(label, cf.calendar);
+      if (typeof parsed === 'string') throw mismatch(`is not a date of the ${cf.calendar} calendar of ${coord.path} (${parsed})`);
+      date = parsed;
+    } else if (label.calendar === cf.calendar) {
+      date = label as CfDate;
+    } else if (realWorld && calendar(label.calendar).realWorld) {
+      date = CfDate.fromDayNumber(cf.calendar, label.dayNumber, label.microOfDay); // the same instant
+    } else {
+      throw mismatch(`is a ${label.calendar} date, but ${coord.path} counts days of the ${cf.calendar} calendar`);
+    }
+    return encodeTime(cf, date);
+  }
+  if (isCfDateLabel(label)) throw mismatch(`is a CfDate but coordinate ${coord.path} (${coord.dtype}) has no CF time units like "days since 2000-01-01"`);
   if (label instanceof Date || (typeof label === 'string' && !strings && coord.time)) {
     if (!coord.time) throw mismatch(`is a Date but coordinate ${coord.path} (${coord.dtype}) has no CF time units like "days since 2000-01-01"`);
     const date = label instanceof Date ? label : new Date(label);
@@ -182,7 +206,7 @@ function nearestIndex(coord: Coordinate, v: number): { index: number; label: num
 
 export function lookupNearest(coord: Coordinate, node: NearestNode): Lookup {
   const v = toCoordinateValue(coord, node.value);
-  if (typeof v === 'string') throw floeError('INVALID_ARGUMENT', `nearest on dimension "${coord.dim}" needs numeric labels`, { where: coord.path });
+  if (typeof v === 'string') throw floeError('INVALID_ARGUMENT', `nearest on dimension "${coord.dim}" needs numeric or CF time labels; ${coord.path} holds strings`, { where: coord.path });
   const { index, label, comparisons } = nearestIndex(coord, v);
   const method = coord.order === 'unsorted' ? 'scan' : 'binary-search';
   if (index < 0) throw labelNotFound(coord, node.value, v);
@@ -208,6 +232,7 @@ function labelOutOfRange(coord: Coordinate, i: number): Error {
 }
 
 function showLabel(coord: Coordinate, v: number | string): string {
+  if (typeof v === 'number' && coord.cfTime && !coord.time) return `${v} (${decodeTime(coord.cfTime, v)?.toString() ?? 'missing'} ${coord.cfTime.calendar})`;
   if (typeof v === 'number' && coord.time) return `${v} (${cfToDate(coord.time, v).toISOString()})`;
   return describeLabel(v);
 }

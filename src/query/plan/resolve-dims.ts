@@ -66,7 +66,8 @@ export async function resolveDims(dims: readonly DimInfo[], operations: readonly
   return dims.map((d) => {
     const s = states.get(d.name)!;
     const c = s.coordinate;
-    const coordinate = c ? { path: c.path, dtype: c.dtype, order: c.order, units: c.time?.units } : undefined;
+    const units = c?.time?.units ?? (c?.cfTime ? `${c.cfTime.units}, calendar ${c.cfTime.calendar}` : undefined);
+    const coordinate = c ? { path: c.path, dtype: c.dtype, order: c.order, units } : undefined;
     return { name: d.name, length: d.length, set: s.set, count: setCount(s.set), coordinate, lookups: s.lookups };
   });
 }

@@ -1,0 +1,121 @@
+// `get(selection, { decode: 'cf' })` (loaded with the first such read): the array's CF decoding
+// (src/format/cf) fused into the chunk reads. Each chunk's selected region is read into a scratch
+// of the stored type and decoded from there straight into its place in a result of the decoded
+// type, so no stored-type copy of the whole result is ever made. Time variables become CfDates
+// (objects: made from the decoded numbers after the read). docs/cf.md describes every rule.
+import { floeError } from '../errors.ts';
+import type { CfDate } from '../format/cf/cf-date.ts';
+import { flagLabels } from '../format/cf/metadata.ts';
+import { decodeTime } from '../format/cf/time.ts';
+import { valueKernel, type ValueKernel } from '../format/cf/values.ts';
+import { cfVariable, reinterpret, type CfVariable } from '../format/cf/variable.ts';
+import type { JsonValue } from '../format/json.ts';
+import type { ArrayData, DataType, TypedArray } from '../format/zarr/data-types.ts';
+import { cStrides, product, type NdArray } from '../format/zarr/ndarray.ts';
+import type { View } from './chunk-io.ts';
+
+/** A read's result under `decode: 'cf'`: physical values, or CfDates (null where missing) for a time variable. */
+export interface CfNdArray {
+  data: TypedArray | (CfDate | null)[];
+  shape: number[];
+  stride: number[];
+  /** What was decoded and how (units, calendar, flags, structured metadata) and what was not (`warnings`). */
+  cf: CfVariable;
+  /** With `flag_meanings`: the meanings a value carries (docs/cf.md, "Flags"). */
+  flagLabels?: (value: number | bigint) => string[];
+}
+
+/** How `ZarrArray.read` hands chunk regions to a decoding read instead of copying them into its result. */
+export interface ReadSink {
+  allocate(n: number): ArrayData;
+  /** Reads one chunk's region (through `read`, into a view it chooses) and puts it at `dst`. */
+  job(counts: readonly number[], dst: View, read: (into: View) => Promise<void>): Promise<void>;
+}
+
+export interface CfReadInput {
+  readonly path: string;
+  readonly attributes: Readonly<Record<string, JsonValue>>;
+  readonly dataType: DataType;
+  /** A Zarr v2 array's fill value; undefined for v3 arrays and v2's null. */
+  readonly zarrFill: unknown;
+  /** A bounds variable's parent's units and calendar (CF 7.1). */
+  readonly inherit?: { readonly units?: JsonValue | undefined; readonly calendar?: JsonValue | undefined } | undefined;
+  /** Whether the caller passed `out` (refused: the decoded type is the decoding's choice). */
+  readonly hasOut: boolean;
+  readonly read: (sink: ReadSink | undefined) => Promise<NdArray>;
+}
+
+export async function readCf(input: CfReadInput): Promise<CfNdArray> {
+  const { path, dataType } = input;
+  if (input.hasOut) throw floeError('INVALID_ARGUMENT', "decode: 'cf' does not combine with `out`: the decoded type depends on the attributes (docs/cf.md); drop `out`, or read with decode: 'none'", { where: path });
+  const fill = input.zarrFill;
+  const variable = cfVariable({
+    attributes: input.attributes,
+    dataType: dataType.name,
+    ...(typeof fill === 'number' || typeof fill === 'bigint' ? { zarrFill: fill } : {}),
+    ...(input.inherit ? { inherit: input.inherit } : {}),
+    where: path,
+  });
+  const coding = variable.values;
+  let result: NdArray;
+  if (coding.output === undefined) {
+    result = await input.read(undefined);
+    if (!Array.isArray(result.data)) result = { ...result, data: reinterpret(result.data, coding.dataType) };
+  } else {
+    const kernel = valueKernel(coding);
+    const Out = coding.output === 'float32' ? Float32Array : Float64Array;
+    // Scratch buffers go back to a free list after their chunk is decoded: as many exist as
+    // chunks are in flight (the read's concurrency), not one per chunk.
+    const free: TypedArray[] = [];
+    result = await input.read({
+      allocate: (n) => new Out(n),
+      job: async (counts, dst, read) => {
+        const n = product(counts);
+        let buffer = free.pop();
+        if (buffer === undefined || buffer.length < n) buffer = dataType.allocate(n) as TypedArray;
+        try {
+          const scratch = buffer.length === n ? buffer : buffer.subarray(0, n);
+          await read({ data: scratch, offset: 0, stride: cStrides(counts) });
+          copyDecoded(kernel, reinterpret(scratch, coding.dataType), counts, dst);
+        } finally {
+          free.push(buffer);
+        }
+      },
+    });
+  }
+  const { shape, stride } = result;
+  const time = variable.time;
+  const flags = variable.metadata.flags;
+  if (!time || Array.isArray(result.data)) {
+    const labels = flags ? { flagLabels: (value: number | bigint) => flagLabels(flags, value) } : {};
+    return { data: result.data as TypedArray, shape, stride, cf: variable, ...labels };
+  }
+  const values = result.data as TypedArray;
+  const dates = new Array<CfDate | null>(values.length);
+  for (let i = 0; i < values.length; i++) dates[i] = decodeTime(time, values[i]!, path);
+  return { data: dates, shape, stride, cf: variable };
+}
+
+/** Decodes a C-ordered region (`counts`) of `src` into the strided view `dst`, one innermost run at a time. */
+function copyDecoded(kernel: ValueKernel, src: TypedArray, counts: readonly number[], dst: View): void {
+  const rank = counts.length;
+  const out = dst.data as TypedArray;
+  if (rank === 0) {
+    kernel(src, 0, out, dst.offset, 1);
+    return;
+  }
+  const inner = counts[rank - 1]!;
+  const innerStride = dst.stride[rank - 1]!;
+  const runs = inner === 0 ? 0 : src.length / inner;
+  const index = new Array<number>(rank - 1).fill(0);
+  for (let run = 0, s = 0; run < runs; run++, s += inner) {
+    let d = dst.offset;
+    for (let k = 0; k < rank - 1; k++) d += index[k]! * dst.stride[k]!;
+    if (innerStride === 1) kernel(src, s, out, d, inner);
+    else for (let i = 0; i < inner; i++) kernel(src, s + i, out, d + i * innerStride, 1);
+    for (let k = rank - 2; k >= 0; k--) {
+      if (++index[k]! < counts[k]!) break;
+      index[k] = 0;
+    }
+  }
+}
