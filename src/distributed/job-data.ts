@@ -30,7 +30,7 @@ export function forkBytes(fork: ForkJSON): number {
   for (const { changes } of fork.changes.chunks) {
     for (const [, ref] of changes) {
       if (ref?.kind === 'native') bytes += ref.length;
-      else if (ref?.kind === 'inline') bytes += Math.floor((ref.data.length * 3) / 4);
+      else if (ref?.kind === 'inline') bytes += Buffer.byteLength(ref.data, 'base64');
     }
   }
   return bytes;

@@ -4,10 +4,8 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { distributedWrite, runWorker } from '../../src/distributed/index.ts';
-import { ZarrArray } from '../../src/engine/array.ts';
-import { slice } from '../../src/engine/selection.ts';
 import { Repository, Storage } from '../../src/txn/index.ts';
-import { CHUNK, type ChunkTask } from './tasks.ts';
+import { STALE_OFFSET, writeChunks, type ChunkTask } from './tasks.ts';
 
 interface Job {
   mode: 'worker' | 'coordinator';
@@ -33,14 +31,12 @@ const job = JSON.parse(process.argv[2] ?? '{}') as Job;
 const line = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
 const repository = await Repository.open(Storage.newLocalFilesystem(job.repo));
 const queue = { name: job.queue, redis: job.redis };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 if (job.mode === 'worker') {
   const worker = await runWorker<ChunkTask>({
     queue, repository, name: job.name ?? `w${process.pid}`, ...(job.settings ? { settings: job.settings } : {}),
     onEvent: (e) => line({ event: e.kind, task: e.task, pid: process.pid, ...(e.fork ? { fork: e.fork } : {}) }),
     async handler(task, fork, { writeId, task: index }) {
-      const array = await ZarrArray.open(fork.store, '/a');
       if (job.stallMs && job.stallDir) {
         const marker = path.join(job.stallDir, `${writeId}-${index}`);
         if (!existsSync(marker)) {
@@ -50,13 +46,11 @@ if (job.mode === 'worker') {
           while (Date.now() < until) {
             // a busy event loop: no lock renewal, no timers
           }
+          // This attempt lost its lock: it writes other values, which must never be committed.
+          return writeChunks(task, fork, job.taskMs, task.value + STALE_OFFSET);
         }
       }
-      const step = (job.taskMs ?? 0) / task.chunks.length;
-      for (const c of task.chunks) {
-        if (step > 0) await sleep(step);
-        await array.set([slice(c * CHUNK, (c + 1) * CHUNK)], task.value);
-      }
+      return writeChunks(task, fork, job.taskMs);
     },
   });
   line({ event: 'ready', pid: process.pid });

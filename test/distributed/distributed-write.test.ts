@@ -5,14 +5,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { distributedWrite, runWorker, type WriteProgress } from '../../src/distributed/index.ts';
-import { isFloeError } from '../../src/errors.ts';
-import { ZarrArray } from '../../src/engine/array.ts';
-import { slice } from '../../src/engine/selection.ts';
+import { Queue } from 'bullmq';
+import { distributedWrite, runWorker, type DistributedWorker, type WriteProgress } from '../../src/distributed/index.ts';
+import { refusal } from '../support/error-code.ts';
 import { Repository, Storage } from '../../src/txn/index.ts';
 import { startRedis, type RedisServer } from '../support/redis-server.ts';
 import { childBundle, outcome, startCoordinator, startWorker, stopAll, TEST_SETTINGS, type Where } from './harness.ts';
-import { CHUNK, chunkTasks, chunkValues, createTarget, type ChunkTask } from './tasks.ts';
+import { chunkTasks, chunkValues, createTarget, writeChunks, type ChunkTask } from './tasks.ts';
 
 let redis: RedisServer;
 const scratch = mkdtempSync(path.join(tmpdir(), 'floe-distributed-'));
@@ -63,4 +62,66 @@ describe('distributedWrite', () => {
     expect(again).toMatchObject({ snapshotId: result.snapshotId, alreadyCommitted: true });
     await Promise.all(workers.map((w) => w.kill('SIGTERM')));
   }, 60_000);
+
+  /** A worker in this process (the tests below need no process to die). */
+  async function inProcessWorker(where: Where, taskMs = 0): Promise<DistributedWorker> {
+    const repository = await Repository.open(Storage.newLocalFilesystem(where.repo));
+    const worker = await runWorker<ChunkTask>({ queue: { name: where.queue, redis: redis.url }, repository, settings: TEST_SETTINGS, handler: (task, fork) => writeChunks(task, fork, taskMs) });
+    return { close: async (o) => (await worker.close(o), await repository.close()) };
+  }
+
+  const tipOf = async (repo: Repository) => repo.lookupBranch('main');
+
+  it('refuses tasks that write one chunk: CONFLICT overlapping-forks naming both, branch unchanged, results small', async () => {
+    const { where, repo } = await fresh(4);
+    const worker = await inProcessWorker(where);
+    const before = await tipOf(repo);
+    const tasks: ChunkTask[] = [{ chunks: [0, 1], value: 1 }, { chunks: [3], value: 3 }, { chunks: [1, 2], value: 2 }];
+    const err = await refusal(() => distributedWrite(repo, { branch: 'main', queue: { name: where.queue, redis: redis.url }, tasks, message: 'overlap', writeId: 'ov', pollIntervalMs: 50 }));
+    expect(err).toMatchObject({ code: 'CONFLICT', details: { kind: 'overlapping-forks', path: '/a', owners: ['task 0', 'task 2'], chunk: [1] } });
+    expect(err.message).toContain('task 0 and task 2 both wrote chunk [1] of /a');
+    expect(await tipOf(repo)).toBe(before);
+    // The jobs' results in Redis are storage keys, not forks.
+    const queue = new Queue(where.queue, { connection: { url: redis.url, maxRetriesPerRequest: null } });
+    const job = await queue.getJob('ov-0');
+    expect(JSON.stringify(job!.returnvalue).length).toBeLessThan(300);
+    expect(job!.returnvalue).toMatchObject({ fork: expect.stringMatching(/^floe-distributed\/ov\/forks\/0-[0-9a-f-]{36}\.json$/), bytes: 32 });
+    await queue.close();
+    await worker.close();
+  });
+
+  it('a cancelled write commits nothing and removes its jobs and plan', async () => {
+    const { where, repo } = await fresh(8);
+    const worker = await inProcessWorker(where, 150);
+    const before = await tipOf(repo);
+    const controller = new AbortController();
+    const err = await refusal(() => distributedWrite(repo, {
+      branch: 'main', queue: { name: where.queue, redis: redis.url }, tasks: chunkTasks(8, 1), message: 'cancelled', writeId: 'cx', pollIntervalMs: 50, signal: controller.signal,
+      onProgress: (p) => p.phase === 'task-done' && controller.abort(),
+    }));
+    expect(err.code).toBe('ABORTED');
+    await worker.close(); // the task it was running finishes first
+    expect(await tipOf(repo)).toBe(before);
+    expect(await repo.lookupCommit('floe-distributed-cx', { branch: 'main' })).toMatchObject({ committed: false });
+    const queue = new Queue(where.queue, { connection: { url: redis.url, maxRetriesPerRequest: null } });
+    const waiting = (await queue.getJobs(['waiting', 'delayed', 'prioritized'])).filter((j) => j.id?.startsWith('cx-'));
+    expect(waiting).toEqual([]);
+    await queue.close();
+    const storage = (await repo.readonlySession({ branch: 'main' })).objects.storage;
+    expect(await storage.head('floe-distributed/cx/plan.json')).toBeNull();
+  });
+
+  it('a resumed write with other tasks, a bad write id or queue is INVALID_ARGUMENT', async () => {
+    const { where, repo } = await fresh(2);
+    const queue = { name: where.queue, redis: redis.url };
+    const controller = new AbortController();
+    controller.abort();
+    // A signal fired before the start: nothing is stored.
+    expect((await refusal(() => distributedWrite(repo, { branch: 'main', queue, tasks: chunkTasks(2, 1), message: 'm', writeId: 'iv', signal: controller.signal }))).code).toBe('ABORTED');
+    for (const writeId of ['a:b', '', 'x'.repeat(101), 'ü']) {
+      expect((await refusal(() => distributedWrite(repo, { branch: 'main', queue, tasks: chunkTasks(1, 1), message: 'm', writeId }))).code).toBe('INVALID_ARGUMENT');
+    }
+    expect((await refusal(() => distributedWrite(repo, { branch: 'main', queue: { name: 'a:b', redis: redis.url }, tasks: chunkTasks(1, 1), message: 'm' }))).code).toBe('INVALID_ARGUMENT');
+    expect((await refusal(() => distributedWrite(repo, { branch: 'main', queue, tasks: [], message: 'm' }))).code).toBe('INVALID_ARGUMENT');
+  });
 });

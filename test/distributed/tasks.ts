@@ -1,9 +1,13 @@
 // The writes of the distributed-write tests: array /a of int32, chunks of CHUNK elements; a task
 // fills its chunks with its value. A committed write is checked chunk by chunk against its tasks.
 import { ZarrArray } from '../../src/engine/array.ts';
+import { slice } from '../../src/engine/selection.ts';
 import type { Repository } from '../../src/txn/repository.ts';
+import type { Session } from '../../src/txn/session.ts';
 
 export const CHUNK = 4;
+/** Added to a task's value by an attempt that stalled past its lock (its fork must not be merged). */
+export const STALE_OFFSET = 1000;
 
 export interface ChunkTask {
   chunks: number[];
@@ -33,4 +37,14 @@ export async function chunkValues(repo: Repository, branch = 'main'): Promise<nu
     out.push(chunk.every((v) => v === chunk[0]) ? chunk[0]! : NaN);
   }
   return out;
+}
+
+/** What a test worker's handler does: fills the task's chunks of /a in `fork`, `taskMs` spread over them. */
+export async function writeChunks(task: ChunkTask, fork: Session, taskMs = 0, value = task.value): Promise<void> {
+  const array = await ZarrArray.open(fork.store, '/a');
+  const step = taskMs / task.chunks.length;
+  for (const c of task.chunks) {
+    if (step > 0) await new Promise((r) => setTimeout(r, step));
+    await array.set([slice(c * CHUNK, (c + 1) * CHUNK)], value);
+  }
 }
