@@ -91,10 +91,18 @@ export interface Where {
   queue: string;
 }
 
-export async function startWorker(where: Where, extra: { taskMs?: number; stallMs?: number; stallDir?: string; name?: string } = {}): Promise<Child> {
-  const child = start({ mode: 'worker', ...where, settings: TEST_SETTINGS, ...extra });
+type WorkerExtra = { taskMs?: number; stallMs?: number; stallDir?: string; name?: string };
+
+/** A worker process, once it is ready. */
+export async function startWorker(where: Where, extra: WorkerExtra = {}): Promise<Child> {
+  const child = launchWorker(where, extra);
   await child.waitFor((l) => l.event === 'ready');
   return child;
+}
+
+/** A worker process, not waiting for it to be ready. */
+export function launchWorker(where: Where, extra: WorkerExtra = {}): Child {
+  return start({ mode: 'worker', ...where, settings: TEST_SETTINGS, ...extra });
 }
 
 export function startCoordinator(where: Where, write: { writeId: string; tasks: ChunkTask[]; branch?: string; dieAt?: string }): Child {
