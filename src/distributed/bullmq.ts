@@ -51,7 +51,9 @@ export interface JobSettings {
   backoffMs?: number;
 }
 
+/** The worker settings used where `runWorker`'s `settings` leave one out (docs/distributed.md). */
 export const DEFAULT_WORKER_SETTINGS: Required<WorkerSettings> = { lockDurationMs: 30_000, stalledIntervalMs: 15_000, maxStalledCount: 50 };
+/** The job settings used where `distributedWrite`'s `jobs` leave one out. */
 export const DEFAULT_JOB_SETTINGS: Required<JobSettings> = { attempts: 5, backoffMs: 1_000 };
 
 /**

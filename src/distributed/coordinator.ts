@@ -33,7 +33,9 @@ export interface DistributedWriteOptions<T> {
   writeId?: string;
   /** Cancels the write: nothing is committed, the write's jobs and plan are removed. */
   signal?: AbortSignal;
+  /** Called at each phase and with each task's result (a throwing listener is ignored). */
   onProgress?: (progress: WriteProgress) => void;
+  /** Retries of tasks whose handler throws. */
   jobs?: JobSettings;
   /** Commit attempts when the branch moved (each rebases first). Default 10. */
   commitTries?: number;

@@ -56,6 +56,7 @@ export interface RunWorkerOptions<T> {
   settings?: WorkerSettings;
   /** Recorded on each job this worker processes (BullMQ worker name). */
   name?: string;
+  /** Called at each step of each task (a throwing listener is ignored). */
   onEvent?: (event: WorkerEvent) => void;
 }
 
