@@ -61,6 +61,8 @@ export interface DistributedWriteResult {
 }
 
 const FORK_READS = 16;
+/** How long the clean-up waits for Redis to remove a write's jobs. */
+const CLEANUP_REDIS_MS = 10_000;
 
 /**
  * Splits a write into tasks that worker processes ({@link runWorker}) run through a BullMQ queue,
@@ -218,7 +220,10 @@ async function cleanUp(bull: BullMQ, queueRef: QueueRef, storage: ObjectStorage,
     const plan = await readPlan(storage, writeId);
     const count = plan?.tasks.length ?? 0;
     const q = queue;
-    const removed = await mapLimit(Array.from({ length: count }, (_, i) => i), 16, (task) => q.remove(jobIdOf(writeId, task)).then(() => true, () => false));
+    // Redis calls wait while Redis is away (maxRetriesPerRequest: null): the clean-up gives up instead.
+    const deadline = AbortSignal.timeout(CLEANUP_REDIS_MS);
+    const removed = await mapLimit(Array.from({ length: count }, (_, i) => i), 16, (task) =>
+      abortable(q.remove(jobIdOf(writeId, task)), deadline).then(() => true, () => false));
     const keys: string[] = [];
     for await (const o of storage.list(writePrefix(writeId))) keys.push(o.key);
     // The plan last: while it is there, a rerun finds the write's jobs by it.

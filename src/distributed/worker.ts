@@ -88,7 +88,7 @@ export async function runWorker<T>(options: RunWorkerOptions<T>): Promise<Distri
     }
   };
 
-  const process = async (job: { id?: string; data: unknown; attemptsStarted: number }, _token?: string, jobSignal?: AbortSignal): Promise<TaskJobResult> => {
+  const processJob = async (job: { id?: string; data: unknown; attemptsStarted: number }, _token?: string, jobSignal?: AbortSignal): Promise<TaskJobResult> => {
     const data = job.data as TaskJobData;
     const { writeId, task } = data;
     const jobId = jobIdOf(writeId, task);
@@ -116,7 +116,7 @@ export async function runWorker<T>(options: RunWorkerOptions<T>): Promise<Distri
     }
   };
 
-  const worker = new Worker(queue.name, process, {
+  const worker = new Worker(queue.name, processJob, {
     connection: connectionOptions(queue.redis),
     ...(queue.prefix !== undefined ? { prefix: queue.prefix } : {}),
     concurrency,

@@ -7,9 +7,18 @@ import { distributedWrite, runWorker } from '../../src/distributed/index.ts';
 import { Repository, Storage } from '../../src/txn/index.ts';
 import { STALE_OFFSET, writeChunks, type ChunkTask } from './tasks.ts';
 
+/** A repository on the S3 gateway instead of a directory. */
+export interface S3Repo {
+  endpoint: string;
+  bucket: string;
+  prefix: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
 interface Job {
   mode: 'worker' | 'coordinator';
-  repo: string;
+  repo: string | S3Repo;
   redis: string;
   queue: string;
   name?: string;
@@ -29,8 +38,14 @@ interface Job {
 
 const job = JSON.parse(process.argv[2] ?? '{}') as Job;
 const line = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
-const repository = await Repository.open(Storage.newLocalFilesystem(job.repo));
+const repository = await Repository.open(typeof job.repo === 'string' ? Storage.newLocalFilesystem(job.repo) : await s3Storage(job.repo));
 const queue = { name: job.queue, redis: job.redis };
+
+function s3Storage(s3: S3Repo) {
+  return Storage.newS3(s3.bucket, s3.prefix, { type: 'Static', field0: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } }, {
+    endpointUrl: s3.endpoint, forcePathStyle: true, unquotedIfMatch: true,
+  });
+}
 
 if (job.mode === 'worker') {
   const worker = await runWorker<ChunkTask>({

@@ -65,7 +65,7 @@ describe('distributedWrite', () => {
 
   /** A worker in this process (the tests below need no process to die). */
   async function inProcessWorker(where: Where, taskMs = 0): Promise<DistributedWorker> {
-    const repository = await Repository.open(Storage.newLocalFilesystem(where.repo));
+    const repository = await Repository.open(Storage.newLocalFilesystem(where.repo as string));
     const worker = await runWorker<ChunkTask>({ queue: { name: where.queue, redis: redis.url }, repository, settings: TEST_SETTINGS, handler: (task, fork) => writeChunks(task, fork, taskMs) });
     return { close: async (o) => (await worker.close(o), await repository.close()) };
   }

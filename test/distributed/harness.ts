@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundledWorker } from '../support/bundled-worker.ts';
+import type { S3Repo } from './dist-child.ts';
 import type { ChunkTask } from './tasks.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -86,7 +87,8 @@ function start(job: Record<string, unknown>): Child {
 }
 
 export interface Where {
-  repo: string;
+  /** A directory, or a repository on the S3 gateway. */
+  repo: string | S3Repo;
   redis: string;
   queue: string;
 }
