@@ -17,7 +17,7 @@ describeWithGateway('distributed writes on S3 (Ceph RADOS gateway)', (target) =>
   const admin = new S3Storage({ bucket, endpoint: target.endpoint, forcePathStyle: true, credentials });
   let redis: RedisServer;
   beforeAll(async () => {
-    [redis] = await Promise.all([startRedis(), childBundle.build()]);
+    [redis] = await Promise.all([startRedis(), childBundle.build(), admin.ensureBucket()]);
   });
   afterAll(async () => {
     await stopAll();
