@@ -65,9 +65,10 @@ const write = (repo: Repository, where: Where, tasks: ChunkTask[], writeId: stri
 /** Whether a worker is inside a task: its last task event is a start. */
 const inTask = (c: Child) => c.lines.filter((l) => l.event === 'task-start' || l.event === 'fork-stored' || l.event === 'task-error').at(-1)?.event === 'task-start';
 
-/** The first of `workers` found inside a task (polled), within 20 s. */
-async function workerInTask(workers: readonly Child[]): Promise<Child> {
+/** The first of `workers` found inside a task (polled) within 20 s; undefined once `over()`. */
+async function workerInTask(workers: readonly Child[], over: () => boolean): Promise<Child | undefined> {
   for (const deadline = Date.now() + 20_000; Date.now() < deadline; await pause(5)) {
+    if (over()) return undefined;
     const busy = workers.find((c) => c.alive && inTask(c));
     if (busy) return busy;
   }
@@ -90,7 +91,8 @@ describe('distributed writes under faults', () => {
       for (let k = 0; k < here && !done; k++) {
         // The next task a live worker starts; kill it 0..1.3 task-times later (mid-handler, while
         // flushing, after storing its fork before completing the job, or just after).
-        const started = await workerInTask(workers);
+        const started = await workerInTask(workers, () => done);
+        if (!started) break;
         await pause(Math.random() * taskMs * 1.3);
         const last = started.lines.filter((l) => l.event && l.event !== 'ready').at(-1)?.event ?? 'none';
         await started.kill('SIGKILL');
@@ -112,9 +114,9 @@ describe('distributed writes under faults', () => {
   it('a worker stalled past its lock: two live attempts, exactly one fork merged', async () => {
     const { where, repo, base } = await fresh(8);
     const stallDir = mkdtempSync(path.join(scratch, 'stall-'));
-    // The staller blocks its event loop 2.5 s (lock 1 s) in the first attempt of each task it takes,
+    // The staller blocks its event loop 3 s (lock 1 s) in the first attempt of each task it takes,
     // then writes other values; the other worker's stalled check hands the task to itself.
-    const staller = await startWorker(where, { taskMs: 50, stallMs: 2500, stallDir });
+    const staller = await startWorker(where, { taskMs: 50, stallMs: 3000, stallDir });
     const tasks = chunkTasks(4, 2);
     const writing = write(repo, where, tasks, 'stall');
     await staller.waitFor((l) => l.event === 'stall');
@@ -122,10 +124,12 @@ describe('distributed writes under faults', () => {
     const result = await writing;
     expect(await commitsSince(repo, base)).toEqual([{ id: result.snapshotId, key: 'floe-distributed-stall' }]);
     await expectWritten(repo, tasks, 8);
-    // The stalled attempt ran to its end and stored its fork too: two live attempts of one task.
+    // The stalled attempt ran to its end and stored its fork too: two attempts of one task stored
+    // forks (the other one most likely in the other worker while the staller was still blocked).
     const stalled = staller.lines.find((l) => l.event === 'stall')!.task;
     await staller.waitFor((l) => l.event === 'fork-stored' && l.task === stalled, 10_000);
-    expect(other.lines.some((l) => l.event === 'fork-stored' && l.task === stalled)).toBe(true);
+    const stored = [staller, other].flatMap((c) => c.lines.filter((l) => l.event === 'fork-stored' && l.task === stalled));
+    expect(stored.length).toBeGreaterThanOrEqual(2);
     await Promise.all([staller.kill('SIGTERM'), other.kill('SIGTERM')]);
   }, 60_000);
 
