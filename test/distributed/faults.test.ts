@@ -79,11 +79,13 @@ describe('distributed writes under faults', () => {
   it(`a worker SIGKILLed at random points (${KILLS} kills): committed exactly once, every task's data`, async () => {
     const phases: Record<string, number> = {};
     let kills = 0;
+    // One repository and queue for every write; each write rewrites all 16 chunks with its own values.
+    const { where, repo } = await fresh(16);
+    const taskMs = 120;
+    let workers: Child[] = await Promise.all([0, 1, 2].map(() => startWorker(where, { taskMs })));
     for (let w = 0; kills < KILLS; w++) {
-      const { where, repo, base } = await fresh(16);
-        const taskMs = 120;
-      let workers: Child[] = await Promise.all([0, 1, 2].map(() => startWorker(where, { taskMs })));
-      const tasks = chunkTasks(8, 2);
+      const before = await repo.lookupBranch('main');
+      const tasks = chunkTasks(8, 2, 0, 1 + 100 * w);
       const writing = write(repo, where, tasks, `kill${w}`);
       let done = false;
       void writing.finally(() => (done = true)).catch(() => undefined);
@@ -103,10 +105,10 @@ describe('distributed writes under faults', () => {
       }
       const result = await writing;
       expect(result).toMatchObject({ alreadyCommitted: false });
-      expect(await commitsSince(repo, base)).toEqual([{ id: result.snapshotId, key: `floe-distributed-kill${w}` }]);
+      expect(await commitsSince(repo, before)).toEqual([{ id: result.snapshotId, key: `floe-distributed-kill${w}` }]);
       await expectWritten(repo, tasks, 16);
-      await Promise.all(workers.map((c) => c.kill('SIGTERM')));
     }
+    await Promise.all(workers.map((c) => c.kill('SIGTERM')));
     console.log(`distributed faults: ${kills} worker kills; last step each killed worker reported: ${JSON.stringify(phases)}`);
     expect(kills).toBe(KILLS);
   }, 120_000);
@@ -150,23 +152,34 @@ describe('distributed writes under faults', () => {
     await Promise.all(workers.map((c) => c.kill('SIGTERM')));
   }, 60_000);
 
-  for (const dieAt of ['planned', 'task-done:2', 'committed']) {
-    it(`a coordinator killed at ${dieAt} and restarted: committed exactly once`, async () => {
-      const { where, repo, base } = await fresh(12);
-      const workers = await Promise.all([startWorker(where, { taskMs: 60 }), startWorker(where, { taskMs: 60 })]);
-      const tasks = chunkTasks(6, 2);
-      const first = startCoordinator(where, { writeId: `co-${dieAt.replace(':', '')}`, tasks, dieAt });
-      expect(await first.exited).toBeNull(); // killed by its signal
-      const after = await commitsSince(repo, base);
-      expect(after).toHaveLength(dieAt === 'committed' ? 1 : 0);
-      const second = startCoordinator(where, { writeId: `co-${dieAt.replace(':', '')}`, tasks });
-      const { result } = await outcome(second);
-      expect(result).toMatchObject({ alreadyCommitted: dieAt === 'committed', resumed: true, cleanedUp: true });
-      expect(await commitsSince(repo, base)).toEqual([{ id: result!.snapshotId, key: `floe-distributed-co-${dieAt.replace(':', '')}` }]);
-      await expectWritten(repo, tasks, 12);
-      await Promise.all(workers.map((c) => c.kill('SIGTERM')));
-    }, 60_000);
-  }
+  describe('a coordinator killed and restarted', () => {
+    // One repository and two workers for the three kills; each write rewrites all 12 chunks.
+    let shared: { where: Where; repo: Repository; workers: Child[] };
+    beforeAll(async () => {
+      const { where, repo } = await fresh(12);
+      shared = { where, repo, workers: await Promise.all([startWorker(where, { taskMs: 60 }), startWorker(where, { taskMs: 60 })]) };
+    });
+    afterAll(async () => {
+      await Promise.all(shared?.workers.map((c) => c.kill('SIGTERM')) ?? []);
+    });
+
+    ['planned', 'task-done:2', 'committed'].forEach((dieAt, n) => {
+      it(`at ${dieAt}: committed exactly once after the restart`, async () => {
+        const { where, repo } = shared;
+        const base = await repo.lookupBranch('main');
+        const writeId = `co-${dieAt.replace(':', '')}`;
+        const tasks = chunkTasks(6, 2, 0, 1 + 100 * n);
+        const first = startCoordinator(where, { writeId, tasks, dieAt });
+        expect(await first.exited).toBeNull(); // killed by its signal
+        expect(await commitsSince(repo, base)).toHaveLength(dieAt === 'committed' ? 1 : 0);
+        const second = startCoordinator(where, { writeId, tasks });
+        const { result } = await outcome(second);
+        expect(result).toMatchObject({ alreadyCommitted: dieAt === 'committed', resumed: true, cleanedUp: true });
+        expect(await commitsSince(repo, base)).toEqual([{ id: result!.snapshotId, key: `floe-distributed-${writeId}` }]);
+        await expectWritten(repo, tasks, 12);
+      }, 60_000);
+    });
+  });
 
   it('two coordinators racing on one branch: disjoint writes both commit once; overlapping ones commit one, the branch holds it alone', async () => {
     const { where, repo, base } = await fresh(16);
