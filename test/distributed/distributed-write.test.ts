@@ -111,6 +111,31 @@ describe('distributedWrite', () => {
     expect(await storage.head('floe-distributed/cx/plan.json')).toBeNull();
   });
 
+  it('a task whose handler always throws is TASK_FAILED, branch unchanged; a rerun with the same write id retries it and commits', async () => {
+    const { where, repo } = await fresh(4);
+    const queue = { name: where.queue, redis: redis.url };
+    const repository = await Repository.open(Storage.newLocalFilesystem(where.repo as string));
+    const failing = await runWorker<ChunkTask>({
+      queue, repository, settings: TEST_SETTINGS,
+      handler: async (task, fork) => {
+        if (task.value === 2) throw new Error('source unreadable');
+        await writeChunks(task, fork);
+      },
+    });
+    const before = await tipOf(repo);
+    const tasks = chunkTasks(4, 1);
+    const err = await refusal(() => distributedWrite(repo, { branch: 'main', queue, tasks, message: 'failing', writeId: 'tf', pollIntervalMs: 50, jobs: { attempts: 2, backoffMs: 10 } }));
+    expect(err).toMatchObject({ code: 'TASK_FAILED', details: { writeId: 'tf', task: 1, jobId: 'tf-1', reason: 'source unreadable' } });
+    expect(await tipOf(repo)).toBe(before);
+    await failing.close();
+    const fixed = await inProcessWorker(where);
+    const result = await distributedWrite(repo, { branch: 'main', queue, tasks, message: 'failing', writeId: 'tf', pollIntervalMs: 50 });
+    expect(result).toMatchObject({ resumed: true, alreadyCommitted: false });
+    expect(await chunkValues(repo)).toEqual([1, 2, 3, 4]);
+    await fixed.close();
+    await repository.close();
+  });
+
   it('a resumed write with other tasks, a bad write id or queue is INVALID_ARGUMENT', async () => {
     const { where, repo } = await fresh(2);
     const queue = { name: where.queue, redis: redis.url };
