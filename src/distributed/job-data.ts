@@ -3,7 +3,7 @@
 // size and timing): a few hundred bytes, however much the task wrote.
 import type { JsonValue } from '../format/json.ts';
 import type { ForkJSON } from '../txn/fork.ts';
-import { isForkKeyOf } from './names.ts';
+import { isForkKeyOf, isWriteId } from './names.ts';
 
 export interface TaskJobData {
   writeId: string;
@@ -22,6 +22,12 @@ export interface TaskJobResult {
   ms: number;
   /** The worker's name, when it has one. */
   worker: string | null;
+}
+
+/** Whether a job's data is a task of a distributed write (a queue may hold anything). */
+export function isTaskJobData(data: Partial<TaskJobData> | null | undefined): data is TaskJobData {
+  return typeof data === 'object' && data !== null && isWriteId(data.writeId)
+    && Number.isSafeInteger(data.task) && data.task! >= 0 && typeof data.fork === 'object' && data.fork !== null && 'payload' in data;
 }
 
 /** Bytes of chunk data a fork refers to (virtual chunks not counted: nothing was written). */

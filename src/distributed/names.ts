@@ -15,9 +15,12 @@ export function newWriteId(): string {
   return randomUUID();
 }
 
+/** Whether `value` is a valid write id. */
+export const isWriteId = (value: unknown): value is string => typeof value === 'string' && WRITE_ID.test(value);
+
 /** Checks a caller's write id: 1 to 100 of `A-Z a-z 0-9 _ -` (it becomes job ids and storage keys). */
 export function checkWriteId(writeId: unknown): string {
-  if (typeof writeId !== 'string' || !WRITE_ID.test(writeId)) {
+  if (!isWriteId(writeId)) {
     throw floeError('INVALID_ARGUMENT', `a write id is 1 to 100 letters, digits, '_' or '-' (it names jobs and storage keys), got ${JSON.stringify(writeId)}`);
   }
   return writeId;

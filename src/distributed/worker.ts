@@ -8,14 +8,15 @@
 // still holds the lock, so the job's result names exactly one fork. The other's chunks and fork
 // are garbage (docs/distributed.md).
 import { randomUUID } from 'node:crypto';
-import { floeError } from '../errors.ts';
+import { floeError, isFloeError } from '../errors.ts';
 import type { Repository } from '../txn/repository.ts';
 import { Session } from '../txn/session.ts';
+import { stringifyJson, type JsonValue } from '../format/json.ts';
 import type { ForkJSON } from '../txn/fork.ts';
 import { loadBullmq } from './load-bullmq.ts';
 import { checkQueue, connectionOptions, DEFAULT_WORKER_SETTINGS, positive, type QueueRef, type WorkerSettings } from './bullmq.ts';
 import { forkKey, jobIdOf, planKey } from './names.ts';
-import { forkBytes, type TaskJobData, type TaskJobResult } from './job-data.ts';
+import { forkBytes, isTaskJobData, type TaskJobResult } from './job-data.ts';
 
 /** What a handler learns about the task it runs. */
 export interface TaskContext {
@@ -89,25 +90,28 @@ export async function runWorker<T>(options: RunWorkerOptions<T>): Promise<Distri
   };
 
   const processJob = async (job: { id?: string; data: unknown; attemptsStarted: number }, _token?: string, jobSignal?: AbortSignal): Promise<TaskJobResult> => {
-    const data = job.data as TaskJobData;
+    const data = job.data as Parameters<typeof isTaskJobData>[0];
+    if (!isTaskJobData(data)) throw new UnrecoverableError(`job ${String(job.id)} is not a task of a Floe distributed write (a queue serves Floe's writes only)`);
     const { writeId, task } = data;
     const jobId = jobIdOf(writeId, task);
     const signal = jobSignal ? AbortSignal.any([jobSignal, stopAll.signal]) : stopAll.signal;
     const started = performance.now();
     emit({ kind: 'task-start', writeId, task, jobId });
     try {
-      const fork = await Session.fromFork(options.repository, data.fork, { signal });
-      // The plan is in this repository, or this worker serves another repository than the write's.
+      // The write's base snapshot and plan are in this repository, or the worker serves another
+      // repository than the write's (or the write was cancelled): no retry can help.
+      const elsewhere = (what: string) => new UnrecoverableError(`no ${what} of write ${writeId} in this worker's repository: the worker serves another repository, or the write was cancelled`);
+      const fork = await Session.fromFork(options.repository, data.fork, { signal }).catch((err: unknown) => {
+        throw isFloeError(err, 'NOT_FOUND') ? elsewhere(`base snapshot (${data.fork.snapshotId})`) : err;
+      });
       const storage = fork.objects.storage;
-      if ((await storage.head(planKey(writeId), { signal })) === null) {
-        throw new UnrecoverableError(`no plan of write ${writeId} in this worker's repository (${planKey(writeId)}): the worker serves another repository, or the write was cancelled`);
-      }
+      if ((await storage.head(planKey(writeId), { signal })) === null) throw elsewhere(`plan (${planKey(writeId)})`);
       await options.handler(data.payload as T, fork, { signal, writeId, task, jobId, attempt: job.attemptsStarted });
       emit({ kind: 'task-written', writeId, task, jobId });
       await fork.packer.flush({ signal });
       const json = fork.toJSON() as ForkJSON;
       const key = forkKey(writeId, task, randomUUID());
-      await storage.put(key, new TextEncoder().encode(JSON.stringify(json)), { signal, ifNoneMatch: '*', contentType: 'application/json' });
+      await storage.put(key, new TextEncoder().encode(stringifyJson(json as unknown as JsonValue, 0)), { signal, ifNoneMatch: '*', contentType: 'application/json' });
       emit({ kind: 'fork-stored', writeId, task, jobId, fork: key });
       return { fork: key, bytes: forkBytes(json), ms: Math.round(performance.now() - started), worker: options.name ?? null };
     } catch (error) {

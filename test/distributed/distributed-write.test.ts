@@ -136,6 +136,16 @@ describe('distributedWrite', () => {
     await repository.close();
   });
 
+  it('a worker serving another repository fails the job at once: TASK_FAILED saying so', async () => {
+    const { where, repo } = await fresh(2);
+    const other = await fresh(2);
+    const worker = await inProcessWorker({ ...other.where, queue: where.queue });
+    const err = await refusal(() => distributedWrite(repo, { branch: 'main', queue: { name: where.queue, redis: redis.url }, tasks: chunkTasks(1, 1), message: 'm', writeId: 'elsewhere', pollIntervalMs: 50 }));
+    expect(err).toMatchObject({ code: 'TASK_FAILED', details: { task: 0, jobId: 'elsewhere-0' } });
+    expect(err.message).toContain("of write elsewhere in this worker's repository: the worker serves another repository");
+    await worker.close();
+  });
+
   it('a resumed write with other tasks, a bad write id or queue is INVALID_ARGUMENT', async () => {
     const { where, repo } = await fresh(2);
     const queue = { name: where.queue, redis: redis.url };
