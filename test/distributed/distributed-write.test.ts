@@ -146,6 +146,21 @@ describe('distributedWrite', () => {
     await worker.close();
   });
 
+  it('two coordinators of one write at once (a restart while the first still runs): one commit, both report it', async () => {
+    const { where, repo } = await fresh(8);
+    const base = await tipOf(repo);
+    const worker = await inProcessWorker(where, 20);
+    const tasks = chunkTasks(8, 1);
+    const run = () => distributedWrite(repo, { branch: 'main', queue: { name: where.queue, redis: redis.url }, tasks, message: 'twice', writeId: 'twice', pollIntervalMs: 50 });
+    const [a, b] = await Promise.all([run(), run()]);
+    expect(a.snapshotId).toBe(b.snapshotId);
+    const history = [];
+    for await (const s of repo.ancestry({ branch: 'main' })) history.push(s.id);
+    expect(history.slice(0, history.indexOf(base))).toEqual([a.snapshotId]);
+    expect(await chunkValues(repo)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    await worker.close();
+  });
+
   it('a resumed write with other tasks, a bad write id or queue is INVALID_ARGUMENT', async () => {
     const { where, repo } = await fresh(2);
     const queue = { name: where.queue, redis: redis.url };
