@@ -18,6 +18,9 @@ import { checkQueue, connectionOptions, DEFAULT_WORKER_SETTINGS, positive, type 
 import { forkKey, jobIdOf, planKey } from './names.ts';
 import { forkBytes, isTaskJobData, type TaskJobResult } from './job-data.ts';
 
+/** Base snapshots a worker keeps a session on (the writes it serves at once). */
+const BASES_KEPT = 8;
+
 /** What a handler learns about the task it runs. */
 export interface TaskContext {
   /** Fires when the worker is closed with `force` (or its `signal` fires): stop writing. */
@@ -81,6 +84,21 @@ export async function runWorker<T>(options: RunWorkerOptions<T>): Promise<Distri
   const concurrency = positive(options.concurrency, 1, 'concurrency');
   const { Worker, UnrecoverableError } = await loadBullmq('runWorker (floe/distributed)');
   const stopAll = new AbortController();
+  // Sessions on the writes' base snapshots, shared by their tasks' forks (a fork takes only the
+  // snapshot and the repository's parts from it): one repo-info read per write, not per task.
+  const bases = new Map<string, Promise<Session>>();
+  const opener = {
+    readonlySession({ snapshotId }: { snapshotId: string }): Promise<Session> {
+      let base = bases.get(snapshotId);
+      if (!base) {
+        base = options.repository.readonlySession({ snapshotId });
+        base.catch(() => bases.delete(snapshotId));
+        bases.set(snapshotId, base);
+        if (bases.size > BASES_KEPT) bases.delete(bases.keys().next().value!);
+      }
+      return base;
+    },
+  };
   const emit = (event: WorkerEvent) => {
     try {
       options.onEvent?.(event);
@@ -101,7 +119,7 @@ export async function runWorker<T>(options: RunWorkerOptions<T>): Promise<Distri
       // The write's base snapshot and plan are in this repository, or the worker serves another
       // repository than the write's (or the write was cancelled): no retry can help.
       const elsewhere = (what: string) => new UnrecoverableError(`no ${what} of write ${writeId} in this worker's repository: the worker serves another repository, or the write was cancelled`);
-      const fork = await Session.fromFork(options.repository, data.fork, { signal }).catch((err: unknown) => {
+      const fork = await Session.fromFork(opener, data.fork, { signal }).catch((err: unknown) => {
         throw isFloeError(err, 'NOT_FOUND') ? elsewhere(`base snapshot (${data.fork.snapshotId})`) : err;
       });
       const storage = fork.objects.storage;
