@@ -208,6 +208,20 @@ export interface ErrorDetailsByCode {
     /** Everything the name matched: full snapshot ids for an id prefix. */
     readonly candidates: readonly string[];
   };
+  /**
+   * A task of a distributed write (`floe/distributed`) failed for good: its handler threw in every
+   * attempt the job engine made, or threw an unrecoverable error. The branch is unchanged.
+   */
+  TASK_FAILED: {
+    /** The distributed write's id. */
+    readonly writeId: string;
+    /** The task's position in the write's task list. */
+    readonly task: number;
+    /** The BullMQ job id of the task. */
+    readonly jobId: string;
+    /** The job's failure reason as the job engine recorded it. */
+    readonly reason: string;
+  };
 }
 
 /**
@@ -267,6 +281,9 @@ export interface NoDetails {
  * - `'repo-update-retries-exhausted'`: the repo info file kept changing under a compare-and-swap.
  * - `'gc-mark-outdated'`, `'gc-mark-unstable'`: garbage collection's mark lost a race once, or
  *   in every attempt.
+ * - `'overlapping-forks'`: two forks merged as disjoint (the tasks of a distributed write) both
+ *   wrote one chunk (`chunk`: its coordinates) or one zarr.json (`chunk` null) of `path`;
+ *   `owners` names them.
  */
 export type ConflictDetails =
   | { readonly kind: 'branch-moved'; readonly branch: string; readonly expectedSnapshotId: string; readonly currentSnapshotId: string | null }
@@ -276,7 +293,8 @@ export type ConflictDetails =
   | { readonly kind: 'dangling-ref'; readonly ref: string }
   | { readonly kind: 'repo-update-retries-exhausted' }
   | { readonly kind: 'gc-mark-outdated' }
-  | { readonly kind: 'gc-mark-unstable' };
+  | { readonly kind: 'gc-mark-unstable' }
+  | { readonly kind: 'overlapping-forks'; readonly path: string; readonly owners: readonly [string, string]; readonly chunk: readonly number[] | null };
 
 /**
  * One clash of a `'conflicts'` CONFLICT as this leaf module knows it: the conflict type (the
@@ -316,6 +334,7 @@ export const ERROR_CODES = [
   'NOT_A_REPOSITORY',
   'STALE_HANDLE',
   'COMMIT_OUTCOME_UNKNOWN',
+  'TASK_FAILED',
 ] as const satisfies readonly (keyof ErrorDetailsByCode)[];
 
 /** The machine-readable kind of a {@link FloeError}; {@link ErrorDetailsByCode} gives its details. */

@@ -179,3 +179,4 @@ export function mergeForkChanges(base: LoadedSnapshot, into: ChangeSet, from: Ch
   }
   return [];
 }
+

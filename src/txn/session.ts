@@ -358,6 +358,17 @@ export class Session implements StoreContext, ReadSource {
     for (const fork of forks) this.packer.adopt(fork.packer.unwrittenPacks());
   }
 
+  /**
+   * Like `merge`, for forks that must not overlap (the tasks of a distributed write): when two of
+   * them wrote the same chunk or zarr.json, nothing is merged and a CONFLICT (`overlapping-forks`)
+   * names both owners, instead of the later fork winning.
+   */
+  async mergeDisjoint(forks: readonly { owner: string; fork: Session }[]): Promise<void> {
+    const { assertDisjointForks } = await import('./fork-overlap.ts');
+    assertDisjointForks(this.base, forks.map(({ owner, fork }) => ({ owner, changes: fork.changes })));
+    await this.merge(...forks.map((f) => f.fork));
+  }
+
   /** Replaces the branch tip (this session's base) by a snapshot with the tip's and this session's changes. */
   async amend(message: string, options: CommitOptions = {}): Promise<string> {
     return this.finish({ kind: 'amend', branch: this.requireBranch('amend') }, message, { ...options, allowEmpty: true });

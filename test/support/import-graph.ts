@@ -75,6 +75,8 @@ export const FLOE_LAYERS: readonly Layer[] = [
   // The query layer reads through engine's ReadSource; it never needs txn (sessions implement it).
   { name: 'query', owns: ['query/'], mayImport: [...LEAVES, 'format', 'cache', 'engine'] },
   { name: 'testing', owns: ['testing/'], mayImport: [...LEAVES, 'format', 'engine', 'txn'] },
+  // floe/distributed: coordinator and workers on BullMQ, a layer above txn (an entry point of its own).
+  { name: 'distributed', owns: ['distributed/'], mayImport: [...LEAVES, 'format', 'cache', 'engine', 'txn'] },
   // 'cli-conformance' is a file of the CLI (its command list loads it), kept apart only because
   // it alone may reach floe/testing.
   { name: 'cli', owns: ['cli/'], mayImport: [...LEAVES, 'format', 'cache', 'engine', 'txn', 'query', 'plot', 'cli-conformance'] },

@@ -43,6 +43,7 @@ function summarize(err: FloeError): string {
     .with({ code: 'NOT_A_REPOSITORY' }, (e) => `not-ours:${e.details.reason}`)
     .with({ code: 'STALE_HANDLE' }, (e) => `stale:${e.details.storedShape.join('x')}`)
     .with({ code: 'COMMIT_OUTCOME_UNKNOWN' }, (e) => `unknown:${e.details.commitKey ?? '-'}:${e.details.snapshotId}`)
+    .with({ code: 'TASK_FAILED' }, (e) => `task:${e.details.writeId}:${e.details.task}`)
     .with({ code: P.union('INVALID_ARGUMENT', 'INVALID_SELECTION', 'NOT_FOUND', 'UNSUPPORTED') }, (e) => `${e.code}:${e.details.dim ?? ''}`)
     .with({ code: P.union('INVALID_METADATA', 'CORRUPT_OBJECT') }, (e) => `${e.code}:${e.details.codec ?? ''}`)
     .with(
@@ -181,6 +182,7 @@ describe('docs/errors.md', () => {
     const kinds: Record<ConflictDetails['kind'], true> = {
       'branch-moved': true, 'not-an-ancestor': true, conflicts: true, 'history-rewritten': true,
       'dangling-ref': true, 'repo-update-retries-exhausted': true, 'gc-mark-outdated': true, 'gc-mark-unstable': true,
+      'overlapping-forks': true,
     };
     for (const kind of Object.keys(kinds)) expect(doc).toContain(`\`'${kind}'\``);
   });

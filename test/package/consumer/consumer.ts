@@ -17,6 +17,7 @@ import {
   type Selection,
 } from 'floe';
 import { arrayCaseArb, type ArrayCase } from 'floe/testing';
+import { distributedWrite, type DistributedWriteOptions, type TaskHandler } from 'floe/distributed';
 import type { Arbitrary } from 'fast-check';
 
 const metadata: ArrayMetadataInput = {
@@ -46,3 +47,12 @@ export const local: Storage = Storage.newLocalFilesystem('/tmp/never-used');
 export const backend: ObjectStorage = new MemoryStorage();
 export const cases: Arbitrary<ArrayCase> = arrayCaseArb();
 export const q: typeof query = query;
+
+// floe/distributed's declarations compile without bullmq or ioredis installed.
+export const handler: TaskHandler<{ chunk: number }> = async (task, fork, { signal }) => {
+  const array = await ZarrArray.open(fork.store, '/a', { signal });
+  await array.set([slice(task.chunk, task.chunk + 1)], 1, { signal });
+};
+export function distributed(repo: Repository, options: DistributedWriteOptions<{ chunk: number }>): Promise<string> {
+  return distributedWrite(repo, options).then((r) => r.snapshotId);
+}

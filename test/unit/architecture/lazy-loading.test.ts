@@ -26,6 +26,7 @@ const LOADED_ON_FIRST_USE: Readonly<Record<string, string>> = {
   'engine/vlen-array-values.ts': "vlen-array elements as typed arrays: with a vlen-array array's first get or set",
   'engine/write-value.ts': "a write's value checks: with the first set",
   'txn/rebase.ts': 'rebasing: with the first rebase',
+  'txn/fork-overlap.ts': 'the disjoint-forks check: with the first Session.mergeDisjoint (distributed writes)',
   'query/plan/label-lookup.ts': 'label lookups (where, nearest): with the first query that has one',
   'engine/cf-read.ts': "CF decoding (src/format/cf): with the first get with decode: 'cf'",
   'engine/cf-write.ts': "CF encoding (src/format/cf/encode.ts): with the first set with encode: 'cf'",
@@ -64,11 +65,11 @@ const LOADED_ON_FIRST_USE: Readonly<Record<string, string>> = {
   'format/codecs/numcodecs/jenkins-lookup3.ts': 'a numcodecs codec: with the first array that names it',
 };
 
-/** Directories no library import may reach: the CLI (config editing, `floe serve`), the plots (src/plot, for the CLI and the page) and floe/testing. */
-const NEVER_LOADED_DIRS = ['cli/', 'plot/', 'testing/'];
+/** Directories no library import may reach: the CLI (config editing, `floe serve`), the plots (src/plot, for the CLI and the page), floe/testing and floe/distributed. */
+const NEVER_LOADED_DIRS = ['cli/', 'plot/', 'testing/', 'distributed/'];
 
 /** Packages `import 'floe'` must not load (optional peers, CLI-only and test-only libraries). */
-const NEVER_LOADED_PACKAGES = ['@aws-sdk/', 'better-sqlite3', 'yaml', 'fast-png', 'fast-check', 'zarrita'];
+const NEVER_LOADED_PACKAGES = ['@aws-sdk/', 'better-sqlite3', 'yaml', 'fast-png', 'fast-check', 'zarrita', 'bullmq', 'ioredis'];
 
 /**
  * Ceiling on Floe's own JavaScript that `import 'floe'` loads from dist/ (comments stripped),
