@@ -204,7 +204,7 @@ async function readShardRegion(io: ChunkReader, key: string, codec: ShardingCode
   const inner = zipMap(ps, codec.innerChunkShape, (p, size) => projectDim({ start: p.start, step: p.step, count: p.count, drop: false }, size));
   const jobs: ChunkProjection[][] = [];
   forEachProduct(inner, (q) => jobs.push(q));
-  await mapLimit(jobs, SHARD_CONCURRENCY, async (q) => {
+  await mapLimit(jobs, store.readConcurrency ?? SHARD_CONCURRENCY, async (q) => {
     throwIfAborted(request?.signal, key);
     const view = shiftView(dst, q);
     const i = codec.innerIndex(q.map((p) => p.chunk));

@@ -198,6 +198,19 @@ describe('HTTP storage reads', () => {
     expect(server.requests.filter((r) => r.url.endsWith('/a/b.bin')).every((r) => r.headers['if-none-match'] === undefined)).toBe(true);
   });
 
+  it('measures its link: a round trip and a transfer rate once a sizeable body arrived', async () => {
+    const big = new Uint8Array(256 * 1024).fill(3);
+    const server = await serve({ objects: new Map([['big', big]]) });
+    const storage = new HttpStorage({ url: server.url });
+    expect(storage.linkEstimate()).toBeUndefined();
+    await storage.get('big', { offset: 0, length: 100 });
+    expect(storage.linkEstimate()).toBeUndefined(); // too small to say anything of the rate
+    await storage.get('big');
+    const link = storage.linkEstimate();
+    expect(link!.roundTripMs).toBeGreaterThan(0);
+    expect(link!.bytesPerMs).toBeGreaterThan(0);
+  });
+
   it('versions answers without an ETag by Last-Modified', async () => {
     const server = await serve({ etags: false });
     const got = await new HttpStorage({ url: server.url }).get('a/b.bin');

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isFloeError } from '../../src/errors.ts';
 import { MemoryStorage } from '../../src/engine/storage/memory.ts';
-import { withRangeCoalescing } from '../../src/engine/storage/range-batching.ts';
+import { linkAware, withRangeCoalescing } from '../../src/engine/storage/range-batching.ts';
 import type { ByteRange, ObjectStorage } from '../../src/engine/storage/types.ts';
 import { wrapStorage } from '../../src/engine/storage/wrap.ts';
 
@@ -43,6 +43,24 @@ describe('withRangeCoalescing', () => {
     ]);
     expect(Array.from(results[1]!.bytes)).toEqual(Array.from((await memory.get('a', { offset: 10, length: 20 }))!.bytes));
     expect(Array.from(results[3]!.bytes)).toEqual(Array.from((await memory.get('b', { offset: 5, length: 5 }))!.bytes));
+  });
+
+  it('bridges any gap that takes less than a round trip to send once the link is measured', async () => {
+    const memory = await seeded();
+    const { storage, gets } = counted(memory);
+    let link: { roundTripMs: number; bytesPerMs: number } | undefined;
+    const batched = withRangeCoalescing(storage, {}, () => link);
+    const far = () => Promise.all([batched.get('a', { offset: 0, length: 10 }), batched.get('a', { offset: 900, length: 10 })]);
+    await far();
+    expect(gets).toHaveLength(2); // unmeasured: the 5% overread bound keeps them apart
+    link = { roundTripMs: 20, bytesPerMs: 100 }; // 2,000 bytes in a round trip
+    gets.length = 0;
+    const [a, b] = await far();
+    expect(gets.map((g) => g.range)).toEqual([{ offset: 0, length: 910 }]);
+    expect(Array.from(b!.bytes)).toEqual(Array.from((await memory.get('a', { offset: 900, length: 10 }))!.bytes));
+    expect(a!.bytes).toHaveLength(10);
+    expect(linkAware({ gapBytes: 0 }, link)).toEqual({ gapBytes: 0 }); // the caller's choice stands
+    expect(linkAware({}, { roundTripMs: 1, bytesPerMs: 1 }).gapBytes).toBe(64 * 1024); // never below the default
   });
 
   it('passes whole, open-ended and suffix reads through unbatched', async () => {

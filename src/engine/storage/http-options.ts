@@ -41,6 +41,16 @@ export interface HttpStorageOptions {
   fetch?: typeof globalThis.fetch | undefined;
 }
 
+/**
+ * What a storage has measured of its link: the round trip to an answer's headers and the rate its
+ * bodies arrive at, smoothed over recent requests. Range batching bridges a gap between two wanted
+ * ranges when sending its bytes takes less time than a round trip.
+ */
+export interface LinkEstimate {
+  readonly roundTripMs: number;
+  readonly bytesPerMs: number;
+}
+
 /** The URL, checked: http or https, no credentials in it, no query or fragment; ends in '/'. */
 export function httpBaseUrl(url: string): URL {
   let parsed: URL;

@@ -4,7 +4,7 @@
 import { floeError, isFloeError } from '../../errors.ts';
 import { abortedError, throwIfAborted } from '../abort.ts';
 import { discard, failure, lastModifiedOf, lengthOf, readBody, versionOf, type HttpSender } from './http-answers.ts';
-import type { HttpStorageOptions } from './http-options.ts';
+import type { HttpStorageOptions, LinkEstimate } from './http-options.ts';
 import { systemClock, type Clock } from './clock.ts';
 import {
   expectedInterval, parseContentRange, partialAnswerMatches, rangeHeader, rangeLengthBound, unsatisfiedTotal,
@@ -19,8 +19,14 @@ import type { AbortOptions, ByteRange, GetResult, ListDirResult, ListOptions, Ob
 const MAX_OBJECT_BYTES = 2 ** 31 - 1;
 /** Mutable objects kept for revalidation: the repo info file and a few refs. */
 const MAX_REVALIDATED = 64;
+/** Bodies shorter than this say more about latency than about the link's rate. */
+const MIN_RATE_SAMPLE_BYTES = 32 * 1024;
+/** Weight of a new sample in the link estimate. */
+const SMOOTHING = 0.2;
 
 const defaultMutable = (key: string): boolean => key === 'repo' || key === 'config.yaml' || key.startsWith('refs/');
+
+const smoothed = (previous: number | undefined, sample: number): number => (previous === undefined ? sample : previous + SMOOTHING * (sample - previous));
 
 function defaultWarning(message: string): void {
   const processLike = (globalThis as { process?: { emitWarning?: (m: string, o: { code: string }) => void } }).process;
@@ -51,6 +57,8 @@ export class HttpRequests implements HttpSender {
   private readonly clock: Clock;
   private readonly revalidated = new Map<string, Revalidated>();
   private warnedRangeIgnored = false;
+  private roundTripMs: number | undefined;
+  private bytesPerMs: number | undefined;
   private listing: Promise<HttpListing> | undefined;
 
   constructor(
@@ -89,12 +97,15 @@ export class HttpRequests implements HttpSender {
     }
     if (cached) headers['if-none-match'] = cached.etag;
     return this.withRequest(key, caller, async (signal) => {
+      const started = performance.now();
       const response = await this.send(this.urlOf(key), 'GET', headers, signal, this.isMutable(key));
+      const answered = performance.now();
+      this.roundTripMs = smoothed(this.roundTripMs, answered - started);
+      if (response.status === 206 && range) return this.measured(answered, await this.partial(key, range, response));
       if (response.status === 404 || response.status === 410) return discard(response, null);
       if (response.status === 304 && cached) return discard(response, { bytes: cached.bytes, version: cached.etag });
       if (response.status === 416 && range) return this.unsatisfied(key, range, response, options);
-      if (response.status === 206 && range) return this.partial(key, range, response);
-      if (response.status === 200) return this.whole(key, range, response, cached !== undefined || this.isMutable(key));
+      if (response.status === 200) return this.measured(answered, await this.whole(key, range, response, cached !== undefined || this.isMutable(key)));
       throw await failure(response, key, 'GET', this.clock.nowMs());
     });
   }
@@ -125,6 +136,18 @@ export class HttpRequests implements HttpSender {
   async listDir(prefix: string, options?: AbortOptions): Promise<ListDirResult> {
     validateDirPrefix(prefix);
     return (await this.listingOf()).listDir(prefix, options);
+  }
+
+  /** The link as measured so far; undefined before the first answer with a sizeable body. */
+  linkEstimate(): LinkEstimate | undefined {
+    return this.roundTripMs === undefined || this.bytesPerMs === undefined ? undefined : { roundTripMs: this.roundTripMs, bytesPerMs: this.bytesPerMs };
+  }
+
+  /** Records how fast a body arrived (from its headers to its end), for sizeable bodies. */
+  private measured(answered: number, result: GetResult): GetResult {
+    const ms = performance.now() - answered;
+    if (result.bytes.length >= MIN_RATE_SAMPLE_BYTES) this.bytesPerMs = smoothed(this.bytesPerMs, result.bytes.length / Math.max(ms, 0.05));
+    return result;
   }
 
   /** Sends one request, following redirects by hand so headers stay on the storage's own origin. */

@@ -20,8 +20,9 @@ export interface HttpStackOptions extends Omit<HttpStorageOptions, 'url'> {
   /** HTTP requests in flight at once for this storage. Default 32. */
   maxConcurrentRequests?: number | undefined;
   /**
-   * Ranged reads of one object that arrive together are merged (gaps up to 64 KiB, at most 5%
-   * overread, by default); `false` sends each as it comes.
+   * Ranged reads of one object that arrive together are merged: by default, gaps up to 64 KiB
+   * with at most 5% overread until the link is measured, then any gap whose bytes take less time
+   * to send than a round trip; options given here are used as they are; `false` sends each read as it comes.
    */
   coalesce?: CoalesceOptions | false | undefined;
 }
@@ -29,8 +30,9 @@ export interface HttpStackOptions extends Omit<HttpStorageOptions, 'url'> {
 /** The HTTP backend for `url`, wrapped as {@link HttpStackOptions} says. */
 export function httpStorageStack(url: string, options: HttpStackOptions = {}): ObjectStorage {
   const { retries, maxConcurrentRequests, coalesce, ...http } = options;
-  let storage: ObjectStorage = withConcurrencyLimit(new HttpStorage({ ...http, url }), maxConcurrentRequests ?? HTTP_CONCURRENCY);
+  const backend = new HttpStorage({ ...http, url });
+  let storage: ObjectStorage = withConcurrencyLimit(backend, maxConcurrentRequests ?? HTTP_CONCURRENCY);
   if (retries !== false) storage = withRetries(storage, retries ?? {});
-  if (coalesce !== false) storage = withRangeCoalescing(storage, coalesce ?? {});
+  if (coalesce !== false) storage = withRangeCoalescing(storage, coalesce ?? {}, () => backend.linkEstimate());
   return storage;
 }

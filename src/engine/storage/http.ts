@@ -9,13 +9,13 @@
 // (Storage.newHttp adds them). This module is the light public class; its requests load with the
 // first call (http-requests.ts).
 import { floeError } from '../../errors.ts';
-import { httpBaseUrl, validateHttpOptions, type HttpStorageOptions } from './http-options.ts';
+import { httpBaseUrl, validateHttpOptions, type HttpStorageOptions, type LinkEstimate } from './http-options.ts';
 import type { HttpRequests } from './http-requests.ts';
 import type {
   AbortOptions, ByteRange, CopyOptions, GetResult, ListDirResult, ListOptions, ObjectInfo, ObjectStorage, PutOptions, VersionToken,
 } from './types.ts';
 
-export type { HttpStorageOptions } from './http-options.ts';
+export type { HttpStorageOptions, LinkEstimate } from './http-options.ts';
 
 /**
  * Read-only {@link ObjectStorage} over HTTP(S) (`fetch`): ranged and suffix reads checked on every
@@ -29,6 +29,7 @@ export class HttpStorage implements ObjectStorage {
   readonly url: string;
   private readonly options: HttpStorageOptions;
   private loading: Promise<HttpRequests> | undefined;
+  private loaded: HttpRequests | undefined;
 
   constructor(options: HttpStorageOptions) {
     this.url = httpBaseUrl(options.url).href;
@@ -64,6 +65,11 @@ export class HttpStorage implements ObjectStorage {
     return Promise.reject(this.readOnly('delete', keys[0] ?? ''));
   }
 
+  /** The round trip and transfer rate measured so far (range batching sizes its gaps by them). */
+  linkEstimate(): LinkEstimate | undefined {
+    return this.loaded?.linkEstimate();
+  }
+
   /** Nothing to release: fetch keeps no per-storage connection. */
   async close(): Promise<void> {}
 
@@ -74,6 +80,6 @@ export class HttpStorage implements ObjectStorage {
   }
 
   private requests(): Promise<HttpRequests> {
-    return (this.loading ??= import('./http-requests.ts').then((m) => new m.HttpRequests(this.url, this.options)));
+    return (this.loading ??= import('./http-requests.ts').then((m) => (this.loaded = new m.HttpRequests(this.url, this.options))));
   }
 }

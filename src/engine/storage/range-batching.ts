@@ -2,12 +2,16 @@
 // turn of the event loop (the chunks of one read start together) are merged by coalesceRanges
 // into fewer requests, each answer sliced back to its callers. Over HTTP a round trip costs far
 // more than a few bytes between two chunks of a packed chunk object or two inner chunks of a
-// shard, so a read of N adjacent chunks becomes one request instead of N.
+// shard, so a read of N adjacent chunks becomes one request instead of N. Given the link's
+// measured round trip and rate (`link`), a gap is bridged whenever sending its bytes takes less
+// time than a round trip (gap < round trip x rate), whatever the overread: on a fast link with
+// a long round trip, a box that wants one inner chunk in eight is still read in a few requests.
 // Only `get` of `{ offset, length }` ranges is batched; every other call passes through. A merged
 // request carries the callers' signal when they share one, else none (each caller's own signal
 // still ends its wait: ABORTED).
 import { abortable } from '../abort.ts';
-import { coalesceRanges, type CoalesceOptions } from './coalesce.ts';
+import { coalesceRanges, DEFAULT_GAP_BYTES, type CoalesceOptions } from './coalesce.ts';
+import type { LinkEstimate } from './http-options.ts';
 import type { AbortOptions, ByteRange, GetResult, ObjectStorage } from './types.ts';
 
 interface Want {
@@ -28,7 +32,7 @@ const nextTurn: (flush: () => void) => void =
  * Wraps a storage so bounded ranged `get`s of one key arriving together are coalesced
  * (`coalesceRanges`: gaps up to `gapBytes`, overread up to `maxOverread`) into fewer requests.
  */
-export function withRangeCoalescing(inner: ObjectStorage, options: CoalesceOptions = {}): ObjectStorage {
+export function withRangeCoalescing(inner: ObjectStorage, options: CoalesceOptions = {}, link?: () => LinkEstimate | undefined): ObjectStorage {
   const pending = new Map<string, Want[]>();
   let scheduled = false;
 
@@ -36,7 +40,8 @@ export function withRangeCoalescing(inner: ObjectStorage, options: CoalesceOptio
     scheduled = false;
     const batches = [...pending];
     pending.clear();
-    for (const [key, wants] of batches) void fetchBatch(inner, key, wants, options);
+    const coalescing = linkAware(options, link?.());
+    for (const [key, wants] of batches) void fetchBatch(inner, key, wants, coalescing);
   };
 
   const get = (key: string, range?: ByteRange, request?: AbortOptions): Promise<GetResult | null> => {
@@ -55,6 +60,12 @@ export function withRangeCoalescing(inner: ObjectStorage, options: CoalesceOptio
   };
 
   return { ...forwarded(inner), get };
+}
+
+/** The options for this batch: the caller's, or gaps sized to the link when it is known and the caller set none. */
+export function linkAware(options: CoalesceOptions, link: LinkEstimate | undefined): CoalesceOptions {
+  if (!link || options.gapBytes !== undefined || options.maxOverread !== undefined) return options;
+  return { gapBytes: Math.max(DEFAULT_GAP_BYTES, Math.floor(link.roundTripMs * link.bytesPerMs)), maxOverread: Number.POSITIVE_INFINITY };
 }
 
 /** The storage's methods bound to it (the wrapper replaces `get` only). */
