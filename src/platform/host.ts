@@ -11,8 +11,8 @@
 //   format/codecs/bytes.ts, format/zarr/{paths,fill-value}.ts, format/zarr-v2/{fill,create}.ts,
 //   engine/storage/keys.ts, engine/consolidated.ts, engine/chunk-io.ts, txn/fork.ts,
 //   txn/ref-names.ts; setImmediate in engine/abort.ts; process in format/zarr/float16-array.ts;
-//   node:crypto in format/icechunk/ids.ts.
-// - Still Node-only (stage 2): engine/array.ts (node:buffer's kMaxLength), engine/decode-pool.ts
+//   node:crypto in format/icechunk/ids.ts; node:buffer's MAX_LENGTH in engine/array.ts.
+// - Still Node-only (stage 2): engine/decode-pool.ts
 //   (node:worker_threads, node:os), engine/raw-chunk.ts (node:os), engine/local-file.ts
 //   (node:fs via chunk-io), the fs backend (engine/api.ts imports engine/storage/fs*.ts), the
 //   SQLite backend (txn/storage.ts imports engine/storage/sqlite*.ts, better-sqlite3,
@@ -135,6 +135,16 @@ export function randomBytes(length: number): Uint8Array {
 export function yieldToHost(): Promise<void> {
   const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate;
   return new Promise<void>((resolve) => (immediate ? immediate(resolve) : setTimeout(resolve, 0)));
+}
+
+/**
+ * The longest buffer the host allocates, reported as the limit when a result cannot be allocated:
+ * Node's `buffer.constants.MAX_LENGTH` (through `process.getBuiltinModule`, Node ≥ 20.16), or
+ * V8's own typed-array limit since V8 12 (2^53 - 1) in a browser or an older Node.
+ */
+export function maxBufferLength(): number {
+  const node = (globalThis as { process?: { getBuiltinModule?: (name: string) => { constants?: { MAX_LENGTH?: number } } | undefined } }).process;
+  return node?.getBuiltinModule?.('buffer')?.constants?.MAX_LENGTH ?? Number.MAX_SAFE_INTEGER;
 }
 
 /** The host's runtime, for messages: `Node v20.20.2`, or `this runtime`. */

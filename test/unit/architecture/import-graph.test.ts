@@ -34,7 +34,6 @@ const ALLOWED_CYCLES: readonly string[] = [];
  * pool on Web Workers). A use that leaves must leave this list too, and none may join it.
  */
 const BROWSER_STILL_NODE_ONLY: readonly string[] = [
-  'engine/array.ts: imports node:buffer',
   'engine/decode-pool.ts: imports node:os',
   'engine/decode-pool.ts: imports node:worker_threads',
   'engine/local-file.ts: imports node:fs',
