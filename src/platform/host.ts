@@ -11,15 +11,21 @@
 //   format/codecs/bytes.ts, format/zarr/{paths,fill-value}.ts, format/zarr-v2/{fill,create}.ts,
 //   engine/storage/keys.ts, engine/consolidated.ts, engine/chunk-io.ts, txn/fork.ts,
 //   txn/ref-names.ts; setImmediate in engine/abort.ts; process in format/zarr/float16-array.ts;
-//   node:crypto in format/icechunk/ids.ts; node:buffer's MAX_LENGTH in engine/array.ts.
+//   node:crypto in format/icechunk/ids.ts; node:buffer's MAX_LENGTH in engine/array.ts;
+//   node:os's endianness in engine/raw-chunk.ts.
 // - Still Node-only (stage 2): engine/decode-pool.ts
-//   (node:worker_threads, node:os), engine/raw-chunk.ts (node:os), engine/local-file.ts
+//   (node:worker_threads, node:os), engine/local-file.ts
 //   (node:fs via chunk-io), the fs backend (engine/api.ts imports engine/storage/fs*.ts), the
 //   SQLite backend (txn/storage.ts imports engine/storage/sqlite*.ts, better-sqlite3,
 //   optional-dependency.ts's node:module), the codecs the registry imports eagerly
 //   (zstd-backend/zstd-napi/zstd-wasm/zstd-zlib: node:module, require, node:fs; crc32c:
 //   node:module, @node-rs/crc32; deflate-backend: node:zlib).
 // - npm packages reached, all browser-safe: lru-cache, flatbuffers, ts-pattern.
+// What is left is loaded synchronously by code both hosts share (the codec registry, the decode
+// pool, openStore's and Storage's local backends), so it cannot simply become `import()`; stage 2
+// gives each a host implementation chosen at resolution time (a `#platform` subpath import in
+// package.json with a `browser` condition, which bundlers and TypeScript both honour), or loads it
+// on first use where the API is already async.
 
 /** Node's Buffer when the host has one; undefined in a browser. */
 const NodeBuffer: typeof globalThis.Buffer | undefined = (globalThis as { Buffer?: typeof globalThis.Buffer }).Buffer;
@@ -125,6 +131,9 @@ export function fromBase64(text: string): Uint8Array {
   for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
   return out;
 }
+
+/** Whether the host stores multi-byte numbers little end first (typed arrays use its order). */
+export const HOST_LITTLE_ENDIAN: boolean = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
 
 /** `length` random bytes from the host's cryptographic generator (Web Crypto, in Node ≥ 20 too). */
 export function randomBytes(length: number): Uint8Array {

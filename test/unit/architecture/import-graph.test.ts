@@ -38,7 +38,6 @@ const BROWSER_STILL_NODE_ONLY: readonly string[] = [
   'engine/decode-pool.ts: imports node:worker_threads',
   'engine/local-file.ts: imports node:fs',
   'engine/local-file.ts: imports node:path',
-  'engine/raw-chunk.ts: imports node:os',
   'engine/storage/fs-containment.ts: imports node:fs',
   'engine/storage/fs-dirs.ts: imports node:fs',
   'engine/storage/fs-dirs.ts: imports node:path',

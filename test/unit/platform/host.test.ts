@@ -70,6 +70,7 @@ describe('platform/host: the browser path equals the Node path', () => {
     expect(browser.sameBytes(r, browser.randomBytes(12))).toBe(false);
     await browser.yieldToHost();
     expect(node.runtimeName()).toBe(`Node ${process.version}`);
+    expect(browser.HOST_LITTLE_ENDIAN).toBe((await import('node:os')).endianness() === 'LE');
     expect(node.maxBufferLength()).toBe((await import('node:buffer')).constants.MAX_LENGTH);
   });
 });
