@@ -72,6 +72,28 @@ export function swapBytesInPlace(bytes: Uint8Array, width: 2 | 4 | 8): void {
     else buffer.swap64();
     return;
   }
+  if (bytes.byteOffset % width === 0) {
+    // Aligned: whole words at a time (several times faster than byte moves).
+    const count = Math.floor(bytes.length / width);
+    if (width === 2) {
+      const words = new Uint16Array(bytes.buffer, bytes.byteOffset, count);
+      for (let i = 0; i < count; i++) words[i] = ((words[i]! & 0xff) << 8) | (words[i]! >>> 8);
+      return;
+    }
+    const words = new Uint32Array(bytes.buffer, bytes.byteOffset, count * (width / 4));
+    for (let i = 0; i < words.length; i++) {
+      const x = words[i]!;
+      words[i] = ((x & 0xff) << 24) | ((x & 0xff00) << 8) | ((x >>> 8) & 0xff00) | (x >>> 24);
+    }
+    if (width === 8) {
+      for (let i = 0; i + 1 < words.length; i += 2) {
+        const t = words[i]!;
+        words[i] = words[i + 1]!;
+        words[i + 1] = t;
+      }
+    }
+    return;
+  }
   for (let at = 0; at + width <= bytes.length; at += width) {
     for (let i = 0, j = at + width - 1; i < width / 2; i++, j--) {
       const t = bytes[at + i]!;
