@@ -12,7 +12,8 @@
 //   engine/storage/keys.ts, engine/consolidated.ts, engine/chunk-io.ts, txn/fork.ts,
 //   txn/ref-names.ts; setImmediate in engine/abort.ts; process in format/zarr/float16-array.ts;
 //   node:crypto in format/icechunk/ids.ts; node:buffer's MAX_LENGTH in engine/array.ts;
-//   node:os's endianness in engine/raw-chunk.ts.
+//   node:os's endianness in engine/raw-chunk.ts; process.env in codecs/crc32c.ts and
+//   codecs/zstd-backend.ts (hostEnv).
 // - Still Node-only (stage 2): engine/decode-pool.ts
 //   (node:worker_threads, node:os), engine/local-file.ts
 //   (node:fs via chunk-io), the fs backend (engine/api.ts imports engine/storage/fs*.ts), the
@@ -176,6 +177,11 @@ export function yieldToHost(): Promise<void> {
 export function maxBufferLength(): number {
   const node = (globalThis as { process?: { getBuiltinModule?: (name: string) => { constants?: { MAX_LENGTH?: number } } | undefined } }).process;
   return node?.getBuiltinModule?.('buffer')?.constants?.MAX_LENGTH ?? Number.MAX_SAFE_INTEGER;
+}
+
+/** An environment variable of the host's process (Node); undefined where there is none (a browser). */
+export function hostEnv(name: string): string | undefined {
+  return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
 }
 
 /** The host's runtime, for messages: `Node v20.20.2`, or `this runtime`. */

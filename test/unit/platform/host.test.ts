@@ -71,6 +71,8 @@ describe('platform/host: the browser path equals the Node path', () => {
     expect(r).toHaveLength(12);
     expect(browser.sameBytes(r, browser.randomBytes(12))).toBe(false);
     await browser.yieldToHost();
+    expect(node.hostEnv('PATH')).toBe(process.env['PATH']);
+    expect(node.hostEnv('FLOE_NO_SUCH_VARIABLE')).toBeUndefined();
     expect(node.runtimeName()).toBe(`Node ${process.version}`);
     expect(browser.HOST_LITTLE_ENDIAN).toBe((await import('node:os')).endianness() === 'LE');
     expect(node.maxBufferLength()).toBe((await import('node:buffer')).constants.MAX_LENGTH);
