@@ -17,10 +17,11 @@
 // - Still Node-only (stage 2): engine/decode-pool.ts
 //   (node:worker_threads, node:os), engine/local-file.ts
 //   (node:fs via chunk-io), the fs backend (engine/api.ts imports engine/storage/fs*.ts), the
-//   SQLite backend (txn/storage.ts imports engine/storage/sqlite*.ts, better-sqlite3,
+//   SQLite backend (txn/storage.ts imports engine/storage/sqlite*.ts, node:fs, Buffer,
 //   optional-dependency.ts's node:module), the codecs the registry imports eagerly
 //   (zstd-backend/zstd-napi/zstd-wasm/zstd-zlib: node:module, require, node:fs; crc32c:
-//   node:module, @node-rs/crc32; deflate-backend: node:zlib).
+//   node:module). deflate-backend.ts already loads node:zlib through process.getBuiltinModule
+//   (fflate otherwise); its and crc32c's package imports are type-only (erased).
 // - npm packages reached, all browser-safe: lru-cache, flatbuffers, ts-pattern.
 // What is left is loaded synchronously by code both hosts share (the codec registry, the decode
 // pool, openStore's and Storage's local backends), so it cannot simply become `import()`; stage 2
