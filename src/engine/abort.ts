@@ -7,6 +7,7 @@
 import { floeError, isFloeError, type FloeError } from '../errors.ts';
 import type { Clock } from './storage/clock.ts';
 import type { AbortOptions } from './storage/types.ts';
+import { yieldToHost } from '../platform/host.ts';
 
 /**
  * The options an operation passes to every storage or store call: only its signal (a caller's
@@ -59,7 +60,7 @@ export function yieldDue(signal: AbortSignal | undefined): boolean {
 
 /** Resolves after the event loop ran once (timers, I/O and signal handlers included). */
 export function yieldToEventLoop(): Promise<void> {
-  return new Promise<void>((resolve) => setImmediate(resolve));
+  return yieldToHost();
 }
 
 /** Throws `ABORTED` when `signal` has fired; a property read otherwise, cheap enough per chunk. */

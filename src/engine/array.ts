@@ -2,7 +2,6 @@
 // bounded concurrency. Chunk-level I/O lives in ./chunk-io.ts. Every operation takes `signal`
 // in its options; one `{ signal }` request object per operation goes to all its store calls.
 import { requireArray } from '../format/arguments.ts';
-import { constants as bufferConstants } from 'node:buffer';
 import { floeError } from '../errors.ts';
 import { limitExceeded, resourceLimits } from '../format/limits.ts';
 import { requestOf, throwIfAborted } from './abort.ts';
@@ -32,6 +31,7 @@ import type { JsonValue } from '../format/json.ts';
 import { changeLayout, layoutGeneration, requireGeneration } from './array-generations.ts';
 import type { CfNdArray, ReadSink } from './cf-read.ts';
 import type { CfWriteValue } from './cf-write.ts';
+import { maxBufferLength } from '../platform/host.ts';
 
 /** How many chunks of one dimension a selection touches, without listing them. */
 function chunksTouched(sel: DimSelection, chunkSize: number): number {
@@ -92,7 +92,7 @@ export type CfGetOptions = Omit<GetOptions, 'decode' | 'out'> & {
 };
 
 /** The longest buffer Node allocates: the limit reported when a result cannot be allocated. */
-const BUFFER_MAX_LENGTH = bufferConstants.MAX_LENGTH;
+const BUFFER_MAX_LENGTH = maxBufferLength();
 
 /**
  * Options of a write ({@link ZarrArray.set}); `signal` cancels it (`ABORTED`). A write aborted

@@ -22,6 +22,7 @@ import { checkMissing, fetchChunk, localSpan, namingChunkAsync, NOT_LOCAL, readL
 import { readFileIntoViewsAsync, spanFile } from './local-file.ts';
 import { plainRuns } from './plain-runs.ts';
 import type { AbortOptions, ZarrStore } from './store.ts';
+import { concatBytes } from '../platform/host.ts';
 
 export { inlineScratch, mainThreadReadBuffers, ReadBuffers, type ChunkReader } from './chunk-fetch.ts';
 
@@ -327,7 +328,7 @@ async function storeUpdate(store: ZarrStore, { key, parts }: ChunkUpdate, reques
   const [only] = parts;
   if (parts.length > 1 && store.setParts) return store.setParts(key, parts, request);
   // Runs are made only for stores with setParts; joining them keeps this total all the same.
-  return store.set(key, parts.length === 1 && only ? only : Buffer.concat(parts), request);
+  return store.set(key, parts.length === 1 && only ? only : concatBytes(parts), request);
 }
 
 /**

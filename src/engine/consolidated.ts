@@ -17,6 +17,7 @@ import { encodeNodeMetadata, nodeMetadataToJson, parseNodeMetadata, type GroupMe
 import { keyPrefix, metadataKey, normalizePath } from '../format/zarr/paths.ts';
 import { requestOf, throwIfAborted } from './abort.ts';
 import type { AbortOptions, ZarrStore } from './store.ts';
+import { containsText } from '../platform/host.ts';
 
 /** A v2 node's documents, as stored (bytes) or consolidated (parsed). */
 export interface V2Docs {
@@ -194,7 +195,7 @@ async function applyV3(store: ZarrStore, path: string, doc: { readonly [key: str
     const key = metadataKey(ancestor);
     const bytes = await store.get(key);
     // Most groups hold none: skip parsing them (an unreadable one fails where it is read, not here).
-    if (!bytes || !Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes(CONSOLIDATED_FIELD)) continue;
+    if (!bytes || !containsText(bytes, CONSOLIDATED_FIELD)) continue;
     const group = parseNodeMetadata(bytes, key);
     if (group.nodeType !== 'group') continue;
     const entries = readInlineConsolidated(group, key);

@@ -4,14 +4,14 @@
 // runs it spans there (one per chunk row, longer where rows are contiguous in the array too), so
 // a write copies nothing in user space: the store hands the runs to `writev`. With compressors
 // after the `bytes` codec, they read the chunk's memory directly (encodeOwnedChunk).
-import { endianness } from 'node:os';
+import { HOST_LITTLE_ENDIAN } from '../platform/host.ts';
 import type { CodecChain } from '../format/codecs/pipeline.ts';
 import type { ArrayData, TypedArray } from '../format/zarr/data-types.ts';
 import type { ChunkProjection } from '../format/zarr/projection.ts';
 import { allEqual, type NdArray, type StridedView } from '../format/zarr/ndarray.ts';
 import { zipEvery } from './indexing.ts';
 
-const HOST_LITTLE = endianness() === 'LE';
+const HOST_LITTLE = HOST_LITTLE_ENDIAN;
 
 /**
  * Runs shorter than this are not written apiece: past ~1,000 runs per MiB, copying them into one

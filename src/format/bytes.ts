@@ -1,5 +1,6 @@
 // Byte-array helpers. Node's Buffer overrides `slice` to return a view, so code that may receive
 // a Buffer copies with these instead.
+import { allocateOwnBytes, sameBytes } from '../platform/host.ts';
 
 /**
  * A fresh copy of `bytes` as a plain Uint8Array owning its whole buffer. (`slice` would not do:
@@ -27,8 +28,7 @@ const freshBuffers = new WeakSet<ArrayBufferLike>();
  * to another thread whole, even though the view does not span it ({@link transferable}).
  */
 export function freshBytes(size: number): Uint8Array {
-  const buffer = Buffer.allocUnsafeSlow(size);
-  const bytes = new Uint8Array(buffer.buffer, buffer.byteOffset, size);
+  const bytes = allocateOwnBytes(size);
   freshBuffers.add(bytes.buffer);
   return bytes;
 }
@@ -45,8 +45,7 @@ export function ownsWholeBuffer(view: ArrayBufferView): boolean {
 
 /** Whether two byte arrays hold the same bytes (length first, then content). */
 export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  return Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length));
+  return sameBytes(a, b);
 }
 
 /** The parts one after another in one new array of `total` bytes (their summed length). */

@@ -7,6 +7,7 @@
 // a document it would refuse to read. Nesting is counted, never discovered by a stack overflow.
 import { floeError } from '../errors.ts';
 import { limitExceeded, resourceLimits } from './limits.ts';
+import { utf8Length } from '../platform/host.ts';
 
 /** A parsed JSON value; integers beyond 2^53 are bigints so no digit is lost. */
 export type JsonValue = null | boolean | number | bigint | string | JsonValue[] | { [key: string]: JsonValue };
@@ -54,7 +55,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 /** UTF-8 bytes are at least the UTF-16 length and at most 3x it: measured only when it matters. */
 function checkTextSize(text: string, maxBytes: number, where: string | undefined): void {
   if (text.length * 3 <= maxBytes) return;
-  const bytes = text.length > maxBytes ? text.length : Buffer.byteLength(text, 'utf8');
+  const bytes = text.length > maxBytes ? text.length : utf8Length(text);
   if (bytes > maxBytes) throw tooLarge(bytes, maxBytes, where);
 }
 

@@ -12,6 +12,7 @@ import { ChangeSet, parseCoordsKey, type ArrayShapeInfo, type ChunkChange, type 
 import type { Conflict } from './conflicts/conflict.ts';
 import { NodeView } from './node-view.ts';
 import type { LoadedSnapshot } from './objects.ts';
+import { fromBase64, toBase64 } from '../platform/host.ts';
 
 export const FORK_FORMAT = 'floe-fork';
 
@@ -66,8 +67,8 @@ export function packsFromJSON(json: ForkJSON['packs']): UnwrittenPack[] {
   return json.map((p) => ({ id: parseChunkId(p.id), bytes: unb64(p.data) }));
 }
 
-const b64 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
-const unb64 = (text: string) => new Uint8Array(Buffer.from(text, 'base64'));
+const b64 = toBase64;
+const unb64 = fromBase64;
 
 function refToJSON(ref: ChunkRef): ChunkRefJSON {
   switch (ref.kind) {

@@ -9,6 +9,7 @@
 // storage key segment, a CLI argument and a revision expression (`main~1`, `v1^`).
 import { shownValue } from '../format/arguments.ts';
 import { floeError, type ErrorDetails } from '../errors.ts';
+import { utf8Length } from '../platform/host.ts';
 
 /** Longest ref name accepted, in UTF-8 bytes: a common filename limit, far above real names. */
 export const MAX_REF_NAME_BYTES = 255;
@@ -44,7 +45,7 @@ const WHY: Record<Exclude<RefNameRule, 'not-a-string'>, string> = {
 export function refNameProblem(name: unknown): RefNameRule | null {
   if (typeof name !== 'string') return 'not-a-string';
   if (name === '') return 'empty';
-  if (Buffer.byteLength(name, 'utf8') > MAX_REF_NAME_BYTES) return 'too-long';
+  if (utf8Length(name) > MAX_REF_NAME_BYTES) return 'too-long';
   if (LONE_SURROGATE.test(name)) return 'unpaired-surrogate';
   if (CONTROL_OR_SPACE.test(name)) return 'control-or-space';
   if (FORBIDDEN.test(name)) return 'forbidden-character';

@@ -56,7 +56,7 @@ export interface Layer {
   readonly runtimeNeutral?: boolean;
 }
 
-const LEAVES = ['errors', 'optional-dependency'];
+const LEAVES = ['errors', 'optional-dependency', 'platform'];
 
 /**
  * Floe's layers, lowest first (docs/ARCHITECTURE.md, "Layers and what may import what").
@@ -65,6 +65,9 @@ const LEAVES = ['errors', 'optional-dependency'];
 export const FLOE_LAYERS: readonly Layer[] = [
   { name: 'errors', owns: ['errors.ts'], mayImport: [] },
   { name: 'optional-dependency', owns: ['optional-dependency.ts'], mayImport: ['errors'] },
+  // What the read path needs from its host (byte helpers, random bytes, a yield), for Node and
+  // browsers alike (issue 31): a leaf below format, free of Node like src/plot.
+  { name: 'platform', owns: ['platform/'], mayImport: ['errors'], runtimeNeutral: true },
   { name: 'format', owns: ['format/'], mayImport: LEAVES },
   // Plots as pixels and layouts (axes, ticks, colour maps, colour bar, font): the CLI's PNGs and
   // the browser page draw with the same code, so it takes nothing from Node and nothing above errors.
@@ -88,6 +91,9 @@ export const FLOE_LAYERS: readonly Layer[] = [
   },
   // The public API re-exports the layers; floe/testing and the CLI are entry points of their own.
   { name: 'index', owns: ['index.ts'], mayImport: [...LEAVES, 'format', 'cache', 'engine', 'txn', 'query'] },
+  // The browser entry (issue 31): the read path only; what its static graph reaches of Node is
+  // checked in test/unit/architecture/import-graph.test.ts.
+  { name: 'browser', owns: ['browser.ts'], mayImport: [...LEAVES, 'format', 'cache', 'engine', 'txn', 'query'] },
 ];
 
 /** The compiler options module resolution uses: the project's own. */

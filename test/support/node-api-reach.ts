@@ -7,7 +7,7 @@
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 import ts from 'typescript';
-import { importsOf, layerOf, type ImportGraph, type Layer, type SourceTree } from './import-graph.ts';
+import { importsOf, layerOf, loadedWith, type ImportGraph, type Layer, type SourceTree } from './import-graph.ts';
 
 /** Globals Node has and a browser lacks. */
 export const NODE_GLOBALS: ReadonlySet<string> = new Set(['Buffer', 'process', 'require', '__dirname', '__filename', 'global', 'setImmediate', 'clearImmediate']);
@@ -15,10 +15,11 @@ export const NODE_GLOBALS: ReadonlySet<string> = new Set(['Buffer', 'process', '
 const BUILTINS: ReadonlySet<string> = new Set(builtinModules);
 
 /** A Node API one file uses: `imports node:fs`, `imports package fast-png`, `uses Buffer` (line numbers 1-based). */
-export function nodeApiUses(fileName: string, text: string): string[] {
+export function nodeApiUses(fileName: string, text: string, options: { runtimeOnly?: boolean } = {}): string[] {
   const uses: string[] = [];
-  for (const { specifier } of importsOf(fileName, text)) {
+  for (const { specifier, kind } of importsOf(fileName, text)) {
     if (specifier.startsWith('./') || specifier.startsWith('../')) continue;
+    if (options.runtimeOnly && kind === 'type') continue; // erased when compiled: nothing to bundle
     const bare = specifier.split('/')[0] ?? specifier;
     uses.push(specifier.startsWith('node:') || BUILTINS.has(bare) ? `imports ${specifier}` : `imports package ${specifier}`);
   }
@@ -74,4 +75,28 @@ export function nodeApiReach(tree: SourceTree, graph: ImportGraph, layers: reado
     for (const use of nodeApiUses(file, text)) found.push(`${file}: ${use}${via}`);
   }
   return found;
+}
+
+/** npm packages a browser bundle may take: they name no Node API (checked when each was added). */
+export const BROWSER_SAFE_PACKAGES: ReadonlySet<string> = new Set(['lru-cache', 'flatbuffers', 'ts-pattern']);
+
+/**
+ * What an entry point's static graph (what importing it evaluates, the graph a bundler must
+ * resolve up front) reaches of Node: builtins, Node-only globals and packages not known to be
+ * browser-safe (type-only imports, erased when compiled, aside), as `file: what` (line numbers dropped, so the list is stable under edits), each
+ * with the chain that loads it.
+ */
+export function entryNodeApiReach(tree: SourceTree, graph: ImportGraph, entry: string, safePackages: ReadonlySet<string> = BROWSER_SAFE_PACKAGES): { use: string; via: string }[] {
+  const found = new Map<string, string>();
+  for (const [file, chain] of [...loadedWith(graph, entry)].sort(([a], [b]) => a.localeCompare(b))) {
+    const text = tree.host.readFile(path.join(tree.root, file));
+    if (text === undefined) throw new Error(`cannot read ${file}`);
+    for (const use of nodeApiUses(file, text, { runtimeOnly: true })) {
+      const pkg = /^imports package (.+)$/.exec(use)?.[1];
+      if (pkg !== undefined && safePackages.has(pkg.startsWith('@') ? pkg.split('/').slice(0, 2).join('/') : (pkg.split('/')[0] ?? pkg))) continue;
+      const key = `${file}: ${use.replace(/ \(line \d+\)$/, '')}`;
+      if (!found.has(key)) found.set(key, chain.join(' -> '));
+    }
+  }
+  return [...found].map(([use, via]) => ({ use, via }));
 }

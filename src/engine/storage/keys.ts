@@ -3,6 +3,7 @@
 // same object (`a//b` vs `a/b`, `a/./b`, `a\b` on some systems) is refused here, once, so a
 // backend never has to second-guess a key it is given.
 import { floeError } from '../../errors.ts';
+import { isWellFormedText } from '../../platform/host.ts';
 
 // C0 controls, DEL and C1 controls: invisible in messages, meaningful to terminals and some filesystems.
 // eslint-disable-next-line no-control-regex
@@ -27,7 +28,7 @@ function characterProblem(key: string): string | null {
   if (key.startsWith('/')) return "starts with '/' (keys are relative to the storage root)";
   if (key.includes('//')) return "contains an empty segment ('//')";
   // Unpaired surrogates cannot be encoded as UTF-8 and would be replaced, aliasing other keys.
-  if (Buffer.from(key, 'utf8').toString('utf8') !== key) return 'contains an unpaired UTF-16 surrogate';
+  if (!isWellFormedText(key)) return 'contains an unpaired UTF-16 surrogate';
   return null;
 }
 

@@ -11,6 +11,7 @@ import type { ArrayCodecImplementation } from './codec-implementation.ts';
 import type { CodecMetadata } from './types.ts';
 import { vlenOffsetsCodec } from './vlen-offsets.ts';
 import { shown } from './bytes-codec-support.ts';
+import { swapBytesInPlace } from '../../platform/host.ts';
 
 type Endian = 'little' | 'big';
 const HOST_LITTLE = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
@@ -70,9 +71,7 @@ export function bytesCodec(configuration: Record<string, unknown> | undefined, d
 }
 
 function swapInPlace(bytes: Uint8Array, width: number): void {
-  if (width === 2) Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).swap16();
-  else if (width === 4) Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).swap32();
-  else if (width === 8) Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).swap64();
+  if (width === 2 || width === 4 || width === 8) swapBytesInPlace(bytes, width);
 }
 
 function encodeHalf(values: Float32Array, swap: boolean): Uint8Array {

@@ -8,6 +8,7 @@ import { crc32cJs } from './crc32c-js.ts';
 import type { BytesCodecImplementation } from './codec-implementation.ts';
 import type { BytesCodecFactory, BytesToBytesCodec, DecodeLimits } from './types.ts';
 import { checkKeys, corrupt, decodedTooLarge } from './bytes-codec-support.ts';
+import { hostEnv } from '../../platform/host.ts';
 
 const NAME = 'crc32c';
 const crc32cOf: (data: Uint8Array) => number = loadNative() ?? crc32cJs;
@@ -16,7 +17,7 @@ const crc32cOf: (data: Uint8Array) => number = loadNative() ?? crc32cJs;
 export const crc32cImplementation: 'native' | 'js' = crc32cOf === crc32cJs ? 'js' : 'native';
 
 function loadNative(): ((data: Uint8Array) => number) | undefined {
-  if (process.env.FLOE_CRC32C === 'js') return undefined; // tests exercise the fallback
+  if (hostEnv('FLOE_CRC32C') === 'js') return undefined; // tests exercise the fallback
   try {
     return (createRequire(import.meta.url)('@node-rs/crc32') as typeof NodeRsCrc32).crc32c;
   } catch {

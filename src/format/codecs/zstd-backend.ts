@@ -13,6 +13,7 @@ import { registerZstdChoice } from './zstd-choice.ts';
 import { napiBackend } from './zstd-napi.ts';
 import { wasmBackend } from './zstd-wasm.ts';
 import { zlibBackend } from './zstd-zlib.ts';
+import { hostEnv } from '../../platform/host.ts';
 
 export { ZstdDataError } from './zstd-frames.ts';
 export { DecodedSizeLimitError } from './decoded-size.ts';
@@ -79,7 +80,7 @@ type Choice = { which: ZstdBackendName | null; backend: ZstdBackend | null; info
 let chosen: Choice | undefined;
 
 function choose(): Choice {
-  const forced = process.env['FLOE_ZSTD']?.trim().toLowerCase() || 'auto';
+  const forced = hostEnv('FLOE_ZSTD')?.trim().toLowerCase() || 'auto';
   if (forced !== 'auto' && !(DEFAULT_ORDER as readonly string[]).includes(forced)) {
     const error = floeError('INVALID_ARGUMENT', `FLOE_ZSTD must be napi, zlib, fallback or auto, got "${forced}"`);
     return { which: null, backend: null, info: { name: 'unavailable', version: '', reason: error.message }, error };

@@ -2,9 +2,9 @@
 // and 8-byte ids for nodes. Each kind is its own branded type so a ManifestId cannot be passed
 // where a SnapshotId is expected, even though both are 12 raw bytes underneath.
 import { requireString } from '../arguments.ts';
-import { randomFillSync } from 'node:crypto';
 import { floeError } from '../../errors.ts';
 import { compareSequences } from '../indexing.ts';
+import { randomBytes as hostRandomBytes } from '../../platform/host.ts';
 
 declare const idKind: unique symbol;
 type Branded<Kind extends string> = Uint8Array & { readonly [idKind]: Kind };
@@ -54,7 +54,7 @@ export function asNodeId(bytes: Uint8Array): NodeId {
 }
 
 function randomBytes(length: number): Uint8Array {
-  return randomFillSync(new Uint8Array(length));
+  return hostRandomBytes(length);
 }
 export const newSnapshotId = (): SnapshotId => asSnapshotId(randomBytes(ID12_LENGTH));
 export const newManifestId = (): ManifestId => asManifestId(randomBytes(ID12_LENGTH));

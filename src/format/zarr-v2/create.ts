@@ -6,6 +6,7 @@ import { floeError } from '../../errors.ts';
 import type { JsonValue } from '../json.ts';
 import type { NumcodecsConfig } from '../numpy/numcodecs.ts';
 import { parseV2ArrayMetadata, ZARRAY, type V2ArrayMetadata } from './metadata.ts';
+import { toBase64 } from '../../platform/host.ts';
 
 /** A structured dtype as zarr-python writes it: [name, typestr] or [name, typestr, shape] entries. */
 export type V2Descr = readonly (readonly [string, string] | readonly [string, string, readonly number[]])[];
@@ -74,7 +75,7 @@ function defaultFill(meta: V2ArrayMetadata): JsonValue {
       return '';
     case 'bytes':
     case 'structured':
-      return Buffer.alloc(meta.dtype.itemSize).toString('base64');
+      return toBase64(new Uint8Array(meta.dtype.itemSize));
     case 'numeric':
       return meta.dtype.dataType.kind === 'bool' ? false : meta.dtype.dataType.kind === 'complex' ? [0, 0] : 0;
     case 'datetime':

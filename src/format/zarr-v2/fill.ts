@@ -9,6 +9,7 @@ import type { JsonValue } from '../json.ts';
 import type { NumpyDataType } from '../numpy/dtype.ts';
 import { PyFloat, type PyJson } from '../numpy/python-json.ts';
 import { defaultFillValue, parseFillValue, type FillValue, type FillValueInput } from '../zarr/fill-value.ts';
+import { fromBase64, toBase64 } from '../../platform/host.ts';
 
 export interface V2FillValue {
   /** What missing chunks read as (the type's zeros when `isNull`). */
@@ -49,7 +50,7 @@ function defined(value: FillValue, json: JsonValue): V2FillValue {
 /** Base64 of at most (S) or exactly (V, records) `size` bytes; S values are NUL-padded like NumPy's. */
 function base64Bytes(json: JsonValue, size: number, padded: boolean, bad: (why: string) => never): Uint8Array {
   if (typeof json !== 'string' || !BASE64.test(json)) return bad('expected base64 text');
-  const bytes = Buffer.from(json as string, 'base64');
+  const bytes = fromBase64(json as string);
   if (bytes.length > size || (!padded && bytes.length !== size)) bad(`expected ${padded ? 'at most ' : ''}${size} bytes, got ${bytes.length}`);
   const out = new Uint8Array(size);
   out.set(bytes);
@@ -63,7 +64,7 @@ export function v2FillJson(dtype: NumpyDataType, fill: V2FillValue): PyJson {
   switch (dtype.kind) {
     case 'bytes':
     case 'structured':
-      return Buffer.from(fill.value.memory as Uint8Array).toString('base64');
+      return toBase64(fill.value.memory as Uint8Array);
     case 'numeric':
       if (dtype.dataType.kind === 'float') return floatJson(json);
       if (dtype.dataType.kind === 'complex' && Array.isArray(json)) return json.map(floatJson);

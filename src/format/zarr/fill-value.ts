@@ -7,6 +7,7 @@ import { checkedAt } from '../indexing.ts';
 import type { JsonValue } from '../json.ts';
 import type { ArrayData, DataType } from './data-types.ts';
 import { halfToNumber, numberToHalf } from './float16.ts';
+import { fromBase64, toBase64 } from '../../platform/host.ts';
 
 /** An array's fill value: as written in zarr.json, and one element in memory form. */
 export interface FillValue {
@@ -95,7 +96,7 @@ export function parseFillValue(dt: DataType, value: FillValueInput | undefined, 
     case 'binary': {
       const bytes = binaryFill(value, bad);
       (memory as Uint8Array[])[0] = bytes;
-      return freeze(Buffer.from(bytes).toString('base64'), memory);
+      return freeze(toBase64(bytes), memory);
     }
   }
 }
@@ -108,7 +109,7 @@ function binaryFill(value: unknown, bad: (why: string) => never): Uint8Array {
   if (value instanceof Uint8Array) return value.slice();
   if (typeof value === 'string') {
     if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(value)) bad('expected base64 text');
-    return new Uint8Array(Buffer.from(value, 'base64'));
+    return fromBase64(value);
   }
   if (!Array.isArray(value) || !value.every((b) => typeof b === 'number' && Number.isInteger(b) && b >= 0 && b <= 255)) {
     bad('expected base64 text or an array of byte values 0..255');

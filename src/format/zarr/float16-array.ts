@@ -4,6 +4,7 @@
 // global (Node 24+; found by looking for it, never by version). Asked for where it is missing,
 // the read fails with UNSUPPORTED instead of quietly handing back the other type.
 import { floeError } from '../../errors.ts';
+import { runtimeName } from '../../platform/host.ts';
 
 /**
  * The part of ES2025's Float16Array that Floe hands out, declared here: @types/node 20 and the
@@ -42,14 +43,14 @@ export function checkFloat16Representation(representation: Float16Representation
     throw floeError('INVALID_ARGUMENT', `float16 must be 'Float32Array' or 'Float16Array', got ${JSON.stringify(representation)}`, { where });
   }
   if (!hasFloat16Array()) {
-    throw floeError('UNSUPPORTED', `float16 as Float16Array was asked for, but Node ${process.version} has no Float16Array (Node 24 and newer have it); leave the option out to read float16 as Float32Array, exact on every Node`, { where });
+    throw floeError('UNSUPPORTED', `float16 as Float16Array was asked for, but ${runtimeName()} has no Float16Array (Node 24 and newer have it); leave the option out to read float16 as Float32Array, exact on every Node`, { where });
   }
 }
 
 /** The same values in a Float16Array (exact: they came from float16). */
 export function toFloat16Array(data: Float32Array): Float16Data {
   const ctor = float16ArrayConstructor();
-  if (!ctor) throw floeError('UNSUPPORTED', `Node ${process.version} has no Float16Array`);
+  if (!ctor) throw floeError('UNSUPPORTED', `${runtimeName()} has no Float16Array`);
   return ctor.from(data);
 }
 

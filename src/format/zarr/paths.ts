@@ -2,6 +2,7 @@
 import { requireString } from '../arguments.ts';
 import { floeError } from '../../errors.ts';
 import { limitExceeded, MAX_NODE_NAME_BYTES, MAX_PATH_DEPTH } from '../limits.ts';
+import { utf8Length } from '../../platform/host.ts';
 
 /** Throws INVALID_NAME unless `name` is a legal node name (at most MAX_NODE_NAME_BYTES of UTF-8). */
 export function validateNodeName(name: string): void {
@@ -14,8 +15,8 @@ export function validateNodeName(name: string): void {
     : undefined;
   if (why) throw floeError('INVALID_NAME', `node name ${JSON.stringify(name)} ${why}`);
   // Only long names are measured: UTF-8 takes at most 3 bytes per UTF-16 unit.
-  if (name.length * 3 > MAX_NODE_NAME_BYTES && Buffer.byteLength(name, 'utf8') > MAX_NODE_NAME_BYTES) {
-    const shown = `${JSON.stringify(name.slice(0, 40))}… (${Buffer.byteLength(name, 'utf8')} bytes)`;
+  if (name.length * 3 > MAX_NODE_NAME_BYTES && utf8Length(name) > MAX_NODE_NAME_BYTES) {
+    const shown = `${JSON.stringify(name.slice(0, 40))}… (${utf8Length(name)} bytes)`;
     throw floeError('INVALID_NAME', `node name ${shown} is longer than ${MAX_NODE_NAME_BYTES} bytes of UTF-8, what local filesystems allow; shorten it`, {
       details: { rule: 'too-long' },
     });

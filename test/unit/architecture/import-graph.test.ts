@@ -19,13 +19,50 @@ import {
   unlayeredFiles,
   type ImportGraph,
 } from '../../support/import-graph.ts';
-import { neutralClosure, nodeApiReach } from '../../support/node-api-reach.ts';
+import { entryNodeApiReach, neutralClosure, nodeApiReach } from '../../support/node-api-reach.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const options = projectCompilerOptions(path.join(root, 'tsconfig.json'));
 
 /** src/ has no import cycles (the read-interface stage removed the last two); keep it so. */
 const ALLOWED_CYCLES: readonly string[] = [];
+
+/**
+ * What src/browser.ts's static graph still reaches of Node (issue 31). Stage 1 moved Buffer,
+ * setImmediate, process and node:crypto behind src/platform/host.ts; stage 2 empties this list
+ * (the fs and SQLite backends loaded on first use, the codecs behind the platform seam, a decode
+ * pool on Web Workers). A use that leaves must leave this list too, and none may join it.
+ */
+const BROWSER_STILL_NODE_ONLY: readonly string[] = [
+  'engine/decode-pool.ts: imports node:os',
+  'engine/decode-pool.ts: imports node:worker_threads',
+  'engine/local-file.ts: imports node:fs',
+  'engine/local-file.ts: imports node:path',
+  'engine/storage/fs-containment.ts: imports node:fs',
+  'engine/storage/fs-dirs.ts: imports node:fs',
+  'engine/storage/fs-dirs.ts: imports node:path',
+  'engine/storage/fs-dirs.ts: uses process',
+  'engine/storage/fs-files.ts: imports node:fs',
+  'engine/storage/fs-files.ts: imports node:crypto',
+  'engine/storage/fs-files.ts: imports node:path',
+  'engine/storage/fs-files.ts: uses Buffer',
+  'engine/storage/fs.ts: imports node:fs',
+  'engine/storage/fs.ts: imports node:fs/promises',
+  'engine/storage/fs.ts: imports node:path',
+  'engine/storage/sqlite-file.ts: imports node:fs',
+  'engine/storage/sqlite-file.ts: uses Buffer',
+  'engine/storage/sqlite.ts: uses Buffer',
+  'format/codecs/crc32c.ts: imports node:module',
+  'format/codecs/zstd-backend.ts: imports node:module',
+  'format/codecs/zstd-backend.ts: uses require',
+  'format/codecs/zstd-napi.ts: uses require',
+  'format/codecs/zstd-wasm.ts: imports node:fs',
+  'format/codecs/zstd-wasm.ts: imports node:path',
+  'format/codecs/zstd-wasm.ts: uses require',
+  'format/codecs/zstd-zlib.ts: uses require',
+  'format/codecs/zstd-zlib.ts: uses process',
+  'optional-dependency.ts: imports node:module',
+];
 
 describe('the import-graph checker, on a planted fixture', () => {
   const fixture = buildImportGraph(
@@ -91,6 +128,24 @@ describe('the Node-API checker of runtime-neutral layers, on a planted fixture',
   });
 });
 
+describe('the Node-API checker of an entry point, on a planted fixture', () => {
+  const tree = memoryTree('/entry/src', {
+    'browser.ts': `export { a } from './format/a.ts';\nexport type { T } from './format/typed.ts';`,
+    'format/a.ts': `import { b } from './b.ts';\nimport LRU from 'lru-cache';\nimport { x } from 'node-only-package';\nexport const a = () => import('./lazy.ts');\nconst v = { Buffer: 1 }.Buffer;`,
+    'format/b.ts': `import { randomFillSync } from 'node:crypto';\nimport type * as Zlib from 'node:zlib';\nexport const b = Buffer.alloc(1);\nexport const c = Buffer.alloc(2);`,
+    'format/lazy.ts': `import { gzipSync } from 'node:zlib';`,
+    'format/typed.ts': `import { readFileSync } from 'node:fs';\nexport type T = number;`,
+  });
+
+  it('reports what importing the entry evaluates (not import() targets, not type-only imports or files, not safe packages), once per file and use', () => {
+    expect(entryNodeApiReach(tree, buildImportGraph(tree, options), 'browser.ts')).toEqual([
+      { use: 'format/a.ts: imports package node-only-package', via: 'browser.ts -> format/a.ts' },
+      { use: 'format/b.ts: imports node:crypto', via: 'browser.ts -> format/a.ts -> format/b.ts' },
+      { use: 'format/b.ts: uses Buffer', via: 'browser.ts -> format/a.ts -> format/b.ts' },
+    ]);
+  });
+});
+
 describe('the import graph of src/', () => {
   let graph: ImportGraph | undefined;
   const srcGraph = (): ImportGraph => (graph ??= buildImportGraph(diskTree(path.join(root, 'src')), options));
@@ -116,6 +171,13 @@ describe('the import graph of src/', () => {
     expect(reached.size).toBeGreaterThanOrEqual(11); // src/plot's files and errors.ts
     expect(reached.has('plot/heatmap.ts') && reached.has('errors.ts')).toBe(true);
     expect(nodeApiReach(diskTree(path.join(root, 'src')), srcGraph(), FLOE_LAYERS)).toEqual([]);
+  });
+
+  it('keeps the browser entry\'s static graph to what BROWSER_STILL_NODE_ONLY allows of Node (none, once stage 2 is done)', () => {
+    const reached = entryNodeApiReach(diskTree(path.join(root, 'src')), srcGraph(), 'browser.ts');
+    const extra = reached.filter(({ use }) => !BROWSER_STILL_NODE_ONLY.includes(use)).map(({ use, via }) => `${use} (via ${via})`);
+    expect(extra, 'new Node API uses reached from src/browser.ts').toEqual([]);
+    expect(reached.map(({ use }) => use), 'BROWSER_STILL_NODE_ONLY lists uses that are gone: drop them').toEqual(BROWSER_STILL_NODE_ONLY);
   });
 
   it('keeps src/index.ts to re-exports', () => {
