@@ -48,6 +48,10 @@ const ENTRY = `
 `;
 
 const haveChromium = existsSync(CHROMIUM);
+// In CI the browser tests are mandatory (.ci/run installs chromium): a missing one fails, never skips.
+if (!haveChromium && (process.env.CI === 'true' || process.env.FLOE_REQUIRE_BROWSER === '1')) {
+  throw new Error(`${CHROMIUM} is missing: install it with \`bash scripts/install-services.sh\` (Debian's chromium)`);
+}
 let browser: Browser | undefined;
 let server: Server | undefined;
 let origin = '';
