@@ -1,6 +1,5 @@
 // Shared by the CLI tests: run `floe` in-process with captured output, spawn the real binary,
 // and build a small repository with a group, coordinates, a sharded field, two commits and a tag.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,6 +9,7 @@ import { slice } from '../../src/engine/selection.ts';
 import { BufferStream, type CliIo } from '../../src/cli/io.ts';
 import type { Clock } from '../../src/engine/storage/clock.ts';
 import { run } from '../../src/cli/main.ts';
+import { collectChild } from '../support/child-output.ts';
 import { Repository, Storage } from '../../src/txn/index.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -46,20 +46,9 @@ export async function floe(argv: string[], options: { cwd: string; tty?: boolean
 }
 
 /** Runs `node bin/floe.mjs ...` and collects its output; killed after `timeoutMs`. `env` adds variables. */
-export function spawnFloe(argv: string[], cwd: string, timeoutMs = 60_000, env: Record<string, string> = {}): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/floe.mjs'), ...argv], { cwd, env: { ...process.env, FORCE_COLOR: '0', ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? -1, stdout, stderr });
-    });
-  });
+export async function spawnFloe(argv: string[], cwd: string, timeoutMs = 60_000, env: Record<string, string> = {}): Promise<CliResult> {
+  const { status, stdout, stderr } = await collectChild(process.execPath, [path.join(ROOT, 'bin/floe.mjs'), ...argv], { cwd, env: { ...process.env, FORCE_COLOR: '0', ...env }, timeoutMs });
+  return { code: status ?? -1, stdout, stderr };
 }
 
 export const NT = 6;

@@ -5,39 +5,19 @@
 // with every task's data and nothing twice; two coordinators racing on one branch may leave one
 // write uncommitted, and then the branch holds the other's commit alone.
 // FLOE_DIST_KILL_TRIALS sets the worker kills (default 20).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { distributedWrite } from '../../src/distributed/index.ts';
-import { Repository, Storage } from '../../src/txn/index.ts';
-import { startRedis, type RedisServer } from '../support/redis-server.ts';
-import { Child, childBundle, launchWorker, outcome, startCoordinator, startWorker, stopAll, type Where } from './harness.ts';
-import { chunkTasks, chunkValues, createTarget, type ChunkTask } from './tasks.ts';
+import type { Repository } from '../../src/txn/index.ts';
+import { Child, distributedSuite, launchWorker, outcome, startCoordinator, startWorker, type Where } from './harness.ts';
+import { chunkTasks, chunkValues, type ChunkTask } from './tasks.ts';
 
 const KILLS = Number(process.env.FLOE_DIST_KILL_TRIALS ?? 20);
 const KILLS_PER_WRITE = 4;
 
-let redis: RedisServer;
-const scratch = mkdtempSync(path.join(tmpdir(), 'floe-distributed-faults-'));
-let repos = 0;
-
-beforeAll(async () => {
-  [redis] = await Promise.all([startRedis(), childBundle.build()]);
-});
-afterAll(async () => {
-  await stopAll();
-  await redis?.stop();
-  childBundle.remove();
-  rmSync(scratch, { recursive: true, force: true });
-});
-
-async function fresh(chunks: number): Promise<{ where: Where; repo: Repository; base: string }> {
-  const dir = path.join(scratch, `r${repos++}`);
-  const repo = await Repository.create(Storage.newLocalFilesystem(dir));
-  const base = await createTarget(repo, chunks);
-  return { where: { repo: dir, redis: redis.url, queue: `q${repos}` }, repo, base };
-}
+const suite = distributedSuite('floe-distributed-faults-');
+const fresh = (chunks: number) => suite.fresh(chunks);
 
 /** The commits on main after `base`, newest first, with their commit keys. */
 async function commitsSince(repo: Repository, base: string): Promise<{ id: string; key: unknown }[]> {
@@ -60,7 +40,7 @@ const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A write coordinated in this process. */
 const write = (repo: Repository, where: Where, tasks: ChunkTask[], writeId: string, extra: { onProgress?: (p: { phase: string; tasksDone: number }) => void } = {}) =>
-  distributedWrite(repo, { branch: 'main', queue: { name: where.queue, redis: redis.url }, tasks, message: writeId, writeId, pollIntervalMs: 100, jobs: { attempts: 5, backoffMs: 50 }, ...extra });
+  distributedWrite(repo, { branch: 'main', queue: { name: where.queue, redis: suite.redis.url }, tasks, message: writeId, writeId, pollIntervalMs: 100, jobs: { attempts: 5, backoffMs: 50 }, ...extra });
 
 /** Whether a worker is inside a task: its last task event is a start. */
 const inTask = (c: Child) => c.lines.filter((l) => l.event === 'task-start' || l.event === 'fork-stored' || l.event === 'task-error').at(-1)?.event === 'task-start';
@@ -115,7 +95,7 @@ describe('distributed writes under faults', () => {
 
   it('a worker stalled past its lock: two live attempts, exactly one fork merged', async () => {
     const { where, repo, base } = await fresh(8);
-    const stallDir = mkdtempSync(path.join(scratch, 'stall-'));
+    const stallDir = mkdtempSync(path.join(suite.scratch, 'stall-'));
     // The staller blocks its event loop 3 s (lock 1 s) in the first attempt of each task it takes,
     // then writes other values; the other worker's stalled check hands the task to itself.
     const staller = await startWorker(where, { taskMs: 50, stallMs: 3000, stallDir });
@@ -142,7 +122,7 @@ describe('distributed writes under faults', () => {
     let restarting: Promise<void> | undefined;
     const result = await write(repo, where, tasks, 'redis', {
       onProgress: (p) => {
-        if (p.phase === 'task-done' && p.tasksDone === 2) restarting ??= redis.restart({ downMs: 300 });
+        if (p.phase === 'task-done' && p.tasksDone === 2) restarting ??= suite.redis.restart({ downMs: 300 });
       },
     });
     await restarting;

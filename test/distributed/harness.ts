@@ -1,11 +1,16 @@
 // Processes of the distributed-write tests: workers and coordinators (dist-child.ts, bundled once
 // per test file), their JSON lines, and kills by pid. Every process started is stopped in `stopAll`.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
+import { Repository, Storage } from '../../src/txn/index.ts';
 import { bundledWorker } from '../support/bundled-worker.ts';
+import { startRedis, type RedisServer } from '../support/redis-server.ts';
 import type { S3Repo } from './dist-child.ts';
-import type { ChunkTask } from './tasks.ts';
+import { createTarget, type ChunkTask } from './tasks.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const childBundle = bundledWorker(path.join(here, 'dist-child.ts'), 'floe-distributed-test');
@@ -118,4 +123,45 @@ export async function outcome(child: Child, ms = 60_000): Promise<Line> {
 
 export async function stopAll(): Promise<void> {
   await Promise.all([...started].map((c) => c.kill('SIGKILL')));
+}
+
+/** What a test file of distributed writes shares: its Redis, its scratch directory and fresh repositories. */
+export interface DistributedSuite {
+  readonly redis: RedisServer;
+  readonly scratch: string;
+  /** A new repository (with the target array of `chunks` chunks) and a queue of its own. */
+  fresh(chunks: number): Promise<{ where: Where; repo: Repository; base: string }>;
+}
+
+/**
+ * Registers the file's hooks: Redis and the child bundle start before its tests; every process,
+ * Redis, the bundle and the scratch directory (`prefix`…) are removed after them.
+ */
+export function distributedSuite(prefix: string): DistributedSuite {
+  const scratch = mkdtempSync(path.join(tmpdir(), prefix));
+  let redis: RedisServer | undefined;
+  let repos = 0;
+  beforeAll(async () => {
+    [redis] = await Promise.all([startRedis(), childBundle.build()]);
+  });
+  afterAll(async () => {
+    await stopAll();
+    await redis?.stop();
+    childBundle.remove();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+  const suite: DistributedSuite = {
+    get redis() {
+      if (!redis) throw new Error('Redis is started by the suite\'s beforeAll');
+      return redis;
+    },
+    scratch,
+    async fresh(chunks) {
+      const dir = path.join(scratch, `r${repos++}`);
+      const repo = await Repository.create(Storage.newLocalFilesystem(dir));
+      const base = await createTarget(repo, chunks);
+      return { where: { repo: dir, redis: suite.redis.url, queue: `q${repos}` }, repo, base };
+    },
+  };
+  return suite;
 }

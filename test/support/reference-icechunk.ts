@@ -2,9 +2,10 @@
 // in floe/testing (src/testing/adapters/icechunk-storage.ts) and is re-exported here; `runReference`
 // runs one command in a child process (reference-child.mjs), because the WASM runtime keeps a
 // process alive (scripts end with process.exit). See the shared notes (notes/reference-icechunk-in-node.md) beside the project.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { collectChild } from './child-output.ts';
 
 export { customBackend } from '../../src/testing/adapters/icechunk-storage.ts';
 
@@ -32,22 +33,7 @@ export function runReference<T = unknown>(command: Record<string, unknown>, time
  * {@link runReference} without blocking this process's event loop: for a child that talks to a
  * server this process runs (`floe serve` in-process). Killed (SIGKILL, by pid) after `timeoutMs`.
  */
-export function runReferenceAsync<T = unknown>(command: Record<string, unknown>, timeoutMs = 90_000): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, childArgs(command), { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      try {
-        resolve(replyOf<T>(status, stdout, stderr));
-      } catch (err) {
-        reject(err);
-      }
-    });
-  });
+export async function runReferenceAsync<T = unknown>(command: Record<string, unknown>, timeoutMs = 90_000): Promise<T> {
+  const { status, stdout, stderr } = await collectChild(process.execPath, childArgs(command), { timeoutMs });
+  return replyOf<T>(status, stdout, stderr);
 }
