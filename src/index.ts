@@ -22,6 +22,7 @@ export { StorageStore, type ZarrStore, type ListDir, type StorageStoreOptions, t
 export { ZarrArray, type ArrayIoOptions, type GetOptions, type CfGetOptions, type SetOptions, type CfSetOptions, type OpenArrayOptions, type WriteValue } from './engine/array.ts';
 export type { CfNdArray } from './engine/cf-read.ts';
 export type { CfWriteValue } from './engine/cf-write.ts';
+export type { CfWriteValues } from './format/cf/encode.ts';
 export type { CfVariable } from './format/cf/variable.ts';
 export type { CfDate, CfDateFields } from './format/cf/cf-date.ts';
 export type { CfCalendarName } from './format/cf/calendar.ts';
@@ -64,7 +65,8 @@ export { FsStorage, type Durability, type FsStorageOptions } from './engine/stor
 export type { FileLockOptions } from './engine/storage/fs-lock.ts';
 export { SqliteStorage, type SqliteStorageOptions } from './engine/storage/sqlite.ts';
 export { S3Storage, type S3StorageOptions, type S3ClientLike } from './engine/storage/s3.ts';
-export { HttpStorage, type HttpStorageOptions } from './engine/storage/http.ts';
+export { HttpStorage, type HttpStorageOptions, type LinkEstimate } from './engine/storage/http.ts';
+export type { HttpStackOptions } from './engine/storage/http-stack.ts';
 export { KNOWN_SCHEMES, parseLocation, type Location } from './engine/storage/location.ts';
 export { wrapStorage, type Around, type StorageCall, type StorageOperation } from './engine/storage/wrap.ts';
 export { withRetries, type RetryOptions } from './engine/storage/retries.ts';

@@ -75,7 +75,7 @@ export function createQueryHandler(source: QuerySource, options: QueryServerOpti
     // Resolved per request: a session's cache use follows its current state.
     return planQuery(resolveSource(source, options.caches), builder.toOperationNode(), { ...options, limits: planLimits, signal, admit });
   };
-  const concurrency = options.concurrency ?? 8;
+  const concurrency = options.concurrency ?? resolveSource(source, options.caches).store.readConcurrency ?? 8;
 
   const answer = async (req: IncomingMessage, res: ServerResponse, route: string, url: URL, control: RequestControl): Promise<void> => {
     if (route === 'explain') {

@@ -204,7 +204,7 @@ describe('HTTP storage reads', () => {
     const storage = new HttpStorage({ url: server.url });
     expect(storage.linkEstimate()).toBeUndefined();
     await storage.get('big', { offset: 0, length: 100 });
-    expect(storage.linkEstimate()).toBeUndefined(); // too small to say anything of the rate
+    expect(storage.linkEstimate()).toBeUndefined(); // 100 bytes say nothing of the rate
     await storage.get('big');
     const link = storage.linkEstimate();
     expect(link!.roundTripMs).toBeGreaterThan(0);

@@ -20,7 +20,7 @@ const MAX_OBJECT_BYTES = 2 ** 31 - 1;
 /** Mutable objects kept for revalidation: the repo info file and a few refs. */
 const MAX_REVALIDATED = 64;
 /** Bodies shorter than this say more about latency than about the link's rate. */
-const MIN_RATE_SAMPLE_BYTES = 32 * 1024;
+const MIN_RATE_SAMPLE_BYTES = 8 * 1024;
 /** Weight of a new sample in the link estimate. */
 const SMOOTHING = 0.2;
 
@@ -146,7 +146,8 @@ export class HttpRequests implements HttpSender {
   /** Records how fast a body arrived (from its headers to its end), for sizeable bodies. */
   private measured(answered: number, result: GetResult): GetResult {
     const ms = performance.now() - answered;
-    if (result.bytes.length >= MIN_RATE_SAMPLE_BYTES) this.bytesPerMs = smoothed(this.bytesPerMs, result.bytes.length / Math.max(ms, 0.05));
+    // At least a millisecond: a body that came with its headers gives a lower bound, not infinity.
+    if (result.bytes.length >= MIN_RATE_SAMPLE_BYTES) this.bytesPerMs = smoothed(this.bytesPerMs, result.bytes.length / Math.max(ms, 1));
     return result;
   }
 

@@ -73,6 +73,7 @@ export class HttpStorage implements ObjectStorage {
   /** Nothing to release: fetch keeps no per-storage connection. */
   async close(): Promise<void> {}
 
+  /** {@link close}, for `await using`. */
   async [Symbol.asyncDispose](): Promise<void> {}
 
   private readOnly(operation: string, key: string): Error {

@@ -6,6 +6,7 @@ import { calendar, calendarName, invalidDate, type CfCalendar, type CfCalendarNa
 
 export const MICROS_PER_DAY = 86_400_000_000;
 
+/** The fields of a {@link CfDate}: a date and time of day on some calendar (time fields default to 0). */
 export interface CfDateFields {
   readonly year: number;
   readonly month: number;
@@ -16,6 +17,10 @@ export interface CfDateFields {
   readonly microsecond?: number;
 }
 
+/**
+ * A date and time on one CF calendar (docs/cf.md): compares with dates of its calendar, prints as
+ * ISO 8601 text, and converts back to the stored number exactly. Real-world calendars also give a `Date`.
+ */
 export class CfDate {
   readonly year: number;
   readonly month: number;
@@ -75,6 +80,7 @@ export class CfDate {
     return this.dayNumber - other.dayNumber || this.microOfDay - other.microOfDay;
   }
 
+  /** Whether `other` is the same instant on the same calendar. */
   equals(other: CfDate): boolean {
     return other.calendar === this.calendar && this.compare(other) === 0;
   }
@@ -86,6 +92,7 @@ export class CfDate {
     return `${y}-${pad(this.month, 2)}-${pad(this.day, 2)}T${pad(this.hour, 2)}:${pad(this.minute, 2)}:${pad(this.second, 2)}${fraction}`;
   }
 
+  /** The ISO text of {@link toString}, so JSON carries dates as text. */
   toJSON(): string {
     return this.toString();
   }

@@ -11,6 +11,7 @@ export interface CfFlags {
   readonly masks?: readonly number[];
 }
 
+/** One entry of `cell_methods` (`time: mean (interval: 1 hour)`). */
 export interface CfCellMethod {
   /** The dimension or coordinate names (or `area`) the method applies over. */
   readonly names: readonly string[];
@@ -23,6 +24,7 @@ export interface CfCellMethod {
   readonly comment?: string;
 }
 
+/** One grid mapping of `grid_mapping` (short form `crs`, extended form `crs: x y`). */
 export interface CfGridMapping {
   /** The grid mapping variable's name. */
   readonly name: string;
@@ -30,6 +32,7 @@ export interface CfGridMapping {
   readonly coordinates: readonly string[];
 }
 
+/** A variable's CF metadata that is not a value transform: coordinates, bounds, grid mappings, cell methods, flags, valid range. */
 export interface CfMetadata {
   readonly coordinates?: readonly string[];
   readonly bounds?: string;

@@ -9,6 +9,7 @@ import { cfMetadata, type CfMetadata } from './metadata.ts';
 import { decodeTime, durationUnit, isRefusal, parseTimeUnits, type CfTimeCoding } from './time.ts';
 import { valueCoding, valueKernel, type CfValueCoding } from './values.ts';
 
+/** How a variable's stored values decode (docs/cf.md): its value coding, time or duration, metadata, and what was left undecoded. */
 export interface CfVariable {
   readonly values: CfValueCoding;
   /** Present when `units` is "UNIT since DATE" on a calendar Floe decodes: values become CfDates. */

@@ -77,7 +77,8 @@ export interface PreparedQuery {
 export async function planQuery(source: ResolvedSource, query: QueryNode, options: PlanOptions = {}): Promise<PreparedQuery> {
   const limits = resolveLimits(options.limits);
   const meter = new Meter(source.store, options.signal);
-  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  // A store behind a round trip (HTTP) asks for more requests in flight (ZarrStore.readConcurrency).
+  const concurrency = options.concurrency ?? source.store.readConcurrency ?? DEFAULT_CONCURRENCY;
   const caches = source.caches;
   const hits: CacheHits = { shardIndexes: 0, chunks: 0, decodedChunks: 0, coordinates: 0, manifests: 0 };
   const planManifests = manifestPlanning(source, meter, hits);
