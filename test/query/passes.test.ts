@@ -45,6 +45,9 @@ describe('coalescing', () => {
     // A gap inside gapBytes but worth more than 5% of the wanted bytes stays a separate request.
     expect(coalesceRanges([{ offset: 0, length: 100 }, { offset: 200, length: 100 }], { gapBytes: 1000 })).toHaveLength(2);
     expect(coalesceRanges([{ offset: 0, length: 100 }, { offset: 200, length: 100 }], { gapBytes: 1000, maxOverread: 1 })).toHaveLength(1);
+    // No merged request longer than maxSpanBytes, however cheap its gaps.
+    const spans = coalesceRanges(Array.from({ length: 10 }, (_, i) => ({ offset: i * 100, length: 50 })), { gapBytes: 1000, maxOverread: Infinity, maxSpanBytes: 350 });
+    expect(spans.map((r) => [r.offset, r.length])).toEqual([[0, 350], [400, 350], [800, 150]]);
   });
 });
 

@@ -60,6 +60,7 @@ describe('withRangeCoalescing', () => {
     expect(Array.from(b!.bytes)).toEqual(Array.from((await memory.get('a', { offset: 900, length: 10 }))!.bytes));
     expect(a!.bytes).toHaveLength(10);
     expect(linkAware({ gapBytes: 0 }, link)).toEqual({ gapBytes: 0 }); // the caller's choice stands
+    expect(linkAware({}, { roundTripMs: 1000, bytesPerMs: 1e9 }).maxSpanBytes).toBe(16 * 1024 * 1024); // a fast link still makes bounded requests
     expect(linkAware({}, { roundTripMs: 1, bytesPerMs: 1 }).gapBytes).toBe(64 * 1024); // never below the default
   });
 

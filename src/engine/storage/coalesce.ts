@@ -13,6 +13,8 @@ export interface CoalesceOptions {
   gapBytes?: number;
   /** Most unwanted bytes a merged request may carry, as a fraction of its wanted bytes. Default 0.05. */
   maxOverread?: number;
+  /** Longest merged request in bytes (ranges longer than this alone stay whole). Default: no bound. */
+  maxSpanBytes?: number;
 }
 
 export interface ByteRangeWant {
@@ -34,6 +36,7 @@ export const DEFAULT_MAX_OVERREAD = 0.05;
 export function coalesceRanges(wants: readonly ByteRangeWant[], options: CoalesceOptions = {}): CoalescedRange[] {
   const gapBytes = options.gapBytes ?? DEFAULT_GAP_BYTES;
   const maxOverread = options.maxOverread ?? DEFAULT_MAX_OVERREAD;
+  const maxSpan = options.maxSpanBytes ?? Number.POSITIVE_INFINITY;
   const sorted = uniqueSorted(wants);
   const out: CoalescedRange[] = [];
   let cur: { offset: number; end: number; pieces: ByteRangeWant[]; wanted: number } | undefined;
@@ -43,7 +46,7 @@ export function coalesceRanges(wants: readonly ByteRangeWant[], options: Coalesc
       const gap = Math.max(0, w.offset - cur.end);
       const waste = cur.end - cur.offset - cur.wanted + gap;
       const wanted = cur.wanted + Math.max(0, end - Math.max(cur.end, w.offset));
-      if (gap <= gapBytes && waste <= maxOverread * wanted) {
+      if (gap <= gapBytes && waste <= maxOverread * wanted && Math.max(cur.end, end) - cur.offset <= maxSpan) {
         cur.end = Math.max(cur.end, end);
         cur.wanted = wanted;
         cur.pieces.push(w);

@@ -5,7 +5,8 @@
 // shard, so a read of N adjacent chunks becomes one request instead of N. Given the link's
 // measured round trip and rate (`link`), a gap is bridged whenever sending its bytes takes less
 // time than a round trip (gap < round trip x rate), whatever the overread: on a fast link with
-// a long round trip, a box that wants one inner chunk in eight is still read in a few requests.
+// a long round trip, a box that wants one inner chunk in eight is still read in a few requests
+// (each at most 16 MiB, so memory per request stays bounded and long reads stay parallel).
 // Only `get` of `{ offset, length }` ranges is batched; every other call passes through. A merged
 // request carries the callers' signal when they share one, else none (each caller's own signal
 // still ends its wait: ABORTED).
@@ -62,10 +63,13 @@ export function withRangeCoalescing(inner: ObjectStorage, options: CoalesceOptio
   return { ...forwarded(inner), get };
 }
 
+/** Longest request link-aware batching makes: memory per request stays bounded, and requests stay parallel. */
+const MAX_LINK_AWARE_SPAN = 16 * 1024 * 1024;
+
 /** The options for this batch: the caller's, or gaps sized to the link when it is known and the caller set none. */
 export function linkAware(options: CoalesceOptions, link: LinkEstimate | undefined): CoalesceOptions {
   if (!link || options.gapBytes !== undefined || options.maxOverread !== undefined) return options;
-  return { gapBytes: Math.max(DEFAULT_GAP_BYTES, Math.floor(link.roundTripMs * link.bytesPerMs)), maxOverread: Number.POSITIVE_INFINITY };
+  return { gapBytes: Math.max(DEFAULT_GAP_BYTES, Math.floor(link.roundTripMs * link.bytesPerMs)), maxOverread: Number.POSITIVE_INFINITY, maxSpanBytes: MAX_LINK_AWARE_SPAN };
 }
 
 /** The storage's methods bound to it (the wrapper replaces `get` only). */
