@@ -241,13 +241,10 @@ async function run() {
   }
 }
 
+// The reply is written, and only then does the process exit (the WASM runtime would keep it alive):
+// exiting in the same tick as a large write to a pipe can cut the reply short (seen on Node 26).
+const reply = (message) => process.stdout.write(JSON.stringify(message) + '\n', () => process.exit(0));
 run().then(
-  (value) => {
-    process.stdout.write(JSON.stringify({ ok: true, value }) + '\n');
-    process.exit(0);
-  },
-  (err) => {
-    process.stdout.write(JSON.stringify({ ok: false, error: String(err?.stack ?? err) }) + '\n');
-    process.exit(0);
-  },
+  (value) => reply({ ok: true, value }),
+  (err) => reply({ ok: false, error: String(err?.stack ?? err) }),
 );

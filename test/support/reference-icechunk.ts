@@ -18,7 +18,12 @@ function replyOf<T>(status: number | null, stdout: string, stderr: string): T {
   if (status !== 0 || !line) {
     throw new Error(`reference child failed (status ${status}): ${stderr.slice(-2000)} ${stdout.slice(-500)}`);
   }
-  const reply = JSON.parse(line) as { ok: boolean; error?: string; value?: T };
+  let reply: { ok: boolean; error?: string; value?: T };
+  try {
+    reply = JSON.parse(line) as typeof reply;
+  } catch (err) {
+    throw new Error(`reference child's reply is not JSON (${line.length} characters, status ${status}): ${line.slice(-200)} ${stderr.slice(-1000)}`, { cause: err });
+  }
   if (!reply.ok) throw new Error(`reference error: ${reply.error}`);
   return reply.value as T;
 }
