@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isFloeError } from '../../src/errors.ts';
 import { HttpStorage } from '../../src/engine/storage/http.ts';
+import { parseByteranges, rangesCovered } from '../../src/engine/storage/http-ranges.ts';
 import { Storage } from '../../src/txn/storage.ts';
 import { collect, expectCode } from './contract.ts';
 import { startStaticServer, type StaticServer, type StaticServerOptions } from '../support/static-http-server.ts';
@@ -237,6 +238,43 @@ describe('HTTP storage reads', () => {
     await expectCode(storage.get('../etc/passwd'), 'INVALID_KEY');
     await expectCode(storage.get('a/%2e%2e/x'), 'INVALID_KEY');
     expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('HTTP multi-range reads', () => {
+  const wanted = [{ offset: 1, length: 2 }, { offset: 10, length: 3 }, { offset: 20, length: 6 }];
+  const expected = ['bc', 'klm', 'uvwxyz'];
+
+  it('reads several ranges in one request from a host that sends multipart/byteranges', async () => {
+    const server = await serve();
+    const storage = new HttpStorage({ url: server.url });
+    expect((await storage.getRanges('a/b.bin', wanted))!.map(dec)).toEqual(expected);
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]!.headers.range).toBe('bytes=1-2,10-12,20-25');
+    expect(storage.multiRange).toBe(true);
+    expect(await storage.getRanges('missing', wanted)).toBeNull();
+  });
+
+  it('falls back to one range at a time where the host answers only the first, or sends the whole object', async () => {
+    for (const ranges of ['first-only', 'ignore'] as const) {
+      const server = await serve({ ranges });
+      const storage = new HttpStorage({ url: server.url, onWarning: () => undefined });
+      expect((await storage.getRanges('a/b.bin', wanted))!.map(dec), ranges).toEqual(expected);
+      expect(storage.multiRange, ranges).toBe(false);
+    }
+  });
+
+  it('takes from a multipart body exactly the bytes each part declares, and refuses malformed ones', () => {
+    const enc8 = (s: string) => new TextEncoder().encode(s);
+    const body = enc8('\r\n--B\r\nContent-Range: bytes 0-3/10\r\n\r\n--B\r\r\n--B\r\ncontent-range: bytes 6-7/10\r\n\r\nxy\r\n--B--\r\n');
+    const parts = parseByteranges(body, 'B')!;
+    expect(parts.map((p) => [p.start, p.end, dec(p.bytes)])).toEqual([[0, 3, '--B\r'], [6, 7, 'xy']]); // data holding the boundary is data
+    expect(rangesCovered([{ offset: 6, length: 2 }, { offset: 1, length: 2 }], parts)!.map(dec)).toEqual(['xy', '-B']);
+    expect(rangesCovered([{ offset: 4, length: 2 }], parts)).toBeUndefined(); // not inside one part
+    for (const bad of ['--B\r\nContent-Range: bytes 0-9/10\r\n\r\nshort\r\n--B--', '--B\r\n\r\nno range\r\n--B--', 'no delimiter', '--B\r\nContent-Range: bytes 0-1/2\r\n\r\nab--B--']) {
+      expect(parseByteranges(enc8(bad), 'B'), bad).toBeUndefined();
+    }
+    expect(rangesCovered([{ offset: 0, length: 1 }], [{ start: 0, end: 0, total: 1, bytes: enc8('a') }, { start: 0, end: 0, total: 2, bytes: enc8('a') }])).toBeUndefined(); // sizes disagree
   });
 });
 

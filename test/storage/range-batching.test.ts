@@ -49,7 +49,7 @@ describe('withRangeCoalescing', () => {
     const memory = await seeded();
     const { storage, gets } = counted(memory);
     let link: { roundTripMs: number; bytesPerMs: number } | undefined;
-    const batched = withRangeCoalescing(storage, {}, () => link);
+    const batched = withRangeCoalescing(storage, {}, { link: () => link });
     const far = () => Promise.all([batched.get('a', { offset: 0, length: 10 }), batched.get('a', { offset: 900, length: 10 })]);
     await far();
     expect(gets).toHaveLength(2); // unmeasured: the 5% overread bound keeps them apart

@@ -16,7 +16,8 @@ export interface StaticServerOptions {
   readonly objects: Map<string, Uint8Array>;
   /** The URL path the keys go under: '' or ending in '/', e.g. 'bucket/repo/'. */
   readonly prefix?: string;
-  readonly ranges?: 'honour' | 'ignore' | 'shifted' | 'gzip';
+  /** 'honour' answers several ranges as multipart/byteranges; 'first-only' answers only the first of them. */
+  readonly ranges?: 'honour' | 'ignore' | 'shifted' | 'gzip' | 'first-only';
   /** Send ETags. Default true. */
   readonly etags?: boolean;
   /** Send Content-Length on HEAD answers. Default true. */
@@ -108,8 +109,14 @@ function answerObject(options: StaticServerOptions, req: IncomingMessage, res: S
     res.end();
     return;
   }
-  const match = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? '');
   const mode = options.ranges ?? 'honour';
+  const several = /^bytes=\d+-\d+(,\d+-\d+)+$/.test(req.headers.range ?? '');
+  if (several && req.method !== 'HEAD' && (mode === 'honour' || mode === 'first-only')) {
+    const ranges = (req.headers.range ?? '').slice(6).split(',').map((r) => r.split('-').map(Number) as [number, number]);
+    if (mode === 'first-only') req.headers.range = `bytes=${ranges[0]![0]}-${ranges[0]![1]}`;
+    else return answerMultipart(res, headers, bytes, ranges);
+  }
+  const match = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? '');
   if (req.method === 'HEAD') {
     if (options.headLength !== false) headers['content-length'] = String(bytes.length);
     res.writeHead(200, headers);
@@ -143,6 +150,20 @@ function answerObject(options: StaticServerOptions, req: IncomingMessage, res: S
     headers['content-encoding'] = 'gzip';
   }
   res.writeHead(206, { ...headers, 'content-range': `bytes ${start}-${end}/${bytes.length}`, 'content-length': String(body.length) });
+  res.end(body);
+}
+
+/** Several ranges as multipart/byteranges (RFC 9110 §14.6), as nginx sends them. */
+function answerMultipart(res: ServerResponse, headers: Record<string, string>, bytes: Uint8Array, ranges: readonly [number, number][]): void {
+  const boundary = '00000000000000000042';
+  const chunks: Buffer[] = [];
+  for (const [first, last] of ranges) {
+    const end = Math.min(last, bytes.length - 1);
+    chunks.push(Buffer.from(`\r\n--${boundary}\r\nContent-Type: application/octet-stream\r\nContent-Range: bytes ${first}-${end}/${bytes.length}\r\n\r\n`), Buffer.from(bytes.subarray(first, end + 1)));
+  }
+  chunks.push(Buffer.from(`\r\n--${boundary}--\r\n`));
+  const body = Buffer.concat(chunks);
+  res.writeHead(206, { ...headers, 'content-type': `multipart/byteranges; boundary=${boundary}`, 'content-length': String(body.length) });
   res.end(body);
 }
 

@@ -68,3 +68,76 @@ export function partialAnswerMatches(range: ByteRange, answered: ContentRange, b
 export function rangeLengthBound(range: ByteRange): number | undefined {
   return 'suffixLength' in range ? range.suffixLength : range.length;
 }
+
+/** One part of a multipart/byteranges answer: bytes `start`..`end` (inclusive) of an object of `total`. */
+export interface RangePart extends ContentRange {
+  readonly bytes: Uint8Array;
+}
+
+const CRLF = [13, 10];
+const MAX_PART_HEADER_BYTES = 4096;
+
+/** The boundary of a `multipart/byteranges` Content-Type; undefined for any other type. */
+export function byterangesBoundary(contentType: string | null): string | undefined {
+  const match = contentType ? /^\s*multipart\/byteranges\s*;(?:.*;)?\s*boundary=("?)([^";]{1,70})\1\s*(?:;.*)?$/i.exec(contentType) : null;
+  return match?.[2];
+}
+
+/**
+ * The parts of a multipart/byteranges body (RFC 9110 §14.6): each part's Content-Range says how
+ * many bytes it holds, and exactly that many are taken (the data may contain anything, the
+ * boundary included). Undefined for a body that is not well formed; parts are not yet checked
+ * against what was asked (see {@link rangesCovered}).
+ */
+export function parseByteranges(body: Uint8Array, boundary: string): RangePart[] | undefined {
+  const delimiter = new TextEncoder().encode(`--${boundary}`);
+  const parts: RangePart[] = [];
+  let at = indexOf(body, delimiter, 0);
+  if (at < 0) return undefined;
+  for (;;) {
+    at += delimiter.length;
+    if (body[at] === 45 && body[at + 1] === 45) return parts; // the closing delimiter
+    if (body[at] !== CRLF[0] || body[at + 1] !== CRLF[1]) return undefined;
+    at += 2;
+    const headersEnd = indexOf(body, Uint8Array.of(13, 10, 13, 10), at - 2);
+    if (headersEnd < 0 || headersEnd - at > MAX_PART_HEADER_BYTES) return undefined;
+    const headers = new TextDecoder().decode(body.subarray(at, headersEnd)).split('\r\n');
+    const rangeLine = headers.find((line) => /^content-range\s*:/i.test(line));
+    const range = parseContentRange(rangeLine?.slice(rangeLine.indexOf(':') + 1) ?? null);
+    if (!range || range.total === null) return undefined;
+    const start = headersEnd + 4;
+    const end = start + (range.end - range.start + 1);
+    if (end + 2 + delimiter.length > body.length) return undefined;
+    parts.push({ ...range, bytes: body.subarray(start, end) });
+    if (body[end] !== CRLF[0] || body[end + 1] !== CRLF[1] || !startsWithAt(body, delimiter, end + 2)) return undefined;
+    at = end + 2;
+  }
+}
+
+/**
+ * Each wanted range's bytes from the parts of an answer, or undefined when a part disagrees on
+ * the object's size or a wanted range is not inside one part (a server that answered only some).
+ */
+export function rangesCovered(wanted: readonly { offset: number; length: number }[], parts: readonly RangePart[]): Uint8Array[] | undefined {
+  const total = parts[0]?.total;
+  if (total === undefined || parts.some((p) => p.total !== total)) return undefined;
+  const out: Uint8Array[] = [];
+  for (const w of wanted) {
+    const end = Math.min(w.offset + w.length, total ?? 0);
+    const part = parts.find((p) => p.start <= w.offset && end <= p.end + 1);
+    if (!part || w.offset >= end) return undefined;
+    out.push(part.bytes.subarray(w.offset - part.start, end - part.start));
+  }
+  return out;
+}
+
+function startsWithAt(bytes: Uint8Array, prefix: Uint8Array, at: number): boolean {
+  if (at + prefix.length > bytes.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (bytes[at + i] !== prefix[i]) return false;
+  return true;
+}
+
+function indexOf(bytes: Uint8Array, needle: Uint8Array, from: number): number {
+  for (let i = Math.max(0, from); i + needle.length <= bytes.length; i++) if (startsWithAt(bytes, needle, i)) return i;
+  return -1;
+}

@@ -7,7 +7,7 @@ import { discard, failure, lastModifiedOf, lengthOf, readBody, versionOf, type H
 import type { HttpStorageOptions, LinkEstimate } from './http-options.ts';
 import { systemClock, type Clock } from './clock.ts';
 import {
-  expectedInterval, parseContentRange, partialAnswerMatches, rangeHeader, rangeLengthBound, unsatisfiedTotal,
+  byterangesBoundary, expectedInterval, parseByteranges, parseContentRange, partialAnswerMatches, rangeHeader, rangeLengthBound, rangesCovered, unsatisfiedTotal, type RangePart,
 } from './http-ranges.ts';
 import type { HttpListing } from './http-listing.ts';
 import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
@@ -57,6 +57,8 @@ export class HttpRequests implements HttpSender {
   private readonly clock: Clock;
   private readonly revalidated = new Map<string, Revalidated>();
   private warnedRangeIgnored = false;
+  /** Set once the host answered a multi-range request with anything but the parts asked for. */
+  private multiRangeRefused = false;
   private roundTripMs: number | undefined;
   private bytesPerMs: number | undefined;
   private listing: Promise<HttpListing> | undefined;
@@ -136,6 +138,51 @@ export class HttpRequests implements HttpSender {
   async listDir(prefix: string, options?: AbortOptions): Promise<ListDirResult> {
     validateDirPrefix(prefix);
     return (await this.listingOf()).listDir(prefix, options);
+  }
+
+  /** Whether multi-range requests are worth sending: true until the host shows it does not honour them. */
+  get multiRange(): boolean {
+    return !this.multiRangeRefused;
+  }
+
+  /**
+   * Several ranges of one object in one request (`Range: bytes=a-b,c-d`, answered as
+   * multipart/byteranges): each part is checked as a single range is, and each wanted range must
+   * lie inside one part. A host that answers otherwise (one range, the whole object) is noted and
+   * asked one range at a time from then on; what it did send is still used when it covers a range.
+   * `null` when the object does not exist.
+   */
+  async getRanges(key: string, wanted: readonly { offset: number; length: number }[], options?: AbortOptions): Promise<Uint8Array[] | null> {
+    const caller = options?.signal;
+    throwIfAborted(caller, key);
+    validateKey(key);
+    const header = `bytes=${wanted.map((w) => `${w.offset}-${w.offset + w.length - 1}`).join(',')}`;
+    const bound = wanted.reduce((sum, w) => sum + w.length, 0) + 512 * wanted.length + 4096;
+    const parts = await this.withRequest(key, caller, async (signal): Promise<RangePart[] | null | 'refused'> => {
+      const response = await this.send(this.urlOf(key), 'GET', { range: header, 'accept-encoding': 'identity' }, signal);
+      if (response.status === 404 || response.status === 410) return discard(response, null);
+      if (response.status === 416) return discard(response, 'refused');
+      if (response.status === 200) {
+        // The whole object: every range is in it (a host that ignores multi-range requests).
+        const whole = await readBody(response, MAX_OBJECT_BYTES, key);
+        return [{ start: 0, end: whole.length - 1, total: whole.length, bytes: whole }];
+      }
+      if (response.status !== 206) throw await failure(response, key, 'GET', this.clock.nowMs());
+      if (response.headers.get('content-encoding')) return discard(response, 'refused');
+      const boundary = byterangesBoundary(response.headers.get('content-type'));
+      const body = await readBody(response, bound, key);
+      if (boundary) return parseByteranges(body, boundary) ?? 'refused';
+      const single = parseContentRange(response.headers.get('content-range'));
+      return single && single.total !== null && body.length === single.end - single.start + 1 ? [{ ...single, bytes: body }] : 'refused';
+    });
+    if (parts === null) return null;
+    const covered = parts === 'refused' ? undefined : rangesCovered(wanted, parts);
+    if (covered && !(parts !== 'refused' && parts.length === 1 && wanted.length > 1 && parts[0]!.start === 0 && parts[0]!.end + 1 === parts[0]!.total)) return covered;
+    // Not the parts asked for, or the whole object: ask one range at a time from now on.
+    this.multiRangeRefused = true;
+    if (covered) return covered;
+    const one = await Promise.all(wanted.map((w) => this.get(key, w, options)));
+    return one.some((r) => r === null) ? null : one.map((r) => r!.bytes);
   }
 
   /** The link as measured so far; undefined before the first answer with a sizeable body. */

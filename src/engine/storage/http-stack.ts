@@ -4,7 +4,7 @@
 import type { CoalesceOptions } from './coalesce.ts';
 import { withConcurrencyLimit } from './concurrency.ts';
 import { HttpStorage } from './http.ts';
-import { HTTP_CONCURRENCY } from './limiter.ts';
+import { createLimiter, HTTP_CONCURRENCY } from './limiter.ts';
 import type { HttpStorageOptions } from './http-options.ts';
 import { withRangeCoalescing } from './range-batching.ts';
 import { withRetries, type RetryOptions } from './retries.ts';
@@ -31,8 +31,15 @@ export interface HttpStackOptions extends Omit<HttpStorageOptions, 'url'> {
 export function httpStorageStack(url: string, options: HttpStackOptions = {}): ObjectStorage {
   const { retries, maxConcurrentRequests, coalesce, ...http } = options;
   const backend = new HttpStorage({ ...http, url });
-  let storage: ObjectStorage = withConcurrencyLimit(backend, maxConcurrentRequests ?? HTTP_CONCURRENCY);
+  const limiter = createLimiter(maxConcurrentRequests ?? HTTP_CONCURRENCY);
+  let storage: ObjectStorage = withConcurrencyLimit(backend, limiter);
   if (retries !== false) storage = withRetries(storage, retries ?? {});
-  if (coalesce !== false) storage = withRangeCoalescing(storage, coalesce ?? {}, () => backend.linkEstimate());
+  if (coalesce !== false) {
+    // Multi-range requests go through the same limit; a failed one falls back to retried single gets.
+    storage = withRangeCoalescing(storage, coalesce ?? {}, {
+      link: () => backend.linkEstimate(),
+      multiRange: () => (backend.multiRange ? (key, ranges, options) => limiter.run(() => backend.getRanges(key, ranges, options), options?.signal) : undefined),
+    });
+  }
   return storage;
 }

@@ -65,6 +65,16 @@ export class HttpStorage implements ObjectStorage {
     return Promise.reject(this.readOnly('delete', keys[0] ?? ''));
   }
 
+  /** Whether multi-range requests are worth sending to this host (until it shows it ignores them). */
+  get multiRange(): boolean {
+    return this.loaded?.multiRange ?? true;
+  }
+
+  /** Several ranges of one object in one request, each checked (see HttpRequests.getRanges); null when it is absent. */
+  async getRanges(key: string, ranges: readonly { offset: number; length: number }[], options?: AbortOptions): Promise<Uint8Array[] | null> {
+    return (await this.requests()).getRanges(key, ranges, options);
+  }
+
   /** The round trip and transfer rate measured so far (range batching sizes its gaps by them). */
   linkEstimate(): LinkEstimate | undefined {
     return this.loaded?.linkEstimate();

@@ -33,7 +33,19 @@ const nextTurn: (flush: () => void) => void =
  * Wraps a storage so bounded ranged `get`s of one key arriving together are coalesced
  * (`coalesceRanges`: gaps up to `gapBytes`, overread up to `maxOverread`) into fewer requests.
  */
-export function withRangeCoalescing(inner: ObjectStorage, options: CoalesceOptions = {}, link?: () => LinkEstimate | undefined): ObjectStorage {
+/**
+ * What a backend offers range batching besides `get`: its measured link, and several ranges of one
+ * object in one request (HTTP multi-range), when it currently accepts them.
+ */
+export interface BatchingBackend {
+  link?(): LinkEstimate | undefined;
+  multiRange?(): ((key: string, ranges: readonly { offset: number; length: number }[], options?: AbortOptions) => Promise<Uint8Array[] | null>) | undefined;
+}
+
+/** Ranges per multi-range request: a `Range` header stays far below servers' 8 KiB header limits. */
+const MAX_RANGES_PER_REQUEST = 100;
+
+export function withRangeCoalescing(inner: ObjectStorage, options: CoalesceOptions = {}, backend: BatchingBackend = {}): ObjectStorage {
   const pending = new Map<string, Want[]>();
   let scheduled = false;
 
@@ -41,8 +53,11 @@ export function withRangeCoalescing(inner: ObjectStorage, options: CoalesceOptio
     scheduled = false;
     const batches = [...pending];
     pending.clear();
-    const coalescing = linkAware(options, link?.());
-    for (const [key, wants] of batches) void fetchBatch(inner, key, wants, coalescing);
+    const multi = backend.multiRange?.();
+    // With multi-range requests, only near ranges are merged (no overread to speak of); without,
+    // gaps are sized to the link.
+    const coalescing = multi ? options : linkAware(options, backend.link?.());
+    for (const [key, wants] of batches) void fetchBatch(inner, key, wants, coalescing, multi);
   };
 
   const get = (key: string, range?: ByteRange, request?: AbortOptions): Promise<GetResult | null> => {
@@ -88,12 +103,19 @@ function forwarded(inner: ObjectStorage): ObjectStorage {
   };
 }
 
-async function fetchBatch(inner: ObjectStorage, key: string, wants: Want[], options: CoalesceOptions): Promise<void> {
+type MultiRange = NonNullable<ReturnType<NonNullable<BatchingBackend['multiRange']>>>;
+
+async function fetchBatch(inner: ObjectStorage, key: string, wants: Want[], options: CoalesceOptions, multi: MultiRange | undefined): Promise<void> {
   const signals = new Set(wants.map((w) => w.signal));
   const shared = signals.size === 1 ? [...signals][0] : undefined;
   const request = shared ? { signal: shared } : undefined;
+  const spans = coalesceRanges(wants, options);
+  if (multi && spans.length > 1) {
+    await Promise.all(chunked(spans, MAX_RANGES_PER_REQUEST).map((group) => fetchMulti(inner, key, wants, group, multi, request)));
+    return;
+  }
   await Promise.all(
-    coalesceRanges(wants, options).map(async (span) => {
+    spans.map(async (span) => {
       const inSpan = wants.filter((w) => w.offset >= span.offset && w.offset + w.length <= span.offset + span.length);
       try {
         const result = await inner.get(key, { offset: span.offset, length: span.length }, request);
@@ -105,4 +127,33 @@ async function fetchBatch(inner: ObjectStorage, key: string, wants: Want[], opti
       }
     }),
   );
+}
+
+function chunked<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/**
+ * One multi-range request for `spans`; its callers get their slices. A failure of the request
+ * (after which the host is asked one range at a time) falls back to one `get` per span, through
+ * the wrapped storage and its retries, so a caller sees what an unbatched read would.
+ */
+async function fetchMulti(inner: ObjectStorage, key: string, wants: Want[], spans: readonly { offset: number; length: number }[], multi: MultiRange, request: AbortOptions | undefined): Promise<void> {
+  let got: (Uint8Array | null)[] | null;
+  try {
+    got = await multi(key, spans, request);
+  } catch {
+    got = await Promise.all(spans.map(async (s) => (await inner.get(key, s, request).catch(() => null))?.bytes ?? null));
+  }
+  for (const [i, span] of spans.entries()) {
+    const bytes = got?.[i] ?? null;
+    for (const w of wants) {
+      if (w.offset < span.offset || w.offset + w.length > span.offset + span.length) continue;
+      if (got === null) w.resolve(null);
+      else if (bytes === null) void inner.get(key, { offset: w.offset, length: w.length }, request).then(w.resolve, w.reject);
+      else w.resolve({ bytes: bytes.subarray(w.offset - span.offset, w.offset - span.offset + w.length), version: '' });
+    }
+  }
 }
