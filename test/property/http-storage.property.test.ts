@@ -1,6 +1,7 @@
 // Properties of the HTTP storage (issue 30), against MemoryStorage as the model of the contract:
-// (1) over a host that honours ranges, and one that ignores them, every get (whole, offset,
-// bounded, suffix, past the end) and head answers exactly what MemoryStorage answers;
+// (1) over a host that honours ranges (several as multipart/byteranges), and one that ignores
+// them, every get (whole, offset, bounded, suffix, past the end), multi-range get and head answers
+// exactly what MemoryStorage answers;
 // (2) over a host that answers a ranged GET with an arbitrary 206 (random Content-Range, random
 // body), the storage accepts exactly the answers whose Content-Range names the interval the
 // request selects in an object of the size it states, with a body of that length (a model written
@@ -84,6 +85,23 @@ describe('HTTP storage answers as the contract model does', () => {
       );
     });
   }
+
+  it('reads several ranges in one request as the model reads each, whatever the host does with them', async () => {
+    const spansArb = fc.uniqueArray(fc.nat(299), { minLength: 1, maxLength: 8 }).chain((starts) =>
+      fc.tuple(...[...starts].sort((a, b) => a - b).map((start, i, all) => fc.integer({ min: 1, max: Math.max(1, (all[i + 1] ?? 300) - start) }).map((length) => ({ offset: start, length })))),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.uint8Array({ minLength: 300, maxLength: 300 }), spansArb, fc.constantFrom(0, 1), async (bytes, spans, host) => {
+        const model = await seed({ obj: bytes });
+        const storage = new HttpStorage({ url: servers[host]!.url, onWarning: () => undefined });
+        const got = await storage.getRanges('obj', spans);
+        for (const [i, span] of spans.entries()) {
+          expect(Buffer.from(got![i]!).equals(Buffer.from((await model.get('obj', span))!.bytes))).toBe(true);
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
 
   it('accepts a 206 only when its Content-Range is the interval asked for', async () => {
     const contentRangeArb = fc.oneof(
