@@ -248,7 +248,7 @@ describe('HTTP multi-range reads', () => {
   it('reads several ranges in one request from a host that sends multipart/byteranges', async () => {
     const server = await serve();
     const storage = new HttpStorage({ url: server.url });
-    expect((await storage.getRanges('a/b.bin', wanted))!.map(dec)).toEqual(expected);
+    expect((await storage.getRanges('a/b.bin', wanted))!.bytes.map(dec)).toEqual(expected);
     expect(server.requests).toHaveLength(1);
     expect(server.requests[0]!.headers.range).toBe('bytes=1-2,10-12,20-25');
     expect(storage.multiRange).toBe(true);
@@ -259,7 +259,7 @@ describe('HTTP multi-range reads', () => {
     for (const ranges of ['first-only', 'ignore'] as const) {
       const server = await serve({ ranges });
       const storage = new HttpStorage({ url: server.url, onWarning: () => undefined });
-      expect((await storage.getRanges('a/b.bin', wanted))!.map(dec), ranges).toEqual(expected);
+      expect((await storage.getRanges('a/b.bin', wanted))!.bytes.map(dec), ranges).toEqual(expected);
       expect(storage.multiRange, ranges).toBe(false);
     }
   });

@@ -2,6 +2,7 @@
 // bound, failures as typed errors (401/403 UNAUTHORIZED, 408/429/5xx transient with Retry-After),
 // version tokens and sizes from headers.
 import { floeError, type FloeError } from '../../errors.ts';
+import { joinBytes } from '../../format/bytes.ts';
 
 /** What the listing needs of the requests: sending one request, under a deadline, classified. */
 export interface HttpSender {
@@ -72,14 +73,7 @@ export async function readBody(response: Response, limit: number, key: string): 
     }
     parts.push(value);
   }
-  if (parts.length === 1) return parts[0] as Uint8Array;
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
+  return parts.length === 1 ? (parts[0] as Uint8Array) : joinBytes(parts, length);
 }
 
 function tooLong(response: Response, limit: number, key: string, what: string): FloeError {

@@ -10,6 +10,7 @@ import {
   byterangesBoundary, expectedInterval, parseByteranges, parseContentRange, partialAnswerMatches, rangeHeader, rangeLengthBound, rangesCovered, unsatisfiedTotal, type RangePart,
 } from './http-ranges.ts';
 import type { HttpListing } from './http-listing.ts';
+import type { MultiRangeResult } from './range-batching.ts';
 import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
 import { validateRange } from './ranges.ts';
 import { transientError } from './transient.ts';
@@ -152,14 +153,16 @@ export class HttpRequests implements HttpSender {
    * asked one range at a time from then on; what it did send is still used when it covers a range.
    * `null` when the object does not exist.
    */
-  async getRanges(key: string, wanted: readonly { offset: number; length: number }[], options?: AbortOptions): Promise<Uint8Array[] | null> {
+  async getRanges(key: string, wanted: readonly { offset: number; length: number }[], options?: AbortOptions): Promise<MultiRangeResult | null> {
     const caller = options?.signal;
     throwIfAborted(caller, key);
     validateKey(key);
     const header = `bytes=${wanted.map((w) => `${w.offset}-${w.offset + w.length - 1}`).join(',')}`;
     const bound = wanted.reduce((sum, w) => sum + w.length, 0) + 512 * wanted.length + 4096;
+    let version = '';
     const parts = await this.withRequest(key, caller, async (signal): Promise<RangePart[] | null | 'refused'> => {
       const response = await this.send(this.urlOf(key), 'GET', { range: header, 'accept-encoding': 'identity' }, signal);
+      version = versionOf(response);
       if (response.status === 404 || response.status === 410) return discard(response, null);
       if (response.status === 416) return discard(response, 'refused');
       if (response.status === 200) {
@@ -177,12 +180,12 @@ export class HttpRequests implements HttpSender {
     });
     if (parts === null) return null;
     const covered = parts === 'refused' ? undefined : rangesCovered(wanted, parts);
-    if (covered && !(parts !== 'refused' && parts.length === 1 && wanted.length > 1 && parts[0]!.start === 0 && parts[0]!.end + 1 === parts[0]!.total)) return covered;
+    const whole = parts !== 'refused' && parts.length === 1 && wanted.length > 1 && parts[0]!.start === 0 && parts[0]!.end + 1 === parts[0]!.total;
     // Not the parts asked for, or the whole object: ask one range at a time from now on.
-    this.multiRangeRefused = true;
-    if (covered) return covered;
+    if (!covered || whole) this.multiRangeRefused = true;
+    if (covered) return { bytes: covered, version };
     const one = await Promise.all(wanted.map((w) => this.get(key, w, options)));
-    return one.some((r) => r === null) ? null : one.map((r) => r!.bytes);
+    return one.some((r) => r === null) ? null : { bytes: one.map((r) => r!.bytes), version: one[0]!.version };
   }
 
   /** The link as measured so far; undefined before the first answer with a sizeable body. */

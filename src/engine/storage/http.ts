@@ -11,6 +11,7 @@
 import { floeError } from '../../errors.ts';
 import { httpBaseUrl, validateHttpOptions, type HttpStorageOptions, type LinkEstimate } from './http-options.ts';
 import type { HttpRequests } from './http-requests.ts';
+import type { MultiRangeResult } from './range-batching.ts';
 import type {
   AbortOptions, ByteRange, CopyOptions, GetResult, ListDirResult, ListOptions, ObjectInfo, ObjectStorage, PutOptions, VersionToken,
 } from './types.ts';
@@ -71,7 +72,7 @@ export class HttpStorage implements ObjectStorage {
   }
 
   /** Several ranges of one object in one request, each checked (see HttpRequests.getRanges); null when it is absent. */
-  async getRanges(key: string, ranges: readonly { offset: number; length: number }[], options?: AbortOptions): Promise<Uint8Array[] | null> {
+  async getRanges(key: string, ranges: readonly { offset: number; length: number }[], options?: AbortOptions): Promise<MultiRangeResult | null> {
     return (await this.requests()).getRanges(key, ranges, options);
   }
 

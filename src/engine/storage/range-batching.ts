@@ -14,6 +14,16 @@ import { abortable } from '../abort.ts';
 import { coalesceRanges, DEFAULT_GAP_BYTES, type CoalesceOptions } from './coalesce.ts';
 import type { LinkEstimate } from './http-options.ts';
 import type { AbortOptions, ByteRange, GetResult, ObjectStorage } from './types.ts';
+import { wrapStorage } from './wrap.ts';
+
+/** A bounded byte range of an object. */
+type ByteSpan = { readonly offset: number; readonly length: number };
+
+/** Several ranges of one object read in one request, in the order asked, and the object's version. */
+export interface MultiRangeResult {
+  readonly bytes: Uint8Array[];
+  readonly version: string;
+}
 
 interface Want {
   readonly offset: number;
@@ -39,7 +49,7 @@ const nextTurn: (flush: () => void) => void =
  */
 export interface BatchingBackend {
   link?(): LinkEstimate | undefined;
-  multiRange?(): ((key: string, ranges: readonly { offset: number; length: number }[], options?: AbortOptions) => Promise<Uint8Array[] | null>) | undefined;
+  multiRange?(): ((key: string, ranges: readonly ByteSpan[], options?: AbortOptions) => Promise<MultiRangeResult | null>) | undefined;
 }
 
 /** Ranges per multi-range request: a `Range` header stays far below servers' 8 KiB header limits. */
@@ -75,7 +85,8 @@ export function withRangeCoalescing(inner: ObjectStorage, options: CoalesceOptio
     return signal ? abortable(answer, signal, key) : answer;
   };
 
-  return { ...forwarded(inner), get };
+  // Every other call passes straight through.
+  return { ...wrapStorage(inner, (_call, run) => run()), get };
 }
 
 /** Longest request link-aware batching makes: memory per request stays bounded, and requests stay parallel. */
@@ -87,73 +98,45 @@ export function linkAware(options: CoalesceOptions, link: LinkEstimate | undefin
   return { gapBytes: Math.max(DEFAULT_GAP_BYTES, Math.floor(link.roundTripMs * link.bytesPerMs)), maxOverread: Number.POSITIVE_INFINITY, maxSpanBytes: MAX_LINK_AWARE_SPAN };
 }
 
-/** The storage's methods bound to it (the wrapper replaces `get` only). */
-function forwarded(inner: ObjectStorage): ObjectStorage {
-  return {
-    kind: inner.kind,
-    get: (key, range, options) => inner.get(key, range, options),
-    head: (key, options) => inner.head(key, options),
-    put: (key, bytes, options) => inner.put(key, bytes, options),
-    copy: (from, to, options) => inner.copy(from, to, options),
-    list: (prefix, options) => inner.list(prefix, options),
-    listDir: (prefix, options) => inner.listDir(prefix, options),
-    delete: (keys, options) => inner.delete(keys, options),
-    close: () => inner.close(),
-    [Symbol.asyncDispose]: () => inner.close(),
-  };
-}
-
 type MultiRange = NonNullable<ReturnType<NonNullable<BatchingBackend['multiRange']>>>;
 
 async function fetchBatch(inner: ObjectStorage, key: string, wants: Want[], options: CoalesceOptions, multi: MultiRange | undefined): Promise<void> {
   const signals = new Set(wants.map((w) => w.signal));
   const shared = signals.size === 1 ? [...signals][0] : undefined;
   const request = shared ? { signal: shared } : undefined;
-  const spans = coalesceRanges(wants, options);
-  if (multi && spans.length > 1) {
-    await Promise.all(chunked(spans, MAX_RANGES_PER_REQUEST).map((group) => fetchMulti(inner, key, wants, group, multi, request)));
-    return;
-  }
-  await Promise.all(
-    spans.map(async (span) => {
-      const inSpan = wants.filter((w) => w.offset >= span.offset && w.offset + w.length <= span.offset + span.length);
-      try {
-        const result = await inner.get(key, { offset: span.offset, length: span.length }, request);
-        for (const w of inSpan) {
+  const spans = coalesceRanges(wants, options).map(({ offset, length }) => ({ offset, length }));
+  const groups = multi && spans.length > 1 ? chunked(spans, MAX_RANGES_PER_REQUEST) : spans.map((span) => [span]);
+  await Promise.all(groups.map(async (group) => {
+    const results = await spanResults(inner, key, group, group.length > 1 ? multi : undefined, request).catch((err: unknown) => err);
+    for (const [i, span] of group.entries()) {
+      for (const w of wants) {
+        if (w.offset < span.offset || w.offset + w.length > span.offset + span.length) continue;
+        if (!Array.isArray(results)) w.reject(results);
+        else {
+          const result = results[i] ?? null;
           w.resolve(result && { bytes: result.bytes.subarray(w.offset - span.offset, w.offset - span.offset + w.length), version: result.version });
         }
-      } catch (err) {
-        for (const w of inSpan) w.reject(err);
       }
-    }),
-  );
+    }
+  }));
+}
+
+/**
+ * The bytes of each span: one multi-range request when the backend takes them, else (or when that
+ * request fails: the host is then asked one range at a time) one `get` per span through the
+ * wrapped storage and its retries, so a caller sees what an unbatched read would.
+ */
+async function spanResults(inner: ObjectStorage, key: string, spans: readonly ByteSpan[], multi: MultiRange | undefined, request: AbortOptions | undefined): Promise<(GetResult | null)[]> {
+  if (multi) {
+    const got = await multi(key, spans, request).catch(() => undefined);
+    if (got === null) return spans.map(() => null);
+    if (got) return got.bytes.map((bytes) => ({ bytes, version: got.version }));
+  }
+  return Promise.all(spans.map((span) => inner.get(key, span, request)));
 }
 
 function chunked<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
-}
-
-/**
- * One multi-range request for `spans`; its callers get their slices. A failure of the request
- * (after which the host is asked one range at a time) falls back to one `get` per span, through
- * the wrapped storage and its retries, so a caller sees what an unbatched read would.
- */
-async function fetchMulti(inner: ObjectStorage, key: string, wants: Want[], spans: readonly { offset: number; length: number }[], multi: MultiRange, request: AbortOptions | undefined): Promise<void> {
-  let got: (Uint8Array | null)[] | null;
-  try {
-    got = await multi(key, spans, request);
-  } catch {
-    got = await Promise.all(spans.map(async (s) => (await inner.get(key, s, request).catch(() => null))?.bytes ?? null));
-  }
-  for (const [i, span] of spans.entries()) {
-    const bytes = got?.[i] ?? null;
-    for (const w of wants) {
-      if (w.offset < span.offset || w.offset + w.length > span.offset + span.length) continue;
-      if (got === null) w.resolve(null);
-      else if (bytes === null) void inner.get(key, { offset: w.offset, length: w.length }, request).then(w.resolve, w.reject);
-      else w.resolve({ bytes: bytes.subarray(w.offset - span.offset, w.offset - span.offset + w.length), version: '' });
-    }
-  }
 }
