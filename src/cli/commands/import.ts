@@ -16,7 +16,7 @@ import { normalizePath } from '../../format/zarr/paths.ts';
 import type { Session } from '../../txn/index.ts';
 import { UsageError, type CommandContext, type CommandSpec } from '../command.ts';
 import { Progress } from '../progress.ts';
-import { openRepositoryToWrite, refuseReadOnlyLocation } from '../repository-location.ts';
+import { openRepository, refuseReadOnlyLocation } from '../repository-location.ts';
 
 export interface ImportDestination {
   readonly repo: string;
@@ -86,7 +86,7 @@ export const importCommand: CommandSpec = {
     const src = new FsStorage({ root: source, durable: false });
     const request = ctx.request;
     const format = await sourceFormat(src, source, request);
-    const repo = await openRepositoryToWrite(ctx, 'floe import', dest.repo);
+    const repo = await openRepository(ctx, dest.repo);
     const session = await repo.writableSession(dest.branch, request);
     if (session.view().nodeAt(dest.path)) throw floeError('ALREADY_EXISTS', `${dest.path} already exists on ${dest.branch}; import into another path with --path`);
     await createParents(session, dest.path, request);
