@@ -67,6 +67,7 @@ export { SqliteStorage, type SqliteStorageOptions } from './engine/storage/sqlit
 export { S3Storage, type S3StorageOptions, type S3ClientLike } from './engine/storage/s3.ts';
 export { HttpStorage, type HttpStorageOptions, type LinkEstimate } from './engine/storage/http.ts';
 export type { HttpStackOptions } from './engine/storage/http-stack.ts';
+export type { MultiRangeResult } from './engine/storage/range-batching.ts';
 export { KNOWN_SCHEMES, parseLocation, type Location } from './engine/storage/location.ts';
 export { wrapStorage, type Around, type StorageCall, type StorageOperation } from './engine/storage/wrap.ts';
 export { withRetries, type RetryOptions } from './engine/storage/retries.ts';
