@@ -22,8 +22,10 @@ import { containerFor } from './virtual-chunks.ts';
 import { planKerchunk } from './kerchunk-import.ts';
 import { planNetcdf3 } from './netcdf3-scan.ts';
 import type { PlannedSource, SkippedVariable } from './virtual-plan.ts';
+import { combinePlans, type ConcatOptions, type RangeReader } from './virtual-combine.ts';
 
 export type { SkippedVariable } from './virtual-plan.ts';
+export type { ConcatOptions } from './virtual-combine.ts';
 
 /** Options of {@link virtualize}. */
 export interface VirtualizeOptions extends AbortOptions {
@@ -41,6 +43,14 @@ export interface VirtualizeOptions extends AbortOptions {
   repository?: Repository;
   /** Replace nodes that already exist at the destination (default: ALREADY_EXISTS). */
   overwrite?: boolean;
+  /**
+   * Join the files into one set of arrays along a dimension they have (`{ dim: 'time' }`) or a
+   * new leading one (`{ dim: 'file', new: true }`), under `path`; see docs/virtual.md. Other
+   * dimensions, data types, codecs, fill values and chunk shapes must agree (INVALID_ARGUMENT
+   * naming the file, the variable and the field otherwise); coordinate variables are stored as
+   * real chunks.
+   */
+  concat?: ConcatOptions;
   /** Called after each source is scanned, then after each is recorded in the session. */
   onProgress?: (progress: VirtualizeProgress) => void;
 }
@@ -60,7 +70,7 @@ export interface VirtualizeProgress {
 
 /** A variable {@link virtualize} recorded as an array. */
 export interface VirtualizedVariable {
-  /** The file (absolute path). */
+  /** The file (absolute path); with `concat`, the first of the files combined. */
   readonly source: string;
   /** Its name in the file (kerchunk: its path in the references). */
   readonly variable: string;
@@ -101,6 +111,19 @@ async function planSource(file: string, options: VirtualizeOptions): Promise<Pla
   }
 }
 
+/** Byte ranges of a virtual ref's location (the coordinates {@link combinePlans} stores as real chunks). */
+const readRanges: RangeReader = async (location, ranges, options) => {
+  if (!location.startsWith('file://')) throw floeError('UNSUPPORTED', `cannot read ${location} to store its coordinates: file:// locations only`, { where: location });
+  const source = await openLocalFile(fileURLToPath(location));
+  try {
+    const out: Uint8Array[] = [];
+    for (const r of ranges) out.push(await source.read(r.offset, r.length, options));
+    return out;
+  } finally {
+    await source.close();
+  }
+};
+
 /** The container a local file's directory needs. */
 function containerForUrl(url: string): VirtualChunkContainer | undefined {
   if (url.startsWith('file://')) {
@@ -118,12 +141,14 @@ export async function virtualize(session: Session, sources: readonly string[], o
   const request = requestOf(options);
   if (sources.length === 0) throw floeError('INVALID_ARGUMENT', 'virtualize needs at least one file');
   const base = normalizePath(options.path ?? '/');
-  const planned: PlannedSource[] = [];
+  let planned: PlannedSource[] = [];
   for (const source of sources) {
     const p = await planSource(path.resolve(source.startsWith('file://') ? fileURLToPath(source) : source), options);
     planned.push(p);
     options.onProgress?.({ phase: 'scanned', source: p.source, sourcesDone: planned.length, sourcesTotal: sources.length, chunks: p.arrays.reduce((n, a) => n + a.refs.length + a.stored.length, 0) });
   }
+  const scanned = planned;
+  if (options.concat) planned = [await combinePlans(scanned, options.concat, readRanges, options)];
   const groupOf = (p: PlannedSource) => (planned.length === 1 ? base : joinPath(base, path.basename(p.source).replace(/\.[^.]*$/, '').replace(/[^\w.-]/g, '_') || 'file'));
 
   checkDestinations(session, planned.map((p) => ({ group: groupOf(p), plan: p })), options.overwrite ?? false);
@@ -182,7 +207,8 @@ export async function virtualize(session: Session, sources: readonly string[], o
     }
     options.onProgress?.({ phase: 'recorded', source: p.source, sourcesDone: i + 1, sourcesTotal: planned.length, chunks });
   }
-  return { sources: planned.map((p) => ({ source: p.source, format: p.format, group: groupOf(p) })), imported, skipped, containersAdded: added };
+  const described = options.concat ? scanned.map((p) => ({ source: p.source, format: p.format, group: base })) : planned.map((p) => ({ source: p.source, format: p.format, group: groupOf(p) }));
+  return { sources: described, imported, skipped, containersAdded: added };
 }
 
 /**
