@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { floeError, isFloeError } from '../errors.ts';
-import { openLocalFile } from '../engine/byte-source.ts';
+import { openByteSource, type ByteSource } from '../engine/byte-source.ts';
 import { ZarrArray } from '../engine/array.ts';
 import { ZarrGroup } from '../engine/group.ts';
 import { requestOf } from '../engine/abort.ts';
@@ -98,30 +98,51 @@ export interface VirtualizeResult {
   readonly containersAdded: readonly string[];
 }
 
-/** Which scanner reads `file`: kerchunk references are JSON (`.json`, or text starting with `{`). */
-async function planSource(file: string, options: VirtualizeOptions): Promise<PlannedSource> {
-  const source = await openLocalFile(file);
-  try {
+/**
+ * Sources opened by one {@link virtualize} call. Local files are closed after their scan (a
+ * thousand files would hold a thousand descriptors) and reopened for coordinates; HTTP sources
+ * are kept when `keep` (combining reads coordinates from them: their header blocks are still
+ * cached, so that costs no request) and all closed at the end.
+ */
+class SourcePool {
+  private readonly open = new Map<string, ByteSource>();
+  constructor(private readonly keep: boolean) {}
+
+  async use<T>(location: string, options: AbortOptions | undefined, body: (source: ByteSource) => Promise<T>): Promise<T> {
+    const key = location.startsWith('file://') ? fileURLToPath(location) : location;
+    const kept = this.open.get(key);
+    const source = kept ?? (await openByteSource(key, options));
+    const remote = /^https?:\/\//i.test(key);
+    try {
+      return await body(source);
+    } finally {
+      if (remote && this.keep) this.open.set(key, source);
+      else if (!kept) await source.close();
+    }
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.open.values()];
+    this.open.clear();
+    await Promise.all(all.map((s) => s.close()));
+  }
+}
+
+/** Which scanner reads `file` (a path or an http(s):// URL): kerchunk references are JSON (`.json`, or text starting with `{`). */
+function planSource(pool: SourcePool, file: string, options: VirtualizeOptions): Promise<PlannedSource> {
+  return pool.use(file, options, async (source) => {
     const start = await source.read(0, Math.min(source.size, 64), options);
     const text = new TextDecoder().decode(start).trimStart();
     if (file.endsWith('.json') || text.startsWith('{')) return await planKerchunk(source, file, options);
     return await planNetcdf3(source, file, options);
-  } finally {
-    await source.close();
-  }
+  });
 }
 
 /** Byte ranges of a virtual ref's location (the coordinates {@link combinePlans} stores as real chunks). */
-const readRanges: RangeReader = async (location, ranges, options) => {
-  if (!location.startsWith('file://')) throw floeError('UNSUPPORTED', `cannot read ${location} to store its coordinates: file:// locations only`, { where: location });
-  const source = await openLocalFile(fileURLToPath(location));
-  try {
-    const out: Uint8Array[] = [];
-    for (const r of ranges) out.push(await source.read(r.offset, r.length, options));
-    return out;
-  } finally {
-    await source.close();
-  }
+const rangeReader = (pool: SourcePool): RangeReader => async (location, ranges, options) => {
+  if (!/^(file|https?):\/\//i.test(location)) throw floeError('UNSUPPORTED', `cannot read ${location} to store its coordinates: file:// and http(s):// locations only`, { where: location });
+  // Issued together: over HTTP, range batching sends them as few requests.
+  return pool.use(location, options, (source) => Promise.all(ranges.map((r) => source.read(r.offset, r.length, options))));
 };
 
 /** The container a local file's directory needs. */
@@ -141,14 +162,20 @@ export async function virtualize(session: Session, sources: readonly string[], o
   const request = requestOf(options);
   if (sources.length === 0) throw floeError('INVALID_ARGUMENT', 'virtualize needs at least one file');
   const base = normalizePath(options.path ?? '/');
-  let planned: PlannedSource[] = [];
-  for (const source of sources) {
-    const p = await planSource(path.resolve(source.startsWith('file://') ? fileURLToPath(source) : source), options);
-    planned.push(p);
-    options.onProgress?.({ phase: 'scanned', source: p.source, sourcesDone: planned.length, sourcesTotal: sources.length, chunks: p.arrays.reduce((n, a) => n + a.refs.length + a.stored.length, 0) });
+  const scanned: PlannedSource[] = [];
+  let planned: PlannedSource[] = scanned;
+  const pool = new SourcePool(options.concat !== undefined);
+  try {
+    for (const source of sources) {
+      const location = /^https?:\/\//i.test(source) ? source : path.resolve(source.startsWith('file://') ? fileURLToPath(source) : source);
+      const p = await planSource(pool, location, options);
+      scanned.push(p);
+      options.onProgress?.({ phase: 'scanned', source: p.source, sourcesDone: scanned.length, sourcesTotal: sources.length, chunks: p.arrays.reduce((n, a) => n + a.refs.length + a.stored.length, 0) });
+    }
+    if (options.concat) planned = [await combinePlans(scanned, options.concat, rangeReader(pool), options)];
+  } finally {
+    await pool.close();
   }
-  const scanned = planned;
-  if (options.concat) planned = [await combinePlans(scanned, options.concat, readRanges, options)];
   const groupOf = (p: PlannedSource) => (planned.length === 1 ? base : joinPath(base, path.basename(p.source).replace(/\.[^.]*$/, '').replace(/[^\w.-]/g, '_') || 'file'));
 
   checkDestinations(session, planned.map((p) => ({ group: groupOf(p), plan: p })), options.overwrite ?? false);

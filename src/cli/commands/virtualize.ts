@@ -15,6 +15,7 @@ export const virtualizeCommand: CommandSpec = {
   details: [
     'NetCDF-3 files (classic, 64-bit offset, CDF-5: the header is read, never the data) and kerchunk references',
     '(version 0 and 1 JSON) become Zarr v3 arrays whose chunks are byte ranges of the files; one commit.',
+    'FILES are local paths or http(s):// URLs (read with ranged requests; the refs record the ETag).',
     '--branch NAME          the branch to commit to (default main)',
     "--path PATH            the group the variables go under (default /; with several files, one group per file below it)",
     '--max-chunk-bytes N    split contiguous NetCDF-3 variables into chunks of at most N bytes (default 8 MiB)',
@@ -41,7 +42,7 @@ export const virtualizeCommand: CommandSpec = {
     if (ctx.positionals.length === 0) throw new UsageError('name at least one file to virtualize');
     const maxChunkBytes = ctx.number('max-chunk-bytes');
     if (maxChunkBytes !== undefined && (!Number.isSafeInteger(maxChunkBytes) || maxChunkBytes < 1)) throw new UsageError('--max-chunk-bytes takes a positive integer');
-    const files = ctx.positionals.map((f) => ctx.resolvePath(f));
+    const files = ctx.positionals.map((f) => (/^https?:\/\//i.test(f) ? f : ctx.resolvePath(f)));
     const branch = ctx.string('branch') ?? 'main';
     const target = ctx.string('path');
     const repo = await openRepository(ctx);
