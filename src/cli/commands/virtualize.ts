@@ -47,7 +47,8 @@ export const virtualizeCommand: CommandSpec = {
     const target = ctx.string('path');
     const repo = await openRepository(ctx);
     const session = await repo.writableSession(branch, ctx.request);
-    const progress = new Progress({ label: 'virtualizing', total: files.length * 2, unit: 'items', stream: ctx.io.stderr, now: () => ctx.now() });
+    // Each file scanned, then each destination recorded (one when combining).
+    const progress = new Progress({ label: 'virtualizing', total: files.length + (concat !== undefined ? 1 : files.length), unit: 'items', stream: ctx.io.stderr, now: () => ctx.now() });
     let result: VirtualizeResult;
     try {
       result = await virtualize(session, files, {
