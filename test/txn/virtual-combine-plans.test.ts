@@ -1,6 +1,7 @@
 // combinePlans over scanner-neutral plans: chunk indices shifted along the joined axis, the
 // tiling rule (every file but the last a whole number of chunks long), agreement checks naming
 // the file, the variable and the field, and coordinates re-chunked from the bytes read.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isFloeError } from '../../src/errors.ts';
 import { combinePlans, type RangeReader } from '../../src/txn/virtual-combine.ts';
@@ -54,6 +55,37 @@ describe('combinePlans', () => {
     expect(await reason(combinePlans([file('a.nc', 4, 2), file('b.nc', 4, 2, 'int32')], { dim: 't' }, reader))).toContain('b.nc: variable v: its data type "int32" differs from "int16"');
     const fewer = file('b.nc', 4, 2);
     expect(await reason(combinePlans([file('a.nc', 4, 2), { ...fewer, arrays: fewer.arrays.slice(0, 1) }], { dim: 't' }, reader))).toContain('b.nc: it has no variable t');
+  });
+
+  it('property: joined iff every file but the last tiles; then every element maps to its file and offset', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 4 }), fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 6 }), async (chunk, lengths) => {
+        const files = lengths.map((n, i) => file(`f${i}.nc`, n, chunk));
+        const tiles = lengths.slice(0, -1).every((n) => n % chunk === 0);
+        const out = await combinePlans(files, { dim: 't' }, reader).catch((e: unknown) => e);
+        if (!tiles) {
+          expect(isFloeError(out, 'INVALID_ARGUMENT') && out.message).toContain('is not a multiple of its chunk length');
+          return;
+        }
+        const v = (out as Awaited<ReturnType<typeof combinePlans>>).arrays.find((a) => a.variable === 'v')!;
+        const total = lengths.reduce((a, b) => a + b, 0);
+        expect(v.metadata.shape).toEqual([total, 2]);
+        // Element t of the joined array: the chunk holding it must be the right file's, at the right offset.
+        const byChunk = new Map(v.refs.map((r) => [r.index[0]!, r]));
+        expect(byChunk.size).toBe(v.refs.length);
+        let start = 0;
+        for (const [i, n] of lengths.entries()) {
+          for (let t = 0; t < n; t++) {
+            const ref = byChunk.get(Math.floor((start + t) / chunk))!;
+            expect(ref.location).toBe(`file:///a/f${i}.nc`);
+            expect(ref.offset).toBe(100 + Math.floor(t / chunk) * 8 * chunk);
+            expect((start + t) % chunk).toBe(t % chunk);
+          }
+          start += n;
+        }
+      }),
+      { numRuns: Number(process.env.FLOE_COMBINE_RUNS ?? 200) },
+    );
   });
 
   it('a variable skipped in one file is skipped in all', async () => {
