@@ -157,6 +157,9 @@ function containerForUrl(url: string): VirtualChunkContainer | undefined {
   return undefined;
 }
 
+/** Files scanned at once. */
+const SCAN_CONCURRENCY = 8;
+
 /** Scans every source, then records them in `session`; see the module comment. */
 export async function virtualize(session: Session, sources: readonly string[], options: VirtualizeOptions = {}): Promise<VirtualizeResult> {
   const request = requestOf(options);
@@ -166,12 +169,29 @@ export async function virtualize(session: Session, sources: readonly string[], o
   let planned: PlannedSource[] = scanned;
   const pool = new SourcePool(options.concat !== undefined);
   try {
-    for (const source of sources) {
-      const location = /^https?:\/\//i.test(source) ? source : path.resolve(source.startsWith('file://') ? fileURLToPath(source) : source);
-      const p = await planSource(pool, location, options);
-      scanned.push(p);
-      options.onProgress?.({ phase: 'scanned', source: p.source, sourcesDone: scanned.length, sourcesTotal: sources.length, chunks: p.arrays.reduce((n, a) => n + a.refs.length + a.stored.length, 0) });
-    }
+    // Several files scanned at once (over HTTP each costs round trips), kept in the order given;
+    // after a failure no new scan starts, and the first error is thrown once all have stopped.
+    let next = 0;
+    let done = 0;
+    let failed = false;
+    const worker = async () => {
+      while (!failed && next < sources.length) {
+        const i = next++;
+        const source = sources[i] as string;
+        const location = /^https?:\/\//i.test(source) ? source : path.resolve(source.startsWith('file://') ? fileURLToPath(source) : source);
+        try {
+          const p = await planSource(pool, location, options);
+          scanned[i] = p;
+          options.onProgress?.({ phase: 'scanned', source: p.source, sourcesDone: ++done, sourcesTotal: sources.length, chunks: p.arrays.reduce((n, a) => n + a.refs.length + a.stored.length, 0) });
+        } catch (err) {
+          failed = true;
+          throw err;
+        }
+      }
+    };
+    const settled = await Promise.allSettled(Array.from({ length: Math.min(SCAN_CONCURRENCY, sources.length) }, worker));
+    const error = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (error) throw error.reason;
     if (options.concat) planned = [await combinePlans(scanned, options.concat, rangeReader(pool), options)];
   } finally {
     await pool.close();
