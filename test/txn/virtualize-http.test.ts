@@ -4,7 +4,9 @@
 // container added to the configuration, values read back through it equal to MFDataset's; the
 // refs record the ETag, so a file changed on the server after the import is refused when read
 // (CHECKSUM_MISMATCH), never read as other values; a local file changed likewise (mtime).
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, utimesSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -76,6 +78,36 @@ describeWithVirtualPeer('virtualize over HTTP (nginx on loopback)', () => {
     // The coordinates are stored: still read.
     expect(hexOf((await (await ZarrArray.open(again.store, '/time')).get()).data as ArrayBufferView)).toBe(peer.vars.time!.hex);
     copyFileSync(`${part1}.orig`, part1);
+  });
+
+  it('refuses a file that changes while it is scanned, and a missing URL, writing nothing', async () => {
+    // HEAD answers one ETag, every GET another: the file changed between the two.
+    const bytes = readFileSync(peer.files[0]!);
+    const server = http.createServer((req, res) => {
+      if (!req.url?.endsWith('/a.nc')) return void res.writeHead(404).end();
+      const etag = req.method === 'HEAD' ? '"one"' : '"two"';
+      const m = /bytes=(\d+)-(\d+)/.exec(req.headers.range ?? '');
+      if (req.method === 'HEAD' || !m) return void res.writeHead(200, { etag, 'content-length': String(bytes.length), 'accept-ranges': 'bytes' }).end(req.method === 'HEAD' ? undefined : bytes);
+      const start = Number(m[1]);
+      const end = Math.min(Number(m[2]), bytes.length - 1);
+      res.writeHead(206, { etag, 'content-range': `bytes ${start}-${end}/${bytes.length}`, 'content-length': String(end - start + 1) }).end(bytes.subarray(start, end + 1));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const repo = await Repository.create(Storage.newInMemory());
+      const session = await repo.writableSession('main');
+      const changed = await virtualize(session, [`${base}/d/a.nc`], { repository: repo, addContainers: true }).catch((e: unknown) => e);
+      expect(isFloeError(changed, 'CHECKSUM_MISMATCH'), String(changed)).toBe(true);
+      expect((changed as Error).message).toContain('changed while it was scanned');
+      const missing = await virtualize(session, [`${base}/d/none.nc`], { repository: repo, addContainers: true }).catch((e: unknown) => e);
+      expect(isFloeError(missing, 'NOT_FOUND'), String(missing)).toBe(true);
+      expect(session.hasUncommittedChanges).toBe(false);
+      expect(repo.config.virtualChunkContainers ?? {}).toEqual({});
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 
   it('refuses a local file changed after the import (modification time, whole seconds)', async () => {
