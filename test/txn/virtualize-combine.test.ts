@@ -2,13 +2,16 @@
 // time by Debian's python3-netcdf4 (classic and 64-bit offset, 3 to 5 records each), joined along
 // their record dimension, read back equal to netCDF4's MFDataset; coordinates stored as real
 // chunks, so a query by label plans with the archive gone, while a data read then fails typed; a
-// new leading dimension; and mismatches refused naming the file, the variable and the field.
-import { mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+// new leading dimension; kerchunk references (one per file) joined alike; and mismatches refused
+// naming the file, the variable and the field.
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ZarrArray } from '../../src/engine/array.ts';
+import { openByteSource } from '../../src/engine/byte-source.ts';
+import { planNetcdf3 } from '../../src/txn/netcdf3-scan.ts';
 import { isFloeError } from '../../src/errors.ts';
 import { query } from '../../src/query/index.ts';
 import { Repository, Storage } from '../../src/txn/index.ts';
@@ -87,6 +90,33 @@ describeWithVirtualPeer('virtualize combining files', () => {
     } finally {
       renameSync(`${dir}-gone`, dir);
     }
+  });
+
+  it('joins kerchunk references (one per file, version 1) as it joins the files themselves', async () => {
+    const { dir, peer } = archives.NETCDF3_64BIT_OFFSET!;
+    const V2: Record<string, string> = { float32: '>f4', float64: '>f8', int16: '>i2', int32: '>i4' };
+    const refsFiles: string[] = [];
+    for (const file of peer.files) {
+      const source = await openByteSource(file);
+      const plan = await planNetcdf3(source, file, {}).finally(() => source.close());
+      const refs: Record<string, unknown> = { '.zgroup': JSON.stringify({ zarr_format: 2 }) };
+      for (const a of plan.arrays) {
+        const m = a.metadata;
+        refs[`${a.relativePath}/.zarray`] = JSON.stringify({ zarr_format: 2, shape: m.shape, chunks: m.chunkShape, dtype: V2[m.dataType], compressor: null, filters: null, fill_value: m.fillValue, order: 'C' });
+        refs[`${a.relativePath}/.zattrs`] = JSON.stringify({ _ARRAY_DIMENSIONS: m.dimensionNames });
+        for (const r of a.refs) refs[`${a.relativePath}/${r.index.join('.')}`] = [path.basename(file), r.offset, r.length];
+      }
+      const out = file.replace(/\.nc$/, '.json');
+      writeFileSync(out, JSON.stringify({ version: 1, refs }));
+      refsFiles.push(out);
+    }
+    const repo = await repoFor(dir);
+    const session = await repo.writableSession('main');
+    const result = await virtualize(session, refsFiles, { concat: { dim: 'time' } });
+    expect(result.skipped).toEqual([]);
+    expect(result.sources.map((s) => s.format)).toEqual(refsFiles.map(() => 'kerchunk references'));
+    expect(result.imported.find((v) => v.variable === 'time')).toMatchObject({ virtualChunks: 0, storedChunks: 1 });
+    await expectValues(session.store, '/', peer);
   });
 
   it('adds a new leading dimension, one position per file', async () => {
