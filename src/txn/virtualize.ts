@@ -1,9 +1,11 @@
 // `virtualize(session, sources, options)`: existing files as versioned arrays without copying
-// their bytes. Each source is scanned (NetCDF-3: its header only) or read (kerchunk references),
-// each variable becomes a Zarr v3 array in the session whose chunks are virtual refs (file,
-// offset, length, and the file's modification time in whole seconds, so a file changed after
-// the import is refused when read); what cannot be referenced is reported per variable and the
-// rest still imports. Nothing is written to the session until every source has been scanned and
+// their bytes. Each source (a path, file:// or http(s):// URL; up to 8 at once) is scanned
+// (NetCDF-3: its header only) or read (kerchunk references), each variable becomes a Zarr v3 array
+// in the session whose chunks are virtual refs (file, offset, length, and the file's ETag over
+// HTTP, else its modification time in whole seconds, so a file changed after the import is
+// refused when read); what cannot be referenced is reported per variable and the rest still
+// imports. With `concat`, the files' plans are joined along a dimension first
+// (virtual-combine.ts). Nothing is written to the session until every source has been scanned and
 // every location has a virtual chunk container (or `addContainers` added them to the config).
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
