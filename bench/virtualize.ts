@@ -21,10 +21,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ZarrArray } from '../src/engine/array.ts';
-import { openByteSource } from '../src/engine/byte-source.ts';
+import { openByteSource, type ByteSource } from '../src/engine/byte-source.ts';
 import { slice } from '../src/engine/selection.ts';
 import { Repository, Storage } from '../src/txn/index.ts';
 import { planNetcdf3 } from '../src/txn/netcdf3-scan.ts';
+import type { PlannedSource } from '../src/txn/virtual-plan.ts';
 import { virtualize } from '../src/txn/virtualize.ts';
 import { startNginx } from '../test/support/loopback-static-hosts.ts';
 import { startDelayProxy } from './support/delay-proxy.ts';
@@ -59,10 +60,13 @@ interface Format {
   writeMany(dir: string, count: number, records: number): void;
   /** Python reading the large file's `v`: full, then box [:, lat0:lat1, lon0:lon1]; prints seconds as JSON. */
   readScript: string;
+  /** The format's scanner alone (what virtualize runs for one file before recording it). */
+  scan(source: ByteSource, file: string): Promise<PlannedSource>;
 }
 
 const FORMATS: Record<string, Format> = {
   netcdf3: {
+    scan: (source, file) => planNetcdf3(source, file, {}),
     writeLarge(file, chunks, side) {
       py(`
 import sys, numpy as np, netCDF4
@@ -145,7 +149,7 @@ const loadBefore = load();
       let read = 0;
       const counting = { ...source, read: async (o: number, l: number) => { const b = await source.read(o, l); read += b.length; return b; } };
       try {
-        return { plan: await planNetcdf3(counting, large, {}), read };
+        return { plan: await format.scan(counting, large), read };
       } finally {
         await source.close();
       }
