@@ -99,7 +99,7 @@ export type {
 } from './txn/index.ts';
 // Virtual datasets: existing files as versioned arrays without copying their bytes (docs/virtual.md).
 export { virtualize } from './txn/virtual-datasets.ts';
-export type { VirtualizeOptions, VirtualizeResult, VirtualizeProgress, VirtualizedVariable, SkippedVariable } from './txn/virtualize.ts';
+export type { VirtualizeOptions, VirtualizeResult, VirtualizeProgress, VirtualizedVariable, SkippedVariable, ConcatOptions } from './txn/virtualize.ts';
 export type { SnapshotOpener } from './txn/session.ts';
 export type { StorageLike } from './txn/storage.ts';
 export type { MetadataValue } from './format/icechunk/metadata-value.ts';

@@ -64,7 +64,7 @@ export async function planKerchunk(source: ByteSource, file: string, options?: A
       skipped.push({ source: file, variable: dir, reason: err.message });
     }
   }
-  const base = path.dirname(file);
+  const base = /^https?:\/\//i.test(file) ? file : path.dirname(file);
   const chunksOf = new Map<string, { index: number[]; chunk: KerchunkChunk }[]>();
   for (const [key, chunk] of refs.chunks) {
     const owner = ownerOf(key, metas);
@@ -122,8 +122,9 @@ function ownerOf(key: string, metas: ReadonlyMap<string, { meta: V2ArrayMetadata
   }
 }
 
-/** Absolute paths and paths relative to the references file become file:// URLs; URLs stay. */
+/** Absolute paths and paths relative to the references file become file:// URLs (remote references: URLs relative to theirs); URLs stay. */
 function resolveUrl(url: string, base: string): string {
+  if (/^https?:\/\//i.test(base) && !/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.test(url)) return new URL(url, base).href; // relative to remote references
   if (/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.test(url)) return url.startsWith('file://') ? pathToFileURL(fileURLToPath(url)).href : url;
   return pathToFileURL(path.resolve(base, url)).href;
 }

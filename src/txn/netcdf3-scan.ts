@@ -2,7 +2,7 @@
 // ranges only while the header runs on), parsed and laid out as Zarr arrays by src/format/netcdf3.
 // Only the header is read; chunks the file ends inside (a regular chunk at the end of a split
 // dimension, see layout.ts) are read so they can be stored natively, padded.
-import type { ByteSource } from '../engine/byte-source.ts';
+import { refChecksum, type ByteSource } from '../engine/byte-source.ts';
 import type { AbortOptions } from '../engine/storage/types.ts';
 import { floeError } from '../errors.ts';
 import { MAX_NETCDF3_HEADER_BYTES, parseNetcdf3Header, type Netcdf3Header } from '../format/netcdf3/header.ts';
@@ -50,6 +50,7 @@ export async function planNetcdf3(source: ByteSource, file: string, options: { m
   const scan = await scanNetcdf3(source, options.maxChunkBytes, options);
   const arrays: PlannedArray[] = [];
   const skipped: SkippedVariable[] = [];
+  const checksum = refChecksum(source);
   for (const plan of scan.layout.arrays) {
     const name = nodeNameProblem(plan.name);
     const tooMany = plan.chunkCount > MAX_CHUNKS_PER_VARIABLE ? `it has ${plan.chunkCount} chunks, more than the ${MAX_CHUNKS_PER_VARIABLE} Floe records for one variable (each is held in memory until the commit)` : undefined;
@@ -61,7 +62,7 @@ export async function planNetcdf3(source: ByteSource, file: string, options: { m
     const stored: { index: readonly number[]; bytes: Uint8Array }[] = [];
     for (const chunk of plan.chunks()) {
       if (chunk.tail === undefined) {
-        refs.push({ index: [...chunk.index], location: source.url, offset: chunk.offset, length: chunk.length, lastModified: source.lastModified });
+        refs.push({ index: [...chunk.index], location: source.url, offset: chunk.offset, length: chunk.length, ...checksum });
         continue;
       }
       const bytes = new Uint8Array(chunk.length);

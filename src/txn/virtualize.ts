@@ -1,14 +1,16 @@
 // `virtualize(session, sources, options)`: existing files as versioned arrays without copying
-// their bytes. Each source is scanned (NetCDF-3: its header only) or read (kerchunk references),
-// each variable becomes a Zarr v3 array in the session whose chunks are virtual refs (file,
-// offset, length, and the file's modification time in whole seconds, so a file changed after
-// the import is refused when read); what cannot be referenced is reported per variable and the
-// rest still imports. Nothing is written to the session until every source has been scanned and
+// their bytes. Each source (a path, file:// or http(s):// URL; up to 8 at once) is scanned
+// (NetCDF-3: its header only) or read (kerchunk references), each variable becomes a Zarr v3 array
+// in the session whose chunks are virtual refs (file, offset, length, and the file's ETag over
+// HTTP, else its modification time in whole seconds, so a file changed after the import is
+// refused when read); what cannot be referenced is reported per variable and the rest still
+// imports. With `concat`, the files' plans are joined along a dimension first
+// (virtual-combine.ts). Nothing is written to the session until every source has been scanned and
 // every location has a virtual chunk container (or `addContainers` added them to the config).
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { floeError, isFloeError } from '../errors.ts';
-import { openLocalFile } from '../engine/byte-source.ts';
+import { openByteSource, type ByteSource } from '../engine/byte-source.ts';
 import { ZarrArray } from '../engine/array.ts';
 import { ZarrGroup } from '../engine/group.ts';
 import { requestOf } from '../engine/abort.ts';
@@ -22,8 +24,10 @@ import { containerFor } from './virtual-chunks.ts';
 import { planKerchunk } from './kerchunk-import.ts';
 import { planNetcdf3 } from './netcdf3-scan.ts';
 import type { PlannedSource, SkippedVariable } from './virtual-plan.ts';
+import { combinePlans, type ConcatOptions, type RangeReader } from './virtual-combine.ts';
 
 export type { SkippedVariable } from './virtual-plan.ts';
+export type { ConcatOptions } from './virtual-combine.ts';
 
 /** Options of {@link virtualize}. */
 export interface VirtualizeOptions extends AbortOptions {
@@ -41,6 +45,14 @@ export interface VirtualizeOptions extends AbortOptions {
   repository?: Repository;
   /** Replace nodes that already exist at the destination (default: ALREADY_EXISTS). */
   overwrite?: boolean;
+  /**
+   * Join the files into one set of arrays along a dimension they have (`{ dim: 'time' }`) or a
+   * new leading one (`{ dim: 'file', new: true }`), under `path`; see docs/virtual.md. Other
+   * dimensions, data types, codecs, fill values and chunk shapes must agree (INVALID_ARGUMENT
+   * naming the file, the variable and the field otherwise); coordinate variables are stored as
+   * real chunks.
+   */
+  concat?: ConcatOptions;
   /** Called after each source is scanned, then after each is recorded in the session. */
   onProgress?: (progress: VirtualizeProgress) => void;
 }
@@ -60,7 +72,7 @@ export interface VirtualizeProgress {
 
 /** A variable {@link virtualize} recorded as an array. */
 export interface VirtualizedVariable {
-  /** The file (absolute path). */
+  /** The file (absolute path); with `concat`, the first of the files combined. */
   readonly source: string;
   /** Its name in the file (kerchunk: its path in the references). */
   readonly variable: string;
@@ -88,18 +100,52 @@ export interface VirtualizeResult {
   readonly containersAdded: readonly string[];
 }
 
-/** Which scanner reads `file`: kerchunk references are JSON (`.json`, or text starting with `{`). */
-async function planSource(file: string, options: VirtualizeOptions): Promise<PlannedSource> {
-  const source = await openLocalFile(file);
-  try {
+/**
+ * Sources opened by one {@link virtualize} call. Local files are closed after their scan (a
+ * thousand files would hold a thousand descriptors) and reopened for coordinates; HTTP sources
+ * are kept when `keep` (combining reads coordinates from them: their header blocks are still
+ * cached, so that costs no request) and all closed at the end.
+ */
+class SourcePool {
+  private readonly open = new Map<string, ByteSource>();
+  constructor(private readonly keep: boolean) {}
+
+  async use<T>(location: string, options: AbortOptions | undefined, body: (source: ByteSource) => Promise<T>): Promise<T> {
+    const key = location.startsWith('file://') ? fileURLToPath(location) : location;
+    const kept = this.open.get(key);
+    const source = kept ?? (await openByteSource(key, options));
+    const remote = /^https?:\/\//i.test(key);
+    try {
+      return await body(source);
+    } finally {
+      if (remote && this.keep) this.open.set(key, source);
+      else if (!kept) await source.close();
+    }
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.open.values()];
+    this.open.clear();
+    await Promise.all(all.map((s) => s.close()));
+  }
+}
+
+/** Which scanner reads `file` (a path or an http(s):// URL): kerchunk references are JSON (`.json`, or text starting with `{`). */
+function planSource(pool: SourcePool, file: string, options: VirtualizeOptions): Promise<PlannedSource> {
+  return pool.use(file, options, async (source) => {
     const start = await source.read(0, Math.min(source.size, 64), options);
     const text = new TextDecoder().decode(start).trimStart();
     if (file.endsWith('.json') || text.startsWith('{')) return await planKerchunk(source, file, options);
     return await planNetcdf3(source, file, options);
-  } finally {
-    await source.close();
-  }
+  });
 }
+
+/** Byte ranges of a virtual ref's location (the coordinates {@link combinePlans} stores as real chunks). */
+const rangeReader = (pool: SourcePool): RangeReader => async (location, ranges, options) => {
+  if (!/^(file|https?):\/\//i.test(location)) throw floeError('UNSUPPORTED', `cannot read ${location} to store its coordinates: file:// and http(s):// locations only`, { where: location });
+  // Issued together: over HTTP, range batching sends them as few requests.
+  return pool.use(location, options, (source) => Promise.all(ranges.map((r) => source.read(r.offset, r.length, options))));
+};
 
 /** The container a local file's directory needs. */
 function containerForUrl(url: string): VirtualChunkContainer | undefined {
@@ -113,16 +159,44 @@ function containerForUrl(url: string): VirtualChunkContainer | undefined {
   return undefined;
 }
 
+/** Files scanned at once. */
+const SCAN_CONCURRENCY = 8;
+
 /** Scans every source, then records them in `session`; see the module comment. */
 export async function virtualize(session: Session, sources: readonly string[], options: VirtualizeOptions = {}): Promise<VirtualizeResult> {
   const request = requestOf(options);
   if (sources.length === 0) throw floeError('INVALID_ARGUMENT', 'virtualize needs at least one file');
   const base = normalizePath(options.path ?? '/');
-  const planned: PlannedSource[] = [];
-  for (const source of sources) {
-    const p = await planSource(path.resolve(source.startsWith('file://') ? fileURLToPath(source) : source), options);
-    planned.push(p);
-    options.onProgress?.({ phase: 'scanned', source: p.source, sourcesDone: planned.length, sourcesTotal: sources.length, chunks: p.arrays.reduce((n, a) => n + a.refs.length + a.stored.length, 0) });
+  const scanned: PlannedSource[] = [];
+  let planned: PlannedSource[] = scanned;
+  const pool = new SourcePool(options.concat !== undefined);
+  try {
+    // Several files scanned at once (over HTTP each costs round trips), kept in the order given;
+    // after a failure no new scan starts, and the first error is thrown once all have stopped.
+    let next = 0;
+    let done = 0;
+    let failed = false;
+    const worker = async () => {
+      while (!failed && next < sources.length) {
+        const i = next++;
+        const source = sources[i] as string;
+        const location = /^https?:\/\//i.test(source) ? source : path.resolve(source.startsWith('file://') ? fileURLToPath(source) : source);
+        try {
+          const p = await planSource(pool, location, options);
+          scanned[i] = p;
+          options.onProgress?.({ phase: 'scanned', source: p.source, sourcesDone: ++done, sourcesTotal: sources.length, chunks: p.arrays.reduce((n, a) => n + a.refs.length + a.stored.length, 0) });
+        } catch (err) {
+          failed = true;
+          throw err;
+        }
+      }
+    };
+    const settled = await Promise.allSettled(Array.from({ length: Math.min(SCAN_CONCURRENCY, sources.length) }, worker));
+    const error = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (error) throw error.reason;
+    if (options.concat) planned = [await combinePlans(scanned, options.concat, rangeReader(pool), options)];
+  } finally {
+    await pool.close();
   }
   const groupOf = (p: PlannedSource) => (planned.length === 1 ? base : joinPath(base, path.basename(p.source).replace(/\.[^.]*$/, '').replace(/[^\w.-]/g, '_') || 'file'));
 
@@ -182,7 +256,8 @@ export async function virtualize(session: Session, sources: readonly string[], o
     }
     options.onProgress?.({ phase: 'recorded', source: p.source, sourcesDone: i + 1, sourcesTotal: planned.length, chunks });
   }
-  return { sources: planned.map((p) => ({ source: p.source, format: p.format, group: groupOf(p) })), imported, skipped, containersAdded: added };
+  const described = options.concat ? scanned.map((p) => ({ source: p.source, format: p.format, group: base })) : planned.map((p) => ({ source: p.source, format: p.format, group: groupOf(p) }));
+  return { sources: described, imported, skipped, containersAdded: added };
 }
 
 /**

@@ -1,6 +1,6 @@
 // `floe virtualize`: asks --yes before adding a container, commits, and the read commands read
 // the arrays once the user allows the container (--allow-virtual PREFIX, FLOE_ALLOW_VIRTUAL=all);
-// a file changed after the import is refused, never read as other values. --concat is refused.
+// a file changed after the import is refused, never read as other values; --concat joins files.
 import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -75,11 +75,20 @@ describe('floe virtualize', () => {
     expect(stale.stderr).toContain('changed since the virtual chunk was recorded');
   });
 
-  it('refuses --concat as the next stage, and a run without files', async () => {
+  it('joins files along a dimension with --concat, and refuses a run without files', async () => {
     const work = tempDir();
-    const concat = await floe(['virtualize', '--repo', 'r', 'a.nc', '--concat', 'time'], { cwd: work });
-    expect(concat.code).toBe(2);
-    expect(concat.stderr).toContain('not supported yet');
+    const data = path.join(work, 'data');
+    mkdirSync(data);
+    for (const name of ['a.nc', 'b.nc']) writeFileSync(path.join(data, name), netcdf());
+    expect((await floe(['init', '--repo', 'r'], { cwd: work })).code).toBe(0);
+    const done = await floe(['virtualize', '--repo', 'r', 'data/a.nc', 'data/b.nc', '--concat', 'time', '--path', '/cube', '--yes'], { cwd: work });
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout).toMatch(/virtualized 2 variables from 2 files \(5 virtual chunks\) into main/);
+    const rec = await floe(['cat', '--repo', 'r', 'main:/cube/rec'], { cwd: work, env: { FLOE_ALLOW_VIRTUAL: 'all' } });
+    expect(rec.stdout.replace(/\s+/g, ' ').trim()).toBe('[[10 11 12 13] [20 21 22 23] [10 11 12 13] [20 21 22 23]]');
+    const usage = await floe(['virtualize', '--repo', 'r', 'data/a.nc', '--new-dim'], { cwd: work });
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain('--new-dim goes with --concat DIM');
     expect((await floe(['virtualize', '--repo', 'r'], { cwd: work })).code).toBe(2);
   });
 });

@@ -24,6 +24,8 @@ export interface StaticHost {
   readonly pid: number;
   /** What the server wrote to its error log / stderr so far (for failure messages). */
   log(): string;
+  /** nginx: its access log so far, one line per request (`METHOD URI STATUS BYTES RANGE`), for request counts. */
+  accessLog?(): string;
   close(): Promise<void>;
 }
 
@@ -133,7 +135,8 @@ pid ${path.join(prefix, 'nginx.pid')};
 error_log ${errorLog} warn;
 events { worker_connections 4096; }
 http {
-    access_log ${path.join(prefix, 'access.log')};
+    log_format floe '$request_method $uri $status $body_bytes_sent "$http_range"';
+    access_log ${path.join(prefix, 'access.log')} floe;
     client_body_temp_path ${path.join(prefix, 'body')};
     proxy_temp_path ${path.join(prefix, 'proxy')};
     fastcgi_temp_path ${path.join(prefix, 'fastcgi')};
@@ -153,7 +156,18 @@ ${serverBlock(root, port)}
       return '';
     }
   };
-  return startChild(NGINX, ['-p', prefix, '-e', errorLog, '-c', configFile], port, 'nginx', log, () => rmSync(prefix, { recursive: true, force: true }));
+  const host = await startChild(NGINX, ['-p', prefix, '-e', errorLog, '-c', configFile], port, 'nginx', log, () => rmSync(prefix, { recursive: true, force: true }));
+  return {
+    ...host,
+    close: () => host.close(),
+    accessLog() {
+      try {
+        return readFileSync(path.join(prefix, 'access.log'), 'utf8');
+      } catch {
+        return '';
+      }
+    },
+  };
 }
 
 /** Starts `python3 -m http.server` serving `root` on a free loopback port (it ignores Range). */

@@ -7,6 +7,7 @@ import path from 'node:path';
 import * as zarr from 'zarrita';
 import { Repository, Storage } from '@earthmover/icechunk';
 import { createFetchStorage } from '@earthmover/icechunk/fetch-storage';
+import { createHttpVirtualChunkFetcher } from '@earthmover/icechunk/http-virtual-chunks';
 import { FsStorage } from '../../src/engine/storage/fs.ts';
 import { customBackend } from '../../src/testing/adapters/icechunk-storage.ts';
 
@@ -158,6 +159,27 @@ async function run() {
         for (const key of await session.store.list()) if (/\/c\//.test(key)) await session.store.get(key);
       }
       return { snapshots: snapshots.size, urls: [...urls].sort() };
+    }
+    case 'virtual-http-read': {
+      // Full values of `paths` at main, virtual chunks fetched over HTTP by the package's own
+      // fetcher (ranged GETs checking the recorded ETag or modification time).
+      const repo = await Repository.open(storage, null, Object.fromEntries(command.prefixes.map((p) => [p, null])));
+      await repo.setHttpVirtualChunkFetcher(createHttpVirtualChunkFetcher());
+      const session = await repo.readonlySession({ branch: 'main' });
+      const root = zarr.root(zarrStore(session.store));
+      const out = {};
+      for (const p of command.paths) out[p] = Array.from((await zarr.get(await zarr.open(root.resolve(p), { kind: 'array' }))).data, Number);
+      return out;
+    }
+    case 'virtual-set-refs': {
+      // set_virtual_ref for each of `refs` ({key, location, offset, length, etag}) on main, one
+      // commit; `{ unavailable: [the store's methods] }` when this build's store has no setVirtualRef
+      // (the WASM build 2.2.2 has none, though its typings declare it).
+      const repo = await Repository.open(storage, null, Object.fromEntries(command.prefixes.map((p) => [p, null])));
+      const session = await repo.writableSession('main');
+      if (typeof session.store.setVirtualRef !== 'function') return { unavailable: Object.getOwnPropertyNames(Object.getPrototypeOf(session.store)).sort() };
+      for (const r of command.refs) await session.store.setVirtualRef(r.key, r.location, r.offset, r.length, r.etag ?? null, null, true);
+      return { snapshot: await session.commit('virtual refs set by the reference') };
     }
     case 'write-then-rearrange': {
       // The reference's way to move written nodes: one commit writing `keys` ({key: bytes as

@@ -200,6 +200,49 @@ def write_kerchunk(out):
     return {'refs': path, 'h5': h5, 'values': {k: {'dtype': np.asarray(v).dtype.str, 'shape': list(np.shape(v)), 'hex': le_hex(v)} for k, v in values.items()}}
 
 
+def write_concat(out, count, fmt):
+    # `count` NetCDF-3 files of one archive: a record dimension time (3 to 5 records each, hours
+    # since 2000-01-01 running on across files), fixed lat/lon, temp(time, lat, lon) float32 and
+    # level(time) int16, plus grid(lat, lon) the same in every file; MFDataset reads them joined.
+    import netCDF4
+    rng = np.random.default_rng(3500 + count)
+    names = []
+    t0 = 0
+    for i in range(count):
+        path = os.path.join(out, 'part%02d.nc' % i)
+        d = netCDF4.Dataset(path, 'w', format=fmt)
+        d.title = 'archive part %d' % i
+        d.createDimension('time', None)
+        d.createDimension('lat', 4)
+        d.createDimension('lon', 6)
+        n = 3 + i % 3
+        t = d.createVariable('time', 'f8', ('time',))
+        t.units = 'hours since 2000-01-01 00:00:00'
+        t[:] = np.arange(t0, t0 + n, dtype='f8') * 6
+        t0 += n
+        la = d.createVariable('lat', 'f4', ('lat',))
+        la[:] = np.linspace(60, 30, 4)
+        lo = d.createVariable('lon', 'f4', ('lon',))
+        lo[:] = np.linspace(0, 25, 6)
+        temp = d.createVariable('temp', 'f4', ('time', 'lat', 'lon'), fill_value=np.float32(-999))
+        temp[:] = rng.normal(280, 5, (n, 4, 6)).astype('f4')
+        lev = d.createVariable('level', 'i2', ('time',))
+        lev[:] = rng.integers(0, 1000, n).astype('i2')
+        g = d.createVariable('grid', 'i4', ('lat', 'lon'))
+        g[:] = np.arange(24, dtype='i4').reshape(4, 6)
+        d.close()
+        names.append(path)
+    m = netCDF4.MFDataset(names, aggdim='time')
+    vals = {}
+    for name in ['time', 'lat', 'lon', 'temp', 'level', 'grid']:
+        v = m.variables[name]
+        v.set_auto_maskandscale(False)
+        a = np.asarray(v[...])
+        vals[name] = {'dtype': a.dtype.str, 'shape': list(a.shape), 'hex': le_hex(a)}
+    m.close()
+    return {'files': names, 'vars': vals}
+
+
 if __name__ == '__main__':
     cmd = sys.argv[1]
     if cmd == 'versions':
@@ -210,6 +253,8 @@ if __name__ == '__main__':
         print(json.dumps(write_netcdf3(sys.argv[2])))
     elif cmd == 'kerchunk':
         print(json.dumps(write_kerchunk(sys.argv[2])))
+    elif cmd == 'concat':
+        print(json.dumps(write_concat(sys.argv[2], int(sys.argv[3]), sys.argv[4])))
     elif cmd == 'dump':
         print(json.dumps(dump_netcdf(sys.argv[2])))
     else:

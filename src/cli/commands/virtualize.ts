@@ -11,44 +11,49 @@ import { Progress } from '../progress.ts';
 import { openRepository } from '../repository-location.ts';
 
 export const virtualizeCommand: CommandSpec = {
-  usage: 'FILES... [--branch NAME] [--path PATH] [-m MESSAGE] [--yes]',
+  usage: 'FILES... [--concat DIM [--new-dim]] [--branch NAME] [--path PATH] [-m MESSAGE] [--yes]',
   details: [
     'NetCDF-3 files (classic, 64-bit offset, CDF-5: the header is read, never the data) and kerchunk references',
     '(version 0 and 1 JSON) become Zarr v3 arrays whose chunks are byte ranges of the files; one commit.',
+    'FILES are local paths or http(s):// URLs (read with ranged requests; the refs record the ETag).',
     '--branch NAME          the branch to commit to (default main)',
     "--path PATH            the group the variables go under (default /; with several files, one group per file below it)",
     '--max-chunk-bytes N    split contiguous NetCDF-3 variables into chunks of at most N bytes (default 8 MiB)',
     "--yes                  add the virtual chunk containers the files need to the repository's configuration",
-    '--concat DIM           combining files along a dimension is not supported yet (the next stage)',
+    '--concat DIM           join the files into one set of arrays along the dimension DIM (in the order given),',
+    '                       under --path; coordinate variables are stored in the repository (label queries need no file)',
+    '--new-dim              with --concat: DIM is a new leading dimension, one position per file',
     'Variables that cannot be referenced are listed with the reason; the rest is imported.',
     'Read the arrays with --allow-virtual PREFIX (or FLOE_ALLOW_VIRTUAL=PREFIX; "all": every container configured).',
   ].join('\n'),
   examples: [
     'floe virtualize --repo ./cube.icechunk ./archive/*.nc -m "virtualize the archive" --yes',
+    'floe virtualize --repo ./cube.icechunk ./archive/*.nc --concat time -m "one cube" --yes',
     'floe cat --repo ./cube.icechunk --allow-virtual file:///data/archive/ main:/temp[0]',
   ],
   options: {
     branch: { type: 'string' }, path: { type: 'string' }, message: { type: 'string', short: 'm' }, yes: { type: 'boolean' },
-    concat: { type: 'string' }, 'max-chunk-bytes': { type: 'string' },
+    concat: { type: 'string' }, 'new-dim': { type: 'boolean' }, 'max-chunk-bytes': { type: 'string' },
   },
   async run(ctx) {
-    if (ctx.string('concat') !== undefined) {
-      throw new UsageError('--concat (combining files into one array along a dimension) is not supported yet: it is the next stage of virtual datasets; virtualize the files without it (one group per file)');
-    }
+    const concat = ctx.string('concat');
+    if (concat !== undefined && concat.trim() === '') throw new UsageError('--concat takes a dimension name');
+    if (ctx.flags['new-dim'] === true && concat === undefined) throw new UsageError('--new-dim goes with --concat DIM');
     if (ctx.positionals.length === 0) throw new UsageError('name at least one file to virtualize');
     const maxChunkBytes = ctx.number('max-chunk-bytes');
     if (maxChunkBytes !== undefined && (!Number.isSafeInteger(maxChunkBytes) || maxChunkBytes < 1)) throw new UsageError('--max-chunk-bytes takes a positive integer');
-    const files = ctx.positionals.map((f) => ctx.resolvePath(f));
+    const files = ctx.positionals.map((f) => (/^https?:\/\//i.test(f) ? f : ctx.resolvePath(f)));
     const branch = ctx.string('branch') ?? 'main';
     const target = ctx.string('path');
     const repo = await openRepository(ctx);
     const session = await repo.writableSession(branch, ctx.request);
-    const progress = new Progress({ label: 'virtualizing', total: files.length * 2, unit: 'items', stream: ctx.io.stderr, now: () => ctx.now() });
+    // Each file scanned, then each destination recorded (one when combining).
+    const progress = new Progress({ label: 'virtualizing', total: files.length + (concat !== undefined ? 1 : files.length), unit: 'items', stream: ctx.io.stderr, now: () => ctx.now() });
     let result: VirtualizeResult;
     try {
       result = await virtualize(session, files, {
         ...ctx.request, repository: repo, addContainers: ctx.flags.yes === true,
-        ...(target !== undefined ? { path: target } : {}), ...(maxChunkBytes ? { maxChunkBytes } : {}),
+        ...(target !== undefined ? { path: target } : {}), ...(concat !== undefined ? { concat: { dim: concat, new: ctx.flags['new-dim'] === true } } : {}), ...(maxChunkBytes ? { maxChunkBytes } : {}),
         onProgress: () => progress.add(1),
       });
     } catch (err) {
