@@ -59,7 +59,7 @@ async function values(repoDir: string, at: string): Promise<Record<string, unkno
   const out: Record<string, unknown> = {};
   for (const name of ['t', 'sub/u']) {
     const a = await ZarrArray.open(session.store, `${at}/${name}`);
-    out[name] = { shape: a.shape, data: [...(await a.get()).data as ArrayLike<number>] };
+    out[name] = { shape: a.shape, data: Array.from((await a.get()).data as ArrayLike<number>) };
   }
   out.attrs = (await ZarrGroup.open(session.store, at)).attributes;
   return out;
