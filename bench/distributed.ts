@@ -6,7 +6,8 @@
 //
 // ingest: `floe import --distributed` of a Zarr v3 store of --tasks × --task-chunks chunk objects
 //   of --chunk-mib MiB (random bytes, no compression) into a repository on the local filesystem
-//   (and with --s3 on the Ceph gateway of test/setup/ceph.ts, which must be running: FLOE_S3_*),
+//   (and with --s3 on a Ceph gateway started by scripts/ceph-s3.sh: FLOE_S3_ENDPOINT and keys;
+//   its memstore holds 2 GiB, so --s3-tasks (32: 512 MiB a run) sizes the S3 runs),
 //   with 1 and 2 `floe worker` processes started (and ready) before the import: wall time of the
 //   import command, throughput, scaling efficiency (T1 / (n · Tn)).
 // merge: the coordinator's end of a write of --forks forks of --fork-chunks chunks each: forks
@@ -49,6 +50,8 @@ const { values: opts } = parseArgs({
     'sim-tasks': { type: 'string', default: '256' },
     'latency-ms': { type: 'string', default: '50' },
     s3: { type: 'boolean', default: false },
+    's3-only': { type: 'boolean', default: false },
+    's3-tasks': { type: 'string', default: '32' },
   },
 });
 const parts = new Set(opts.parts.split(','));
@@ -162,7 +165,7 @@ const FLOE = path.join(root, 'bin/floe.mjs');
 /** The source store: one uint8 array, one chunk object (--chunk-mib MiB, bytes codec only) per chunk row. */
 function sourceStore(chunks: number, chunkBytes: number): string {
   const dir = path.join(DATA, `source-${chunks}x${chunkBytes}.zarr`);
-  const done = path.join(dir, '.complete');
+  const done = `${dir}.complete`; // beside the store: a file in it would be one more object to import
   if (existsSync(done)) return dir;
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -182,34 +185,56 @@ function sourceStore(chunks: number, chunkBytes: number): string {
   return dir;
 }
 
+interface IngestTarget {
+  name: string;
+  tasks: number;
+  /** The repository location for a run of `workers` workers. */
+  repo(workers: number): string;
+  env: Record<string, string>;
+  remove(workers: number): void;
+}
+
 async function ingestBench(redis: RedisServer): Promise<void> {
-  const tasks = Number(opts.tasks);
   const per = Number(opts['task-chunks']);
   const chunkBytes = Number(opts['chunk-mib']) * MiB;
-  const bytes = tasks * per * chunkBytes;
-  let t = performance.now();
-  const source = sourceStore(tasks * per, chunkBytes);
-  console.log(`\n(source store of ${tasks * per} chunks, ${bytes / MiB} MiB: ready in ${fmt(ms(t))} ms)`);
-  const targets: { name: string; repo: string; env: Record<string, string>; remove(): void }[] = [];
-  targets.push({ name: 'local filesystem', repo: path.join(DATA, 'ingest-repo'), env: {}, remove() { rmSync(path.join(DATA, 'ingest-repo'), { recursive: true, force: true }); } });
-  if (opts.s3) {
-    const bucket = process.env.FLOE_BENCH_S3_BUCKET ?? 'floe-bench';
-    targets.push({ name: 'S3 (Ceph RGW)', repo: `s3://${bucket}/ingest-${process.pid}`, env: {}, remove() {} });
+  const targets: IngestTarget[] = [];
+  const local = (n: number) => path.join(DATA, `ingest-repo-${n}`);
+  if (!opts['s3-only']) targets.push({ name: 'local filesystem', tasks: Number(opts.tasks), repo: local, env: {}, remove: (n) => rmSync(local(n), { recursive: true, force: true }) });
+  if (opts.s3 || opts['s3-only']) {
+    const endpoint = process.env.FLOE_S3_ENDPOINT;
+    if (!endpoint) throw new Error('--s3 needs a running gateway: FLOE_S3_ENDPOINT, FLOE_S3_ACCESS_KEY, FLOE_S3_SECRET_KEY (scripts/ceph-s3.sh start)');
+    const bucket = `floe-bench-${process.pid}`;
+    const { S3Client, CreateBucketCommand } = await import('@aws-sdk/client-s3');
+    const credentials = { accessKeyId: process.env.FLOE_S3_ACCESS_KEY ?? 'floetest', secretAccessKey: process.env.FLOE_S3_SECRET_KEY ?? 'floetestsecret' };
+    const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials });
+    await client.send(new CreateBucketCommand({ Bucket: bucket }));
+    client.destroy();
+    targets.push({
+      name: 'S3 (Ceph RGW, memstore)', tasks: Number(opts['s3-tasks']), repo: (n) => `s3://${bucket}/ingest-${n}`,
+      env: { FLOE_S3_ENDPOINT: endpoint, FLOE_S3_UNQUOTED_IF_MATCH: '1', AWS_ACCESS_KEY_ID: credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey, AWS_REGION: 'us-east-1' },
+      remove() {}, // a new prefix per run; the gateway's data goes with it
+    });
   }
   const rows: (string | number)[][] = [];
   for (const target of targets) {
+    const tasks = target.tasks;
+    const bytes = tasks * per * chunkBytes;
+    let t = performance.now();
+    const source = sourceStore(tasks * per, chunkBytes);
+    console.log(`(source store of ${tasks * per} chunks, ${bytes / MiB} MiB: ready in ${fmt(ms(t))} ms)`);
     const walls: Record<number, number> = {};
     for (const n of opts.workers.split(',').map(Number)) {
-      target.remove();
-      const init = child(process.execPath, [FLOE, 'init', '--repo', target.repo], target.env);
+      target.remove(n);
+      const repo = target.repo(n);
+      const init = child(process.execPath, [FLOE, 'init', '--repo', repo], target.env);
       if ((await init.exited) !== 0) throw new Error(`floe init: ${init.err()}`);
       const queue = `ingest${n}-${process.pid}`;
       const env = { ...target.env, FLOE_REDIS_URL: redis.url };
-      const workers = Array.from({ length: n }, () => child(process.execPath, [FLOE, 'worker', '--repo', target.repo, '--queue', queue, '--json'], env));
+      const workers = Array.from({ length: n }, () => child(process.execPath, [FLOE, 'worker', '--repo', repo, '--queue', queue, '--json'], env));
       await Promise.all(workers.map((w) => w.ready));
       const loadBefore = load();
       t = performance.now();
-      const run = child(process.execPath, [FLOE, 'import', source, '--repo', target.repo, '--path', '/ingest', '--distributed', '--queue', queue, '--task-chunks', String(per), '--task-bytes', String(per * chunkBytes), '--json'], env);
+      const run = child(process.execPath, [FLOE, 'import', source, '--repo', repo, '--path', '/ingest', '--distributed', '--queue', queue, '--task-chunks', String(per), '--task-bytes', String(per * chunkBytes), '--json'], env);
       const code = await run.exited;
       const wall = ms(t);
       await stop(workers);
@@ -218,12 +243,13 @@ async function ingestBench(redis: RedisServer): Promise<void> {
       if (result.tasks !== tasks || result.bytes !== bytes) throw new Error(`planned ${result.tasks} tasks, ${result.bytes} bytes`);
       walls[n] = wall;
       const efficiency = walls[1] ? walls[1] / (n * wall) : NaN;
-      rows.push([target.name, n, tasks, (bytes / MiB).toFixed(0), fmt(wall), (bytes / MiB / (wall / 1000)).toFixed(0), Number.isNaN(efficiency) ? '' : efficiency.toFixed(2), `${loadBefore} → ${load()}`]);
-      target.remove();
+      rows.push([target.name, n, `${tasks} × ${per} × ${opts['chunk-mib']} MiB`, (bytes / MiB).toFixed(0), fmt(wall), (bytes / MiB / (wall / 1000)).toFixed(0), Number.isNaN(efficiency) ? '' : efficiency.toFixed(2), `${loadBefore} → ${load()}`]);
+      console.log(`| ${rows.at(-1)!.join(' | ')} |`);
+      target.remove(n);
     }
   }
-  console.log(`\n### ingest: ${tasks} tasks × ${per} chunks of ${opts['chunk-mib']} MiB (floe import --distributed, floe worker processes)\n`);
-  table(['storage', 'workers', 'tasks', 'MiB', 'wall ms', 'MiB/s', 'scaling efficiency', 'load (before → after)'], rows);
+  console.log(`\n### ingest (floe import --distributed, floe worker processes started before the import)\n`);
+  table(['storage', 'workers', 'tasks × chunks × size', 'MiB', 'wall ms', 'MiB/s', 'scaling efficiency T1/(n·Tn)', 'load (before → after)'], rows);
 }
 
 // ---- simulation: many workers against a slow storage ----
