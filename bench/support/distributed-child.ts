@@ -10,6 +10,7 @@ import { sleepAbortably } from '../../src/engine/abort.ts';
 import { systemClock } from '../../src/engine/storage/clock.ts';
 import { FsStorage } from '../../src/engine/storage/fs.ts';
 import { wrapStorage } from '../../src/engine/storage/wrap.ts';
+import { slowCall } from './slow-storage.ts';
 import { slice } from '../../src/engine/selection.ts';
 import { Repository } from '../../src/txn/index.ts';
 
@@ -23,7 +24,7 @@ interface Job {
 
 const job = JSON.parse(process.argv[2] ?? '{}') as Job;
 const storage = wrapStorage(new FsStorage({ root: job.repo, durable: false }), async (call, run) => {
-  await sleepAbortably(systemClock, job.latencyMs, call.signal, call.key);
+  if (slowCall(call)) await sleepAbortably(systemClock, job.latencyMs, call.signal, call.key);
   return run();
 });
 const repository = await Repository.open(storage);
@@ -36,3 +37,4 @@ const worker = await runWorker<{ chunks: number[] }>({
 });
 process.stdout.write('{"event":"ready"}\n');
 process.on('SIGTERM', () => void worker.close().then(() => process.exit(0)));
+
