@@ -60,7 +60,7 @@ export const workerCommand: CommandSpec = {
     'machines, s3://bucket/prefix (the source stores must be at the same path on every machine). Logs a line per task',
     'on stderr; with --json, one JSON object per event on stdout.',
   ].join('\n'),
-  examples: ['FLOE_REDIS_URL=redis://:secret@queue-host:6379 floe worker --repo s3://bucket/era5.icechunk --queue ingest', 'floe worker --repo ./climate.icechunk --queue ingest --concurrency 2'],
+  examples: ['floe worker --repo ./climate.icechunk --queue ingest --concurrency 2', 'FLOE_REDIS_URL=redis://:secret@queue-host:6379 floe worker --repo s3://bucket/era5.icechunk --queue ingest'],
   options: {
     queue: { type: 'string' }, redis: { type: 'string' }, concurrency: { type: 'string' },
     'lock-ms': { type: 'string' }, 'stalled-ms': { type: 'string' },
