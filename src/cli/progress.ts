@@ -14,6 +14,8 @@ export interface ProgressOptions {
   /** Minimum time between redraws: default 100 ms on a terminal, 2 s otherwise. */
   readonly intervalMs?: number;
   readonly barWidth?: number;
+  /** More to show after the amount, on each redraw (a distributed import's tasks done). */
+  readonly detail?: () => string;
 }
 
 export class Progress {
@@ -56,6 +58,7 @@ export class Progress {
     const parts = [
       fraction !== undefined ? `${(fraction * 100).toFixed(0).padStart(3)}%` : '',
       total ? `${this.amount(this.done)} of ${this.amount(total)}` : this.amount(this.done),
+      this.options.detail?.() ?? '',
       this.rate(seconds),
       eta !== undefined ? `ETA ${formatDuration(eta)}` : '',
     ].filter((p) => p !== '');

@@ -230,6 +230,11 @@ async function cleanUp(bull: BullMQ, queueRef: QueueRef, storage: ObjectStorage,
     const plans = keys.filter((k) => k.endsWith('/plan.json'));
     await storage.delete(keys.filter((k) => !k.endsWith('/plan.json')));
     await storage.delete(plans);
+    // Second sweep: forks stored by late attempts after the first listing (an attempt that stores
+    // its fork once the plan is gone deletes it itself: src/distributed/worker.ts).
+    const late: string[] = [];
+    for await (const o of storage.list(writePrefix(writeId))) if (!o.key.endsWith('/plan.json')) late.push(o.key);
+    await storage.delete(late);
     return removed.every(Boolean);
   } catch {
     return false;

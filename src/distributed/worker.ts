@@ -130,6 +130,14 @@ export async function runWorker<T>(options: RunWorkerOptions<T>): Promise<Distri
       const json = fork.toJSON() as ForkJSON;
       const key = forkKey(writeId, task, randomUUID());
       await storage.put(key, new TextEncoder().encode(stringifyJson(json as unknown as JsonValue, 0)), { signal, ifNoneMatch: '*', contentType: 'application/json' });
+      // A late attempt (its job's result came from another, and the write was committed or
+      // cancelled meanwhile): the plan is gone, so the coordinator's clean-up may have listed the
+      // write's prefix before this fork was there. It removes its own fork; the clean-up's second
+      // sweep, after it deleted the plan, removes a fork stored before the plan went.
+      if ((await storage.head(planKey(writeId), { signal })) === null) {
+        await storage.delete([key], { signal }).catch(() => undefined);
+        throw new UnrecoverableError(`write ${writeId} was committed or cancelled while this attempt of task ${task} ran: its fork is discarded`);
+      }
       emit({ kind: 'fork-stored', writeId, task, jobId, fork: key });
       return { fork: key, bytes: forkBytes(json), ms: Math.round(performance.now() - started), worker: options.name ?? null };
     } catch (error) {

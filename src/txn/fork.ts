@@ -8,7 +8,7 @@ import { floeError, isFloeError } from '../errors.ts';
 import { parseJson } from '../format/json.ts';
 import { idToString, parseChunkId, parseNodeId, type ChunkId, type NodeId } from '../format/icechunk/ids.ts';
 import type { ChunkRef, VirtualChecksum } from '../format/icechunk/manifest.ts';
-import { ChangeSet, parseCoordsKey, type ArrayShapeInfo, type ChunkChange, type NodeKind } from './change-set.ts';
+import { ChangeSet, coordsKey, parseCoordsKey, type ArrayShapeInfo, type ChunkChange, type NodeKind } from './change-set.ts';
 import type { Conflict } from './conflicts/conflict.ts';
 import { NodeView } from './node-view.ts';
 import type { LoadedSnapshot } from './objects.ts';
@@ -110,8 +110,8 @@ export function changeSetToJSON(changes: ChangeSet): ChangeSetJSON {
   };
 }
 
-export function changeSetFromJSON(json: ChangeSetJSON): ChangeSet {
-  const out = new ChangeSet();
+/** The change set of fork JSON, into `out` (a new one by default). */
+export function changeSetFromJSON(json: ChangeSetJSON, out = new ChangeSet()): ChangeSet {
   const def = (n: NodeJSON) => ({ kind: n.kind, userData: unb64(n.userData), array: n.array ?? undefined });
   for (const n of json.newNodes) out.addNode({ id: parseNodeId(n.id), path: n.path, ...def(n) });
   for (const n of json.updatedNodes) out.updateNode(parseNodeId(n.id), def(n));
@@ -119,10 +119,11 @@ export function changeSetFromJSON(json: ChangeSetJSON): ChangeSet {
   for (const m of json.movedNodes) out.moveNode(parseNodeId(m.id), m.kind, m.from, m.to);
   for (const { nodeId, changes } of json.chunks) {
     const id = parseNodeId(nodeId);
+    const key = idToString(id);
     for (const [coords, ref] of changes) {
       const index = parseCoordsKey(coords);
       const change: ChunkChange = ref === null ? null : refFromJSON(ref, index);
-      out.setChunk(id, index, change);
+      out.setChunkByKey(id, key, coordsKey(index), change);
     }
   }
   return out;
@@ -176,7 +177,7 @@ export function mergeForkChanges(base: LoadedSnapshot, into: ChangeSet, from: Ch
   for (const [key, changes] of from.chunks) {
     const id = from.chunkNodeId(key);
     if (!id || from.deletedNodes.has(key)) continue;
-    for (const [coords, change] of changes) into.setChunk(id, parseCoordsKey(coords), change);
+    for (const [coords, change] of changes) into.setChunkByKey(id, key, coords, change);
   }
   return [];
 }

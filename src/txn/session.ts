@@ -325,7 +325,7 @@ export class Session implements StoreContext, ReadSource {
     const fork = parseForkJSON(json);
     const reader = await repo.readonlySession({ snapshotId: fork.snapshotId, signal: options?.signal });
     const session = Session.forkOf(reader.deps, reader.base);
-    copyChangeSet(changeSetFromJSON(fork.changes), session.changes);
+    changeSetFromJSON(fork.changes, session.changes); // a new fork's change set is empty
     session.packer.adopt(packsFromJSON(fork.packs));
     return session;
   }

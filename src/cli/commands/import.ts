@@ -7,16 +7,14 @@ import { floeError } from '../../errors.ts';
 import { convertV1ToV3 } from '../../engine/convert.ts';
 import { convertV2ToV3 } from '../../engine/convert-v2.ts';
 import { DEFAULT_CONCURRENCY, mapLimit } from '../../engine/storage/limiter.ts';
-import { ZarrGroup } from '../../engine/group.ts';
 import { FsStorage } from '../../engine/storage/fs.ts';
 import { StorageStore } from '../../engine/store.ts';
-import type { AbortOptions } from '../../engine/storage/types.ts';
-import { V1_META_KEY } from '../../engine/v1-array.ts';
 import { normalizePath } from '../../format/zarr/paths.ts';
 import type { Session } from '../../txn/index.ts';
 import { UsageError, type CommandContext, type CommandSpec } from '../command.ts';
 import { Progress } from '../progress.ts';
 import { openRepository, refuseReadOnlyLocation } from '../repository-location.ts';
+import { createImplicitGroups, createParents, keyPrefix, listV3, sourceFormat, type SourceFormat } from '../zarr-source.ts';
 
 export interface ImportDestination {
   readonly repo: string;
@@ -64,20 +62,38 @@ function splitInto(into: string, ctx: CommandContext): GivenDestination {
   throw new UsageError(`--into ${word} is ambiguous: a branch or a path? write --branch ${into} (path: the store's name) or --path /${into} (branch: main)`);
 }
 
-type SourceFormat = 'v3' | 'v1' | 'v2';
-
 export const importCommand: CommandSpec = {
-  usage: '<store dir> [--branch NAME] [--path PATH] [-m MESSAGE]',
+  usage: '<store dir> [--branch NAME] [--path PATH] [-m MESSAGE]  |  <v3 store dir>... --distributed --queue NAME [--redis URL] [--write-id ID]',
   details: [
     '--branch NAME   the branch to commit to (default main)',
     "--path PATH     where the store's root goes (default: the store's directory name without .zarr, under /)",
     '--into R:B:P    the older spelling of --repo, --branch and --path (repo:branch:path, branch:path, or a path with a /); a bare word is refused as ambiguous',
     'Zarr v3 bytes are copied verbatim, and implicit groups (a root or a directory without zarr.json) become explicit ones;',
     'v1 arrays and v2 groups and arrays are converted.',
+    '',
+    '--distributed   import one or many Zarr v3 stores through `floe worker` processes (docs/distributed.md): commits the',
+    '                stores\' groups and arrays first, then splits their chunk (or shard) objects into tasks on the queue and',
+    '                commits every chunk the workers copied in one commit. Each store goes to /<its name> (--path: one store only).',
+    '--queue NAME    the BullMQ queue the workers serve (required with --distributed)',
+    '--redis URL     redis:// URL without a password (default: $FLOE_REDIS_URL, else redis://127.0.0.1:6379)',
+    '--write-id ID   names the write (default: a new one, printed); run the same import with the same id to resume it',
+    '--task-chunks N chunk objects per task at most (default 64); --task-bytes N: bytes per task at most (default 64 MiB)',
   ].join('\n'),
-  examples: ['floe import ./era5.zarr --repo ./climate.icechunk --path /era5', 'floe import ./legacy-v1-array --branch archive --path /legacy -m "import the 2009 archive"'],
-  options: { branch: { type: 'string' }, path: { type: 'string' }, into: { type: 'string' }, message: { type: 'string', short: 'm' } },
+  examples: [
+    'floe import ./era5.zarr --repo ./climate.icechunk --path /era5',
+    'floe import ./legacy-v1-array --branch archive --path /legacy -m "import the 2009 archive"',
+    'floe import /data/2025.zarr /data/2026.zarr --distributed --queue ingest --repo s3://bucket/climate.icechunk',
+  ],
+  options: {
+    branch: { type: 'string' }, path: { type: 'string' }, into: { type: 'string' }, message: { type: 'string', short: 'm' },
+    distributed: { type: 'boolean' }, queue: { type: 'string' }, redis: { type: 'string' }, 'write-id': { type: 'string' },
+    'task-chunks': { type: 'string' }, 'task-bytes': { type: 'string' },
+  },
   async run(ctx) {
+    if (ctx.flags.distributed === true) return (await import('./import-distributed.ts')).runDistributedImport(ctx, parseDestination);
+    for (const name of ['queue', 'redis', 'write-id', 'task-chunks', 'task-bytes']) {
+      if (ctx.flags[name] !== undefined) throw new UsageError(`--${name} goes with --distributed`);
+    }
     ctx.atMost(1);
     const source = ctx.resolvePath(ctx.positional(0, 'the store to import'));
     if (!existsSync(source) || !statSync(source).isDirectory()) throw floeError('NOT_FOUND', `${source} is not a directory holding a Zarr store`);
@@ -99,18 +115,6 @@ export const importCommand: CommandSpec = {
   },
 };
 
-/**
- * What the store is, by its root: zarr.json (v3), meta (v1), .zgroup or .zarray (v2); failing
- * those, a zarr.json further down makes it a v3 store whose root is an implicit group.
- */
-async function sourceFormat(src: FsStorage, source: string, request: AbortOptions): Promise<SourceFormat> {
-  if (await src.head('zarr.json', request)) return 'v3';
-  if (await src.head(V1_META_KEY, request)) return 'v1';
-  if ((await src.head('.zgroup', request)) || (await src.head('.zarray', request))) return 'v2';
-  for await (const info of src.list('', request)) if (info.key.endsWith('/zarr.json')) return 'v3';
-  throw floeError('NOT_FOUND', `${source} has neither zarr.json (Zarr v3, at its root or below), .zgroup or .zarray (Zarr v2) nor meta (Zarr v1) at its root`);
-}
-
 async function copyInto(ctx: CommandContext, format: SourceFormat, src: FsStorage, session: Session, target: string): Promise<string> {
   const request = ctx.request;
   if (format === 'v3') return copyV3(ctx, src, session, target);
@@ -122,28 +126,14 @@ async function copyInto(ctx: CommandContext, format: SourceFormat, src: FsStorag
   return `converted Zarr v2: ${result.groups} groups, ${result.arrays} arrays, ${result.chunksCopied} chunks copied, ${result.chunksReencoded} re-encoded`;
 }
 
-/** The root and every group above `target` (Icechunk keeps explicit groups only). */
-async function createParents(session: Session, target: string, request: AbortOptions): Promise<void> {
-  const parts = target.split('/').filter(Boolean);
-  for (let i = 0; i < parts.length; i++) {
-    const parent = normalizePath('/' + parts.slice(0, i).join('/'));
-    if (!session.view().nodeAt(parent)) await ZarrGroup.create(session.store, parent, { ...request });
-  }
-}
-
 /** Metadata first, parents before children (a chunk key means something only once its array exists). */
 async function copyV3(ctx: CommandContext, src: FsStorage, session: Session, target: string): Promise<string> {
   const request = ctx.request;
-  const objects = [];
-  for await (const info of src.list('', request)) objects.push(info);
-  const depth = (key: string) => key.split('/').length;
-  const metadata = objects.filter((o) => o.key === 'zarr.json' || o.key.endsWith('/zarr.json')).sort((a, b) => depth(a.key) - depth(b.key));
-  const chunks = objects.filter((o) => !metadata.includes(o));
-  const total = objects.reduce((n, o) => n + o.size, 0);
+  const { metadata, chunks } = await listV3(src, request);
+  const total = [...metadata, ...chunks].reduce((n, o) => n + o.size, 0);
   const progress = new Progress({ label: 'importing', total, unit: 'bytes', stream: ctx.io.stderr, now: () => ctx.now() });
-  const prefix = target === '/' ? '' : target.slice(1) + '/';
-  const implicit = implicitGroups(metadata.map((m) => m.key));
-  for (const dir of implicit) await ZarrGroup.create(session.store, normalizePath('/' + prefix + dir), { ...request });
+  const prefix = keyPrefix(target);
+  const implicit = await createImplicitGroups(session, metadata, prefix, request);
   let skipped = 0;
   const copy = async (key: string, size: number) => {
     const got = await src.get(key, undefined, request);
@@ -162,22 +152,4 @@ async function copyV3(ctx: CommandContext, src: FsStorage, session: Session, tar
   progress.finish();
   const made = implicit.length > 0 ? `, ${implicit.length} implicit group${implicit.length === 1 ? '' : 's'} made explicit` : '';
   return `${metadata.length} nodes, ${chunks.length - skipped} chunks${made}${skipped > 0 ? `, ${skipped} other files skipped` : ''}`;
-}
-
-/**
- * Directories (relative, '' for the root) above some zarr.json that have none of their own:
- * Zarr v3 implicit groups. Icechunk keeps explicit groups only, so the import writes them; parents first.
- */
-export function implicitGroups(metadataKeys: readonly string[]): string[] {
-  const explicit = new Set(metadataKeys.map((key) => key.slice(0, -'zarr.json'.length).replace(/\/$/, '')));
-  const needed = new Set<string>();
-  for (const dir of explicit) {
-    const parts = dir === '' ? [] : dir.split('/');
-    for (let i = 0; i < parts.length; i++) {
-      const above = parts.slice(0, i).join('/');
-      if (!explicit.has(above)) needed.add(above);
-    }
-  }
-  const depth = (dir: string) => (dir === '' ? 0 : dir.split('/').length);
-  return [...needed].sort((a, b) => depth(a) - depth(b) || (a < b ? -1 : 1));
 }

@@ -26,6 +26,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'query', summary: 'run a declarative slice query and print the values it selects', load: async () => (await import('./query.ts')).queryCommand },
   { name: 'explain', summary: 'plan a query without reading data: lookups, chunks, requests, bytes', load: async () => (await import('./query.ts')).explainCommand },
   { name: 'import', summary: 'import a Zarr v3 store or a Zarr v1 array into the repository (one commit)', load: async () => (await import('./import.ts')).importCommand },
+  { name: 'worker', summary: 'run the tasks of `floe import --distributed` from a BullMQ queue on Redis, until stopped', load: async () => (await import('./worker.ts')).workerCommand },
   { name: 'virtualize', summary: 'record NetCDF-3 files and kerchunk references as arrays whose chunks stay in the files (one commit)', load: async () => (await import('./virtualize.ts')).virtualizeCommand },
   { name: 'export', summary: 'write an array or group of a version out as a plain Zarr v3 store', load: async () => (await import('./export.ts')).exportCommand },
   { name: 'serve', summary: 'serve every branch, tag and snapshot as a read-only Zarr v3 store over HTTP, plus queries', load: async () => (await import('./serve.ts')).serveCommand },
