@@ -5,6 +5,7 @@ import { ZarrArray } from '../engine/array.ts';
 import { normalizeSelection, resultShape } from '../engine/selection.ts';
 import type { AbortOptions } from '../engine/storage/types.ts';
 import type { CfNdArray } from '../engine/cf-read.ts';
+import { decodedDataType } from '../format/cf/variable.ts';
 import { parseDataType, type ArrayData, type DataType } from '../format/zarr/data-types.ts';
 import type { NdArray } from '../format/zarr/ndarray.ts';
 import type { Repository } from '../txn/index.ts';
@@ -52,7 +53,7 @@ export async function readTargetValues(opened: OpenedTarget, target: Target, max
   const boundsOf = await boundsParent(opened);
   const cf = await opened.array.get(target.selection, { ...request, decode: 'cf', ...(boundsOf && { boundsOf }) });
   if (Array.isArray(cf.data)) return { data: cf.data.map((d) => (d === null ? 'NaT' : d.toString())), shape: cf.shape, dataType: parseDataType('string'), cf };
-  return { data: cf.data, shape: cf.shape, dataType: parseDataType(cf.data.constructor.name.replace(/Array$/, '').toLowerCase()), cf };
+  return { data: cf.data, shape: cf.shape, dataType: parseDataType(decodedDataType(cf.cf, opened.array.dtype)), cf };
 }
 
 /**

@@ -61,6 +61,9 @@ describeWithPythonZarr('CF in the CLI and floe serve, against xarray', () => {
     const decoded = await json('cat', 'main:/cf/temperature');
     expect(decoded).toMatchObject({ dtype: 'float32', storedDtype: 'int16', units: 'degC', shape: t.shape });
     expect(decoded.data).toEqual(xarrayValues(t));
+    // An int64 variable with nothing to decode reads as stored (bigints as decimal text in JSON).
+    expect(await json('cat', 'main:/cf/count')).toMatchObject({ dtype: 'int64', data: oracle.variables.count!.stored.map(String) });
+    expect((await cli('cat', 'main:/cf/count')).stdout.trim()).toBe(`[${oracle.variables.count!.stored.map((v) => String(v).padStart(12)).join(' ')}]`);
     const raw = await json('cat', 'main:/cf/temperature', '--raw');
     expect(raw).toMatchObject({ dtype: 'int16', shape: t.shape });
     expect(raw.storedDtype).toBeUndefined();

@@ -34,6 +34,7 @@ ds = xr.Dataset(
         "quality": (("time",), np.array([0, 1, 2, 5], dtype="u1"), {"flag_values": np.array([0, 1, 2, 4], dtype="u1"), "flag_meanings": "good suspect bad missing"}),
         "time_bnds": (("time", "nv"), bounds),
         "crs": ((), np.int32(0), {"grid_mapping_name": "latitude_longitude"}),
+        "count": (("time",), np.array([3, -2, 7, 123456789012], dtype="i8"), {"units": "1"}),
     },
     coords={"time": time, "lat": ("lat", [10.0, 20.0, 30.0], {"units": "degrees_north"}), "lon": ("lon", [0.0, 1.5, 3.0, 4.5, 6.0], {"units": "degrees_east"})},
 )
@@ -48,7 +49,7 @@ ds.to_zarr(out, mode="w", encoding=encoding, consolidated=True)
 loaded = xr.open_zarr(out).load()
 raw = zarr.open_group(out, mode="r")
 variables = {}
-for name in ["temperature", "quality", "time", "lat", "lon", "time_bnds"]:
+for name in ["temperature", "quality", "time", "lat", "lon", "time_bnds", "count"]:
     v = loaded[name]
     entry = {"dtype": str(v.dtype), "shape": list(v.shape), "stored": np.asarray(raw[name][...]).ravel().tolist()}
     if v.dtype == object or np.issubdtype(v.dtype, np.datetime64):
