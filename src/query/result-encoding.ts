@@ -93,7 +93,14 @@ export function encodeBinaryParts(arrays: readonly ArrayResult[], report: Execut
 }
 
 export interface DecodedBinary {
-  header: { arrays: { path: string; dtype: string; dims: string[]; shape: number[]; byteOffset: number; byteLength: number }[]; report: ExecutionReport };
+  header: {
+    arrays: {
+      path: string; dtype: string; dims: string[]; shape: number[]; byteOffset: number; byteLength: number;
+      /** Under CF decoding (docs/cf.md): the stored dtype, a time's units and calendar, a duration's units, flags. */
+      storedDtype?: string; units?: string; calendar?: string; flags?: unknown;
+    }[];
+    report: ExecutionReport;
+  };
   body: Uint8Array;
 }
 

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createRepositoryServer, type RepositoryServer } from '../../src/cli/serve/repository-server.ts';
+import { decodeBinary } from '../../src/query/result-encoding.ts';
 import { Repository, Storage } from '../../src/txn/index.ts';
 import { describeWithPythonZarr, PYTHON } from '../support/python-zarr.ts';
 import { floe, removeTempDirs, tempDir } from './helpers.ts';
@@ -135,6 +136,13 @@ describeWithPythonZarr('CF in the CLI and floe serve, against xarray', () => {
     expect(time.body.arrays[0]).toMatchObject({ dtype: 'float64', storedDtype: 'float64', units: 'days since 2001-01-01', calendar: 'noleap', data: oracle.variables.time!.dates!.slice(1) });
     const flags = await post({ from: '/cf/quality' }, '&stored=1');
     expect(flags.body.arrays[0]).toMatchObject({ dtype: 'uint8', data: xarrayValues(oracle.variables.quality!), flags: { meanings: ['good', 'suspect', 'bad', 'missing'] } });
+    // The binary form: decoded float32 bytes, with the stored dtype (and a time's units and calendar) in the header.
+    const binary = await fetch(`${base}/main/query?format=binary`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from: '/cf/temperature', select: ['/cf/time'] }) });
+    const { header, body } = decodeBinary(new Uint8Array(await binary.arrayBuffer()));
+    expect(header.arrays[0]).toMatchObject({ path: '/cf/temperature', dtype: 'float32', storedDtype: 'int16' });
+    const floats = new Float32Array(body.slice(header.arrays[0]!.byteOffset, header.arrays[0]!.byteOffset + header.arrays[0]!.byteLength).buffer);
+    expect(Array.from(floats, (v) => (Number.isNaN(v) ? 'NaN' : v))).toEqual(xarrayValues(t));
+    expect(header.arrays[1]).toMatchObject({ path: '/cf/time', storedDtype: 'float64', units: 'days since 2001-01-01', calendar: 'noleap' });
     const bad = await post({ from: '/cf/time' }, '&decode=yes');
     expect(bad.status).toBe(400);
     expect(bad.body.error?.message).toContain('decode=cf');
