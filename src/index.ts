@@ -112,7 +112,7 @@ export type { GcStepResult, GcKind, KindTotals } from './txn/maintenance/gc.ts';
 // Declarative queries: a typed builder, a planner with explain(), and an HTTP endpoint.
 export { query, formatPlan, ReadCaches } from './query/index.ts';
 export { createQueryServer } from './query/http.ts';
-export type { QueryBuilder, QueryOptions, Explanation, QueryResult, ArrayResult, ExecutionReport, QueryPlan, CoalesceOptions, ReadCacheOptions, QueryLimits } from './query/index.ts';
+export type { QueryBuilder, QueryOptions, Explanation, QueryResult, ArrayResult, CfResult, ExecutionReport, QueryPlan, CoalesceOptions, ReadCacheOptions, QueryLimits } from './query/index.ts';
 export type { QueryServer, QueryServerOptions } from './query/http.ts';
 export type { NodeServer, ServerLimitOptions, TlsOptions } from './query/http-limits.ts';
 export type { WhereOp, WhereValue, ComparisonOp } from './query/nodes/where-node.ts';

@@ -12,6 +12,8 @@ export interface FormatOptions {
   lineWidth?: number;
   /** A vlen-array array's element type: each element prints as the list of its values. */
   elementType?: DataType | undefined;
+  /** Strings print without quotes (dates as ISO text). */
+  unquoted?: boolean | undefined;
 }
 
 type Cell = number | null; // an element index, or null for the elision mark
@@ -30,7 +32,7 @@ export function formatArray(data: ArrayData, shape: readonly number[], dataType:
 
   const indices: number[] = [];
   collect(0, 0);
-  const text = elementFormatter(data, dataType, indices, options.elementType);
+  const text = options.unquoted && Array.isArray(data) ? (i: number) => String(data[i]) : elementFormatter(data, dataType, indices, options.elementType);
   const width = Math.max(0, ...indices.map((i) => text(i).length));
   if (shape.length === 0) return text(0);
   return render(0, 0);

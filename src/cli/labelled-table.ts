@@ -21,6 +21,8 @@ export interface LabelledOptions {
   readonly valueName?: string;
   /** A vlen-array array's element type: each element prints as the list of its values. */
   readonly elementType?: DataType | undefined;
+  /** Strings print without quotes (dates as ISO text). */
+  readonly unquoted?: boolean | undefined;
 }
 
 type Shown = readonly (number | null)[]; // positions shown, null where elided
@@ -51,7 +53,7 @@ export function formatLabelled(data: ArrayData, shape: readonly number[], dataTy
     for (const i of shown.get(d) ?? []) if (i !== null) walk(k + 1, offset + i * (strides[d] ?? 0));
   };
   walk(0, 0);
-  const text = elementFormatter(data, dataType, offsets, options.elementType);
+  const text = options.unquoted && Array.isArray(data) ? (i: number) => String(data[i]) : elementFormatter(data, dataType, offsets, options.elementType);
   const lines = single.map((d) => `${dimAt(dims, d).name} = ${label(dimAt(dims, d), 0)}`);
   if (kept.length === 0) return [...lines, text(0)].join('\n');
   const cell = (offset: number) => text(offset);

@@ -46,6 +46,30 @@ export async function describeResult(source: ReadSource, result: QueryResult, re
   return { result, dims, units };
 }
 
+/** An array as it is shown: a decoded time variable's dates as ISO text ('NaT' where missing), else its data. */
+function shown(a: ArrayResult): { data: ArrayData; dataType: DataType; dtype: string; dates: boolean } {
+  const dates = a.cf?.dates;
+  if (dates) return { data: dates.map((d) => (d === null ? 'NaT' : d.toString())), dataType: parseDataType('string'), dtype: 'date', dates: true };
+  return { data: a.data, dataType: parseDataType(a.dtype), dtype: a.dtype, dates: false };
+}
+
+/** What the header says of a decoded array: its stored type, a time's units and calendar. */
+function decodedNote(a: ArrayResult): string {
+  const cf = a.cf;
+  if (!cf) return '';
+  const time = cf.variable.time;
+  if (time) return ` (${time.calendar} calendar, stored ${cf.storedDtype} ${time.units})`;
+  return cf.storedDtype === a.dtype ? '' : ` (stored ${cf.storedDtype})`;
+}
+
+/** JSON fields of a decoded array: stored type, calendar, and the stored values when kept. */
+function decodedJson(a: ArrayResult): Record<string, unknown> {
+  const cf = a.cf;
+  if (!cf) return {};
+  const time = cf.variable.time;
+  return { storedDtype: cf.storedDtype, ...(time && { timeUnits: time.units, calendar: time.calendar }), ...(cf.stored && { stored: cf.stored }) };
+}
+
 /** A vlen-array result's element type (its elements print as lists of values). */
 const elementTypeOf = (a: ArrayResult): DataType | undefined => (a.elementDtype === undefined ? undefined : parseDataType(a.elementDtype));
 const arraysOf = (result: QueryResult): ArrayResult[] => Object.values(result.arrays);
@@ -55,10 +79,11 @@ const dimByName = (described: DescribedResult, name: string): ResultDim | undefi
 export function queryText(described: DescribedResult, options: { threshold?: number; lineWidth?: number } = {}): string {
   return arraysOf(described.result)
     .map((a) => {
-      const units = described.units.get(a.path);
-      const header = `${a.path} ${a.dtype}${a.elementDtype ? ` of ${a.elementDtype}` : ''} [${a.shape.join(', ')}] (${a.dims.join(', ')})${units ? `, units ${units}` : ''}`;
+      const units = a.cf?.variable.time ? undefined : described.units.get(a.path);
+      const view = shown(a);
+      const header = `${a.path} ${view.dtype}${decodedNote(a)}${a.elementDtype ? ` of ${a.elementDtype}` : ''} [${a.shape.join(', ')}] (${a.dims.join(', ')})${units ? `, units ${units}` : ''}`;
       const dims = a.dims.map((name) => ({ name, labels: dimByName(described, name)?.labels ?? [] }));
-      const body = formatLabelled(a.data, a.shape, parseDataType(a.dtype), dims, { ...options, valueName: a.path.split('/').pop() || a.path, elementType: elementTypeOf(a) });
+      const body = formatLabelled(view.data, a.shape, view.dataType, dims, { ...options, valueName: a.path.split('/').pop() || a.path, elementType: elementTypeOf(a), unquoted: view.dates });
       return `${header}\n${body}`;
     })
     .join('\n\n');
@@ -67,7 +92,7 @@ export function queryText(described: DescribedResult, options: { threshold?: num
 /** JSON label values: numbers for numeric coordinates, ISO dates for CF time, strings, or positions. */
 function jsonLabels(dim: ResultDim): readonly (number | string)[] {
   if (!dim.coordinate) return dim.indices;
-  if (dim.coordinate.time || !(dim.coordinate.values instanceof Float64Array)) return dim.labels;
+  if (dim.coordinate.time || dim.coordinate.cfTime || !(dim.coordinate.values instanceof Float64Array)) return dim.labels;
   return Array.from(valuesAt(dim.coordinate, dim.indices) as Float64Array);
 }
 
@@ -76,10 +101,10 @@ export function queryJson(queryText: string, described: DescribedResult): Record
   const { result, dims, units } = described;
   return {
     query: queryText,
-    path: result.path, dtype: result.dtype, dims: result.dims, shape: result.shape, units: units.get(result.path), data: result.data,
+    path: result.path, dtype: shown(result).dtype, ...decodedJson(result), dims: result.dims, shape: result.shape, units: units.get(result.path), data: shown(result).data,
     labels: Object.fromEntries(dims.map((d) => [d.name, jsonLabels(d)])),
     coordinates: Object.fromEntries(dims.map((d) => [d.name, { path: d.coordinate?.path ?? null, units: d.coordinate?.units ?? null, indices: d.indices }])),
-    arrays: arraysOf(result).map((a) => ({ path: a.path, dtype: a.dtype, elementDtype: a.elementDtype, dims: a.dims, shape: a.shape, units: units.get(a.path), data: a.data })),
+    arrays: arraysOf(result).map((a) => ({ path: a.path, dtype: shown(a).dtype, ...decodedJson(a), elementDtype: a.elementDtype, dims: a.dims, shape: a.shape, units: units.get(a.path), data: shown(a).data })),
     report: result.report,
   };
 }
@@ -108,7 +133,8 @@ export async function writeQueryCsv(write: (text: string) => Promise<void>, desc
       return k < 0 ? 0 : a.shape.slice(k + 1).reduce((x, y) => x * y, 1);
     });
     const element = elementTypeOf(a);
-    return { strides, text: element ? (i: number) => csvQuote(elementList((a.data as TypedArray[])[i] ?? new Uint8Array(), element)) : csvCells(a.data, parseDataType(a.dtype)) };
+    const view = shown(a);
+    return { strides, text: element ? (i: number) => csvQuote(elementList((a.data as TypedArray[])[i] ?? new Uint8Array(), element)) : csvCells(view.data, view.dataType) };
   });
   await write(header.map(csvQuote).join(',') + '\n');
   if (rows === 0) return;

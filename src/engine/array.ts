@@ -30,6 +30,7 @@ import { attributeArrayDtype, type VlenArrayElement, type VlenArrayForm } from '
 import type { JsonValue } from '../format/json.ts';
 import { changeLayout, layoutGeneration, requireGeneration } from './array-generations.ts';
 import type { CfNdArray, ReadSink } from './cf-read.ts';
+import type { CfVariable } from '../format/cf/variable.ts';
 import type { CfWriteValue } from './cf-write.ts';
 import { maxBufferLength } from '../platform/host.ts';
 
@@ -247,6 +248,18 @@ export class ZarrArray {
     if (asHalf && options.out) throw floeError('INVALID_ARGUMENT', "float16: 'Float16Array' does not combine with `out`: pass a Float32Array as out, or drop the float16 option", { where: this.path });
     const read = await this.read(selection, options);
     return asHalf ? { ...read, data: toFloat16Array(read.data as Float32Array) } : read;
+  }
+
+  /**
+   * How `get(..., { decode: 'cf' })` decodes this array (docs/cf.md), worked out from its
+   * attributes without reading data: the value coding (and so the decoded type), time units and
+   * calendar, flags and structured metadata, and the warnings of what stays undecoded.
+   */
+  async cfVariable(options: { boundsOf?: ZarrArray } = {}): Promise<CfVariable> {
+    const { describeCf } = await import('./cf-read.ts');
+    const parent = options.boundsOf?.attributes;
+    const inherit = parent ? { units: parent.units, calendar: parent.calendar } : undefined;
+    return describeCf({ path: this.path, attributes: this.attributes, dataType: this.dataType, zarrFill: this.cfZarrFill(), inherit });
   }
 
   /** The Zarr v2 fill value CF decoding may take as `_FillValue` (docs/cf.md); a v3 array's never is. */

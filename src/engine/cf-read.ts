@@ -32,7 +32,8 @@ export interface ReadSink {
   job(counts: readonly number[], dst: View, read: (into: View) => Promise<void>): Promise<void>;
 }
 
-export interface CfReadInput {
+/** What decides an array's CF decoding: its attributes, type and (v2) fill value. */
+export interface CfDescribeInput {
   readonly path: string;
   readonly attributes: Readonly<Record<string, JsonValue>>;
   readonly dataType: DataType;
@@ -40,6 +41,21 @@ export interface CfReadInput {
   readonly zarrFill: unknown;
   /** A bounds variable's parent's units and calendar (CF 7.1). */
   readonly inherit?: { readonly units?: JsonValue | undefined; readonly calendar?: JsonValue | undefined } | undefined;
+}
+
+/** The array's CF decoding, worked out from its attributes (`ZarrArray.cfVariable`). */
+export function describeCf(input: CfDescribeInput): CfVariable {
+  const fill = input.zarrFill;
+  return cfVariable({
+    attributes: input.attributes,
+    dataType: input.dataType.name,
+    ...(typeof fill === 'number' || typeof fill === 'bigint' ? { zarrFill: fill } : {}),
+    ...(input.inherit ? { inherit: input.inherit } : {}),
+    where: input.path,
+  });
+}
+
+export interface CfReadInput extends CfDescribeInput {
   /** Whether the caller passed `out` (refused: the decoded type is the decoding's choice). */
   readonly hasOut: boolean;
   readonly read: (sink: ReadSink | undefined) => Promise<NdArray>;
@@ -48,14 +64,7 @@ export interface CfReadInput {
 export async function readCf(input: CfReadInput): Promise<CfNdArray> {
   const { path, dataType } = input;
   if (input.hasOut) throw floeError('INVALID_ARGUMENT', "decode: 'cf' does not combine with `out`: the decoded type depends on the attributes (docs/cf.md); drop `out`, or read with decode: 'none'", { where: path });
-  const fill = input.zarrFill;
-  const variable = cfVariable({
-    attributes: input.attributes,
-    dataType: dataType.name,
-    ...(typeof fill === 'number' || typeof fill === 'bigint' ? { zarrFill: fill } : {}),
-    ...(input.inherit ? { inherit: input.inherit } : {}),
-    where: path,
-  });
+  const variable = describeCf(input);
   const coding = variable.values;
   let result: NdArray;
   if (coding.output === undefined) {

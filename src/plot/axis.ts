@@ -20,6 +20,20 @@ export interface AxisSpec {
   readonly time?: TimeScale | undefined;
   /** float32 coordinates print in float32's shortest form. */
   readonly float32?: boolean | undefined;
+  /**
+   * Dates on a calendar this layer does not know (CF's noleap, 360_day, julian, ...): the
+   * caller's tick and label functions over coordinate values. Takes precedence over `time`.
+   */
+  readonly calendar?: AxisCalendar | undefined;
+}
+
+/** A date axis on a calendar the caller knows: its name (shown in the axis title), ticks and labels in coordinate values. */
+export interface AxisCalendar {
+  readonly name: string;
+  /** Calendar ticks (value in coordinate units, label) inside [lo, hi], at most `maxTicks`. */
+  ticks(lo: number, hi: number, maxTicks: number): Tick[];
+  /** The labels of coordinate values, as the cells show them. */
+  labels(values: ArrayLike<number>): string[];
 }
 
 export interface AxisTick {
@@ -41,7 +55,7 @@ export interface Axis {
  * are far enough apart; the tick count shrinks until they are.
  */
 export function buildAxis(spec: AxisSpec, centre: (i: number) => number, extent: readonly [number, number], fits: (ticks: readonly AxisTick[]) => boolean): Axis {
-  const title = spec.time ? spec.name : spec.units ? `${spec.name} (${spec.units})` : spec.name;
+  const title = spec.calendar ? `${spec.name} (${spec.calendar.name})` : spec.time ? spec.name : spec.units ? `${spec.name} (${spec.units})` : spec.name;
   for (let maxTicks = 12; maxTicks >= 2; maxTicks--) {
     const ticks = axisTicks(spec, centre, extent, maxTicks);
     if (fits(ticks)) return { title, ticks };
@@ -110,7 +124,7 @@ function valueTicks(spec: AxisSpec, values: Float64Array, centre: (i: number) =>
   const [ea, eb] = [valueAt(extent[0]), valueAt(extent[1])];
   const [lo, hi] = ea <= eb ? [ea, eb] : [eb, ea];
   const time = spec.time;
-  const ticks: Tick[] = time
+  const ticks: Tick[] = spec.calendar ? spec.calendar.ticks(lo, hi, maxTicks) : time
     ? dateTicks(time.epochMs + lo * time.unitMs, time.epochMs + hi * time.unitMs, maxTicks).map((t) => ({ value: (t.value - time.epochMs) / time.unitMs, label: t.label }))
     : numericTicks(lo, hi, maxTicks);
   return ticks.map((t) => ({ value: t.value, label: t.label, position: positionOf(values, centre, t.value) }));
@@ -120,7 +134,9 @@ function valueTicks(spec: AxisSpec, values: Float64Array, centre: (i: number) =>
 function cellTicks(spec: AxisSpec, centre: (i: number) => number, maxTicks: number): AxisTick[] {
   const n = spec.indices.length;
   if (n === 0) return [];
-  const labels = spec.values !== undefined && spec.values.length === n ? coordinateLabels(spec.values, spec.time, spec.float32 ?? false) : spec.indices.map(String);
+  const values = spec.values !== undefined && spec.values.length === n ? spec.values : undefined;
+  const dated = spec.calendar !== undefined && values !== undefined && !Array.isArray(values);
+  const labels = dated ? spec.calendar!.labels(values as ArrayLike<number>) : values ? coordinateLabels(values, spec.time, spec.float32 ?? false) : spec.indices.map(String);
   const step = Math.max(1, Math.ceil(niceStep(n - 1, maxTicks)));
   const ticks: AxisTick[] = [];
   for (let i = 0; i < n && ticks.length < maxTicks; i += step) {

@@ -50,6 +50,15 @@ export interface QueryOptions {
    * 1,000,000 chunks, 4 GiB, 10,000,000 labels.
    */
   limits?: QueryLimits | undefined;
+  /**
+   * 'cf' decodes each numeric array by its CF attributes (docs/cf.md): packed and missing values
+   * become floats, `_Unsigned` integers their unsigned type, times also dates (`cf.dates`); the
+   * result's `dtype`, and the dtype `from(path, dtype)` expects, are then the decoded type.
+   * Default 'none': stored values.
+   */
+  decode?: 'none' | 'cf' | undefined;
+  /** With `decode: 'cf'`: keep the stored values too, as `cf.stored` of each array. Default false. */
+  keepStored?: boolean | undefined;
 }
 
 /** What {@link QueryBuilder.explain} returns: the plan, and its printout ({@link formatPlan}). */

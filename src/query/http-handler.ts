@@ -70,10 +70,10 @@ export function queryServerListener(source: QuerySource, options: QueryServerOpt
 export function createQueryHandler(source: QuerySource, options: QueryServerOptions, context: QueryServerContext): QueryHandler {
   const { limits } = context;
   const planLimits = { maxChunks: limits.maxChunks, maxResultBytes: limits.maxResultBytes, maxCoordinateLabels: limits.maxCoordinateLabels };
-  const prepare = (json: unknown, signal: AbortSignal, admit: (e: PlanEstimate) => Promise<void>) => {
+  const prepare = (json: unknown, signal: AbortSignal, admit: (e: PlanEstimate) => Promise<void>, decode: QueryOptions['decode']) => {
     const builder = applyJsonQuery(query(source, options), json);
     // Resolved per request: a session's cache use follows its current state.
-    return planQuery(resolveSource(source, options.caches), builder.toOperationNode(), { ...options, limits: planLimits, signal, admit });
+    return planQuery(resolveSource(source, options.caches), builder.toOperationNode(), { ...options, limits: planLimits, signal, admit, decode });
   };
   const concurrency = options.concurrency ?? resolveSource(source, options.caches).store.readConcurrency ?? 8;
 
@@ -82,19 +82,21 @@ export function createQueryHandler(source: QuerySource, options: QueryServerOpti
       if (req.method !== 'GET') throw new HttpError(405, 'METHOD_NOT_ALLOWED', 'use GET /explain?q=<JSON query>', { allow: 'GET' });
       const q = url.searchParams.get('q');
       if (!q) throw new HttpError(400, 'INVALID_ARGUMENT', 'GET /explain needs ?q=<URL-encoded JSON query>');
-      const { plan } = await prepare(parseQueryJson(q, limits.maxJsonDepth), control.signal, (e) => control.reserve(planningMemory(e)));
+      const { plan } = await prepare(parseQueryJson(q, limits.maxJsonDepth), control.signal, (e) => control.reserve(planningMemory(e)), requestDecode(url, options.decode));
       return send(res, 200, 'application/json', JSON.stringify({ plan: listedPlan(plan), text: formatPlan(plan) }));
     }
     if (route !== 'query') throw new HttpError(404, 'NOT_FOUND', `no route /${route}; use POST /query or GET /explain`);
     if (req.method !== 'POST') throw new HttpError(405, 'METHOD_NOT_ALLOWED', 'use POST /query with a JSON body', { allow: 'POST' });
     const body = await readBody(req, limits.maxBodyBytes);
     const format = answerFormat(req, url);
+    const decode = requestDecode(url, options.decode);
+    const keepStored = decode === 'cf' && flag(url, 'stored');
     let json = false;
     const prepared: PreparedQuery = await prepare(parseQueryJson(body, limits.maxJsonDepth), control.signal, (e) => {
-      json = format === 'json' || e.arrays.some((a) => !a.fixedSize) || (format === 'auto' && e.resultBytes <= limits.jsonMaxBytes);
+      json = format === 'json' || keepStored || e.arrays.some((a) => !a.fixedSize) || (format === 'auto' && e.resultBytes <= limits.jsonMaxBytes);
       return control.reserve(queryMemory(e, { concurrency, json }));
-    });
-    const { arrays, report } = await executePrepared(prepared, options);
+    }, decode);
+    const { arrays, report } = await executePrepared(prepared, { ...options, decode, keepStored });
     if (json) return send(res, 200, 'application/json', encodeJson(arrays, report));
     sendParts(res, BINARY_CONTENT_TYPE, encodeBinaryParts(arrays, report));
   };
@@ -155,6 +157,22 @@ class RequestControl {
   release(): void {
     this.#release?.();
   }
+}
+
+/** `?decode=cf|none` (docs/serving.md), else the server's default. */
+function requestDecode(url: URL, fallback: QueryOptions['decode']): 'cf' | 'none' {
+  const decode = url.searchParams.get('decode');
+  if (decode === null) return fallback ?? 'none';
+  if (decode === 'cf' || decode === 'none') return decode;
+  throw new HttpError(400, 'INVALID_ARGUMENT', `decode=${decode}: use decode=cf (physical values) or decode=none (stored values)`);
+}
+
+/** A yes/no query parameter: `1`/`true` or `0`/`false` (absent: no). */
+function flag(url: URL, name: string): boolean {
+  const value = url.searchParams.get(name);
+  if (value === null || value === '0' || value === 'false') return false;
+  if (value === '1' || value === 'true' || value === '') return true;
+  throw new HttpError(400, 'INVALID_ARGUMENT', `${name}=${value}: use ${name}=1 or ${name}=0`);
 }
 
 /** `?format=` wins, then `Accept: application/octet-stream`; otherwise the result's size decides. */

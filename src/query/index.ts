@@ -2,7 +2,7 @@
 export { query, type QueryBuilder, type QueryOptions, type Explanation } from './builder.ts';
 export { formatPlan } from './explain.ts';
 export type { QuerySource, ReadSource, CacheUse, ManifestPlanner, ManifestUse, ChunkBox } from './source.ts';
-export type { QueryResult, ArrayResult, ExecutionReport, DataOf, DTypeName } from './result-types.ts';
+export type { QueryResult, ArrayResult, CfResult, ExecutionReport, DataOf, DTypeName } from './result-types.ts';
 export type { QueryPlan, DimPlan, CoordinatePlan, ArrayPlan, PlannedRequest, ShardIndexUse, PlanExpectation } from './plan/plan-types.ts';
 export type { CacheHits } from './plan/planner.ts';
 export type { CoalesceOptions } from './plan/coalesce.ts';

@@ -15,9 +15,31 @@ export function isBinaryCapable(arrays: readonly ArrayResult[]): boolean {
 
 export function encodeJson(arrays: readonly ArrayResult[], report: ExecutionReport): string {
   return JSON.stringify({
-    arrays: arrays.map((a) => ({ path: a.path, dtype: a.dtype, ...elementOf(a), dims: a.dims, shape: a.shape, data: jsonData(a.data, a.elementDtype !== undefined) })),
+    arrays: arrays.map((a) => {
+      const data = a.cf?.dates ? a.cf.dates.map((d) => (d === null ? null : d.toString())) : jsonData(a.data, a.elementDtype !== undefined);
+      const stored = a.cf?.stored === undefined ? {} : { stored: jsonData(a.cf.stored, false) };
+      return { path: a.path, dtype: a.dtype, ...elementOf(a), ...cfHeader(a), dims: a.dims, shape: a.shape, data, ...stored };
+    }),
     report,
   });
+}
+
+/**
+ * What a decoded array's entry says beside its values (docs/serving.md): the stored dtype, a
+ * time variable's units and calendar (its JSON values are then ISO dates on that calendar), a
+ * duration's unit, flags' meanings.
+ */
+function cfHeader(a: ArrayResult): Record<string, unknown> {
+  if (a.cf === undefined) return {};
+  const { variable, storedDtype } = a.cf;
+  const time = variable.time;
+  const flags = variable.metadata.flags;
+  return {
+    storedDtype,
+    ...(time ? { units: time.units, calendar: time.calendar } : {}),
+    ...(variable.duration ? { units: variable.duration.unit } : {}),
+    ...(flags ? { flags } : {}),
+  };
 }
 
 function elementOf(a: ArrayResult): { elementDtype?: string } {
@@ -52,7 +74,7 @@ export function encodeBinaryParts(arrays: readonly ArrayResult[], report: Execut
   const entries = arrays.map((a) => {
     const v = a.data as Exclude<ArrayData, unknown[]>;
     views.push(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
-    const entry = { path: a.path, dtype: a.dtype, dims: a.dims, shape: a.shape, byteOffset: at, byteLength: v.byteLength };
+    const entry = { path: a.path, dtype: a.dtype, ...cfHeader(a), dims: a.dims, shape: a.shape, byteOffset: at, byteLength: v.byteLength };
     at += pad8(v.byteLength);
     return entry;
   });
@@ -71,7 +93,14 @@ export function encodeBinaryParts(arrays: readonly ArrayResult[], report: Execut
 }
 
 export interface DecodedBinary {
-  header: { arrays: { path: string; dtype: string; dims: string[]; shape: number[]; byteOffset: number; byteLength: number }[]; report: ExecutionReport };
+  header: {
+    arrays: {
+      path: string; dtype: string; dims: string[]; shape: number[]; byteOffset: number; byteLength: number;
+      /** Under CF decoding (docs/cf.md): the stored dtype, a time's units and calendar, a duration's units, flags. */
+      storedDtype?: string; units?: string; calendar?: string; flags?: unknown;
+    }[];
+    report: ExecutionReport;
+  };
   body: Uint8Array;
 }
 

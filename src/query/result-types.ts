@@ -1,5 +1,7 @@
 // What execute() returns: data typed by the array's dtype, per selected array, and a report of
 // what was actually fetched, shaped like the plan's expectations so the two compare directly.
+import type { CfDate } from '../format/cf/cf-date.ts';
+import type { CfVariable } from '../format/cf/variable.ts';
 import type { ArrayData, TypedArray } from '../format/zarr/data-types.ts';
 import type { FetchCount, FetchCounts } from './metered-store.ts';
 import type { CacheHits } from './plan/planner.ts';
@@ -47,6 +49,24 @@ export interface ArrayResult<D extends ArrayData = ArrayData> {
   /** C order; one entry per dimension (none is dropped, `=` leaves a length-1 dimension). */
   readonly shape: readonly number[];
   readonly data: D;
+  /**
+   * Present when the query decoded CF (`decode: 'cf'`, docs/cf.md) and the array has something
+   * to decode (packing, missing values, `_Unsigned`, time, duration units, flags): then `dtype`
+   * and `data` are the decoded ones and this says what was stored and how it decoded.
+   */
+  readonly cf?: CfResult;
+}
+
+/** How one array of a `decode: 'cf'` query decoded. */
+export interface CfResult {
+  /** The stored data type (the result's `dtype` is the decoded one). */
+  readonly storedDtype: string;
+  /** The array's decoding: value coding, time units and calendar, flags, structured metadata, warnings. */
+  readonly variable: CfVariable;
+  /** The stored values, in the result's order, when the query asked for them (`keepStored`). */
+  readonly stored?: ArrayData;
+  /** A time variable's values as dates on its calendar (`null` where missing); `data` holds the numbers they decode from. */
+  readonly dates?: readonly (CfDate | null)[];
 }
 
 /** What executing a query cost: requests and bytes by purpose, cache hits and elapsed time. */

@@ -1,29 +1,31 @@
 // `floe plot ref:path[slice]`: a 2-D selection as a heat map with a colour bar, a 1-D one as a
 // line plot, as PNG: titled with the array, selection and version, axes labelled in coordinate
-// units (dates for CF time), the colour bar (or y axis) titled with the units attribute.
+// units (dates for CF time on any calendar), the colour bar (or y axis) titled with the units
+// attribute; values CF-decoded unless --raw (packed values unpacked, missing ones drawn as no-data).
 import { writeFileSync } from 'node:fs';
 import { encode } from 'fast-png';
 import { floeError } from '../../errors.ts';
 import { normalizeSelection, type DimSelection, type Selection } from '../../engine/selection.ts';
 import { UsageError, type CommandContext, type CommandSpec } from '../command.ts';
-import { labelsAt, loadDimCoordinate, valuesAt } from '../dimension-labels.ts';
+import { cfAxisCalendar, labelsAt, loadDimCoordinate, valuesAt } from '../dimension-labels.ts';
 import type { AxisSpec } from '../../plot/axis.ts';
 import { COLORMAP_NAMES, colormapByName } from '../../plot/colormap.ts';
 import { checkRequestedRange, type RequestedRange } from '../../plot/colour-range.ts';
 import { barLabel, renderHeatmap } from '../../plot/heatmap.ts';
 import { renderLinePlot } from '../../plot/line-plot.ts';
-import { openTargetArray, readTarget, type OpenedTarget } from '../read-target.ts';
+import { openTargetArray, readTargetValues, type OpenedTarget } from '../read-target.ts';
 import { openRepository } from '../repository-location.ts';
 import { parseTarget, type Target } from '../targets.ts';
 
 const MAX_VALUES = 1 << 26;
 
 export const plotCommand: CommandSpec = {
-  usage: "'ref:path[slice]' [-o FILE] [--vmin V] [--vmax V] [--cmap NAME]",
+  usage: "'ref:path[slice]' [-o FILE] [--vmin V] [--vmax V] [--cmap NAME] [--raw]",
   details: [
     'A selection leaving two dimensions is a heat map (rows top to bottom, columns left to right) with a colour bar;',
     'one leaving one dimension is a line plot. Axes are labelled from the coordinate arrays named like the',
-    'dimensions (dates for CF time); missing values (NaN) are hatched grey.',
+    'dimensions (dates for CF time, on its calendar); missing values (NaN) are hatched grey. Values are',
+    'CF-decoded (packed and missing values, docs/cf.md) unless --raw.',
     '-o FILE        output file (default: <array name>.png)',
     '--vmin/--vmax  the colour range, or the line plot\'s y range (default: the finite minimum and maximum)',
     `--cmap NAME    colour map: ${COLORMAP_NAMES.join(', ')} (coolwarm and bwr diverge around 0); NAME_r reverses`,
@@ -33,7 +35,7 @@ export const plotCommand: CommandSpec = {
     "floe plot 'main:/climate/temperature[:, 90, :]' --vmin 250 --vmax 310 --cmap magma",
     "floe plot 'v1.0:/climate/temperature[:, 8, 40]' -o series.png",
   ],
-  options: { output: { type: 'string', short: 'o' }, vmin: { type: 'string' }, vmax: { type: 'string' }, cmap: { type: 'string' } },
+  options: { output: { type: 'string', short: 'o' }, vmin: { type: 'string' }, vmax: { type: 'string' }, cmap: { type: 'string' }, raw: { type: 'boolean' } },
   async run(ctx) {
     ctx.atMost(1);
     const target = parseTarget(ctx.positional(0, 'the array slice (ref:path[slice])'));
@@ -47,7 +49,9 @@ export const plotCommand: CommandSpec = {
     }
     const kind = opened.array.dataType.kind;
     if (kind !== 'float' && kind !== 'int' && kind !== 'uint' && kind !== 'bool') throw floeError('UNSUPPORTED', `plot draws numbers; ${target.path} is ${opened.array.dtype}`);
-    const values = await readTarget(opened, target, MAX_VALUES, ctx.request);
+    const values = await readTargetValues(opened, target, MAX_VALUES, ctx.flags.raw === true, ctx.request);
+    if (values.cf?.cf.time) throw floeError('UNSUPPORTED', `${target.path} holds dates (CF time); plot draws numbers: plot the variable that uses it as a coordinate, or its stored numbers with --raw`);
+    for (const warning of values.cf?.cf.warnings ?? []) ctx.note(`floe plot: not decoded: ${warning}`);
     const numbers = values.data instanceof BigInt64Array || values.data instanceof BigUint64Array ? Float64Array.from(values.data, Number) : (values.data as ArrayLike<number>);
     const { axes, fixed } = await describeDims(ctx, opened, target);
     const attributes = opened.array.attributes;
@@ -63,7 +67,13 @@ export const plotCommand: CommandSpec = {
     const { width, height } = drawn.layout;
     writeFileSync(file, encode({ width, height, data: drawn.pixels, channels: 3, depth: 8 }));
     const span = 'range' in drawn ? drawn.range : drawn.layout.yRange;
-    const result = { file, kind: second ? 'heatmap' : 'line', width, height, shape: opened.shape, min: span?.min ?? null, max: span?.max ?? null, noData: span === undefined };
+    // --json also gives the layout a reader checks a picture by: where the data is drawn, the axes' ticks, the colour bar's title.
+    const area = 'field' in drawn.layout ? drawn.layout.field : drawn.layout.plot;
+    const bar = 'colourbar' in drawn.layout ? { colourbarTitle: drawn.layout.colourbar?.units ?? null } : {};
+    const result = {
+      file, kind: second ? 'heatmap' : 'line', width, height, shape: opened.shape, min: span?.min ?? null, max: span?.max ?? null, noData: span === undefined,
+      area, xAxis: drawn.layout.xAxis, yAxis: drawn.layout.yAxis, ...bar,
+    };
     if (ctx.json) return ctx.printJson(result);
     const what = span === undefined ? 'no data (all values missing)' : second ? `colours from ${barLabel(span.min)} to ${barLabel(span.max)} (${colormap.name})` : `y from ${barLabel(span.min)} to ${barLabel(span.max)}`;
     ctx.print(`wrote ${shown}: ${opened.shape.join(' x ')} values as ${width} x ${height} px, ${what}`);
@@ -84,7 +94,7 @@ async function describeDims(ctx: CommandContext, opened: OpenedTarget, target: T
       fixed.push(`${name} = ${labelsAt(coordinate, indices).join('')}`);
       continue;
     }
-    axes.push({ name, units: coordinate?.units, values: valuesAt(coordinate, indices), indices, time: coordinate?.time, float32: coordinate?.float32 });
+    axes.push({ name, units: coordinate?.units, values: valuesAt(coordinate, indices), indices, time: coordinate?.time, float32: coordinate?.float32, calendar: cfAxisCalendar(coordinate) });
   }
   return { axes, fixed };
 }

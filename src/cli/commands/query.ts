@@ -20,6 +20,8 @@ const QUERY_HELP = [
   'calls: from(path[, dtype]) select(paths...) where(dim, op, label|[a, b]) whereIndex(dim, start, stop[, step])',
   '       nearest(dim, label[, {tolerance}]) limit(dim, n) stride(dim, n); ops = < <= > >= between in',
   '--ref REF   the version to query (branch, tag, snapshot id; default main)',
+  '--raw       stored values; without it values are CF-decoded (docs/cf.md) and from(path, dtype)',
+  '            names the decoded type',
 ].join('\n');
 
 async function prepare(ctx: CommandContext): Promise<{ builder: QueryBuilder; source: VersionReader }> {
@@ -28,7 +30,9 @@ async function prepare(ctx: CommandContext): Promise<{ builder: QueryBuilder; so
   const repo = await openRepository(ctx);
   const request = ctx.request;
   const source = await openReadonly(repo, ctx.string('ref') ?? 'main', request);
-  return { builder: applyJsonQuery(query(source, { ...request }), json), source };
+  // Physical values (CF decoded, docs/cf.md) unless --raw; from(path, dtype) then names the decoded type.
+  const decode = ctx.flags.raw ? 'none' : 'cf';
+  return { builder: applyJsonQuery(query(source, { ...request, decode }), json), source };
 }
 
 /** What a plan will cost, in one line and as JSON: data requests and bytes, the result's size, what planning read. */
@@ -47,10 +51,10 @@ export function estimateLine(plan: QueryPlan): string {
 }
 
 export const explainCommand: CommandSpec = {
-  usage: "'QUERY' [--ref REF]",
+  usage: "'QUERY' [--ref REF] [--raw]",
   details: QUERY_HELP,
   examples: [`floe explain '.from("/climate/temperature").where("lat", "between", [30, 60])' --ref v1.0`],
-  options: { ref: { type: 'string' } },
+  options: { ref: { type: 'string' }, raw: { type: 'boolean' } },
   async run(ctx) {
     const explained = await (await prepare(ctx)).builder.explain();
     if (ctx.json) return ctx.printJson({ estimate: planEstimate(explained.plan), plan: explained.plan, text: explained.text });
@@ -60,7 +64,7 @@ export const explainCommand: CommandSpec = {
 };
 
 export const queryCommand: CommandSpec = {
-  usage: "'QUERY' [--ref REF] [--plan] [--csv] [--threshold N]",
+  usage: "'QUERY' [--ref REF] [--raw] [--plan] [--csv] [--threshold N]",
   details: [
     QUERY_HELP,
     '--plan      print the plan first',
@@ -72,7 +76,7 @@ export const queryCommand: CommandSpec = {
     `floe query '{"from": "/climate/lat", "ops": [{"limit": ["lat", 5]}]}' --json`,
     `floe query '.from("/climate/temperature").where("time", "between", [2024-07-01, 2024-07-03]).nearest("lat", 52.5).nearest("lon", 13.4)' --csv`,
   ],
-  options: { ref: { type: 'string' }, plan: { type: 'boolean' }, csv: { type: 'boolean' }, threshold: { type: 'string' } },
+  options: { ref: { type: 'string' }, raw: { type: 'boolean' }, plan: { type: 'boolean' }, csv: { type: 'boolean' }, threshold: { type: 'string' } },
   async run(ctx) {
     if (ctx.json && ctx.flags.csv) throw new UsageError('--json and --csv are alternatives; pick one');
     const { builder, source } = await prepare(ctx);

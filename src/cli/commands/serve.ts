@@ -16,10 +16,12 @@ export const limitFlag = (name: string): string => name.replace(/[A-Z]/g, (c) =>
 const LIMIT_OPTIONS: OptionSpecs = Object.fromEntries(LIMIT_NAMES.map((n) => [limitFlag(n), { type: 'string' }]));
 
 export const serveCommand: CommandSpec = {
-  usage: '[--port 8080] [--host 127.0.0.1] [--token T] [--tls-cert F --tls-key F] [--<limit> N ...]',
+  usage: '[--port 8080] [--host 127.0.0.1] [--token T] [--tls-cert F --tls-key F] [--raw] [--<limit> N ...]',
   details: [
     'GET /<ref>/<key>          a Zarr key of a branch, tag or snapshot (Range, ETag, CORS); GET / lists the refs',
     'POST /<ref>/query         a JSON query; GET /<ref>/explain?q=<JSON> its plan',
+    '  answers CF-decoded values (docs/cf.md): ?decode=none gives stored values, ?stored=1 both',
+    '--raw: queries answer stored values unless a request asks ?decode=cf.',
     'Read it with zarrita: zarr.open(zarr.root(new FetchStore("http://127.0.0.1:8080/main")))',
     '--port 0 picks a free port. Stops on Ctrl-C.',
     '--host binds another address than 127.0.0.1 (e.g. 0.0.0.0): then use --token and TLS.',
@@ -29,7 +31,7 @@ export const serveCommand: CommandSpec = {
     ...LIMIT_NAMES.map((n) => `  --${limitFlag(n)} N  ${SERVER_LIMITS[n].doc} (default ${SERVER_LIMITS[n].default})`),
   ].join('\n'),
   examples: ['floe serve --port 8080', "curl -r 0-99 http://127.0.0.1:8080/v1.0/climate/temperature/zarr.json", 'FLOE_SERVE_TOKEN=s3cret floe serve --host 0.0.0.0 --tls-cert cert.pem --tls-key key.pem'],
-  options: { port: { type: 'string' }, host: { type: 'string' }, token: { type: 'string' }, 'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' }, ...LIMIT_OPTIONS },
+  options: { port: { type: 'string' }, host: { type: 'string' }, token: { type: 'string' }, 'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' }, raw: { type: 'boolean' }, ...LIMIT_OPTIONS },
   async run(ctx) {
     ctx.atMost(0);
     const host = ctx.string('host') ?? '127.0.0.1';
@@ -37,7 +39,7 @@ export const serveCommand: CommandSpec = {
     const tls = tlsFiles(ctx);
     const repo = await openRepository(ctx, ctx.repoPath, {}); // the signal ends serving, after it started
     const server = createRepositoryServer(repo, {
-      ...limitOptions(ctx), token, tls,
+      ...limitOptions(ctx), token, tls, decode: ctx.flags.raw ? 'none' : 'cf',
       onError: (err) => ctx.note(`floe serve: ${err instanceof Error ? err.message : String(err)}`),
     });
     const url = await server.listen(ctx.number('port') ?? 8080, host);

@@ -1,11 +1,15 @@
 // `floe show ref:path`: a node's metadata (its zarr.json) and attributes, plus what it stores:
-// the chunk grid and how much of it is stored, and the array's size decoded and as stored.
+// the chunk grid and how much of it is stored, and the array's size decoded and as stored; for
+// a numeric array, how CF decodes it (units, calendar, packing, flags, coordinates, ...).
 import { floeError } from '../../errors.ts';
 import { parseJson, stringifyJson } from '../../format/json.ts';
 import type { CommandSpec } from '../command.ts';
 import { formatBytes, summarizeNode, type NodeSummary } from '../node-summary.ts';
 import { openRepository } from '../repository-location.ts';
-import { openReadonly, parseTarget } from '../targets.ts';
+import { openReadonly, parseTarget, type VersionReader } from '../targets.ts';
+import { ZarrArray } from '../../engine/array.ts';
+import type { CfVariable } from '../../format/cf/variable.ts';
+import { cfLines, cfSummary } from '../cf-text.ts';
 
 export const showCommand: CommandSpec = {
   usage: 'ref:path',
@@ -20,7 +24,8 @@ export const showCommand: CommandSpec = {
     if (!node) throw floeError('NOT_FOUND', `no group or array at ${target.path} in ${target.ref}; see \`floe ls ${target.ref}\``);
     const summary = await summarizeNode(source, node, true, request);
     const metadata = parseJson(new TextDecoder().decode(node.document));
-    if (ctx.json) return ctx.printJson({ ref: target.ref, snapshotId: source.snapshotId, ...summary, metadata });
+    const cf = summary.kind === 'array' ? await cfOf(source, target.path) : undefined;
+    if (ctx.json) return ctx.printJson({ ref: target.ref, snapshotId: source.snapshotId, ...summary, ...(cf && { cf: cfSummary(cf.variable, cf.dtype, cf.units) }), metadata });
     ctx.print(`${summary.kind} ${summary.path} in ${target.ref} @ ${source.snapshotId}`);
     if (summary.kind === 'array') {
       ctx.print(`  shape       [${summary.shape!.join(', ')}]${summary.dimensionNames ? `  (${summary.dimensionNames.join(', ')})` : ''}`);
@@ -32,10 +37,18 @@ export const showCommand: CommandSpec = {
     const attrs = Object.entries(summary.attributes);
     ctx.print(attrs.length === 0 ? '  attributes  (none)' : '  attributes');
     for (const [k, v] of attrs) ctx.print(`    ${k}: ${stringifyJson(v, 0)}`);
+    for (const line of cf ? cfLines(cf.variable, cf.dtype, cf.units) : []) ctx.print(line);
     ctx.print('zarr.json');
     ctx.print(stringifyJson(metadata).replace(/^/gm, '  '));
   },
 };
+
+/** A numeric array's CF decoding (docs/cf.md), as `floe cat` would apply it. */
+async function cfOf(source: VersionReader, path: string): Promise<{ variable: CfVariable; dtype: string; units: unknown } | undefined> {
+  const array = await ZarrArray.open(source.store, path);
+  if (!/^(int|uint|float)$/.test(array.dataType.kind)) return undefined;
+  return { variable: await array.cfVariable(), dtype: array.dtype, units: array.attributes.units };
+}
 
 /** The grid (chunks, and inner chunks per shard), what is stored of it, and the sizes decoded and stored. */
 export function sizeLines(s: NodeSummary): string[] {

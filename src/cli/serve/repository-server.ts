@@ -2,7 +2,8 @@
 // HTTP, plus the query service on each version.
 //   GET|HEAD /                      the refs: {"branches": {name: id}, "tags": {name: id}}
 //   GET|HEAD /<ref>/<key>           a Zarr key of that version (Range, ETag/If-None-Match, CORS)
-//   POST     /<ref>/query           a JSON query (src/query/http-handler.ts) on that version
+//   POST     /<ref>/query           a JSON query (src/query/http-handler.ts) on that version,
+//                                   CF decoded unless ?decode=none (?stored=1 adds stored values)
 //   GET      /<ref>/explain?q=...   its plan
 //   GET|HEAD /.icechunk/<key>       the repository's own objects, read-only (raw-objects.ts), so
 //                                   HTTP storages (Floe's, the reference's) open it as a static copy
@@ -31,6 +32,8 @@ export interface RepositoryServerOptions extends ServerLimitOptions {
   readonly token?: string | undefined;
   /** Serve HTTPS with this certificate and key (PEM). */
   readonly tls?: TlsOptions | undefined;
+  /** How /query answers when a request does not say (`?decode=`): 'cf' (the default) or 'none' (docs/cf.md). */
+  readonly decode?: 'cf' | 'none' | undefined;
 }
 
 export interface RepositoryServer {
@@ -92,7 +95,8 @@ export function createRepositoryServer(repo: Repository, options: RepositoryServ
     const { entry, immutable } = await snapshot(ref);
     if (key === 'query' || key === 'explain') {
       for (const [k, v] of Object.entries(CORS)) res.setHeader(k, v);
-      entry.query ??= createQueryHandler(entry.source, { onServerError: options.onError ?? ignore }, context);
+      // Queries answer physical values (CF decoded) unless a request asks for decode=none.
+      entry.query ??= createQueryHandler(entry.source, { onServerError: options.onError ?? ignore, decode: options.decode ?? 'cf' }, context);
       return entry.query(req, res, key, url);
     }
     if (method !== 'GET' && method !== 'HEAD') return notAllowed(res, 'GET, HEAD, OPTIONS');

@@ -54,6 +54,13 @@ export function cfVariable(input: CfVariableInput): CfVariable {
   return Object.freeze(out);
 }
 
+/** The data type a decoded read of the variable holds: the unpacked float type, the `_Unsigned` twin, or the stored type (`storedDtype`). */
+export function decodedDataType(variable: CfVariable, storedDtype: string): string {
+  const coding = variable.values;
+  if (coding.output !== undefined) return coding.output;
+  return /^u?int\d+$/.test(storedDtype) ? coding.dataType : storedDtype;
+}
+
 /** A stored array (C order, any shape) decoded: float values, CfDates (null where missing) for time, or the values unchanged. */
 export function decodeValues(variable: CfVariable, stored: TypedArray, where = ''): TypedArray | (CfDate | null)[] {
   const values = applyValueCoding(variable.values, stored);

@@ -30,6 +30,10 @@ export interface ExecuteOptions {
   decodePool?: DecodePool | false | undefined;
   /** Clock for the report's elapsed time; injectable for tests. Default performance.now. */
   now?: (() => number) | undefined;
+  /** 'cf': decode each array's values (docs/cf.md); default 'none'. */
+  decode?: 'none' | 'cf' | undefined;
+  /** With `decode: 'cf'`: keep the stored values as `cf.stored`. */
+  keepStored?: boolean | undefined;
 }
 
 export async function executePrepared(prep: PreparedQuery, options: ExecuteOptions = {}): Promise<{ arrays: ArrayResult[]; report: ExecutionReport }> {
@@ -45,7 +49,8 @@ export async function executePrepared(prep: PreparedQuery, options: ExecuteOptio
     const array = a.array.overStore(store, { concurrency: prep.concurrency, decodePool: options.decodePool ?? false });
     const out = a.units ? await readByUnits(prep, array, a, a.units) : await readByBoxes(array, a, prep.meter.signal);
     const element = (await array.vlenArrayElement())?.dataType?.name;
-    arrays.push({ path: array.path, dtype: array.dtype, ...(element && { elementDtype: element }), dims: a.dims, shape: [...a.resultShape], data: out });
+    const result: ArrayResult = { path: array.path, dtype: array.dtype, ...(element && { elementDtype: element }), dims: a.dims, shape: [...a.resultShape], data: out };
+    arrays.push(options.decode === 'cf' ? await (await import('./cf-results.ts')).decodeResult(a.array, result, options.keepStored === true) : result);
   }
   const fetched = prep.meter.snapshot();
   return { arrays, report: { fetched, total: totalCount(fetched), cacheHits: { ...prep.cacheHits }, elapsedMs: now() - started } };

@@ -39,6 +39,8 @@ export interface PlanOptions {
    * planning waits for it (the query server reserves memory here, or refuses by throwing).
    */
   admit?: ((estimate: PlanEstimate) => Promise<void> | void) | undefined;
+  /** 'cf': `from(path, dtype)` names the decoded type (docs/cf.md). */
+  decode?: 'none' | 'cf' | undefined;
 }
 
 export interface PreparedArray {
@@ -95,7 +97,7 @@ export async function planQuery(source: ResolvedSource, query: QueryNode, option
       early.set(op.dim, p);
     }
   }
-  const { arrays, dims } = await resolveArrays(meter.store('metadata'), query, concurrency);
+  const { arrays, dims } = await resolveArrays(meter.store('metadata'), query, concurrency, options.decode);
   const resolved = await resolveDims(dims, query.operations, async (dim) => checkCoordinateLength(await (early.get(dim.name) ?? loadCoord(dim.name)), dim.length));
   const dimPlans = resolved.map((d) => (d.coordinate ? { ...d, coordinate: { ...d.coordinate, manifests: coordinateManifests.get(d.coordinate.path) } } : d));
   const setOf = new Map(dimPlans.map((d) => [d.name, d]));

@@ -30,7 +30,7 @@ export function dimNames(array: ZarrArray): string[] {
 }
 
 /** Opens the query's arrays, `concurrency` metadata reads in flight. */
-export async function resolveArrays(store: ZarrStore, query: QueryNode, concurrency: number): Promise<ResolvedArrays> {
+export async function resolveArrays(store: ZarrStore, query: QueryNode, concurrency: number, decode?: 'none' | 'cf'): Promise<ResolvedArrays> {
   const from = query.from;
   if (!from) throw floeError('INVALID_ARGUMENT', 'a query needs .from(path) naming the array to read');
   const primaryPath = normalizePath(from.path);
@@ -39,9 +39,13 @@ export async function resolveArrays(store: ZarrStore, query: QueryNode, concurre
   // Zarr v3 or, where there is no zarr.json, v2 (a V2Array reads its chunks through its filters and compressor).
   const [primary, rest] = await Promise.all([openArray(store, primaryPath), mapLimit(paths.slice(1), concurrency, (p) => openArray(store, p))]);
   const opened = [primary, ...rest];
-  if (from.dtype !== undefined && from.dtype !== primary.dtype) {
-    throw floeError('INVALID_ARGUMENT', `type mismatch: ${primary.path} holds ${primary.dtype}, the query expects ${from.dtype}`, {
-      where: primary.path, details: { path: primary.path, dtype: primary.dtype, expectedDtype: from.dtype },
+  // Under decode: 'cf' the result holds the decoded type, so that is what from(path, dtype) names.
+  const holds = from.dtype === undefined || decode !== 'cf' ? primary.dtype
+    : (await import('../../format/cf/variable.ts')).decodedDataType(await primary.cfVariable(), primary.dtype);
+  if (from.dtype !== undefined && from.dtype !== holds) {
+    const decoded = holds === primary.dtype ? '' : ` (stored as ${primary.dtype}; decode: 'cf' reads ${holds})`;
+    throw floeError('INVALID_ARGUMENT', `type mismatch: ${primary.path} holds ${holds}${decoded}, the query expects ${from.dtype}`, {
+      where: primary.path, details: { path: primary.path, dtype: holds, expectedDtype: from.dtype },
     });
   }
   const lengths = new Map<string, { length: number; path: string }>();

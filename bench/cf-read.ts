@@ -1,0 +1,154 @@
+// CF decoding on read (issue 33, "Performance"): a full read of an int16 packed variable with
+// `decode: 'cf'` against (a) a raw read into an output of the decoded type (the floor: `get()` of
+// the stored int16, then one pass writing a new array of the decoded type) and (b) xarray's
+// `open_zarr(...).load()` of the same Zarr v2 store, in one run.
+//
+//   npx tsx bench/cf-read.ts [--size-mb 1024] [--repeat 5] [--dir D] [--keep] [--profile]
+//
+// /usr/bin/python3 (zarr 2.13) writes the store: int16 [rows, 8192] in uncompressed 1 MiB chunks
+// ([64, 8192]), two variables of the same values (a smooth field, 1% fill values):
+//   packed32  scale_factor 0.01, _FillValue -32767: float32 in Floe and xarray alike
+//   packed64  scale_factor 0.01, add_offset 273.15, _FillValue: float64 in Floe, float32 in xarray
+//             (docs/cf.md: the decoded type), so Floe writes twice xarray's bytes
+// Each variant is timed best of --repeat, interleaved (Floe's variants, then xarray in one Python
+// process). The load average is printed before and after. Decoded values are checked against the
+// raw read's (outside the timed part). --profile prints the top self-time functions of the
+// decoding read (node's inspector profiler).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { openArray, openStore } from '../src/engine/api.ts';
+import type { ZarrArray } from '../src/engine/array.ts';
+import type { TypedArray } from '../src/format/zarr/data-types.ts';
+
+const { values: opts } = parseArgs({
+  options: {
+    'size-mb': { type: 'string', default: '1024' },
+    repeat: { type: 'string', default: '5' },
+    dir: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+    profile: { type: 'boolean', default: false },
+  },
+});
+const COLS = 8192;
+const CHUNK_ROWS = 64;
+const rows = Math.max(CHUNK_ROWS, Math.round((Number(opts['size-mb']) * 2 ** 20) / (2 * COLS) / CHUNK_ROWS) * CHUNK_ROWS);
+const repeat = Number(opts.repeat);
+const dir = opts.dir ?? mkdtempSync(path.join(os.tmpdir(), 'floe-cf-bench-'));
+const storePath = path.join(dir, 'cf.zarr');
+const PYTHON = process.env.FLOE_PYTHON ?? '/usr/bin/python3';
+
+const WRITE = `
+import sys, numpy as np, zarr
+path, rows, cols, chunk = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+g = zarr.open_group(path, mode="w")
+for name, attrs in [("packed32", {"scale_factor": 0.01}), ("packed64", {"scale_factor": 0.01, "add_offset": 273.15})]:
+    a = g.create_dataset(name, shape=(rows, cols), chunks=(chunk, cols), dtype="i2", compressor=None, fill_value=-32767)
+    a.attrs.update({"_ARRAY_DIMENSIONS": ["y", "x"], **attrs})
+    x = np.arange(cols)
+    for r0 in range(0, rows, chunk):
+        y = np.arange(r0, r0 + chunk)[:, None]
+        v = (np.sin(y / 97.0) * 12000 + np.cos(x / 211.0) * 8000).astype("i2")
+        v[(y * 31 + x) % 100 == 0] = -32767
+        a[r0:r0 + chunk] = v
+zarr.consolidate_metadata(path)
+`;
+
+const XARRAY = `
+import json, sys, time, warnings, xarray as xr
+warnings.simplefilter("ignore")
+path, repeat = sys.argv[1], int(sys.argv[2])
+out = {}
+for name in ["packed32", "packed64"]:
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        v = xr.open_zarr(path)[name].load()
+        best = min(best, time.perf_counter() - t0)
+        dtype = str(v.dtype)
+        del v
+    out[name] = {"seconds": best, "dtype": dtype}
+print(json.dumps(out))
+`;
+
+async function best(run: () => Promise<unknown>): Promise<number> {
+  let fastest = Infinity;
+  for (let i = 0; i < repeat; i++) {
+    const t0 = performance.now();
+    await run();
+    fastest = Math.min(fastest, (performance.now() - t0) / 1000);
+  }
+  return fastest;
+}
+
+/** The floor: the stored values read, then written once into a new array of the decoded type. */
+async function floor(array: ZarrArray, Out: Float32ArrayConstructor | Float64ArrayConstructor): Promise<TypedArray> {
+  const raw = (await array.get()).data as Int16Array;
+  const out = new Out(raw.length);
+  out.set(raw); // the typed array's own conversion: the fastest way to write the output once
+  return out;
+}
+
+async function profileRead(array: ZarrArray): Promise<void> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  await array.get(undefined, { decode: 'cf' });
+  const { profile } = await session.post('Profiler.stop');
+  const self = new Map<string, number>();
+  const dt = profile.timeDeltas ?? [];
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  (profile.samples ?? []).forEach((id, i) => {
+    const n = byId.get(id)!;
+    const key = `${n.callFrame.functionName || '(anonymous)'} ${path.basename(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
+    self.set(key, (self.get(key) ?? 0) + (dt[i] ?? 0) / 1000);
+  });
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  console.log(`profile of one decoding read (${total.toFixed(0)} ms sampled), top self time:`);
+  for (const [k, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`  ${ms.toFixed(0).padStart(6)} ms  ${k}`);
+  session.disconnect();
+}
+
+async function main(): Promise<void> {
+  const mb = (rows * COLS * 2) / 2 ** 20;
+  console.log(`CF read bench: int16 [${rows}, ${COLS}] (${mb.toFixed(0)} MiB stored), chunks [${CHUNK_ROWS}, ${COLS}] uncompressed; best of ${repeat}; node ${process.version}, ${os.cpus().length} cores`);
+  console.log(`load average before: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  execFileSync(PYTHON, ['-c', WRITE, storePath, String(rows), String(COLS), String(CHUNK_ROWS)], { stdio: 'inherit' });
+  const store = openStore(storePath, { readOnly: true });
+  const results: Record<string, Record<string, number | string>> = {};
+  for (const name of ['packed32', 'packed64']) {
+    const array = await openArray(store, `/${name}`);
+    const decoded = await array.get(undefined, { decode: 'cf' });
+    const Out = decoded.data instanceof Float32Array ? Float32Array : Float64Array;
+    // Check once: the decoded values are the raw ones unpacked (NaN at the fill value).
+    const raw = (await array.get()).data as Int16Array;
+    const data = decoded.data as Float32Array | Float64Array;
+    const round = Out === Float32Array ? Math.fround : (x: number) => x;
+    const [scale, offset] = [round(0.01), name === 'packed64' ? round(273.15) : 0];
+    for (let i = 0; i < raw.length; i += 4099) {
+      const want = raw[i] === -32767 ? NaN : name === 'packed64' ? raw[i]! * scale + offset : round(raw[i]! * scale);
+      if (!Object.is(data[i], round(want))) throw new Error(`${name}[${i}]: ${data[i]} != ${want}`);
+    }
+    const rawSeconds = await best(() => array.get());
+    const floorSeconds = await best(() => floor(array, Out));
+    const cfSeconds = await best(() => array.get(undefined, { decode: 'cf' }));
+    results[name] = { dtype: Out === Float32Array ? 'float32' : 'float64', raw: rawSeconds, floor: floorSeconds, cf: cfSeconds };
+    if (opts.profile) await profileRead(array);
+  }
+  const xr = JSON.parse(execFileSync(PYTHON, ['-c', XARRAY, storePath, String(repeat)], { encoding: 'utf8' })) as Record<string, { seconds: number; dtype: string }>;
+  console.log('| variable | Floe decoded type | raw get() s | floor s | decode: cf s | cf / floor | xarray s (type) | xarray / cf |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const [name, r] of Object.entries(results)) {
+    const x = xr[name]!;
+    const [cf, fl] = [r.cf as number, r.floor as number];
+    console.log(`| ${name} | ${r.dtype} | ${(r.raw as number).toFixed(3)} | ${fl.toFixed(3)} | ${cf.toFixed(3)} | ${(cf / fl).toFixed(2)} | ${x.seconds.toFixed(3)} (${x.dtype}) | ${(x.seconds / cf).toFixed(2)} |`);
+  }
+  console.log(`load average after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  if (!opts.keep && !opts.dir) rmSync(dir, { recursive: true, force: true });
+}
+
+await main();

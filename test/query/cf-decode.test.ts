@@ -1,0 +1,61 @@
+// Issue 33: queries with `decode: 'cf'`: each array's result is decoded by its attributes, and
+// `from(path, dtype)` names the decoded type. Expected values are worked out by hand from the
+// rule (scale_factor 0.5 is exact in binary; 1 March is day 59 of a noleap year).
+import { describe, expect, it } from 'vitest';
+import { ZarrArray } from '../../src/engine/array.ts';
+import { MemoryStorage } from '../../src/engine/storage/memory.ts';
+import { StorageStore } from '../../src/engine/store.ts';
+import { query } from '../../src/query/index.ts';
+
+const N = 70;
+
+async function cfStore() {
+  const store = new StorageStore(new MemoryStorage());
+  const time = await ZarrArray.create(store, '/time', { shape: [N], chunkShape: [N], dataType: 'float64', dimensionNames: ['time'], attributes: { units: 'days since 2001-01-01', calendar: 'noleap' } });
+  await time.set(undefined, Float64Array.from({ length: N }, (_, i) => i));
+  // Stored i - 10, -1 is the fill value; chunks of 16 so a selection spans several.
+  const t = await ZarrArray.create(store, '/t', { shape: [N], chunkShape: [16], dataType: 'int16', dimensionNames: ['time'], attributes: { scale_factor: 0.5, _FillValue: -1, units: 'K' } });
+  await t.set(undefined, Int16Array.from({ length: N }, (_, i) => i - 10));
+  const u = await ZarrArray.create(store, '/u', { shape: [N], chunkShape: [N], dataType: 'int8', dimensionNames: ['time'], attributes: { _Unsigned: 'true' } });
+  await u.set(undefined, Int8Array.from({ length: N }, (_, i) => -i));
+  const plain = await ZarrArray.create(store, '/plain', { shape: [N], chunkShape: [N], dataType: 'int32', dimensionNames: ['time'] });
+  await plain.set(undefined, Int32Array.from({ length: N }, (_, i) => i));
+  return store;
+}
+
+describe("queries with decode: 'cf'", () => {
+  it('decode each array, name the decoded dtype, keep stored values on request, and give dates on the calendar', async () => {
+    const store = await cfStore();
+    const q = query(store, { decode: 'cf' }).from('/t', 'float32').select('/time', '/u', '/plain').where('time', 'between', ['2001-02-27', '2001-03-02']);
+    const r = await q.execute();
+    // Days 57..60 (27 Feb .. 2 Mar on noleap: no 29 Feb); stored 47..50 -> 23.5 .. 25.
+    expect(r.dtype).toBe('float32');
+    expect(r.data).toBeInstanceOf(Float32Array);
+    expect(Array.from(r.data)).toEqual([23.5, 24, 24.5, 25]);
+    expect(r.cf).toMatchObject({ storedDtype: 'int16' });
+    expect(r.cf?.stored).toBeUndefined();
+    expect(r.arrays['/time']!.cf?.dates?.map(String)).toEqual(['2001-02-27T00:00:00', '2001-02-28T00:00:00', '2001-03-01T00:00:00', '2001-03-02T00:00:00']);
+    expect(Array.from(r.arrays['/time']!.data as Float64Array)).toEqual([57, 58, 59, 60]);
+    expect(r.arrays['/u']).toMatchObject({ dtype: 'uint8', cf: { storedDtype: 'int8' } });
+    expect(Array.from(r.arrays['/u']!.data as Uint8Array)).toEqual([256 - 57, 256 - 58, 256 - 59, 256 - 60]);
+    // An array CF leaves as it is reads as without decoding.
+    expect(r.arrays['/plain']!.cf).toBeUndefined();
+    expect(r.arrays['/plain']!.dtype).toBe('int32');
+
+    // A fill value across chunk boundaries: stored -1 at day 9 is NaN.
+    const around = await query(store, { decode: 'cf', keepStored: true }).from('/t', 'float32').whereIndex('time', 7, 20).execute();
+    expect(Array.from(around.data)).toEqual([-1.5, -1, NaN, 0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5]);
+    expect(Array.from(around.cf!.stored as Int16Array)).toEqual(Array.from({ length: 13 }, (_, i) => i - 3));
+  });
+
+  it('refuses the stored dtype under decoding, and reads stored values without it', async () => {
+    const store = await cfStore();
+    await expect(query(store, { decode: 'cf' }).from('/t', 'int16').execute()).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT', message: expect.stringContaining("holds float32 (stored as int16; decode: 'cf' reads float32)"), details: { dtype: 'float32', expectedDtype: 'int16' },
+    });
+    const raw = await query(store).from('/t', 'int16').whereIndex('time', 8, 11).execute();
+    expect(raw.data).toBeInstanceOf(Int16Array);
+    expect(Array.from(raw.data)).toEqual([-2, -1, 0]);
+    expect(raw.cf).toBeUndefined();
+  });
+});
