@@ -18,10 +18,16 @@ interface WebWorker {
 type WebWorkerConstructor = new (url: URL, options: { type: 'module'; name?: string }) => WebWorker;
 const WorkerClass = (globalThis as { Worker?: WebWorkerConstructor }).Worker;
 const cores = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 2;
+const pageOrigin = (globalThis as { location?: { origin?: string } }).location?.origin;
 
-/** Workers the page's pool runs: one per core, up to 4; none without Web Workers or a worker URL. */
+/**
+ * Workers the page's pool runs: one per core, up to 4; none without Web Workers or a worker URL,
+ * or when the worker script is on another origin than the page (browsers refuse to start it).
+ */
 export function hostPoolSize(): number {
-  return WorkerClass === undefined || decodeWorkerUrl() === undefined ? 0 : Math.max(1, Math.min(4, cores));
+  const url = decodeWorkerUrl();
+  if (WorkerClass === undefined || url === undefined || url.origin !== pageOrigin) return 0;
+  return Math.max(1, Math.min(4, cores));
 }
 
 type Listener = (value: unknown) => void;

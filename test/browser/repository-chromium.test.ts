@@ -7,7 +7,7 @@
 // console error, but the browser's own "Failed to load resource" line for the 404 it was sent.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -106,6 +106,15 @@ let ignoringUrl = '';
 let pages: PageHost | undefined;
 let browser: Browser | undefined;
 let bigDigest = '';
+let docPages: PageHost | undefined;
+
+/** docs/web.md's ten-line page, as written (its block marked `<!-- run in Chromium: page -->`). */
+function docPage(): string {
+  const doc = readFileSync(path.join(ROOT, 'docs/web.md'), 'utf8');
+  const found = /<!-- run in Chromium: page -->\n```html\n([\s\S]*?)```/.exec(doc)?.[1];
+  if (found === undefined) throw new Error('docs/web.md has no block marked <!-- run in Chromium: page -->');
+  return found;
+}
 
 /** A static server that answers every GET 200 with the whole file, ignoring Range, with CORS. */
 function rangeIgnoringServer(root: string): Server {
@@ -160,12 +169,18 @@ beforeAll(async () => {
   ignoring = rangeIgnoringServer(dir);
   ignoringUrl = await listen(ignoring);
   pages = await servePages(path.join(ROOT, 'dist/browser'));
+  // The doc's page at / with the browser build copied (here linked) beside it as ./floe/.
+  const site = path.join(scratch, 'site');
+  mkdirSync(site);
+  symlinkSync(path.join(ROOT, 'dist/browser'), path.join(site, 'floe'));
+  docPages = await servePages(site, { '/': docPage().replaceAll('http://localhost:8080', nginx.url) });
   browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
   await browser?.close();
   await pages?.close();
+  await docPages?.close();
   await served?.close();
   await nginx?.close();
   if (ignoring) {
@@ -216,4 +231,15 @@ describe.skipIf(!haveChromium)('a repository read in Chromium through the browse
     expect(new Set(workers)).toEqual(new Set(['/decode-worker.js']));
     expect(problems).toEqual([]);
   }, 60_000);
+
+  it('runs docs/web.md\'s ten-line page as written: the box Node reads', async () => {
+    const lines = docPage().trim().split('\n');
+    expect(lines.length).toBeLessThanOrEqual(10);
+    const read = (await inNode(READ, dir)) as { box: { shape: number[]; data: number[] } };
+    const { page, problems } = await openPage(browser!, `${docPages!.origin}/`);
+    await page.waitForFunction(`document.getElementById('out')?.textContent !== 'reading…'`, undefined, { timeout: 30_000 });
+    expect(await page.textContent('#out')).toBe(`${read.box.shape.join(' x ')}: ${read.box.data.map((v) => v.toFixed(2)).join(' ')}`);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
 });
