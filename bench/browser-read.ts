@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEMO_GRIDS, latitudes, longitudes } from '../src/cli/demo-dataset.ts';
-import { Repository, Storage, ZarrArray, query } from '../src/index.ts';
+import { ReadCaches, Repository, Storage, ZarrArray, query } from '../src/index.ts';
 import { startNginx } from '../test/support/loopback-static-hosts.ts';
 import { launchChromium, openPage, servePages } from '../test/support/chromium.ts';
 import { startDelayProxy, type PhaseCount } from './support/delay-proxy.ts';
@@ -40,11 +40,15 @@ function indexRange(values: Float64Array, [lo, hi]: [number, number]): [number, 
 }
 const box = [[0, grid.time], indexRange(latitudes(grid), LABELS.lat), indexRange(longitudes(grid), LABELS.lon)] as [number, number][];
 
-/** The query of bench/support/http-read-probe.ts's floe-query reader, as page code (`floe`, `url` in scope). */
+/**
+ * The query of bench/support/http-read-probe.ts's floe-query reader, as page code (`floe`, `url`,
+ * and `state` in scope: the repository and the query caches kept from cold to warm, as the probe does).
+ */
 const QUERY = `
-  const repo = await floe.Repository.open(url);
-  const session = await repo.readonlySession({ tag: 'v1.0' });
-  const result = await floe.query(session).from('/climate/temperature', 'float32')
+  state.repo ??= await floe.Repository.open(url);
+  state.caches ??= new floe.ReadCaches();
+  const session = await state.repo.readonlySession({ tag: 'v1.0' });
+  const result = await floe.query(session, { caches: state.caches }).from('/climate/temperature', 'float32')
     .where('time', 'between', [new Date(${Date.UTC(2024, 0, 1) + box[0]![0] * 86_400_000}), new Date(${Date.UTC(2024, 0, 1) + (box[0]![1] - 1) * 86_400_000})])
     .where('lat', 'between', ${JSON.stringify(LABELS.lat)})
     .where('lon', 'between', ${JSON.stringify(LABELS.lon)})
@@ -55,6 +59,7 @@ const PAGE_QUERY = `(async () => {
   const floe = await import('/floe.js');
   const url = URL_HERE;
   const out = {};
+  const state = {};
   for (const when of ['cold', 'warm']) {
     await fetch(PROXY_HERE + '/__phase/page-' + when + '-query', { mode: 'no-cors' });
     const started = performance.now();
@@ -142,10 +147,10 @@ async function main(): Promise<void> {
       rows.push(`| Node (fresh process) | ${phase} | ${c.requests} | ${c.bytes} | ${ms.toFixed(0)} |`);
     }
     const expected = await (async () => {
-      const floe = { Repository, query };
+      const floe = { Repository, query, ReadCaches };
       const url = `${nginx.url}/repo.icechunk`;
-      const run = new Function('floe', 'url', `return (async () => {${QUERY} return { shape: result.shape, data: Array.from(result.data) }; })();`) as (f: unknown, u: string) => Promise<{ shape: number[]; data: number[] }>;
-      return run(floe, url);
+      const run = new Function('floe', 'url', 'state', `return (async () => {${QUERY} return { shape: result.shape, data: Array.from(result.data) }; })();`) as (f: unknown, u: string, s: object) => Promise<{ shape: number[]; data: number[] }>;
+      return run(floe, url, {});
     })();
     proxy.phases.clear();
     const { page, problems } = await openPage(browser, `${pages.origin}/`);

@@ -15,7 +15,7 @@ export { ZarrGroup, openNode } from './engine/group.ts';
 export { slice } from './engine/selection.ts';
 export { openStore, openArray, openGroup, get } from './engine/api.ts';
 export { StorageStore } from './engine/store.ts';
-export { query } from './query/index.ts';
+export { query, ReadCaches } from './query/index.ts';
 
 // The build puts this module in dist/browser/floe.js and the decode worker beside it.
 setDecodeWorkerUrl(new URL('./decode-worker.js', import.meta.url));
