@@ -1,0 +1,82 @@
+// `floe serve`'s viewer page (issue 34) at /ui/: constant files built by `npm run build`
+// (scripts/build-viewer.mjs) into dist/viewer/ and served WITHOUT the token, since they hold no
+// data; the page then reads the repository through the raw route with the token it was given
+// (docs/web.md, "The viewer"). Every answer carries a strict Content-Security-Policy: scripts and
+// styles from this origin only (no inline script, no eval; WebAssembly may compile, for zstd),
+// data only from this origin, no framing, no forms, no plugins.
+//   GET|HEAD /ui/            index.html          GET|HEAD /ui/viewer.js, viewer.css, zstd.wasm
+// Any other key under /ui/ is left to the ref route (a branch named `ui` keeps its Zarr keys).
+import { readFile } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { HttpError } from '../../query/http-request.ts';
+
+export const VIEWER_ROUTE = 'ui';
+
+export const VIEWER_CSP = [
+  "default-src 'none'", "script-src 'self' 'wasm-unsafe-eval'", "style-src 'self'", "img-src 'self' data: blob:",
+  "connect-src 'self'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'", "object-src 'none'",
+].join('; ');
+
+const ASSETS: Readonly<Record<string, { file: string; type: string }>> = {
+  '': { file: 'index.html', type: 'text/html; charset=utf-8' },
+  'index.html': { file: 'index.html', type: 'text/html; charset=utf-8' },
+  'viewer.js': { file: 'viewer.js', type: 'text/javascript; charset=utf-8' },
+  'viewer.css': { file: 'viewer.css', type: 'text/css; charset=utf-8' },
+  'zstd.wasm': { file: 'zstd.wasm', type: 'application/wasm' },
+};
+
+/** Whether `key` (the path after `/ui/`) is one of the page's files. */
+export const isViewerAsset = (key: string): boolean => Object.hasOwn(ASSETS, key);
+
+/** dist/viewer/ of the package: beside dist/cli/ when running the build, dist/ of the checkout when running sources. */
+export function defaultViewerDir(): string {
+  const fromBuild = import.meta.url.endsWith('.js');
+  return fileURLToPath(new URL(fromBuild ? '../../viewer/' : '../../../dist/viewer/', import.meta.url));
+}
+
+/** Serves the page's files from `dir`, read once and kept (they are a few hundred KB and never change while serving). */
+export function viewerAssets(dir: string = defaultViewerDir()) {
+  const kept = new Map<string, Promise<Uint8Array>>();
+  const read = (file: string): Promise<Uint8Array> => {
+    let bytes = kept.get(file);
+    if (!bytes) {
+      bytes = readFile(`${dir}/${file}`).then((b) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength));
+      kept.set(file, bytes);
+      bytes.catch(() => kept.delete(file)); // a build finished later is found on the next request
+    }
+    return bytes;
+  };
+  return async (req: IncomingMessage, res: ServerResponse, key: string): Promise<void> => {
+    const method = req.method ?? 'GET';
+    if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, 'METHOD_NOT_ALLOWED', 'the viewer\'s files are read-only: use GET or HEAD', { allow: 'GET, HEAD, OPTIONS' });
+    const asset = ASSETS[key];
+    if (!asset) throw new HttpError(404, 'NOT_FOUND', `no viewer file ${JSON.stringify(key)}`);
+    let bytes: Uint8Array;
+    try {
+      bytes = await read(asset.file);
+    } catch {
+      throw new HttpError(404, 'NOT_FOUND', `the viewer page is not built (no ${asset.file} in ${dir}): run \`npm run build\``);
+    }
+    res.writeHead(200, {
+      'content-type': asset.type,
+      'content-length': String(bytes.length),
+      'content-security-policy': VIEWER_CSP,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'cross-origin-resource-policy': 'same-origin',
+      'cache-control': 'no-cache',
+    });
+    res.end(method === 'HEAD' ? undefined : bytes);
+  };
+}
+
+/** What a browser gets at `/` (it asks for HTML): a link to the page; programs asking for JSON get the refs as before. */
+export function wantsHtml(req: IncomingMessage): boolean {
+  const accept = req.headers.accept ?? '';
+  return /\btext\/html\b/.test(accept) && !/\bapplication\/json\b/.test(accept);
+}
+
+export const ROOT_PAGE = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>floe serve</title></head>' +
+  '<body><p>This is a Floe repository served by <code>floe serve</code>. <a href="/ui/">Open the viewer</a>, ' +
+  'or ask for JSON (<code>Accept: application/json</code>) for its branches and tags.</p></body></html>';
