@@ -140,6 +140,7 @@ let warmed = false;
 /** Starts the shared decode pool and waits (at most 60 s) until a worker is ready. */
 async function warmPool(): Promise<void> {
   const pool = sharedDecodePool();
+  if (pool === undefined) return;
   pool.start();
   for (let waited = 0; !pool.ready && waited < 60_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
 }

@@ -96,9 +96,10 @@ export interface ErrorDetailsByCode {
     /**
      * `'virtual-chunk-store-unsupported'`: a virtual chunk container of a kind Floe cannot read;
      * `'http-listing-unavailable'`: an operation that lists objects, over an HTTP server that
-     * offers no S3-style XML listing.
+     * offers no S3-style XML listing; `'browser-build'`: a feature the browser build (`floe/browser`)
+     * leaves out (local files and directories, SQLite, native packages).
      */
-    readonly reason?: 'virtual-chunk-store-unsupported' | 'http-listing-unavailable';
+    readonly reason?: 'virtual-chunk-store-unsupported' | 'http-listing-unavailable' | 'browser-build';
     /** Query errors: the dimension whose coordinate array cannot be used. */
     readonly dim?: string;
     /** Query errors: the coordinate array involved. */

@@ -3,6 +3,10 @@
 // dependencies: a user installs only what they use, and Floe loads each one on first use. When it
 // is missing, or installed but unable to load (a native module never built), the caller gets a
 // MISSING_DEPENDENCY error that names the package and the install command.
+// Node builtins and CommonJS packages that code shared with the browser build needs only on some
+// paths (a native codec, node:crypto for one checksum) load here too, at their point of use, through
+// loadPackage: the browser build replaces this module (optional-dependency.browser.ts), so those
+// paths refuse there with UNSUPPORTED and the bundle names no Node module.
 import { createRequire } from 'node:module';
 import { floeError, type FloeError } from './errors.ts';
 
@@ -15,6 +19,16 @@ export function requireOptional<T>(pkg: string, purpose: string): T {
   } catch (err) {
     throw missingDependency(pkg, purpose, err);
   }
+}
+
+/** Synchronously loads a Node builtin (`node:crypto`) or a CommonJS package; throws its own error when it does not load. */
+export function loadPackage<T>(id: string): T {
+  return requireFromFloe(id) as T;
+}
+
+/** Drops a CommonJS package from the module cache: the next loadPackage instantiates it afresh. */
+export function unloadPackage(id: string): void {
+  delete requireFromFloe.cache[requireFromFloe.resolve(id)];
 }
 
 /** Loads an ES module package through `load` (a literal `import(...)`, so its types flow). */

@@ -3,8 +3,7 @@
 // storing chunks) while workers decode (or encode). Chunks travel by transfer (no copy) when their
 // bytes own their whole buffer; results come back the same way. One pool does both: one set of
 // warm workers per process, not one per direction.
-import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { floeError, type ErrorCode, type ErrorDetails } from '../errors.ts';
 import { copyBytes, freshBytes, ownsWholeBuffer } from '../format/bytes.ts';
 import type { CodecChain } from '../format/codecs/pipeline.ts';
@@ -14,15 +13,10 @@ import type { JsonValue } from '../format/json.ts';
 import { resourceLimits } from '../format/limits.ts';
 import type { TypedArray } from '../format/zarr/data-types.ts';
 import type { NdArray, StridedView } from '../format/zarr/ndarray.ts';
+import { hostPoolSize, startDecodeWorker } from './pool-host.ts';
 import { encodesInto } from './raw-chunk.ts';
 import type { ChunkProjection } from './selection.ts';
 import type { LocalFileSpan } from './store.ts';
-
-// Built JS (dist/) starts the compiled worker directly; run from TypeScript sources (tests,
-// benches under tsx) the worker first registers tsx through decode-worker.mjs.
-const WORKER_ENTRY = import.meta.url.endsWith('.ts')
-  ? new URL('./decode-worker.mjs', import.meta.url)
-  : new URL('./decode-worker-main.js', import.meta.url);
 
 /** What a worker rebuilds a codec chain from (it caches chains by this description). */
 export interface ChainRequest {
@@ -132,7 +126,7 @@ export class DecodePool {
 
   constructor(readonly size: number, options: DecodePoolOptions = {}) {
     this.startBytes = options.startBytes ?? 64 * 1024 * 1024;
-    this.createWorker = options.createWorker ?? ((workerData) => new Worker(WORKER_ENTRY, { workerData }));
+    this.createWorker = options.createWorker ?? startDecodeWorker;
   }
 
   /** Whether workers have been started (they may still be loading). */
@@ -310,8 +304,13 @@ function decodedArray(reply: DecodedReply): NdArray {
 
 let shared: DecodePool | undefined;
 
-/** The process-wide pool (workers start lazily, on the first big read, one per core up to 4). */
-export function sharedDecodePool(): DecodePool {
-  shared ??= new DecodePool(Math.max(1, Math.min(4, availableParallelism())));
+/**
+ * The process-wide pool (workers start lazily, on the first big read, one per core up to 4);
+ * undefined where the host runs no decode workers (pool-host.browser.ts says when).
+ */
+export function sharedDecodePool(): DecodePool | undefined {
+  const size = hostPoolSize();
+  if (size === 0) return undefined;
+  shared ??= new DecodePool(size);
   return shared;
 }

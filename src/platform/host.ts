@@ -14,20 +14,13 @@
 //   node:crypto in format/icechunk/ids.ts; node:buffer's MAX_LENGTH in engine/array.ts;
 //   node:os's endianness in engine/raw-chunk.ts; process.env in codecs/crc32c.ts and
 //   codecs/zstd-backend.ts (hostEnv).
-// - Still Node-only (stage 2): engine/decode-pool.ts
-//   (node:worker_threads, node:os), engine/local-file.ts
-//   (node:fs via chunk-io), the fs backend (engine/api.ts imports engine/storage/fs*.ts), the
-//   SQLite backend (txn/storage.ts imports engine/storage/sqlite*.ts, node:fs, Buffer,
-//   optional-dependency.ts's node:module), the codecs the registry imports eagerly
-//   (zstd-backend/zstd-napi/zstd-wasm/zstd-zlib: node:module, require, node:fs; crc32c:
-//   node:module). deflate-backend.ts already loads node:zlib through process.getBuiltinModule
-//   (fflate otherwise); its and crc32c's package imports are type-only (erased).
-// - npm packages reached, all browser-safe: lru-cache, flatbuffers, ts-pattern.
-// What is left is loaded synchronously by code both hosts share (the codec registry, the decode
-// pool, openStore's and Storage's local backends), so it cannot simply become `import()`; stage 2
-// gives each a host implementation chosen at resolution time (a `#platform` subpath import in
-// package.json with a `browser` condition, which bundlers and TypeScript both honour), or loads it
-// on first use where the API is already async.
+// - Stage 2 (what was still Node-only): the decode pool's threads, local-file reads, the fs and
+//   SQLite backends and zstd's native loaders have browser siblings (`x.browser.ts`, which the
+//   browser build takes in place of `x.ts`: scripts/build-browser.mjs); Node builtins and CommonJS
+//   packages on Node-only paths load through optional-dependency.ts's loadPackage, which the
+//   browser build replaces with a refusal. The architecture test checks the entry reaches no
+//   Node API in the graph the browser build resolves.
+// - npm packages reached, all browser-safe: lru-cache, flatbuffers, ts-pattern, @bokuweb/zstd-wasm's web glue.
 
 /** Node's Buffer when the host has one; undefined in a browser. */
 const NodeBuffer: typeof globalThis.Buffer | undefined = (globalThis as { Buffer?: typeof globalThis.Buffer }).Buffer;

@@ -11,8 +11,9 @@
 // file's modification time is compared with a recorded last-modified time (an ETag recorded for
 // a local file is not checked). A changed source is CHECKSUM_MISMATCH. HTTP redirects are
 // refused: authorization covers the container's prefix, not wherever it points.
-import { open, stat } from 'node:fs/promises';
+import type * as NodeFs from 'node:fs/promises';
 import { floeError, type ErrorDetails } from '../errors.ts';
+import { loadPackage } from '../optional-dependency.ts';
 import { abortable, abortedError, throwIfAborted } from '../engine/abort.ts';
 import type { AbortOptions } from '../engine/storage/types.ts';
 import type { VirtualChunkRef } from '../format/icechunk/manifest.ts';
@@ -144,6 +145,7 @@ export async function fetchVirtualChunk(
 }
 
 async function readFileRange(ref: VirtualChunkRef, file: string, offset: number, length: number, signal: AbortSignal | undefined): Promise<Uint8Array> {
+  const { open, stat } = loadPackage<typeof NodeFs>('node:fs/promises');
   let info;
   try {
     info = await stat(file);

@@ -13,10 +13,12 @@
 // empty segments, and segments that decode to a separator or a dot segment (`%2F`, `%252e%252e`).
 //
 // file:// locations are also checked on the real filesystem: a symlink under the container's
-// directory that points outside it is refused (`realFileWithin`).
-import { realpath } from 'node:fs/promises';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+// directory that points outside it is refused (`realFileWithin`). Node's file modules load on that
+// path only (loadPackage), so the browser build, which has no local files, refuses it there.
+import type * as NodeFs from 'node:fs/promises';
+import type * as NodePath from 'node:path';
+import type * as NodeUrl from 'node:url';
+import { loadPackage } from '../optional-dependency.ts';
 import { percentDecodings } from '../engine/storage/keys.ts';
 
 /** A URL as the matcher compares it. */
@@ -131,6 +133,9 @@ export function matchLength(prefix: NormalizedUrl, location: NormalizedUrl): num
  * does not exist, `'outside'` when it resolves elsewhere.
  */
 export async function realFileWithin(container: NormalizedUrl, location: NormalizedUrl): Promise<string | 'missing' | 'outside'> {
+  const { realpath } = loadPackage<typeof NodeFs>('node:fs/promises');
+  const { fileURLToPath } = loadPackage<typeof NodeUrl>('node:url');
+  const path = loadPackage<typeof NodePath>('node:path');
   let base: string;
   let file: string;
   try {

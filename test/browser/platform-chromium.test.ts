@@ -5,18 +5,18 @@
 // playwright-core. The page's answers are compared with Node's, value by value: frames Node's
 // native zstd wrote (plain and with a dictionary, as Icechunk's virtual chunk locations are), and
 // the byte helpers on the same inputs. Everything runs on loopback and is stopped by the test.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { build } from 'esbuild';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadZstdBackend } from '../../src/format/codecs/zstd-backend.ts';
 import * as host from '../../src/platform/host.ts';
+import { chromiumInstalled, launchChromium } from '../support/chromium.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const CHROMIUM = '/usr/bin/chromium';
 const WEB_DIST = path.join(ROOT, 'node_modules/@bokuweb/zstd-wasm/dist/web');
 const WASM = path.join(WEB_DIST, 'zstd.wasm');
 
@@ -47,11 +47,8 @@ const ENTRY = `
   };
 `;
 
-const haveChromium = existsSync(CHROMIUM);
 // In CI the browser tests are mandatory (.ci/run installs chromium): a missing one fails, never skips.
-if (!haveChromium && (process.env.CI === 'true' || process.env.FLOE_REQUIRE_BROWSER === '1')) {
-  throw new Error(`${CHROMIUM} is missing: install it with \`bash scripts/install-services.sh\` (Debian's chromium)`);
-}
+const haveChromium = chromiumInstalled();
 let browser: Browser | undefined;
 let server: Server | undefined;
 let origin = '';
@@ -72,7 +69,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'], timeout: 60_000 });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

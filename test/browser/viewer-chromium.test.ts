@@ -105,14 +105,14 @@ const xssRan = (page: Page) => page.evaluate(() => (window as unknown as { __xss
 const layoutOf = async <T>(page: Page): Promise<T> => JSON.parse((await page.locator('main canvas').getAttribute('data-layout')) ?? 'null') as T;
 const pixel = (page: Page, x: number, y: number): Promise<Rgb> =>
   page.evaluate(([px, py]) => {
-    const d = document.querySelector('main canvas')!.getContext('2d')!.getImageData(px!, py!, 1, 1).data;
+    const d = document.querySelector<HTMLCanvasElement>('main canvas')!.getContext('2d')!.getImageData(px!, py!, 1, 1).data;
     return [d[0]!, d[1]!, d[2]!] as const;
   }, [Math.floor(x), Math.floor(y)]);
 
 describe('the viewer page of floe serve', () => {
   it('serves its files without the token, with a strict CSP, while every data route still refuses without it', async () => {
     if (!haveChromium) return;
-    for (const file of ['', 'viewer.js', 'viewer.css', 'zstd.wasm']) {
+    for (const file of ['', 'viewer.js', 'viewer.css']) {
       const answer = await fetch(`${base}/ui/${file}`);
       expect(answer.status, file).toBe(200);
       expect(answer.headers.get('content-security-policy')).toBe(VIEWER_CSP);

@@ -15,7 +15,9 @@ export default function setup(): void {
   execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
   // The same build as `npm run build`: the emitted JavaScript without comments.
   execFileSync(process.execPath, [path.join(root, 'scripts/strip-js-comments.mjs'), path.join(root, 'dist')], { stdio: 'inherit' });
-  // The viewer page `floe serve` answers at /ui/ (issue 34).
+  // ...and the browser build (dist/browser/: floe/browser's bundle).
+  execFileSync(process.execPath, [path.join(root, 'scripts/build-browser.mjs')], { stdio: 'inherit' });
+  // The viewer page `floe serve` answers at /ui/ (issue 34), on the same browser build.
   execFileSync(process.execPath, [path.join(root, 'scripts/build-viewer.mjs'), path.join(root, 'dist/viewer')], { stdio: 'inherit' });
 }
 

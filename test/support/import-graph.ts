@@ -64,7 +64,7 @@ const LEAVES = ['errors', 'optional-dependency', 'platform'];
  */
 export const FLOE_LAYERS: readonly Layer[] = [
   { name: 'errors', owns: ['errors.ts'], mayImport: [] },
-  { name: 'optional-dependency', owns: ['optional-dependency.ts'], mayImport: ['errors'] },
+  { name: 'optional-dependency', owns: ['optional-dependency.ts', 'optional-dependency.browser.ts'], mayImport: ['errors'] },
   // What the read path needs from its host (byte helpers, random bytes, a yield), for Node and
   // browsers alike (issue 31): a leaf below format, free of Node like src/plot.
   { name: 'platform', owns: ['platform/'], mayImport: ['errors'], runtimeNeutral: true },
@@ -357,6 +357,26 @@ export function loadedWith(graph: ImportGraph, entry: string): Map<string, reado
     }
   }
   return chains;
+}
+
+/**
+ * The graph the browser build resolves (issue 31, scripts/build-browser.mjs): an import of `x.ts`
+ * goes to `x.browser.ts` where the tree has one, except from that sibling itself.
+ */
+export function withBrowserSiblings(graph: ImportGraph): ImportGraph {
+  const files = new Set(graph.files);
+  const siblingOf = (file: string): string | undefined => {
+    if (!file.endsWith('.ts') || file.endsWith('.browser.ts')) return undefined;
+    const sibling = `${file.slice(0, -'.ts'.length)}.browser.ts`;
+    return files.has(sibling) ? sibling : undefined;
+  };
+  return {
+    ...graph,
+    edges: graph.edges.map((edge) => {
+      const sibling = siblingOf(edge.to);
+      return sibling === undefined || sibling === edge.from ? edge : { ...edge, to: sibling };
+    }),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -77,8 +77,11 @@ export function nodeApiReach(tree: SourceTree, graph: ImportGraph, layers: reado
   return found;
 }
 
-/** npm packages a browser bundle may take: they name no Node API (checked when each was added). */
-export const BROWSER_SAFE_PACKAGES: ReadonlySet<string> = new Set(['lru-cache', 'flatbuffers', 'ts-pattern']);
+/**
+ * npm packages a browser bundle may take: they name no Node API (checked when each was added;
+ * @bokuweb/zstd-wasm: its web glue, dist/web/zstd.js, and its .wasm, which only the browser build imports).
+ */
+export const BROWSER_SAFE_PACKAGES: ReadonlySet<string> = new Set(['lru-cache', 'flatbuffers', 'ts-pattern', '@bokuweb/zstd-wasm']);
 
 /**
  * What an entry point's static graph (what importing it evaluates, the graph a bundler must

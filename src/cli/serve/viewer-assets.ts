@@ -2,9 +2,9 @@
 // (scripts/build-viewer.mjs) into dist/viewer/ and served WITHOUT the token, since they hold no
 // data; the page then reads the repository through the raw route with the token it was given
 // (docs/web.md, "The viewer"). Every answer carries a strict Content-Security-Policy: scripts and
-// styles from this origin only (no inline script, no eval; WebAssembly may compile, for zstd),
+// styles from this origin only (no inline script, no eval; WebAssembly may compile: the zstd decoder),
 // data only from this origin, no framing, no forms, no plugins.
-//   GET|HEAD /ui/            index.html          GET|HEAD /ui/viewer.js, viewer.css, zstd.wasm
+//   GET|HEAD /ui/            index.html          GET|HEAD /ui/viewer.js, viewer.css, chunks/<name>-<hash>.js
 // Any other key under /ui/ is left to the ref route (a branch named `ui` keeps its Zarr keys).
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -23,11 +23,13 @@ const ASSETS: Readonly<Record<string, { file: string; type: string }>> = {
   'index.html': { file: 'index.html', type: 'text/html; charset=utf-8' },
   'viewer.js': { file: 'viewer.js', type: 'text/javascript; charset=utf-8' },
   'viewer.css': { file: 'viewer.css', type: 'text/css; charset=utf-8' },
-  'zstd.wasm': { file: 'zstd.wasm', type: 'application/wasm' },
 };
 
+/** The bundle's chunks (code the page loads on first use), named by esbuild with a content hash. */
+const CHUNK = /^chunks\/[\w-]+\.js$/;
+
 /** Whether `key` (the path after `/ui/`) is one of the page's files. */
-export const isViewerAsset = (key: string): boolean => Object.hasOwn(ASSETS, key);
+export const isViewerAsset = (key: string): boolean => Object.hasOwn(ASSETS, key) || CHUNK.test(key);
 
 /** dist/viewer/ of the package: beside dist/cli/ when running the build, dist/ of the checkout when running sources. */
 export function defaultViewerDir(): string {
@@ -50,7 +52,7 @@ export function viewerAssets(dir: string = defaultViewerDir()) {
   return async (req: IncomingMessage, res: ServerResponse, key: string): Promise<void> => {
     const method = req.method ?? 'GET';
     if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, 'METHOD_NOT_ALLOWED', 'the viewer\'s files are read-only: use GET or HEAD', { allow: 'GET, HEAD, OPTIONS' });
-    const asset = ASSETS[key];
+    const asset = CHUNK.test(key) ? { file: key, type: 'text/javascript; charset=utf-8' } : ASSETS[key];
     if (!asset) throw new HttpError(404, 'NOT_FOUND', `no viewer file ${JSON.stringify(key)}`);
     let bytes: Uint8Array;
     try {

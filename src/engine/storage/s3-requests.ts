@@ -1,9 +1,9 @@
 // The S3 backend's requests (s3.ts has the public class and the header notes): conditional
 // writes, ambiguous-write settling, parallel ranged reads, listing and batch deletes.
-import { createHash } from 'node:crypto';
+import type * as NodeCrypto from 'node:crypto';
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import { floeError } from '../../errors.ts';
-import { importOptional } from '../../optional-dependency.ts';
+import { importOptional, loadPackage } from '../../optional-dependency.ts';
 import { throwIfAborted } from '../abort.ts';
 import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
 import { mapLimit } from './limiter.ts';
@@ -307,7 +307,7 @@ export class S3Requests {
    * (create-once.ts), as commits check for their snapshot id (repo-info-store.ts `landed`).
    */
   private async settleAmbiguousWrite(key: string, bytes: Uint8Array, options: PutOptions, cause: unknown): Promise<{ version: VersionToken }> {
-    const ours = createHash('md5').update(bytes).digest('hex');
+    const ours = loadPackage<typeof NodeCrypto>('node:crypto').createHash('md5').update(bytes).digest('hex');
     const current = await this.head(key);
     if (current && current.version === ours) return { version: ours };
     const answered = `the server answered ${httpStatusOf(cause) ?? 'nothing'}`;

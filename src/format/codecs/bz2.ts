@@ -1,11 +1,11 @@
 // Zarr v1 `bz2` compressor: compression_opts is the level 1-9 (block size in 100 kB units;
 // null means 9). Decoding by seek-bzip (MIT, pure JS, checks block and stream CRCs); encoding
 // by our own bz2-encoder.ts, since the only JS encoders found are GPL-licensed.
-import { createRequire } from 'node:module';
 import type { BytesCodecImplementation } from './codec-implementation.ts';
 import type { BytesToBytesCodec, DecodeLimits } from './types.ts';
 import { corrupt, decodedTooLarge, decodingGuard, invalidConfig, shown } from './bytes-codec-support.ts';
 import { bz2Compress } from './bz2-encoder.ts';
+import { loadPackage } from '../../optional-dependency.ts';
 
 const NAME = 'bz2';
 
@@ -17,7 +17,7 @@ interface SeekBzip {
 // Required on the first bz2 decode, not on `import 'floe'`: the package costs ~97 KB of heap.
 let seekBzipModule: SeekBzip | undefined;
 function seekBzip(): SeekBzip {
-  seekBzipModule ??= createRequire(import.meta.url)('seek-bzip') as SeekBzip;
+  seekBzipModule ??= loadPackage<SeekBzip>('seek-bzip');
   return seekBzipModule;
 }
 

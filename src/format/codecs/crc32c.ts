@@ -1,7 +1,6 @@
 // Zarr v3 `crc32c` codec: appends the CRC32C (Castagnoli) of the bytes, 4 bytes little-endian,
 // and checks it on decode. @node-rs/crc32 runs at ~7 GB/s here (hardware instruction); where its
 // per-platform binary is not installed, a plain-JS CRC-32C takes over (crc32c-js.ts).
-import { createRequire } from 'node:module';
 import type * as NodeRsCrc32 from '@node-rs/crc32';
 import { floeError } from '../../errors.ts';
 import { crc32cJs } from './crc32c-js.ts';
@@ -9,6 +8,7 @@ import type { BytesCodecImplementation } from './codec-implementation.ts';
 import type { BytesCodecFactory, BytesToBytesCodec, DecodeLimits } from './types.ts';
 import { checkKeys, corrupt, decodedTooLarge } from './bytes-codec-support.ts';
 import { hostEnv } from '../../platform/host.ts';
+import { loadPackage } from '../../optional-dependency.ts';
 
 const NAME = 'crc32c';
 const crc32cOf: (data: Uint8Array) => number = loadNative() ?? crc32cJs;
@@ -19,7 +19,7 @@ export const crc32cImplementation: 'native' | 'js' = crc32cOf === crc32cJs ? 'js
 function loadNative(): ((data: Uint8Array) => number) | undefined {
   if (hostEnv('FLOE_CRC32C') === 'js') return undefined; // tests exercise the fallback
   try {
-    return (createRequire(import.meta.url)('@node-rs/crc32') as typeof NodeRsCrc32).crc32c;
+    return loadPackage<typeof NodeRsCrc32>('@node-rs/crc32').crc32c;
   } catch {
     return undefined;
   }

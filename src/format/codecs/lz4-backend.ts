@@ -8,8 +8,8 @@
 // lz4-napi's only block API is numcodecs' own layout: a u32le decoded size, then the block. The
 // library allocates the stated size and fails rather than write past it; callers check that size
 // against their limit first, so a decode never allocates more than the caller allows.
-import { createRequire } from 'node:module';
 import { floeError } from '../../errors.ts';
+import { loadPackage } from '../../optional-dependency.ts';
 import { lz4Compress, lz4Decompress } from './blosc/lz4.ts';
 
 export type Lz4BackendName = 'napi' | 'js';
@@ -93,14 +93,13 @@ function napiBackend(lib: Lz4Napi): Lz4Backend {
   };
 }
 
-const require = createRequire(import.meta.url);
 const loaded = new Map<Lz4BackendName, Lz4Backend>();
 
 /** Loads one backend; throws when lz4-napi is missing or its binary does not load. */
 export function loadLz4Backend(which: Lz4BackendName): Lz4Backend {
   let backend = loaded.get(which);
   if (!backend) {
-    backend = which === 'js' ? jsBackend : napiBackend(require('lz4-napi') as Lz4Napi);
+    backend = which === 'js' ? jsBackend : napiBackend(loadPackage<Lz4Napi>('lz4-napi'));
     loaded.set(which, backend);
   }
   return backend;

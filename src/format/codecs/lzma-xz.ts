@@ -3,8 +3,9 @@
 // decoder. Layout: stream header (magic, flags, CRC32) | blocks | index | stream footer,
 // optionally more streams separated by zero padding. Each block: header (filters), LZMA2
 // data, padding to 4 bytes, check (CRC32, CRC64 or SHA-256 of the decoded block).
-import { createHash } from 'node:crypto';
+import type * as NodeCrypto from 'node:crypto';
 import { crc32, napiLzma } from './native-lzma.ts';
+import { loadPackage } from '../../optional-dependency.ts';
 import { floeError } from '../../errors.ts';
 import { corrupt } from './bytes-codec-support.ts';
 import { decodedAt } from './checked-index.ts';
@@ -167,7 +168,7 @@ function verifyCheck(type: number, decoded: Uint8Array, stored: Uint8Array): voi
     actual = new Uint8Array(4);
     new DataView(actual.buffer).setUint32(0, crc32(decoded) >>> 0, true);
   } else if (type === 4) actual = crc64(decoded);
-  else if (type === 10) actual = createHash('sha256').update(decoded).digest();
+  else if (type === 10) actual = loadPackage<typeof NodeCrypto>('node:crypto').createHash('sha256').update(decoded).digest();
   if (actual && !actual.every((b, i) => stored[i] === b)) {
     throw floeError('CHECKSUM_MISMATCH', 'lzma: an xz block check does not match its decoded data; the chunk is corrupted', {
       details: { codec: NAME, checkType: type },

@@ -4,15 +4,12 @@
 // WASM build (@bokuweb/zstd-wasm), slower, which loads everywhere. Chosen once, on first use:
 // FLOE_ZSTD=napi|zlib|fallback forces one, otherwise the first of DEFAULT_ORDER that loads
 // (BENCHMARKS.md, "zstd backends", says why this order). Pool workers are told the choice.
-import { createRequire } from 'node:module';
 import { floeError, type FloeError } from '../../errors.ts';
 import { DecodedSizeLimitError } from './decoded-size.ts';
 import { knownContentSize, ZstdDataError } from './zstd-frames.ts';
 import type { ZstdBackend, ZstdBackendName } from './zstd-types.ts';
 import { registerZstdChoice } from './zstd-choice.ts';
-import { napiBackend } from './zstd-napi.ts';
-import { wasmBackend } from './zstd-wasm.ts';
-import { zlibBackend } from './zstd-zlib.ts';
+import { loadHostZstdBackend } from './zstd-host.ts';
 import { hostEnv } from '../../platform/host.ts';
 
 export { ZstdDataError } from './zstd-frames.ts';
@@ -43,14 +40,13 @@ export function clampLevel(level: number): number {
   return Math.max(MIN_LEVEL, Math.min(MAX_LEVEL, level));
 }
 
-const require = createRequire(import.meta.url);
 const loaded = new Map<ZstdBackendName, ZstdBackend>();
 
 /** Loads one backend; throws when its package is missing, will not initialise, or this Node has no zstd. */
 export function loadZstdBackend(which: ZstdBackendName): ZstdBackend {
   let backend = loaded.get(which);
   if (!backend) {
-    backend = which === 'napi' ? napiBackend(require) : which === 'zlib' ? zlibBackend(require, { dictionaryHelper }) : wasmBackend(require);
+    backend = loadHostZstdBackend(which, dictionaryHelper);
     loaded.set(which, backend);
   }
   return backend;

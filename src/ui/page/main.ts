@@ -21,8 +21,6 @@ async function boot(): Promise<void> {
     keepToken(token);
     history.replaceState(null, '', location.pathname + location.search + viewHash(state)); // the token leaves the address bar and history
   }
-  // Icechunk's metadata files are zstd frames: the decoder's WebAssembly comes from this origin.
-  (globalThis as { floeZstdWasm?: Uint8Array }).floeZstdWasm = new Uint8Array(await (await fetch(new URL('zstd.wasm', location.href))).arrayBuffer());
   if ((await probe()) === 'token') return askToken();
   window.addEventListener('hashchange', () => void draw());
   await draw();

@@ -2,7 +2,7 @@
 // 5-7 (LZ4 through lz4-backend.ts: lz4-napi when installed; lz4hc always Floe's own, the package
 // has no high-compression mode). Each compress returns the bytes written into `dst` or 0 when the result does not fit
 // (the caller then stores the stream raw); each decompress returns the bytes written or -1.
-import { deflateSync, inflateSync } from 'node:zlib';
+import { deflateBackend } from '../deflate-backend.ts';
 import { zstdBackend } from '../zstd-backend.ts';
 import { blosclzCompress, blosclzDecompress } from './blosclz.ts';
 import { lz4Backend } from '../lz4-backend.ts';
@@ -32,7 +32,7 @@ export function decompressStream(code: number, src: Uint8Array, dst: Uint8Array)
       return snappyDecompress(src, dst);
     case 3:
       return catching(() => {
-        const out = inflateSync(src, { maxOutputLength: Math.max(dst.length, 1) });
+        const out = deflateBackend.unzip(src, dst.length);
         dst.set(out.subarray(0, dst.length));
         return out.length;
       });
@@ -54,7 +54,7 @@ export function compressStream(cname: BloscCname, clevel: number, src: Uint8Arra
     case 'snappy':
       return snappyCompress(src, dst);
     case 'zlib': {
-      const out = deflateSync(src, { level: clevel });
+      const out = deflateBackend.zlib(src, clevel);
       if (out.length > dst.length) return 0;
       dst.set(out);
       return out.length;

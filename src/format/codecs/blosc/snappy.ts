@@ -9,8 +9,7 @@
 // to its limit, before the library sees the stream. An instance whose memory grew past
 // RETAINED_MEMORY_LIMIT, or that trapped (its state is then unknown), is dropped: the next call loads
 // a fresh one.
-import { createRequire } from 'node:module';
-import { requireOptional } from '../../../optional-dependency.ts';
+import { requireOptional, unloadPackage } from '../../../optional-dependency.ts';
 
 /** What Floe uses of snappy-wasm's CommonJS build (which instantiates its module synchronously). */
 interface SnappyWasm {
@@ -23,7 +22,6 @@ const PACKAGE = 'snappy-wasm';
 /** Linear memory kept between calls: ample for automatic Blosc block sizes (at most 1 MiB in compress.ts). */
 export const RETAINED_MEMORY_LIMIT = 32 * 2 ** 20;
 
-const require = createRequire(import.meta.url);
 let instance: SnappyWasm | undefined;
 
 /** The loaded instance; MISSING_DEPENDENCY when the package is absent or will not instantiate. */
@@ -33,7 +31,7 @@ function library(): SnappyWasm {
 
 function dropInstance(): void {
   instance = undefined;
-  delete require.cache[require.resolve(PACKAGE)];
+  unloadPackage(PACKAGE);
 }
 
 /** Bytes of linear memory the loaded instance holds; 0 when none is loaded. */

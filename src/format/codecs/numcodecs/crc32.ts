@@ -1,7 +1,8 @@
 // CRC-32 (zlib's, reflected polynomial 0xedb88320), as numcodecs' CRC32 takes it from zlib:
 // @node-rs/crc32's native one where its binary is installed, else a table-driven JS one.
-import { createRequire } from 'node:module';
 import type * as NodeRsCrc32 from '@node-rs/crc32';
+import { loadPackage } from '../../../optional-dependency.ts';
+import { hostEnv } from '../../../platform/host.ts';
 
 const TABLE = Int32Array.from({ length: 256 }, (_, n) => {
   let c = n;
@@ -16,9 +17,9 @@ export function crc32Js(data: Uint8Array): number {
 }
 
 function loadNative(): ((data: Uint8Array) => number) | undefined {
-  if (process.env.FLOE_CRC32C === 'js') return undefined; // the crc32c codec's switch: tests exercise the JS paths
+  if (hostEnv('FLOE_CRC32C') === 'js') return undefined; // the crc32c codec's switch: tests exercise the JS paths
   try {
-    const { crc32: native } = createRequire(import.meta.url)('@node-rs/crc32') as typeof NodeRsCrc32;
+    const { crc32: native } = loadPackage<typeof NodeRsCrc32>('@node-rs/crc32');
     return (data) => native(data) >>> 0;
   } catch {
     return undefined;
