@@ -150,7 +150,9 @@ describe('the viewer page of floe serve', () => {
     expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('CANVAS');
     await page.keyboard.press('+'); // zoom in: re-queried, named in the address
     await expect.poll(() => decodeURIComponent(page.url())).toContain('sel=[2:5, 2:6]');
-    await page.locator('main canvas').waitFor();
+    // The new plot, focused (the old one stays until the re-query is drawn).
+    await page.locator('main canvas[aria-label*="[2:5, 2:6]"]').waitFor();
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toContain('[2:5, 2:6]');
     await page.keyboard.press('ArrowRight');
     await expect.poll(() => decodeURIComponent(page.url())).toContain('sel=[2:5, 3:7]');
     await page.goBack();
