@@ -119,6 +119,11 @@ describe('the viewer page of floe serve', () => {
       expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
     }
     expect(VIEWER_CSP).not.toMatch(/unsafe-inline|'unsafe-eval'/);
+    const plain = await fetch(`${base}/ui/viewer.js`, { headers: { 'accept-encoding': 'identity' } });
+    const zipped = await fetch(`${base}/ui/viewer.js`, { headers: { 'accept-encoding': 'gzip, deflate' } });
+    expect([plain.headers.get('content-encoding'), zipped.headers.get('content-encoding')]).toEqual([null, 'gzip']);
+    expect(await zipped.text()).toBe(await plain.text()); // fetch undoes the gzip
+    expect(Number(zipped.headers.get('content-length'))).toBeLessThan(Number(plain.headers.get('content-length')) / 2);
     for (const route of ['/', '/.icechunk/repo', '/main/zarr.json', '/main/obs/field/zarr.json', '/ui/zarr.json', '/.icechunk/?list-type=2']) {
       expect((await fetch(base + route)).status, route).toBe(401);
     }

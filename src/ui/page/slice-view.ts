@@ -5,7 +5,7 @@
 // downloads as CSV or .npy. The canvas carries its layout as JSON (data-layout) for tests.
 /// <reference lib="dom" />
 import { ZarrArray } from '../../engine/array.ts';
-import { normalizeSelection, type Selection } from '../../engine/selection.ts';
+import { normalizeSelection, type DimSelection, type Selection } from '../../engine/selection.ts';
 import { parseSelectionText, selectionText } from '../../engine/selection-text.ts';
 import { joinPath, parentPath } from '../../format/zarr/paths.ts';
 import { isFloeError } from '../../errors.ts';
@@ -53,7 +53,7 @@ export async function sliceView(conn: Connection, state: ViewState): Promise<HTM
   const attributes = array.attributes;
   const units = typeof attributes.units === 'string' && result.cf.time === undefined ? attributes.units : undefined;
   const longName = typeof attributes.long_name === 'string' ? attributes.long_name : typeof attributes.standard_name === 'string' ? attributes.standard_name : undefined;
-  const fixed = dims.flatMap((d, i) => (d.drop ? [`${array.dimensionNames?.[i] ?? `dim ${i}`} = ${d.start}`] : []));
+  const fixed = await fixedLabels(session, array, state.path, dims);
   const title = [`${state.path}${selectionText(selection)} @ ${state.ref}`, [longName, ...fixed].filter(Boolean).join(', ')];
   const colormap = colormapByName(state.cmap ?? 'viridis');
   const name = state.path.split('/').pop() || 'values';
@@ -152,6 +152,20 @@ async function describeAxes(session: Session, array: ZarrArray, path: string, se
     axes.push({ name, indices, values, units: coordinate.units, time: coordinate.time, float32: coordinate.float32, labels: coordinateLabels(values, coordinate.time, coordinate.float32) });
   }
   return axes;
+}
+
+/** "name = label" for each dimension an integer index dropped: its coordinate's label (a date on a time axis), or the index. */
+async function fixedLabels(session: Session, array: ZarrArray, path: string, dims: readonly DimSelection[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const [d, sel] of dims.entries()) {
+    if (!sel.drop) continue;
+    const name = array.dimensionNames?.[d] ?? `dim ${d}`;
+    const coordinate = await coordinateOf(session, path, name, array.shape[d] ?? 0);
+    const all = coordinate?.values;
+    const value = all === undefined ? undefined : all instanceof Float64Array ? Float64Array.of(all[sel.start] ?? NaN) : [all[sel.start] ?? ''];
+    out.push(`${name} = ${value && coordinate ? (coordinateLabels(value, coordinate.time, coordinate.float32)[0] ?? sel.start) : sel.start}`);
+  }
+  return out;
 }
 
 async function coordinateOf(session: Session, arrayPath: string, dim: string, length: number) {
