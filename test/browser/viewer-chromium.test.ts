@@ -162,6 +162,14 @@ describe('the viewer page of floe serve', () => {
     await expect.poll(() => decodeURIComponent(page.url())).toContain('sel=[2:5, 3:7]');
     await page.goBack();
     await expect.poll(() => decodeURIComponent(page.url())).toContain('sel=[2:5, 2:6]');
+    // A query in the DSL's text form, typed into the selection field, shows as the selection it makes.
+    const field = page.locator('input[name=sel]');
+    await field.focus();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('.from("/obs/field").where("lat", "between", [-10, 30]).whereIndex("lon", 1, 8, 2)');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => decodeURIComponent(page.url())).toMatch(/&path=\/obs\/field&sel=\[2:5, 1:9:2\]/);
+    await page.locator('main canvas[aria-label*="[2:5, 1:9:2]"]').waitFor();
     expect(problems).toEqual([]);
     await page.close();
   });

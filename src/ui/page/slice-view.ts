@@ -17,7 +17,11 @@ import { renderLinePlot } from '../../plot/line-plot.ts';
 import { rgbToRgba } from '../../plot/raster.ts';
 import type { Session } from '../../txn/index.ts';
 import { loadCoordinate } from '../../query/plan/coordinate.ts';
+import { query } from '../../query/builder.ts';
+import { applyJsonQuery } from '../../query/json-query.ts';
+import { parseQueryText } from '../../query/query-text.ts';
 import { npyBytes, selectionCsv, type ExportDim } from '../export.ts';
+import { isQueryText, queryWindow } from '../query-window.ts';
 import { moveWindow, type WindowMove } from '../slice-window.ts';
 import { viewHash, type ViewState } from '../view-state.ts';
 import { h } from './dom.ts';
@@ -34,8 +38,15 @@ interface Axis extends AxisSpec {
 
 export async function sliceView(conn: Connection, state: ViewState): Promise<HTMLElement> {
   const section = h('section', {}, h('h1', {}, 'Slice'), form(state));
-  if (state.path === undefined) return section;
   const { session } = await conn.session(state.ref);
+  if (state.sel !== undefined && isQueryText(state.sel)) {
+    // A query: shown as the selection its plan makes, which the address then names.
+    const window = queryWindow((await applyJsonQuery(query(session), parseQueryText(state.sel)).explain()).plan);
+    if ('refused' in window) return note(section, `The query cannot be shown: ${window.refused}.`);
+    location.replace(viewHash({ ...state, path: window.path, sel: selectionText(window.selection) || '[]' }));
+    return section;
+  }
+  if (state.path === undefined) return section;
   const array = await ZarrArray.open(session.store, state.path);
   const selection = parseSelectionText((state.sel ?? '').trim().replace(/^\[/, '').replace(/\]$/, ''));
   const dims = normalizeSelection(selection, array.shape, state.path);
@@ -123,7 +134,7 @@ function form(state: ViewState): HTMLFormElement {
   const f = h('form', { class: 'slice', 'aria-label': 'What to show' },
     input('Version (branch, tag, snapshot)', 'ref', state.ref, 14),
     input('Array', 'path', state.path ?? '', 28),
-    input('Selection', 'sel', state.sel ?? '', 20),
+    input('Selection [i, a:b, ::s] or query .from(…)…', 'sel', state.sel ?? '', 36),
     h('label', {}, 'Colour map', select),
     h('button', { type: 'submit' }, 'Show'));
   f.addEventListener('submit', (event) => {

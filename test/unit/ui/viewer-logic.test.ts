@@ -109,3 +109,32 @@ describe('downloads', () => {
     }
   });
 });
+
+describe('a query in the slice viewer', () => {
+  it('becomes the selection its plan makes: one index an integer, one run a slice; split runs are refused', async () => {
+    const { Repository, Storage, ZarrArray, ZarrGroup } = await import('../../../src/index.ts');
+    const { query } = await import('../../../src/query/builder.ts');
+    const { applyJsonQuery } = await import('../../../src/query/json-query.ts');
+    const { parseQueryText } = await import('../../../src/query/query-text.ts');
+    const { isQueryText, queryWindow } = await import('../../../src/ui/query-window.ts');
+    const repo = await Repository.create(Storage.newInMemory());
+    const session = await repo.writableSession('main');
+    await ZarrGroup.create(session.store, '/');
+    const coord = async (name: string, values: number[]) => {
+      const a = await ZarrArray.create(session.store, `/${name}`, { shape: [values.length], chunkShape: [values.length], dataType: 'float64', dimensionNames: [name] });
+      await a.set(undefined, Float64Array.from(values));
+    };
+    await coord('time', [0, 1, 2, 3]);
+    await coord('lat', [-50, -30, -10, 10, 30, 50]);
+    await coord('lon', [0, 45, 90, 135, 180, 225, 270, 315]);
+    await ZarrArray.create(session.store, '/t', { shape: [4, 6, 8], chunkShape: [2, 3, 4], dataType: 'float32', dimensionNames: ['time', 'lat', 'lon'] });
+    const windowOf = async (text: string) => queryWindow((await applyJsonQuery(query(session), parseQueryText(text)).explain()).plan);
+    expect(isQueryText('.from("/t")') && isQueryText(' {"from": "/t"}') && !isQueryText('[0, :, :]')).toBe(true);
+    const shown = await windowOf('.from("/t").where("time", "=", 2).where("lat", "between", [-10, 30]).whereIndex("lon", 1, 8, 2)');
+    expect('selection' in shown && [shown.path, selectionText(shown.selection)]).toEqual(['/t', '[2, 2:5, 1:9:2]']);
+    const evenly = await windowOf('.from("/t").where("lat", "in", [-50, 50])'); // indices 0 and 5: one run, step 5
+    expect('selection' in evenly && selectionText(evenly.selection)).toBe('[:, 0:10:5, :]');
+    expect(await windowOf('.from("/t").where("lat", "in", [-50, -30, 50])')).toEqual({ refused: 'the query selects 2 separate runs of lat; the viewer shows one range per dimension (use between, or whereIndex)' });
+    expect(() => parseQueryText('.from("/t").nope(1)')).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+  });
+});
