@@ -7,6 +7,8 @@ import { Repository, Storage } from '../../browser.ts';
 import type { Session } from '../../txn/index.ts';
 
 const TOKEN_KEY = 'floe-viewer-token';
+/** Snapshots kept open while browsing (as `floe serve` keeps 16). */
+const KEPT_SESSIONS = 16;
 
 export function storedToken(): string | undefined {
   return sessionStorage.getItem(TOKEN_KEY) ?? undefined;
@@ -39,11 +41,14 @@ export class Connection {
   async session(ref: string): Promise<{ session: Session; snapshotId: string }> {
     const { snapshotId } = await this.repo.resolve(ref);
     let session = this.sessions.get(snapshotId);
-    if (!session) {
+    if (session) this.sessions.delete(snapshotId); // kept in least-recently-used order
+    else {
       session = this.repo.readonlySession({ snapshotId });
-      this.sessions.set(snapshotId, session);
       session.catch(() => this.sessions.delete(snapshotId));
     }
+    this.sessions.set(snapshotId, session);
+    const [oldest] = this.sessions.keys();
+    if (this.sessions.size > KEPT_SESSIONS && oldest !== undefined) this.sessions.delete(oldest);
     return { session: await session, snapshotId };
   }
 }

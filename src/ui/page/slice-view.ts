@@ -96,7 +96,8 @@ export async function sliceView(conn: Connection, state: ViewState): Promise<HTM
     ? [button('Zoom in (+)', 'zoom-in'), button('Zoom out (−)', 'zoom-out'), button('← Left', 'left'), button('→ Right', 'right'), button('↑ Up', 'up'), button('↓ Down', 'down')]
     : [button('Zoom in (+)', 'zoom-in'), button('Zoom out (−)', 'zoom-out'), button('← Left', 'left'), button('→ Right', 'right')];
   const exportDims: ExportDim[] = axes.map((a) => ({ name: a.name, labels: a.labels }));
-  const fileBase = `${name}${selectionText(selection).replace(/[^0-9a-z:,-]+/gi, '_')}`;
+  // A file name from repository text: only letters, digits and a few marks survive.
+  const fileBase = `${name}${selectionText(selection)}`.replace(/[^\w.,:-]+/g, '_').replace(/^[._]+/, '').slice(0, 120) || 'selection';
   const download = (label: string, make: () => Blob | undefined, file: string) => {
     const b = h('button', { type: 'button' }, label);
     b.addEventListener('click', () => {
