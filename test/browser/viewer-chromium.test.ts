@@ -8,7 +8,7 @@
 // nothing; with a token the data routes refuse without it while the page's files are served.
 // FLOE_UPDATE_SCREENSHOT=1 writes docs/viewer.png (the screenshot docs/web.md shows).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -85,7 +85,7 @@ afterAll(async () => {
 
 /** A page that records console errors, failed scripts and whether any injected script ran. */
 async function openPage(): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser!.newPage({ viewport: { width: 1100, height: 900 } });
+  const page = await browser!.newPage({ viewport: { width: 1100, height: 900 }, acceptDownloads: true });
   const problems: string[] = [];
   page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
   page.on('pageerror', (e) => problems.push(String(e)));
@@ -212,6 +212,14 @@ describe('the viewer page of floe serve', () => {
     for (const t of layout.yAxis.ticks) expect(t.position).toBeCloseTo(field.y + ((Number(t.value) - LAT[0]!) / 20 + 0.5) * cellH, 6);
     expect(layout.xAxis.title).toContain('degrees_east');
     await expect.poll(() => page.locator('#plot-summary').innerText()).toContain('K');
+    // The CSV download holds the data with its coordinate labels, missing values empty.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
+    expect(download.suggestedFilename()).toBe('field_-,-.csv'); // [:, :]
+    const csv = readFileSync((await download.path())!, 'utf8').trim().split('\r\n');
+    expect(csv[0]).toBe('lat,lon,field');
+    expect(csv.length).toBe(1 + ROWS * COLS);
+    expect(csv[1]).toBe('-50,0,'); // row 0, column 0: missing
+    expect(csv[ROWS * COLS]).toBe(`50,315,${FIELD[ROWS * COLS - 1]}`);
     if (process.env.FLOE_UPDATE_SCREENSHOT === '1') await page.screenshot({ path: path.join(ROOT, 'docs/viewer.png') });
     expect(problems).toEqual([]);
     await page.close();

@@ -97,7 +97,8 @@ export async function sliceView(conn: Connection, state: ViewState): Promise<HTM
     : [button('Zoom in (+)', 'zoom-in'), button('Zoom out (−)', 'zoom-out'), button('← Left', 'left'), button('→ Right', 'right')];
   const exportDims: ExportDim[] = axes.map((a) => ({ name: a.name, labels: a.labels }));
   // A file name from repository text: only letters, digits and a few marks survive.
-  const fileBase = `${name}${selectionText(selection)}`.replace(/[^\w.,:-]+/g, '_').replace(/^[._]+/, '').slice(0, 120) || 'selection';
+  const selText = selectionText(selection).slice(1, -1).replace(/\s+/g, '').replace(/:/g, '-'); // [0, 2:5] -> 0,2-5
+  const fileBase = `${name}${selText ? `_${selText}` : ''}`.replace(/[^\w.,-]+/g, '_').replace(/^[._]+/, '').slice(0, 120) || 'selection';
   const download = (label: string, make: () => Blob | undefined, file: string) => {
     const b = h('button', { type: 'button' }, label);
     b.addEventListener('click', () => {
