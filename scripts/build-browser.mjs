@@ -1,6 +1,7 @@
 // The browser build (issue 31): src/browser.ts bundled by esbuild for `platform: 'browser'` into
-// one ES module, dist/browser/floe.js, that `floe/browser` exports (pages without a bundler load
-// it directly). Node-only modules have a browser sibling: where `x.browser.ts` sits beside
+// ES modules, dist/browser/floe.js, that `floe/browser` exports (pages without a bundler load it
+// directly), decode-worker.js beside it (the decode pool's Web Worker) and chunks/ (shared code,
+// and what loads on first use). Node-only modules have a browser sibling: where `x.browser.ts` sits beside
 // `x.ts`, the bundle takes it instead (the decode pool's threads, the filesystem and SQLite
 // backends, local-file reads, zstd's and crc32c's native loaders, optional packages). The same
 // rule is applied to the source graph by test/unit/architecture/import-graph.test.ts, which checks
@@ -39,14 +40,15 @@ export const browserSiblings = {
 /** esbuild options for the browser build of `entry` (a file, or `stdin` contents resolved from the root). */
 export function browserBuildOptions(overrides = {}) {
   return {
-    entryPoints: [path.join(ROOT, 'src/browser.ts')],
+    // floe.js, and the decode worker Web Workers run (src/browser.ts records its URL, beside floe.js).
+    entryPoints: { floe: path.join(ROOT, 'src/browser.ts'), 'decode-worker': path.join(ROOT, 'src/engine/decode-worker-main.ts') },
     bundle: true,
     platform: 'browser',
     format: 'esm',
     // What the core loads only on first use (numcodecs codecs, S3's client, XML listings) becomes
     // chunks beside floe.js, fetched by the page when a read needs them.
     splitting: true,
-    entryNames: 'floe',
+    entryNames: '[name]',
     chunkNames: 'chunks/[name]-[hash]',
     target: 'es2022',
     minify: true,

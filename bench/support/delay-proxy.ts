@@ -51,7 +51,7 @@ export async function startDelayProxy(target: string, delayMs: number): Promise<
     inFlight += 1;
     count.maxInFlight = Math.max(count.maxInFlight, inFlight);
     res.once('close', () => (inFlight -= 1));
-    const cls = classify(req.url ?? '');
+    const cls = req.method === 'OPTIONS' ? '(preflight)' : classify(req.url ?? ''); // a browser's CORS preflight
     count.byClass[cls] = (count.byClass[cls] ?? 0) + 1;
     setTimeout(() => {
       const headers = { ...req.headers, host: upstream.host };

@@ -31,7 +31,7 @@ import type { JsonValue } from '../format/json.ts';
 import { changeLayout, layoutGeneration, requireGeneration } from './array-generations.ts';
 import type { CfNdArray, ReadSink } from './cf-read.ts';
 import type { CfWriteValue } from './cf-write.ts';
-import { maxBufferLength } from '../platform/host.ts';
+import { HOST_SHARED_MEMORY, maxBufferLength } from '../platform/host.ts';
 
 /** How many chunks of one dimension a selection touches, without listing them. */
 function chunksTouched(sel: DimSelection, chunkSize: number): number {
@@ -488,7 +488,7 @@ export async function eraseAllBut(store: ZarrStore, prefix: string, keep: readon
 function allocateOutput(dataType: DataType, n: number, shared: boolean, where: string): ArrayData {
   try {
     const sample = dataType.allocate(0);
-    if (!shared || Array.isArray(sample)) return dataType.allocate(n);
+    if (!shared || !HOST_SHARED_MEMORY || Array.isArray(sample)) return dataType.allocate(n);
     const Ctor = sample.constructor as new (buffer: SharedArrayBuffer) => TypedArray;
     return new Ctor(new SharedArrayBuffer(n * dataType.lanes * dataType.laneBytes));
   } catch (err) {

@@ -22,7 +22,7 @@ import { checkMissing, fetchChunk, localSpan, namingChunkAsync, NOT_LOCAL, readL
 import { readFileIntoViewsAsync, spanFile } from './local-file.ts';
 import { plainRuns } from './plain-runs.ts';
 import type { AbortOptions, ZarrStore } from './store.ts';
-import { concatBytes } from '../platform/host.ts';
+import { concatBytes, isSharedMemory, sharedOrPlainBuffer } from '../platform/host.ts';
 
 export { inlineScratch, mainThreadReadBuffers, ReadBuffers, type ChunkReader } from './chunk-fetch.ts';
 
@@ -181,7 +181,7 @@ function readyPool(io: ChunkReader): DecodePool | undefined {
 }
 
 function isShared(data: View['data']): boolean {
-  return !Array.isArray(data) && data.buffer instanceof SharedArrayBuffer;
+  return !Array.isArray(data) && isSharedMemory(data.buffer);
 }
 
 /** Whether a selection needs every inner chunk of a shard: then one whole-object GET is cheaper. */
@@ -362,14 +362,14 @@ class ChunkMemory {
     return this.reused;
   }
 
-  /** Chunk memory over a SharedArrayBuffer for an encode on a worker, the caller's until it gives it back. */
+  /** Chunk memory for an encode on a worker (shared where the host has it), the caller's until it gives it back. */
   takeShared(): TypedArray {
     const free = this.shared.pop();
     if (free) return free;
     const { dataType, shape } = this.chain.spec;
     const sample = dataType.allocate(0) as TypedArray;
-    const Ctor = sample.constructor as new (buffer: SharedArrayBuffer) => TypedArray;
-    return new Ctor(new SharedArrayBuffer(product(shape) * dataType.lanes * sample.BYTES_PER_ELEMENT));
+    const Ctor = sample.constructor as new (buffer: ArrayBufferLike) => TypedArray;
+    return new Ctor(sharedOrPlainBuffer(product(shape) * dataType.lanes * sample.BYTES_PER_ELEMENT));
   }
 
   give(data: TypedArray): void {

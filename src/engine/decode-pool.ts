@@ -14,6 +14,7 @@ import { resourceLimits } from '../format/limits.ts';
 import type { TypedArray } from '../format/zarr/data-types.ts';
 import type { NdArray, StridedView } from '../format/zarr/ndarray.ts';
 import { hostPoolSize, startDecodeWorker } from './pool-host.ts';
+import { sharedOrPlainBuffer } from '../platform/host.ts';
 import { encodesInto } from './raw-chunk.ts';
 import type { ChunkProjection } from './selection.ts';
 import type { LocalFileSpan } from './store.ts';
@@ -80,7 +81,7 @@ interface WorkerSlot {
 
 /** What a decode worker is started with (`workerData`). */
 export interface DecodeWorkerData {
-  /** One Int32 over a SharedArrayBuffer: the worker stores 1 in it once loaded. */
+  /** One Int32 (over shared memory where the host has it): set to 1 once the worker is loaded. */
   readonly ready: Int32Array;
   /** The zstd backend of the thread that starts the pool: a worker writes and reads as it does. */
   readonly zstd?: ZstdBackendName | undefined;
@@ -256,7 +257,8 @@ export class DecodePool {
   }
 
   private spawn(): WorkerSlot {
-    const ready = new Int32Array(new SharedArrayBuffer(4));
+    // Shared memory where the host has it; otherwise pool-host sets it when the worker says so.
+    const ready = new Int32Array(sharedOrPlainBuffer(4));
     const worker = this.createWorker({ ready, zstd: zstdChoiceForWorkers() });
     this.workersStarted++;
     const slot: WorkerSlot = { worker, inFlight: 0, ready };

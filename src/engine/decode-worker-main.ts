@@ -1,6 +1,5 @@
 // Runs inside a pool worker: rebuild the codec chain (cached per configuration) and decode, or
 // encode a whole chunk (writes).
-import { parentPort, workerData } from 'node:worker_threads';
 import { isFloeError } from '../errors.ts';
 import { copyBytes, copyTypedArray, ownsWholeBuffer, transferable } from '../format/bytes.ts';
 import { configureLimits, resourceLimits } from '../format/limits.ts';
@@ -10,7 +9,8 @@ import { selectZstdBackend } from '../format/codecs/zstd-backend.ts';
 import { parseDataType } from '../format/zarr/data-types.ts';
 import { parseFillValue, type FillValueInput } from '../format/zarr/fill-value.ts';
 import type { CodecMetadata } from '../format/codecs/types.ts';
-import type { ChainRequest, DecodeRequest, DecodeResponse, DecodeWorkerData, EncodeRequest, WorkerRequest, WorkerResponse } from './decode-pool.ts';
+import type { ChainRequest, DecodeRequest, DecodeResponse, EncodeRequest, WorkerResponse } from './decode-pool.ts';
+import { onRequest, reply as send, started } from './worker-port.ts';
 import { encodeOwnedChunk, encodeOwnedChunkInto } from './raw-chunk.ts';
 import { cStrides } from '../format/zarr/ndarray.ts';
 import { inFileBuffer, readFileIntoViews, readLocalFile } from './local-file.ts';
@@ -40,10 +40,10 @@ const scratch = new ScratchBuffer();
 
 // The chain's codecs may load on first use (registry.ts): handling waits for them, then runs to
 // completion synchronously, so two requests never share the scratch buffers at once.
-parentPort!.on('message', (req: WorkerRequest) => {
+onRequest((req) => {
   loadCodecsMentionedIn(req.codecs).then(
     () => (req.op === 'encode' ? handleEncode(req) : handle(req)),
-    (err: unknown) => parentPort!.postMessage({ id: req.id, ok: false, code: 'CORRUPT_OBJECT', message: err instanceof Error ? err.message : String(err), details: {} } satisfies DecodeResponse),
+    (err: unknown) => send({ id: req.id, ok: false, code: 'CORRUPT_OBJECT', message: err instanceof Error ? err.message : String(err), details: {} } satisfies DecodeResponse),
   );
 });
 
@@ -56,18 +56,18 @@ function handle(req: DecodeRequest): void {
     const runs = req.file && req.target ? plainRuns(chain, req.target.projections, req.target.view) : undefined;
     const direct = req.file && runs ? readFileIntoViews(req.file, runs.chunkBytes, runs.fileOffset, runs.views) : 'fallback';
     if (direct === 'done') {
-      parentPort!.postMessage({ id: req.id, ok: true } satisfies DecodeResponse);
+      send({ id: req.id, ok: true } satisfies DecodeResponse);
       return;
     }
     const bytes = req.file === undefined ? req.bytes! : direct === 'missing' ? undefined : readLocalFile(req.file, chain.encodedSizeBound());
     if (bytes === undefined) {
-      parentPort!.postMessage({ id: req.id, ok: true, missing: true } satisfies DecodeResponse);
+      send({ id: req.id, ok: true, missing: true } satisfies DecodeResponse);
       return;
     }
     if (req.target) {
       // Shared output: decode into reused scratch, copy the selection out, reply empty.
       chain.decodeRegion(bytes, req.target.projections, req.target.view, scratch);
-      parentPort!.postMessage({ id: req.id, ok: true } satisfies DecodeResponse);
+      send({ id: req.id, ok: true } satisfies DecodeResponse);
       return;
     }
     const out = chain.decode(bytes);
@@ -83,7 +83,7 @@ function handle(req: DecodeRequest): void {
   } catch (err) {
     reply = failure(req.id, err);
   }
-  parentPort!.postMessage(reply, transfer);
+  send(reply, transfer);
 }
 
 /**
@@ -106,7 +106,7 @@ function handleEncode(req: EncodeRequest): void {
   } catch (err) {
     reply = failure(req.id, err);
   }
-  parentPort!.postMessage(reply, transfer);
+  send(reply, transfer);
 }
 
 /** An error as a reply. Details are plain data (structured-clone safe), so a worker's error keeps them. */
@@ -115,9 +115,7 @@ function failure(id: number, err: unknown): DecodeResponse {
   return { id, ok: false, code, message: err instanceof Error ? err.message : String(err), details };
 }
 
-const data = workerData as DecodeWorkerData | undefined;
 // The starting thread's zstd backend (it loaded there: same code, same packages).
-if (data?.zstd) selectZstdBackend(data.zstd);
-// Loaded: tell the pool through shared memory, which its main thread reads between chunks
-// without waiting for the event loop (a read in progress may not give it a turn).
-if (data?.ready) Atomics.store(data.ready, 0, 1);
+started((data) => {
+  if (data?.zstd) selectZstdBackend(data.zstd);
+});

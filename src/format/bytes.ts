@@ -1,6 +1,6 @@
 // Byte-array helpers. Node's Buffer overrides `slice` to return a view, so code that may receive
 // a Buffer copies with these instead.
-import { allocateOwnBytes, sameBytes } from '../platform/host.ts';
+import { allocateOwnBytes, isSharedMemory, sameBytes } from '../platform/host.ts';
 
 /**
  * A fresh copy of `bytes` as a plain Uint8Array owning its whole buffer. (`slice` would not do:
@@ -40,7 +40,7 @@ export function transferable(view: ArrayBufferView): boolean {
 
 /** True when the view spans its whole, non-shared buffer, so transferring it loses nothing. */
 export function ownsWholeBuffer(view: ArrayBufferView): boolean {
-  return view.byteOffset === 0 && view.byteLength === view.buffer.byteLength && !(view.buffer instanceof SharedArrayBuffer);
+  return view.byteOffset === 0 && view.byteLength === view.buffer.byteLength && !isSharedMemory(view.buffer);
 }
 
 /** Whether two byte arrays hold the same bytes (length first, then content). */

@@ -149,6 +149,25 @@ export function fromBase64(text: string): Uint8Array {
   return out;
 }
 
+const SharedMemory = (globalThis as { SharedArrayBuffer?: typeof SharedArrayBuffer }).SharedArrayBuffer;
+
+/**
+ * Whether the host has shared memory: Node does; a browser page only when cross-origin isolated
+ * (COOP/COEP headers, which static hosts rarely send). Without it, workers get chunks and results
+ * by transfer.
+ */
+export const HOST_SHARED_MEMORY: boolean = SharedMemory !== undefined;
+
+/** Whether `buffer` is shared memory (false wherever the host has none). */
+export function isSharedMemory(buffer: ArrayBufferLike): boolean {
+  return SharedMemory !== undefined && buffer instanceof SharedMemory;
+}
+
+/** `bytes` of shared memory where the host has it, else of ordinary memory. */
+export function sharedOrPlainBuffer(bytes: number): ArrayBufferLike {
+  return SharedMemory !== undefined ? new SharedMemory(bytes) : new ArrayBuffer(bytes);
+}
+
 /** Whether the host stores multi-byte numbers little end first (typed arrays use its order). */
 export const HOST_LITTLE_ENDIAN: boolean = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
 

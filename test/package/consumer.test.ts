@@ -95,7 +95,7 @@ afterAll(() => {
 describe('the packed tarball', () => {
   it('ships built JS, declarations, the CLI and docs, and no sources, tests or benches', () => {
     const paths = packed.files.map((f) => f.path);
-    for (const needed of ['dist/index.js', 'dist/index.d.ts', 'dist/testing/index.js', 'dist/testing/index.d.ts', 'dist/distributed/index.js', 'dist/distributed/index.d.ts', 'dist/cli/process-main.js', 'bin/floe.mjs', 'README.md', 'LICENSE', 'CHANGELOG.md', 'docs/ARCHITECTURE.md', 'package.json', 'dist/viewer/index.html', 'dist/viewer/viewer.js', 'dist/viewer/viewer.css']) {
+    for (const needed of ['dist/index.js', 'dist/index.d.ts', 'dist/testing/index.js', 'dist/testing/index.d.ts', 'dist/distributed/index.js', 'dist/distributed/index.d.ts', 'dist/browser.d.ts', 'dist/browser/floe.js', 'dist/cli/process-main.js', 'bin/floe.mjs', 'README.md', 'LICENSE', 'CHANGELOG.md', 'docs/ARCHITECTURE.md', 'package.json', 'dist/viewer/index.html', 'dist/viewer/viewer.js', 'dist/viewer/viewer.css']) {
       expect(paths).toContain(needed);
     }
     expect(paths.filter((p) => /^(src|test|bench|scripts|\.ci)\//.test(p) || p.endsWith('.ts') && !p.endsWith('.d.ts'))).toEqual([]);
@@ -107,7 +107,7 @@ describe('the packed tarball', () => {
 describe('a full install', () => {
   it('round-trips a repository from plain Node ESM, importing floe and floe/testing', async () => {
     const out = JSON.parse(await node(full, 'round-trip.mjs', path.join(work, 'full-repo'))) as Record<string, unknown>;
-    expect(out).toEqual({ equal: true, snapshots: 2, codec: 'zstd', testingArbitrary: true });
+    expect(out).toEqual({ equal: true, snapshots: 2, codec: 'zstd', testingArbitrary: true, browserEqual: true });
   });
 
   it("runs the README's quick start as written, as plain JavaScript", async () => {
@@ -159,7 +159,7 @@ describe('a full install', () => {
 describe('an install with --omit=optional', () => {
   it('has no zstd-napi and still round-trips zstd-compressed chunks', async () => {
     const out = JSON.parse(await node(lean, 'round-trip.mjs', path.join(work, 'lean-repo'))) as Record<string, unknown>;
-    expect(out).toEqual({ equal: true, snapshots: 2, codec: 'zstd', testingArbitrary: false });
+    expect(out).toEqual({ equal: true, snapshots: 2, codec: 'zstd', testingArbitrary: false, browserEqual: true });
     const tree = JSON.parse(await npm(lean, 'ls', '--all', '--json')) as LsNode;
     const names = packageNames(tree);
     expect(names).not.toContain('zstd-napi');

@@ -43,6 +43,7 @@ export async function servePages(dir: string, pages: Record<string, string> = {}
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     requested.push(url.pathname);
+    if (url.pathname === '/favicon.ico') return void res.writeHead(204).end(); // what a browser asks every site for
     const page = all[url.pathname];
     if (page !== undefined) {
       res.writeHead(200, { 'content-type': TYPES[path.extname(url.pathname)] ?? 'text/html; charset=utf-8' }).end(page);

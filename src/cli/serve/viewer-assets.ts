@@ -4,7 +4,7 @@
 // (docs/web.md, "The viewer"). Every answer carries a strict Content-Security-Policy: scripts and
 // styles from this origin only (no inline script, no eval; WebAssembly may compile: the zstd decoder),
 // data only from this origin, no framing, no forms, no plugins.
-//   GET|HEAD /ui/            index.html          GET|HEAD /ui/viewer.js, viewer.css, chunks/<name>-<hash>.js
+//   GET|HEAD /ui/            index.html          GET|HEAD /ui/viewer.js, viewer.css, decode-worker.js, chunks/<name>-<hash>.js
 // Any other key under /ui/ is left to the ref route (a branch named `ui` keeps its Zarr keys).
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -25,6 +25,7 @@ const ASSETS: Readonly<Record<string, { file: string; type: string }>> = {
   'index.html': { file: 'index.html', type: 'text/html; charset=utf-8' },
   'viewer.js': { file: 'viewer.js', type: 'text/javascript; charset=utf-8' },
   'viewer.css': { file: 'viewer.css', type: 'text/css; charset=utf-8' },
+  'decode-worker.js': { file: 'decode-worker.js', type: 'text/javascript; charset=utf-8' },
 };
 
 /** The bundle's chunks (code the page loads on first use), named by esbuild with a content hash. */

@@ -2,6 +2,7 @@
 // takes the token out of the address, connects to the served repository's raw route, and draws
 // the view the address's fragment names, again whenever it changes (links, back, forward).
 /// <reference lib="dom" />
+import { setDecodeWorkerUrl } from '../../engine/decode-worker-url.ts';
 import { isFloeError } from '../../errors.ts';
 import { parseViewHash, viewHash, type ViewState } from '../view-state.ts';
 import { Connection, keepToken, probe } from './connection.ts';
@@ -9,6 +10,9 @@ import { h } from './dom.ts';
 import { diffView, logView, refsView } from './history-views.ts';
 import { sliceView } from './slice-view.ts';
 import { treeView } from './tree-view.ts';
+
+// The decode pool's worker is built beside viewer.js (this module), wherever the shared code lands.
+setDecodeWorkerUrl(new URL('./decode-worker.js', import.meta.url));
 
 const main = document.getElementById('main') as HTMLElement;
 const crumbs = document.getElementById('crumbs') as HTMLElement;

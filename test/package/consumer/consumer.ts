@@ -19,6 +19,7 @@ import {
 import { arrayCaseArb, type ArrayCase } from 'floe/testing';
 import { distributedWrite, type DistributedWriteOptions, type TaskHandler } from 'floe/distributed';
 import type { Arbitrary } from 'fast-check';
+import * as browser from 'floe/browser';
 
 const metadata: ArrayMetadataInput = {
   shape: [10, 20],
@@ -53,6 +54,13 @@ export const handler: TaskHandler<{ chunk: number }> = async (task, fork, { sign
   const array = await ZarrArray.open(fork.store, '/a', { signal });
   await array.set([slice(task.chunk, task.chunk + 1)], 1, { signal });
 };
+// floe/browser's declarations: the read path over HTTP and memory storage.
+export async function browserLog(url: string): Promise<string[]> {
+  const repo: browser.Repository = await browser.Repository.open(url);
+  const ids: string[] = [];
+  for await (const snapshot of repo.ancestry({ branch: 'main' })) ids.push(snapshot.id);
+  return ids;
+}
 export function distributed(repo: Repository, options: DistributedWriteOptions<{ chunk: number }>): Promise<string> {
   return distributedWrite(repo, options).then((r) => r.snapshotId);
 }

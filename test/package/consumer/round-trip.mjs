@@ -40,5 +40,16 @@ try {
   if (err.code !== 'MISSING_DEPENDENCY') throw err;
 }
 
+// floe/browser is the browser build's bundle (dist/browser/floe.js), an ES module Node loads too:
+// it reads the repository's bytes, copied into its memory storage, as floe does from disk.
+const browser = await import('floe/browser');
+const copy = new browser.MemoryStorage();
+const { readdirSync, readFileSync } = await import('node:fs');
+for (const key of readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => `${e.parentPath ?? e.path}/${e.name}`.slice(dir.length + 1))) {
+  await copy.put(key, new Uint8Array(readFileSync(`${dir}/${key}`)));
+}
+const inBrowserBuild = await (await browser.ZarrArray.open((await (await browser.Repository.open(browser.Storage.fromObjectStorage(copy))).readonlySession({ branch: 'main' })).store, '/temperature')).get([slice(10, 20), 5]);
+const browserEqual = inBrowserBuild.data.every((v, i) => v === part.data[i]) && inBrowserBuild.data.length === 10;
+
 const codec = stored.metadata.codecs.map((c) => c.name).find((n) => n !== 'bytes');
-console.log(JSON.stringify({ equal, snapshots, codec, testingArbitrary }));
+console.log(JSON.stringify({ equal, snapshots, codec, testingArbitrary, browserEqual }));

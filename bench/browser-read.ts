@@ -1,0 +1,198 @@
+// Issue 31: reading in Chromium through the browser build (dist/browser/floe.js) next to Node.
+//   (1) the HTTP bench's box query by labels (bench/http-read.ts: the same demo data on nginx
+//       behind the same delay proxy, +20 ms a request), cold then warm: Node (its floe-query probe,
+//       a fresh process) and a fresh Chromium page (the page on another loopback origin, so the
+//       browser also sends CORS preflights, which the proxy counts); requests, bytes, wall ms;
+//   (2) a full read of a 64 MiB zstd array (16 chunks of 4 MiB, a byte of entropy a value) from
+//       nginx without delay: Node (in this process, the first and the second read) and the page
+//       (its first read decodes on the page's thread and starts the Web Workers; the next ones use
+//       them once ready).
+// Values are checked: the page's query against Node's (value by value), the full reads by SHA-256.
+//
+//   npx tsx bench/browser-read.ts [--small] [--delay-ms 20] [--dir .bench-data/http-read-full]
+// Needs a built dist/ (npm run build). Never part of the test suite. Prints markdown (BENCHMARKS.md, "Issue 31").
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { DEMO_GRIDS, latitudes, longitudes } from '../src/cli/demo-dataset.ts';
+import { ReadCaches, Repository, Storage, ZarrArray, query } from '../src/index.ts';
+import { startNginx } from '../test/support/loopback-static-hosts.ts';
+import { launchChromium, openPage, servePages } from '../test/support/chromium.ts';
+import { startDelayProxy, type PhaseCount } from './support/delay-proxy.ts';
+
+const { values: opts } = parseArgs({
+  options: { small: { type: 'boolean', default: false }, 'delay-ms': { type: 'string', default: '20' }, dir: { type: 'string' } },
+});
+const ROOT = path.resolve(import.meta.dirname, '..');
+const gridName = opts.small ? 'small' : 'full';
+const grid = DEMO_GRIDS[gridName];
+const DELAY = Number(opts['delay-ms']);
+const DIR = path.resolve(opts.dir ?? path.join(ROOT, `.bench-data/http-read-${gridName}`));
+const LABELS = { lat: [47, 48] as [number, number], lon: [7, 8] as [number, number] };
+const BIG_SHAPE = [16, 1024, 1024];
+
+function indexRange(values: Float64Array, [lo, hi]: [number, number]): [number, number] {
+  const inside = [...values.keys()].filter((i) => values[i]! >= lo && values[i]! <= hi);
+  return [Math.min(...inside), Math.max(...inside) + 1];
+}
+const box = [[0, grid.time], indexRange(latitudes(grid), LABELS.lat), indexRange(longitudes(grid), LABELS.lon)] as [number, number][];
+
+/**
+ * The query of bench/support/http-read-probe.ts's floe-query reader, as page code (`floe`, `url`,
+ * and `state` in scope: the repository and the query caches kept from cold to warm, as the probe does).
+ */
+const QUERY = `
+  state.repo ??= await floe.Repository.open(url);
+  state.caches ??= new floe.ReadCaches();
+  const session = await state.repo.readonlySession({ tag: 'v1.0' });
+  const result = await floe.query(session, { caches: state.caches }).from('/climate/temperature', 'float32')
+    .where('time', 'between', [new Date(${Date.UTC(2024, 0, 1) + box[0]![0] * 86_400_000}), new Date(${Date.UTC(2024, 0, 1) + (box[0]![1] - 1) * 86_400_000})])
+    .where('lat', 'between', ${JSON.stringify(LABELS.lat)})
+    .where('lon', 'between', ${JSON.stringify(LABELS.lon)})
+    .execute();
+`;
+
+const PAGE_QUERY = `(async () => {
+  const floe = await import('/floe.js');
+  const url = URL_HERE;
+  const out = {};
+  const state = {};
+  for (const when of ['cold', 'warm']) {
+    await fetch(PROXY_HERE + '/__phase/page-' + when + '-query', { mode: 'no-cors' });
+    const started = performance.now();
+    ${QUERY}
+    out[when] = { ms: performance.now() - started, shape: result.shape, data: Array.from(result.data) };
+  }
+  return out;
+})()`;
+
+const PAGE_BIG = `(async () => {
+  const floe = await import('/floe.js');
+  let sent = 0;
+  const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (m, t) { if (m && m.bytes) sent++; return post.call(this, m, t); };
+  const repo = await floe.Repository.open(URL_HERE);
+  const big = await floe.ZarrArray.open((await repo.readonlySession({ branch: 'main' })).store, '/big');
+  const reads = [];
+  for (let i = 0; i < 4; i++) {
+    const before = sent;
+    const started = performance.now();
+    const whole = await big.get();
+    const ms = performance.now() - started;
+    const digest = Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', new Uint8Array(whole.data.buffer)))).map((b) => b.toString(16).padStart(2, '0')).join('');
+    reads.push({ ms, toWorkers: sent - before, digest });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  return reads;
+})()`;
+
+function bigValues(): Float32Array {
+  let x = 12345;
+  return Float32Array.from({ length: BIG_SHAPE.reduce((a, b) => a * b, 1) }, () => {
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+    return (x >>> 24) / 4;
+  });
+}
+
+function probe(args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--no-warnings', path.join(ROOT, 'bench/support/http-read-probe.ts'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 300_000);
+    child.on('error', reject);
+    child.on('close', () => {
+      clearTimeout(timer);
+      resolve(stdout);
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  const repoDir = path.join(DIR, 'repo.icechunk');
+  if (!existsSync(path.join(repoDir, 'repo'))) {
+    mkdirSync(DIR, { recursive: true });
+    console.error(`# writing the demo (${gridName}) to ${repoDir}`);
+    execFileSync(process.execPath, [path.join(ROOT, 'bin/floe.mjs'), 'demo', ...(opts.small ? ['--small'] : []), '--repo', repoDir], { stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  const bigDir = path.join(DIR, 'big-zstd.icechunk');
+  const values = bigValues();
+  const bigDigest = createHash('sha256').update(new Uint8Array(values.buffer)).digest('hex');
+  if (!existsSync(path.join(bigDir, 'repo'))) {
+    const repo = await Repository.create(Storage.newLocalFilesystem(bigDir));
+    const session = await repo.writableSession('main');
+    const codecs = [{ name: 'bytes', configuration: { endian: 'little' } }, { name: 'zstd', configuration: { level: 1, checksum: false } }];
+    await (await ZarrArray.create(session.store, '/big', { shape: BIG_SHAPE, chunkShape: [1, 1024, 1024], dataType: 'float32', fillValue: 0, codecs })).set(undefined, values);
+    await session.commit('64 MiB');
+  }
+  const nginx = await startNginx(DIR);
+  const proxy = await startDelayProxy(nginx.url, DELAY);
+  const pages = await servePages(path.join(ROOT, 'dist/browser'));
+  const browser = await launchChromium();
+  const browserVersion = browser.version();
+  const rows = ['| reader | phase | requests | bytes | wall ms |', '| --- | --- | ---: | ---: | ---: |'];
+  const notes: string[] = [];
+  const count = (phase: string): PhaseCount => proxy.phases.get(phase) ?? { requests: 0, bytes: 0, maxInFlight: 0, byClass: {} };
+  try {
+    // (1) The box query: Node's probe, then the page.
+    proxy.phases.clear();
+    const line = (await probe(['floe-query', proxy.url, `${proxy.url}/repo.icechunk`, gridName, JSON.stringify({ ranges: box, labels: LABELS })])).trim().split('\n').pop()!;
+    const node = JSON.parse(line) as { timings: Record<string, number>; correct: boolean };
+    if (!node.correct) notes.push('Node probe: WRONG VALUES');
+    for (const [phase, ms] of Object.entries(node.timings)) {
+      const c = count(phase);
+      rows.push(`| Node (fresh process) | ${phase} | ${c.requests} | ${c.bytes} | ${ms.toFixed(0)} |`);
+    }
+    const expected = await (async () => {
+      const floe = { Repository, query, ReadCaches };
+      const url = `${nginx.url}/repo.icechunk`;
+      const run = new Function('floe', 'url', 'state', `return (async () => {${QUERY} return { shape: result.shape, data: Array.from(result.data) }; })();`) as (f: unknown, u: string, s: object) => Promise<{ shape: number[]; data: number[] }>;
+      return run(floe, url, {});
+    })();
+    proxy.phases.clear();
+    const { page, problems } = await openPage(browser, `${pages.origin}/`);
+    const inPage = (await page.evaluate(PAGE_QUERY.replace('URL_HERE', JSON.stringify(`${proxy.url}/repo.icechunk`)).replace('PROXY_HERE', JSON.stringify(proxy.url)))) as Record<string, { ms: number; shape: number[]; data: number[] }>;
+    await page.close();
+    for (const when of ['cold', 'warm']) {
+      const r = inPage[when]!;
+      const same = JSON.stringify(r.shape) === JSON.stringify(expected.shape) && r.data.length === expected.data.length && r.data.every((v, i) => Object.is(v, expected.data[i]));
+      if (!same) notes.push(`page ${when}: VALUES DIFFER from Node's`);
+      const c = count(`page-${when}-query`);
+      const preflights = c.byClass['(preflight)'] ?? 0;
+      rows.push(`| Chromium page | ${when}-query | ${c.requests} | ${c.bytes} | ${r.ms.toFixed(0)} |`);
+      notes.push(`page ${when}: requests by class ${JSON.stringify(c.byClass)}, most in flight ${c.maxInFlight}${preflights ? `, ${preflights} preflights` : ''}`);
+    }
+    if (problems.length) notes.push(`page console errors: ${problems.join('; ')}`);
+
+    // (2) The 64 MiB full read, no delay.
+    const bigUrl = `${nginx.url}/big-zstd.icechunk`;
+    const nodeBig = await ZarrArray.open((await (await Repository.open(bigUrl)).readonlySession({ branch: 'main' })).store, '/big');
+    for (let i = 0; i < 2; i++) {
+      const started = performance.now();
+      const whole = await nodeBig.get();
+      const ms = performance.now() - started;
+      const ok = createHash('sha256').update(new Uint8Array((whole.data as Float32Array).buffer)).digest('hex') === bigDigest;
+      rows.push(`| Node (this process) | 64 MiB read ${i + 1} | | | ${ms.toFixed(0)}${ok ? '' : ' WRONG'} |`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    const big = await openPage(browser, `${pages.origin}/`);
+    const reads = (await big.page.evaluate(PAGE_BIG.replace('URL_HERE', JSON.stringify(bigUrl)))) as { ms: number; toWorkers: number; digest: string }[];
+    await big.page.close();
+    reads.forEach((r, i) => rows.push(`| Chromium page | 64 MiB read ${i + 1} (${r.toWorkers} chunks to workers) | | | ${r.ms.toFixed(0)}${r.digest === bigDigest ? '' : ' WRONG'} |`));
+  } finally {
+    await browser.close();
+    await pages.close();
+    await proxy.close();
+    await nginx.close();
+  }
+  console.log(`Machine: ${os.cpus().length} cores, Node ${process.version}, ${`Chromium ${browserVersion}`}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}; grid ${gridName}, +${DELAY} ms a request through the proxy.`);
+  console.log(rows.join('\n'));
+  for (const note of notes) console.log(`- ${note}`);
+}
+
+await main();
+// Idle keep-alive sockets and the Node reads' unref'd workers end on their own; do not wait for them.
+process.exit(0);
