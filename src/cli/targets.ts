@@ -4,7 +4,9 @@
 import { normalizePath } from '../format/zarr/paths.ts';
 import type { ReadSource } from '../engine/read-source.ts';
 import type { AbortOptions } from '../engine/storage/types.ts';
-import { slice, type Selection, type SelectionItem } from '../engine/selection.ts';
+import type { Selection } from '../engine/selection.ts';
+import { parseSelectionText } from '../engine/selection-text.ts';
+import { isFloeError } from '../errors.ts';
 import type { Repository, VersionOptions } from '../txn/index.ts';
 import { UsageError } from './command.ts';
 
@@ -47,24 +49,14 @@ function refColon(text: string): number {
   return -1;
 }
 
-/** NumPy's basic indexing: integers, `start:stop:step` with any part omitted, and one `...`. */
+/** NumPy's basic indexing (src/engine/selection-text.ts), a mistake as a usage error. */
 export function parseSelection(text: string): Selection {
-  if (text.trim() === '') return [];
-  return text.split(',').map((part): SelectionItem => {
-    const item = part.trim();
-    if (item === '...') return '...';
-    const pieces = item.split(':');
-    if (pieces.length === 1) return integer(item, text);
-    if (pieces.length > 3) throw new UsageError(`bad slice ${JSON.stringify(item)} in [${text}]: use start:stop:step`);
-    const [start, stop, step] = pieces.map((p) => (p.trim() === '' ? null : integer(p.trim(), text)));
-    if (start === null && stop === null && (step ?? null) === null) return null;
-    return slice(start ?? null, stop ?? null, step ?? null);
-  });
-}
-
-function integer(item: string, whole: string): number {
-  if (!/^-?\d+$/.test(item)) throw new UsageError(`bad index ${JSON.stringify(item)} in [${whole}]: use integers, start:stop:step or ...`);
-  return Number(item);
+  try {
+    return parseSelectionText(text);
+  } catch (err) {
+    if (isFloeError(err, 'INVALID_SELECTION')) throw new UsageError(err.message);
+    throw err;
+  }
 }
 
 /** A ref expression as the version to open: see {@link Repository.resolve}. */

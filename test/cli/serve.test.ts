@@ -202,9 +202,11 @@ describe('floe serve protections', () => {
     const tokened = await floe(['serve', '--repo', repoPath, '--host', '0.0.0.0', '--port', '0'], { cwd: dir, signal: stopped, env: { FLOE_SERVE_TOKEN: 'x-1' } });
     expect(tokened.stderr).not.toContain('WITHOUT A TOKEN');
     expect(tokened.stderr).toMatch(/without TLS/);
+    expect(tokened.stdout).toMatch(/viewer: http:\/\/0\.0\.0\.0:\d+\/ui\/#token=x-1\n/); // the token in the fragment only
     const local = await floe(['serve', '--repo', repoPath, '--port', '0'], { cwd: dir, signal: stopped });
     expect(local.stderr).not.toContain('WARNING');
     expect(local.stdout).toMatch(/at http:\/\/127\.0\.0\.1:\d+/);
+    expect(local.stdout).toMatch(/viewer: http:\/\/127\.0\.0\.1:\d+\/ui\/\n/);
     const bad = await floe(['serve', '--repo', repoPath, '--port', '0', '--max-chunks', '1.5'], { cwd: dir, signal: stopped });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--max-chunks takes a whole number/);
@@ -232,6 +234,13 @@ describe('floe serve as a process', () => {
       const res = await fetch(`${url}/main/weather/temperature/zarr.json`);
       expect(res.status).toBe(200);
       expect(((await res.json()) as { shape: number[] }).shape).toEqual([6, NY, NX]);
+      // The viewer page's files, found beside the built CLI (dist/viewer/), as in the installed package.
+      const page = await fetch(`${url}/ui/`);
+      expect([page.status, page.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+      expect(await page.text()).toContain('<script type="module" src="viewer.js">');
+      expect((await fetch(`${url}/ui/viewer.js`)).status).toBe(200);
+      expect(await (await fetch(`${url}/`, { headers: { accept: 'application/json' } })).json()).toHaveProperty('branches');
+      expect(await (await fetch(`${url}/`, { headers: { accept: 'text/html' } })).text()).toContain('<a href="/ui/">');
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
       child.kill('SIGTERM');
       expect(await exited).toBe(0);

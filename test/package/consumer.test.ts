@@ -95,7 +95,7 @@ afterAll(() => {
 describe('the packed tarball', () => {
   it('ships built JS, declarations, the CLI and docs, and no sources, tests or benches', () => {
     const paths = packed.files.map((f) => f.path);
-    for (const needed of ['dist/index.js', 'dist/index.d.ts', 'dist/testing/index.js', 'dist/testing/index.d.ts', 'dist/distributed/index.js', 'dist/distributed/index.d.ts', 'dist/browser.d.ts', 'dist/browser/floe.js', 'dist/cli/process-main.js', 'bin/floe.mjs', 'README.md', 'LICENSE', 'CHANGELOG.md', 'docs/ARCHITECTURE.md', 'package.json']) {
+    for (const needed of ['dist/index.js', 'dist/index.d.ts', 'dist/testing/index.js', 'dist/testing/index.d.ts', 'dist/distributed/index.js', 'dist/distributed/index.d.ts', 'dist/browser.d.ts', 'dist/browser/floe.js', 'dist/cli/process-main.js', 'bin/floe.mjs', 'README.md', 'LICENSE', 'CHANGELOG.md', 'docs/ARCHITECTURE.md', 'package.json', 'dist/viewer/index.html', 'dist/viewer/viewer.js', 'dist/viewer/viewer.css']) {
       expect(paths).toContain(needed);
     }
     expect(paths.filter((p) => /^(src|test|bench|scripts|\.ci)\//.test(p) || p.endsWith('.ts') && !p.endsWith('.d.ts'))).toEqual([]);

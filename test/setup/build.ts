@@ -17,6 +17,8 @@ export default function setup(): void {
   execFileSync(process.execPath, [path.join(root, 'scripts/strip-js-comments.mjs'), path.join(root, 'dist')], { stdio: 'inherit' });
   // ...and the browser build (dist/browser/: floe/browser's bundle).
   execFileSync(process.execPath, [path.join(root, 'scripts/build-browser.mjs')], { stdio: 'inherit' });
+  // The viewer page `floe serve` answers at /ui/ (issue 34), on the same browser build.
+  execFileSync(process.execPath, [path.join(root, 'scripts/build-viewer.mjs'), path.join(root, 'dist/viewer')], { stdio: 'inherit' });
 }
 
 function newestSource(dir: string): number {

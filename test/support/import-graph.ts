@@ -91,6 +91,11 @@ export const FLOE_LAYERS: readonly Layer[] = [
   },
   // The public API re-exports the layers; floe/testing and the CLI are entry points of their own.
   { name: 'index', owns: ['index.ts'], mayImport: [...LEAVES, 'format', 'cache', 'engine', 'txn', 'query'] },
+  // The viewer page `floe serve` answers at /ui/ (issue 34): pure modules (view state, zoom and pan,
+  // downloads) and the page's DOM code under ui/page/, bundled for the browser by
+  // scripts/build-viewer.mjs; it reads through the browser entry's layers and draws with src/plot,
+  // and nothing in src imports it (the server serves its built files).
+  { name: 'ui', owns: ['ui/'], mayImport: [...LEAVES, 'format', 'cache', 'engine', 'txn', 'query', 'plot', 'browser'] },
   // The browser entry (issue 31): the read path only; what its static graph reaches of Node is
   // checked in test/unit/architecture/import-graph.test.ts.
   { name: 'browser', owns: ['browser.ts'], mayImport: [...LEAVES, 'format', 'cache', 'engine', 'txn', 'query'] },

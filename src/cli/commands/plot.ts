@@ -5,7 +5,8 @@
 import { writeFileSync } from 'node:fs';
 import { encode } from 'fast-png';
 import { floeError } from '../../errors.ts';
-import { normalizeSelection, type DimSelection, type Selection } from '../../engine/selection.ts';
+import { normalizeSelection, type DimSelection } from '../../engine/selection.ts';
+import { selectionText } from '../../engine/selection-text.ts';
 import { UsageError, type CommandContext, type CommandSpec } from '../command.ts';
 import { cfAxisCalendar, labelsAt, loadDimCoordinate, valuesAt } from '../dimension-labels.ts';
 import type { AxisSpec } from '../../plot/axis.ts';
@@ -97,15 +98,4 @@ async function describeDims(ctx: CommandContext, opened: OpenedTarget, target: T
     axes.push({ name, units: coordinate?.units, values: valuesAt(coordinate, indices), indices, time: coordinate?.time, float32: coordinate?.float32, calendar: cfAxisCalendar(coordinate) });
   }
   return { axes, fixed };
-}
-
-/** The selection as typed: `[182]`, `[:, 90, ::2]`; empty for the whole array. */
-export function selectionText(selection: Selection | undefined): string {
-  if (!selection || selection.length === 0) return '';
-  const item = (s: Selection[number]): string => {
-    if (s === null) return ':';
-    if (s === '...' || typeof s === 'number') return String(s);
-    return `${s.start ?? ''}:${s.stop ?? ''}${s.step !== null ? `:${s.step}` : ''}`;
-  };
-  return `[${selection.map(item).join(', ')}]`;
 }

@@ -21,6 +21,7 @@ export const serveCommand: CommandSpec = {
     'GET /<ref>/<key>          a Zarr key of a branch, tag or snapshot (Range, ETag, CORS); GET / lists the refs',
     'POST /<ref>/query         a JSON query; GET /<ref>/explain?q=<JSON> its plan',
     '  answers CF-decoded values (docs/cf.md): ?decode=none gives stored values, ?stored=1 both',
+    'GET /ui/                  the viewer page (branches, history, tree, plots); with a token, open the printed link',
     '--raw: queries answer stored values unless a request asks ?decode=cf.',
     'Read it with zarrita: zarr.open(zarr.root(new FetchStore("http://127.0.0.1:8080/main")))',
     '--port 0 picks a free port. Stops on Ctrl-C.',
@@ -45,6 +46,8 @@ export const serveCommand: CommandSpec = {
     const url = await server.listen(ctx.number('port') ?? 8080, host);
     warnIfExposed(ctx, host, token !== undefined, tls !== undefined);
     ctx.print(`serving ${ctx.repoPath} at ${url}  (GET ${url}/main/zarr.json; Ctrl-C stops)`);
+    // The token rides in the fragment, which browsers never send: it stays out of server and proxy logs.
+    ctx.print(`viewer: ${url}/ui/${token === undefined ? '' : `#token=${encodeURIComponent(token)}`}`);
     const signal = ctx.io.signal;
     await new Promise<void>((resolve) => {
       if (!signal) return; // no way to be stopped but killing the process

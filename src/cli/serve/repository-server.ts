@@ -7,6 +7,8 @@
 //   GET      /<ref>/explain?q=...   its plan
 //   GET|HEAD /.icechunk/<key>       the repository's own objects, read-only (raw-objects.ts), so
 //                                   HTTP storages (Floe's, the reference's) open it as a static copy
+//   GET|HEAD /ui/                   the viewer page's constant files, without the token
+//                                   (viewer-assets.ts); a browser's GET / (Accept: text/html) links to it
 // <ref> is a branch, tag, snapshot id or ref~N. Branches and tags are resolved on every request,
 // so a commit shows up at once; snapshot URLs never change and are served as immutable.
 // The query server's limits apply to every route (src/query/http-limits.ts): one memory budget
@@ -22,6 +24,7 @@ import type { Repository } from '../../txn/index.ts';
 import { etagMatches, rangedAnswer } from './byte-range.ts';
 import { RAW_ROUTE, serveRawObject } from './raw-objects.ts';
 import { statKey } from './stored-object.ts';
+import { isViewerAsset, ROOT_PAGE, VIEWER_CSP, VIEWER_ROUTE, viewerAssets, wantsHtml } from './viewer-assets.ts';
 
 export interface RepositoryServerOptions extends ServerLimitOptions {
   /** Snapshots kept open (sessions and their query services). Default 16. */
@@ -34,6 +37,8 @@ export interface RepositoryServerOptions extends ServerLimitOptions {
   readonly tls?: TlsOptions | undefined;
   /** How /query answers when a request does not say (`?decode=`): 'cf' (the default) or 'none' (docs/cf.md). */
   readonly decode?: 'cf' | 'none' | undefined;
+  /** Where the viewer page's built files are. Default: the package's dist/viewer/. */
+  readonly viewerDir?: string | undefined;
 }
 
 export interface RepositoryServer {
@@ -63,6 +68,7 @@ export function createRepositoryServer(repo: Repository, options: RepositoryServ
   const checkToken = bearerTokenCheck(options.token);
   const ignore = () => undefined;
   const open = new Map<string, OpenSnapshot>(); // insertion order = least recently used first
+  const serveViewer = viewerAssets(options.viewerDir);
 
   const snapshot = async (ref: string): Promise<{ entry: OpenSnapshot; immutable: boolean }> => {
     const { snapshotId: id, fixed } = await repo.resolve(ref);
@@ -80,6 +86,13 @@ export function createRepositoryServer(repo: Repository, options: RepositoryServ
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const method = req.method ?? 'GET';
     if (method === 'OPTIONS') return end(res, 204, {}); // a preflight carries no token and reveals nothing
+    // The page's files and the link to them hold no data: a browser's navigation cannot send the token.
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (path.startsWith(`/${VIEWER_ROUTE}/`) && isViewerAsset(path.slice(VIEWER_ROUTE.length + 2))) return serveViewer(req, res, path.slice(VIEWER_ROUTE.length + 2));
+    if (path === '/' && method === 'GET' && wantsHtml(req)) {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': VIEWER_CSP, 'cache-control': 'no-cache', vary: 'Accept' });
+      return void res.end(ROOT_PAGE);
+    }
     const verdict = checkToken(req);
     if (verdict !== 'ok') throw unauthorized(verdict);
     const url = requestUrl(req, limits.maxUrlBytes);

@@ -165,6 +165,10 @@ describe('the import graph of src/', () => {
     expect(reached.map(({ use }) => use), 'BROWSER_STILL_NODE_ONLY lists uses that are gone: drop them').toEqual(BROWSER_STILL_NODE_ONLY);
   });
 
+  it('keeps the viewer page (src/ui/page/main.ts, issue 34) free of Node along the graph the browser build resolves', () => {
+    expect(entryNodeApiReach(diskTree(path.join(root, 'src')), withBrowserSiblings(srcGraph()), 'ui/page/main.ts')).toEqual([]);
+  });
+
   it('keeps src/index.ts to re-exports', () => {
     const file = path.join(root, 'src/index.ts');
     expect(nonReexports(file, readFileSync(file, 'utf8'))).toEqual([]);
