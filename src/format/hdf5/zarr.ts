@@ -1,0 +1,408 @@
+// An HDF5 dataset as a Zarr v3 array: data type, fill value, codecs (the filter pipeline mapped
+// to Zarr codecs, or the reason it cannot be), and its chunks as byte ranges of the file, from
+// whichever layout and chunk index it uses. netCDF-4's bookkeeping attributes become dimension
+// names; dimension scales that are not netCDF variables are not arrays.
+import type { JsonValue } from '../json.ts';
+import type { CodecMetadata } from '../codecs/types.ts';
+import { splitContiguous } from '../netcdf3/layout.ts';
+import type { ArrayMetadataInput, Attributes } from '../zarr/metadata.ts';
+import { readExtensibleArray, readFixedArray, type ArrayEntry } from './arrays.ts';
+import { readChunkBtree, type ChunkRecord } from './btree1.ts';
+import { readBtree2 } from './btree2.ts';
+import type { Hdf5Dataset, Hdf5File } from './file.ts';
+import { Cursor, corrupt, UNDEFINED, type Hdf5Source } from './io.ts';
+import type { Filter, Hdf5Type, RawAttribute } from './messages.ts';
+
+/** Options of {@link describeDataset}. */
+export interface Hdf5DescribeOptions {
+  /** Chunks one dataset may have. */
+  readonly maxChunks: number;
+  /** Largest chunk a contiguous dataset is split into. */
+  readonly maxChunkBytes: number;
+  /** Map HDF5's LZ4 filter (32004) to Floe's own `floe.hdf5_lz4` codec, which only Floe reads. */
+  readonly allowFloeOnlyCodecs?: boolean;
+}
+
+export interface Hdf5Chunk {
+  readonly index: readonly number[];
+  readonly offset: number;
+  readonly length: number;
+}
+
+export type Hdf5ArrayDescription =
+  | { readonly kind: 'array'; readonly path: string; readonly metadata: ArrayMetadataInput; readonly chunks: readonly Hdf5Chunk[]; readonly stored: readonly { readonly index: readonly number[]; readonly bytes: Uint8Array }[]; readonly chunkIndex: string }
+  | { readonly kind: 'skipped'; readonly path: string; readonly reason: string }
+  | { readonly kind: 'dimension'; readonly path: string };
+
+const NETCDF_DIMENSION_ONLY = 'This is a netCDF dimension but not a netCDF variable';
+/** Attributes that are netCDF-4's and HDF5 dimension scales' bookkeeping, not user attributes. */
+export const BOOKKEEPING = new Set(['CLASS', 'NAME', 'DIMENSION_LIST', 'REFERENCE_LIST', '_Netcdf4Dimid', '_Netcdf4Coordinates', '_nc3_strict', '_NCProperties', '_IsNetcdf4', '_SuperblockVersion', 'DIMENSION_LABELS']);
+
+function dataTypeOf(t: Hdf5Type): { name: string; endian?: 'little' | 'big' } | string {
+  switch (t.kind) {
+    case 'int':
+      if (![1, 2, 4, 8].includes(t.size)) return `a ${t.size}-byte integer type`;
+      return { name: `${t.signed ? 'int' : 'uint'}${t.size * 8}`, ...(t.size > 1 ? { endian: t.bigEndian ? 'big' : 'little' } : {}) };
+    case 'float':
+      if (![2, 4, 8].includes(t.size)) return `a ${t.size}-byte float type`;
+      return { name: `float${t.size * 8}`, endian: t.bigEndian ? 'big' : 'little' };
+    case 'string':
+      return { name: t.size === 1 ? 'uint8' : `r${t.size * 8}` };
+    case 'enum':
+      return dataTypeOf(t.base);
+    case 'vlen-string':
+      return 'variable-length strings (they live in the global heap: the chunks hold only heap references)';
+    case 'vlen':
+      return 'a variable-length sequence type';
+    case 'reference':
+      return 'an object reference type';
+    case 'other':
+      return t.what;
+  }
+}
+
+/** A number or list from an attribute's bytes, as JSON (NaN and infinities as Zarr's strings). */
+function numbersOf(t: Hdf5Type, data: Uint8Array, count: number): JsonValue[] | undefined {
+  const base = t.kind === 'enum' ? t.base : t;
+  if (base.kind !== 'int' && base.kind !== 'float') return undefined;
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  const little = !base.bigEndian;
+  const out: JsonValue[] = [];
+  if (data.length < count * base.size) return undefined;
+  for (let i = 0; i < count; i++) {
+    const at = i * base.size;
+    let v: number | bigint;
+    if (base.kind === 'float') {
+      if (base.size === 4) v = view.getFloat32(at, little);
+      else if (base.size === 8) v = view.getFloat64(at, little);
+      else return undefined;
+      out.push(Number.isFinite(v) ? v : Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity');
+      continue;
+    }
+    switch (base.size) {
+      case 1:
+        v = base.signed ? view.getInt8(at) : view.getUint8(at);
+        break;
+      case 2:
+        v = base.signed ? view.getInt16(at, little) : view.getUint16(at, little);
+        break;
+      case 4:
+        v = base.signed ? view.getInt32(at, little) : view.getUint32(at, little);
+        break;
+      case 8: {
+        const b = base.signed ? view.getBigInt64(at, little) : view.getBigUint64(at, little);
+        v = b >= BigInt(Number.MIN_SAFE_INTEGER) && b <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(b) : b;
+        break;
+      }
+      default:
+        return undefined;
+    }
+    out.push(v as JsonValue);
+  }
+  return out;
+}
+
+/** An attribute's value as JSON, or undefined when Floe cannot represent it (references, compounds). */
+export async function attributeValue(file: Hdf5File, attr: RawAttribute, object: string): Promise<JsonValue | undefined> {
+  const dims = attr.space.dims;
+  if (dims === null) return null;
+  const count = dims.reduce((a, b) => a * b, 1);
+  if (count > 1_000_000) return undefined;
+  const t = attr.type;
+  if (t.kind === 'string') {
+    const texts: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const raw = attr.data.subarray(i * t.size, (i + 1) * t.size);
+      const end = raw.indexOf(0);
+      texts.push(new TextDecoder().decode(end < 0 ? raw : raw.subarray(0, end)));
+    }
+    return dims.length === 0 || count === 1 ? (texts[0] ?? '') : texts;
+  }
+  if (t.kind === 'vlen-string') {
+    const sizes = file.superblock.sizes;
+    const c = new Cursor(attr.data, sizes, '', object);
+    const texts: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const length = c.u32();
+      const collection = c.address();
+      const index = c.u32();
+      if (collection === UNDEFINED || length === 0) {
+        texts.push('');
+        continue;
+      }
+      const bytes = await file.globalHeaps.get(collection, index, object);
+      texts.push(new TextDecoder().decode(bytes.subarray(0, Math.min(length, bytes.length))));
+    }
+    return count === 1 ? (texts[0] ?? '') : texts;
+  }
+  const numbers = numbersOf(t, attr.data, count);
+  if (!numbers) return undefined;
+  return dims.length === 0 || count === 1 ? (numbers[0] ?? null) : numbers;
+}
+
+/** The user attributes of an object (bookkeeping dropped, unrepresentable ones left out). */
+export async function attributesOf(file: Hdf5File, attrs: readonly RawAttribute[], object: string): Promise<Attributes> {
+  const out: Record<string, JsonValue> = {};
+  for (const a of attrs) {
+    if (BOOKKEEPING.has(a.name)) continue;
+    const v = await attributeValue(file, a, object);
+    if (v !== undefined) out[a.name] = v;
+  }
+  return out;
+}
+
+/** The dimension names DIMENSION_LIST gives (each dimension's first scale, by its name). */
+async function dimensionNamesOf(file: Hdf5File, ds: Hdf5Dataset, rank: number): Promise<(string | null)[] | undefined> {
+  const list = ds.attributes.find((a) => a.name === 'DIMENSION_LIST');
+  const name = (p: string) => p.split('/').pop() ?? p;
+  if (!list) return isDimensionScale(ds) && rank === 1 ? [name(ds.path)] : undefined;
+  if (list.type.kind !== 'vlen' || list.type.base.kind !== 'reference') return undefined;
+  const sizes = file.superblock.sizes;
+  const c = new Cursor(list.data, sizes, '', `/${ds.path}`);
+  const out: (string | null)[] = [];
+  for (let i = 0; i < rank; i++) {
+    const length = c.u32();
+    const collection = c.address();
+    const index = c.u32();
+    if (length === 0 || collection === UNDEFINED) {
+      out.push(null);
+      continue;
+    }
+    const refs = new Cursor(await file.globalHeaps.get(collection, index, `/${ds.path}`), sizes, '', `/${ds.path}`);
+    const target = refs.address();
+    const p = file.pathByAddress.get(target);
+    out.push(p === undefined ? null : name(p));
+  }
+  return out;
+}
+
+function isDimensionScale(ds: Hdf5Dataset): boolean {
+  const cls = ds.attributes.find((a) => a.name === 'CLASS');
+  return cls !== undefined && cls.type.kind === 'string' && new TextDecoder().decode(cls.data).startsWith('DIMENSION_SCALE');
+}
+
+/** True for a netCDF-4 dimension without a coordinate variable (not an array in netCDF). */
+function isDimensionOnly(ds: Hdf5Dataset): boolean {
+  const n = ds.attributes.find((a) => a.name === 'NAME');
+  return isDimensionScale(ds) && n !== undefined && n.type.kind === 'string' && new TextDecoder().decode(n.data).startsWith(NETCDF_DIMENSION_ONLY);
+}
+
+function fillValueOf(t: Hdf5Type, fill: Uint8Array | undefined, dataType: string): JsonValue {
+  if (!fill) return dataType.startsWith('r') ? Array.from(new Uint8Array(Number(dataType.slice(1)) / 8)) : 0;
+  if (dataType.startsWith('r')) return Array.from(fill.subarray(0, Number(dataType.slice(1)) / 8));
+  if (t.kind === 'string') return fill[0] ?? 0;
+  const n = numbersOf(t, fill, 1);
+  return n?.[0] ?? 0;
+}
+
+/** The Zarr codecs after `bytes` for an HDF5 filter pipeline, or why there are none. */
+function codecsOf(filters: readonly Filter[], elementSize: number, options: Hdf5DescribeOptions): CodecMetadata[] | string {
+  const out: CodecMetadata[] = [];
+  for (const f of filters) {
+    switch (f.id) {
+      case 1:
+        out.push({ name: 'numcodecs.zlib', configuration: { level: f.values[0] ?? 6 } });
+        break;
+      case 2:
+        out.push({ name: 'numcodecs.shuffle', configuration: { elementsize: f.values[0] ?? elementSize } });
+        break;
+      case 3:
+        out.push({ name: 'numcodecs.fletcher32', configuration: {} });
+        break;
+      case 307:
+        out.push({ name: 'numcodecs.bz2', configuration: { level: Math.min(9, Math.max(1, f.values[0] ?? 9)) } });
+        break;
+      case 32001: {
+        const [, , typesize, , clevel, shuffle, compressor] = f.values;
+        const cname = ['blosclz', 'lz4', 'lz4hc', 'snappy', 'zlib', 'zstd'][compressor ?? 0] ?? 'blosclz';
+        out.push({ name: 'blosc', configuration: { cname, clevel: clevel ?? 5, shuffle: ['noshuffle', 'shuffle', 'bitshuffle'][shuffle ?? 0] ?? 'noshuffle', typesize: typesize ?? elementSize, blocksize: 0 } });
+        break;
+      }
+      case 32000:
+        return "its chunks are compressed with LZF (HDF5 filter 32000), which Floe has no Zarr codec for";
+      case 32004:
+        return options.allowFloeOnlyCodecs
+          ? 'its chunks use HDF5\'s LZ4 framing (filter 32004): Floe has no codec for it yet'
+          : "its chunks use HDF5's LZ4 framing (filter 32004), which is not numcodecs' LZ4: no Zarr reader decodes it";
+      case 32015:
+        return 'its chunks are compressed with zstd (HDF5 filter 32015), which Floe does not map: no filter plugin on this platform writes a fixture to check it against';
+      default:
+        return `its chunks use HDF5 filter ${f.id}${f.name ? ` (${f.name})` : ''}, which Floe cannot map to a Zarr codec`;
+    }
+  }
+  return out;
+}
+
+const product = (xs: readonly number[]) => xs.reduce((a, b) => a * b, 1);
+
+/** Every chunk index of a grid, in C order. */
+function* gridIndices(grid: readonly number[]): Generator<number[]> {
+  const total = product(grid);
+  const index = grid.map(() => 0);
+  for (let i = 0; i < total; i++) {
+    yield [...index];
+    for (let j = grid.length - 1; j >= 0; j--) {
+      index[j] = (index[j] ?? 0) + 1;
+      if ((index[j] ?? 0) < (grid[j] ?? 1)) break;
+      index[j] = 0;
+    }
+  }
+}
+
+/** A dataset as a Zarr array (or skipped with the reason, or a netCDF dimension). */
+export async function describeDataset(src: Hdf5Source, file: Hdf5File, ds: Hdf5Dataset, options: Hdf5DescribeOptions): Promise<Hdf5ArrayDescription> {
+  const object = `/${ds.path}`;
+  const skip = (reason: string): Hdf5ArrayDescription => ({ kind: 'skipped', path: ds.path, reason });
+  if (isDimensionOnly(ds)) return { kind: 'dimension', path: ds.path };
+  if (ds.problem) return skip(ds.problem);
+  const dims = ds.space.dims;
+  if (dims === null) return skip('it has a null dataspace (no elements)');
+  const dt = dataTypeOf(ds.type);
+  if (typeof dt === 'string') return skip(`its type is ${dt}, which Floe cannot reference`);
+  const elementSize = ds.type.kind === 'enum' ? ds.type.size : ds.type.kind === 'int' || ds.type.kind === 'float' || ds.type.kind === 'string' ? ds.type.size : 1;
+  let total = elementSize;
+  for (const n of dims) {
+    total *= n;
+    if (!Number.isSafeInteger(total)) throw corrupt(src.name, object, `its declared size overflows (${dims.join(' x ')} elements of ${elementSize} bytes)`);
+  }
+  const filterCodecs = codecsOf(ds.filters, elementSize, options);
+  if (typeof filterCodecs === 'string') return skip(filterCodecs);
+  const bytesCodec: CodecMetadata = dt.endian ? { name: 'bytes', configuration: { endian: dt.endian } } : { name: 'bytes' };
+  const attributes = await attributesOf(file, ds.attributes, object);
+  const names = await dimensionNamesOf(file, ds, dims.length);
+  const base = {
+    shape: dims,
+    dataType: dt.name,
+    fillValue: fillValueOf(ds.type, ds.fill, dt.name) as NonNullable<ArrayMetadataInput['fillValue']>,
+    attributes,
+    ...(names ? { dimensionNames: names } : {}),
+  };
+  const layout = ds.layout;
+  const array = (chunkShape: readonly number[], codecs: CodecMetadata[], chunks: Hdf5Chunk[], chunkIndex: string, stored: { index: number[]; bytes: Uint8Array }[] = []): Hdf5ArrayDescription => ({
+    kind: 'array',
+    path: ds.path,
+    metadata: { ...base, chunkShape: chunkShape.map((c) => Math.max(1, c)), codecs },
+    chunks,
+    stored,
+    chunkIndex,
+  });
+  const checkRange = (offset: number, length: number, what: string) => {
+    if (offset === UNDEFINED || offset < 0 || length < 0 || offset + length > src.size) {
+      throw corrupt(src.name, object, `${what} (${length} bytes at byte ${offset}) lies past the end of the file (${src.size} bytes)`);
+    }
+  };
+  if (layout.kind === 'other') return skip(`its layout is ${layout.what}, which Floe cannot reference`);
+  if (layout.kind === 'compact') {
+    if (layout.data.length < total) throw corrupt(src.name, object, `its compact data holds ${layout.data.length} of ${total} bytes`);
+    return array(dims, [bytesCodec], [], 'compact', total > 0 ? [{ index: dims.map(() => 0), bytes: layout.data.slice(0, total) }] : []);
+  }
+  if (layout.kind === 'contiguous') {
+    if (ds.filters.length > 0) return skip('it is contiguous with filters, which HDF5 does not allow');
+    const chunkShape = splitContiguous(dims, elementSize, options.maxChunkBytes).chunkShape.map((c) => Math.max(1, c));
+    if (layout.address === UNDEFINED || total === 0) return array(chunkShape, [bytesCodec], [], 'contiguous');
+    checkRange(layout.address, total, 'its data');
+    const grid = dims.map((n, i) => Math.ceil(n / (chunkShape[i] ?? 1)));
+    if (product(grid) > options.maxChunks) return skip(`split into ${options.maxChunkBytes}-byte chunks it has ${product(grid)} chunks, more than ${options.maxChunks}`);
+    const chunkBytes = product(chunkShape) * elementSize;
+    const chunks: Hdf5Chunk[] = [];
+    const stored: { index: number[]; bytes: Uint8Array }[] = [];
+    for (const index of gridIndices(grid)) {
+      let flat = 0;
+      for (let j = 0; j < dims.length; j++) flat = flat * (dims[j] ?? 1) + (index[j] ?? 0) * (chunkShape[j] ?? 1);
+      const offset = layout.address + flat * elementSize;
+      const inside = Math.min(chunkBytes, layout.address + total - offset);
+      if (inside === chunkBytes) chunks.push({ index, offset, length: chunkBytes });
+      else {
+        const bytes = new Uint8Array(chunkBytes);
+        bytes.set(await src.read(offset, Math.min(inside, src.size - offset)));
+        stored.push({ index, bytes });
+      }
+    }
+    return array(chunkShape, [bytesCodec], chunks, 'contiguous', stored);
+  }
+  const chunkShape = layout.chunkShape;
+  if (chunkShape.length !== dims.length || chunkShape.some((c) => c <= 0)) throw corrupt(src.name, object, `its chunk shape ${chunkShape.join(' x ')} does not fit its shape ${dims.join(' x ')}`);
+  const codecs = [bytesCodec, ...filterCodecs];
+  const grid = dims.map((n, i) => Math.ceil(n / (chunkShape[i] ?? 1)));
+  const chunkBytes = product(chunkShape) * elementSize;
+  if (total === 0) return array(chunkShape, codecs, [], layout.index.kind);
+  const chunks: Hdf5Chunk[] = [];
+  const masked: number[][] = [];
+  const add = (index: number[], address: number, size: number, filterMask: number) => {
+    if (address === UNDEFINED) return;
+    if (index.some((x, i) => x < 0 || x >= (grid[i] ?? 0))) return; // a chunk beyond the current extent (the dataset shrank)
+    checkRange(address, size, `chunk ${index.join(',')}`);
+    if ((filterMask & ((1 << ds.filters.length) - 1)) !== 0) masked.push(index);
+    chunks.push({ index, offset: address, length: size });
+  };
+  const idx = layout.index;
+  const linear = (order: readonly number[]) => {
+    // Chunk indices by linear position over the grid in `order` (slowest first).
+    const out: number[][] = [];
+    for (const i of gridIndices(order.map((d) => grid[d] ?? 1))) {
+      const index = grid.map(() => 0);
+      order.forEach((d, k) => (index[d] = i[k] ?? 0));
+      out.push(index);
+    }
+    return out;
+  };
+  if (product(grid) > options.maxChunks && idx.kind !== 'btree1' && idx.kind !== 'btree2') return skip(`it has ${product(grid)} chunks, more than ${options.maxChunks}`);
+  switch (idx.kind) {
+    case 'btree1': {
+      if (idx.address === UNDEFINED) break;
+      const records: ChunkRecord[] = await readChunkBtree(src, file.superblock.sizes, idx.address, dims.length, object, options.maxChunks);
+      for (const r of records) add(r.offset.map((o, i) => Math.floor(o / (chunkShape[i] ?? 1))), r.address, r.size, r.filterMask);
+      break;
+    }
+    case 'single':
+      add(dims.map(() => 0), idx.address, idx.filteredSize ?? chunkBytes, idx.filterMask ?? 0);
+      break;
+    case 'implicit': {
+      if (idx.address === UNDEFINED) break;
+      linear(dims.map((_, i) => i)).forEach((index, i) => add(index, idx.address + i * chunkBytes, chunkBytes, 0));
+      break;
+    }
+    case 'fixed-array':
+    case 'extensible-array': {
+      if (idx.address === UNDEFINED) break;
+      const entries: ArrayEntry[] = idx.kind === 'fixed-array'
+        ? await readFixedArray(src, file.superblock.sizes, idx.address, object, options.maxChunks)
+        : await readExtensibleArray(src, file.superblock.sizes, idx.address, object, options.maxChunks);
+      let order = dims.map((_, i) => i);
+      if (idx.kind === 'extensible-array') {
+        const unlimited = (ds.space.maxDims ?? []).findIndex((m) => m === null);
+        if (unlimited > 0) order = [unlimited, ...order.filter((d) => d !== unlimited)];
+      }
+      const indices = linear(order);
+      entries.forEach((e, i) => {
+        const index = indices[i];
+        if (index) add(index, e.address, e.size < 0 ? chunkBytes : e.size, e.filterMask);
+      });
+      break;
+    }
+    case 'btree2': {
+      if (idx.address === UNDEFINED) break;
+      const tree = await readBtree2(src, file.superblock.sizes, idx.address, object, options.maxChunks);
+      const O = file.superblock.sizes.offsetSize;
+      const sizeBytes = tree.recordSize - O - 4 - 8 * dims.length;
+      for (const r of tree.records) {
+        const c = new Cursor(r, file.superblock.sizes, src.name, object);
+        const address = c.address();
+        let size = chunkBytes;
+        let mask = 0;
+        if (tree.type === 11) {
+          size = c.uint(sizeBytes, 'a chunk size');
+          mask = c.u32();
+        }
+        const index: number[] = [];
+        for (let d = 0; d < dims.length; d++) index.push(c.uint(8, 'a chunk offset'));
+        add(index, address, size, mask);
+      }
+      break;
+    }
+  }
+  if (masked.length > 0) {
+    return skip(`${masked.length} of its chunks (first: ${masked[0]?.join(',')}) were stored with some filters skipped (HDF5's filter mask), so they cannot share the array's codecs`);
+  }
+  return array(chunkShape, codecs, chunks, idx.kind);
+}

@@ -1,0 +1,133 @@
+// HDF5 / NetCDF-4 scanning against what h5py and netCDF4 wrote (test/support/hdf5-peer.py): files
+// with libver 'earliest' (v1 B-tree chunk index, symbol-table groups) and 'latest' (single chunk,
+// fixed array paged and not, extensible array along either dimension, v2 B-tree filtered and
+// not, dense links and attributes), an implicit index, the Debian filter plugins, and a NetCDF-4
+// file. Every chunk Floe references equals h5py's get_chunk_info (index, byte offset, size, mask
+// 0), every value read through the virtual refs equals what h5py / netCDF4 read, and what cannot
+// be referenced is skipped with the reason.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { openLocalFile } from '../../src/engine/byte-source.ts';
+import { ZarrArray } from '../../src/engine/array.ts';
+import { Repository, Storage } from '../../src/txn/index.ts';
+import { planHdf5 } from '../../src/txn/hdf5-scan.ts';
+import { virtualize } from '../../src/txn/virtualize.ts';
+import { describeWithVirtualPeer, HDF5_PEER, hexOf, runVirtualPeer } from '../support/python-virtual.ts';
+
+interface H5Var { dtype: string; shape: number[]; hex: string | null; layout: number; chunks: [number[], number, number, number][] | null; chunk_shape?: number[]; filters: string[] }
+interface NcVar { dtype: string; shape: number[]; dims: string[]; hex: string; attrs: string[] }
+
+let dir: string;
+let h5: Record<string, Record<string, H5Var>>;
+let nc4: Record<string, Record<string, NcVar>>;
+/** Chunks compared against get_chunk_info, per chunk index and per filter pipeline. */
+const byIndex: Record<string, number> = {};
+const byFilter: Record<string, number> = {};
+const counts = { files: 0, variables: 0, valuesCompared: 0 };
+
+async function repoFor(prefixDir: string) {
+  const prefix = pathToFileURL(prefixDir).href + '/';
+  const config = { virtualChunkContainers: { [prefix]: { urlPrefix: prefix, store: { type: 'LocalFileSystem' as const, field0: prefixDir } } } };
+  return Repository.create(Storage.newInMemory(), config, 2, { [prefix]: null });
+}
+
+const SKIPPED: Record<string, string> = {
+  lz4: "HDF5's LZ4 framing",
+  lzf: 'LZF',
+  masked: 'filter mask',
+};
+
+describeWithVirtualPeer('HDF5 / NetCDF-4 scanning against h5py and netCDF4', () => {
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'floe-hdf5-'));
+    h5 = runVirtualPeer(['h5', dir], HDF5_PEER);
+    nc4 = runVirtualPeer(['nc4', dir], HDF5_PEER);
+  });
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+    console.log(`hdf5 scan: ${counts.files} files, ${counts.variables} variables read back equal; chunks equal to get_chunk_info by index ${JSON.stringify(byIndex)}, by filters ${JSON.stringify(byFilter)}`);
+  });
+
+  it('references exactly the chunks h5py reports, for every chunk index', async () => {
+    for (const [name, vars] of Object.entries(h5)) {
+      const file = path.join(dir, name);
+      const source = await openLocalFile(file);
+      const plan = await planHdf5(source, file, {}).finally(() => source.close());
+      for (const [v, peer] of Object.entries(vars)) {
+        const planned = plan.arrays.find((a) => a.variable === v);
+        const skip = Object.keys(SKIPPED).find((k) => v === k);
+        if (skip) {
+          expect(planned, v).toBeUndefined();
+          expect(plan.skipped.find((s) => s.variable === v)?.reason, v).toContain(SKIPPED[skip]);
+          if (skip === 'masked') expect(peer.chunks?.map((c) => c[3])).toEqual([0, 1]);
+          continue;
+        }
+        expect(planned, `${name} ${v}`).toBeDefined();
+        if (!planned || peer.chunks === null) continue;
+        expect(planned.metadata.chunkShape, v).toEqual(peer.chunk_shape);
+        const mine = planned.refs.map((r) => [[...r.index], r.offset, r.length, 0]).sort((a, b) => (a[1] as number) - (b[1] as number));
+        const theirs = [...peer.chunks].sort((a, b) => a[1] - b[1]);
+        expect(mine, `${name} ${v}`).toEqual(theirs);
+        expect(peer.chunks.every((c) => c[3] === 0)).toBe(true);
+        const index = plan.chunkIndexes.get(v) ?? '?';
+        byIndex[index] = (byIndex[index] ?? 0) + theirs.length;
+        const filters = peer.filters.length === 0 ? 'none' : peer.filters.join('+');
+        byFilter[filters] = (byFilter[filters] ?? 0) + theirs.length;
+      }
+    }
+  });
+
+  it('reads every dataset through the virtual refs as h5py does, in the session and committed', async () => {
+    const repo = await repoFor(dir);
+    const session = await repo.writableSession('main');
+    const files = Object.keys(h5).map((n) => path.join(dir, n));
+    const result = await virtualize(session, files, { path: '/h5' });
+    expect(result.sources.map((s) => s.format)).toEqual(['HDF5 (superblock 0)', 'HDF5 (superblock 3)', 'HDF5 (superblock 3)']);
+    expect(result.skipped.map((s) => s.variable).sort()).toEqual(['lz4', 'lz4', 'lzf', 'lzf', 'masked', 'masked']);
+    await session.commit('hdf5');
+    const reader = await repo.readonlySession({ branch: 'main' });
+    for (const [name, vars] of Object.entries(h5)) {
+      const group = `/h5/${name.replace('.h5', '')}`;
+      for (const [v, peer] of Object.entries(vars)) {
+        if (SKIPPED[v] || peer.hex === null) continue;
+        for (const store of [session.store, reader.store]) {
+          const array = await ZarrArray.open(store, `${group}/${v}`);
+          expect(array.metadata.shape, v).toEqual(peer.shape);
+          expect(hexOf((await array.get()).data as ArrayBufferView), `${name} ${v}`).toBe(peer.hex);
+        }
+        counts.variables++;
+      }
+      counts.files++;
+    }
+    const root = await ZarrArray.open(reader.store, '/h5/earliest/chunked');
+    expect(root.metadata.fillValue.json).toBe(-1.5);
+    expect(root.metadata.attributes).toEqual({ units: 'K' });
+    const latest = await reader.node('/h5/latest');
+    expect(JSON.parse(new TextDecoder().decode(latest?.document)).attributes).toEqual({ title: 'hdf5 latest', vstr: 'a variable-length string', ints: [1, -2, 3], pi: 3.25 });
+    const dense = await reader.node('/h5/latest/grp/sub');
+    expect(Object.keys(JSON.parse(new TextDecoder().decode(dense?.document)).attributes).length).toBe(12);
+    expect((await ZarrArray.open(reader.store, '/h5/latest/empty_contig')).metadata.fillValue.json).toBe(7);
+  });
+
+  it('reads a NetCDF-4 file with dimension names, not netCDF bookkeeping attributes', async () => {
+    const repo = await repoFor(dir);
+    const session = await repo.writableSession('main');
+    const result = await virtualize(session, [path.join(dir, 'nc4.nc')]);
+    expect(result.skipped).toEqual([]);
+    expect(result.sources[0]?.format).toBe('NetCDF-4 (superblock 2)');
+    const peer = nc4['nc4.nc'] as Record<string, NcVar>;
+    expect(result.imported.map((i) => i.variable).sort()).toEqual(Object.keys(peer).sort());
+    for (const [v, p] of Object.entries(peer)) {
+      const array = await ZarrArray.open(session.store, `/${v}`);
+      expect(array.metadata.dimensionNames, v).toEqual(p.dims);
+      expect(Object.keys(array.metadata.attributes).sort(), v).toEqual(p.attrs);
+      expect(hexOf((await array.get()).data as ArrayBufferView), v).toBe(p.hex);
+      counts.variables++;
+    }
+    counts.files++;
+    expect((await ZarrArray.open(session.store, '/temp')).metadata.fillValue.json).toBe(-999);
+  });
+});
