@@ -151,9 +151,46 @@ def dump_nc(path):
     return out
 
 
+def write_hostile(out):
+    """Small files the hostile tests damage: their structures' offsets as h5py reports them."""
+    import h5py
+    res = {}
+    for libver in ['earliest', 'latest']:
+        path = os.path.join(out, 'hostile-' + libver + '.h5')
+        with h5py.File(path, 'w', libver=libver) as f:
+            if libver == 'latest':  # attributes kept compact, added later: the header grows by continuation blocks
+                gcpl = h5py.h5p.create(h5py.h5p.GROUP_CREATE)
+                gcpl.set_attr_phase_change(1000, 1000)
+                h5py.h5g.create(f.id, b'cont', gcpl=gcpl)
+            d = f.create_dataset('data', data=np.arange(64, dtype='<i4').reshape(8, 8), chunks=(4, 4), compression='gzip')
+            for i in range(30):  # attributes added after creation: continuation blocks
+                d.attrs['attribute_%02d' % i] = np.arange(i + 1, dtype='<f8')
+            g = f.create_group('a')
+            g.create_dataset('small', data=np.arange(5, dtype='<u2'))
+            huge = f.create_dataset('huge', shape=(98765, 87654), maxshape=(None, None), dtype='<f8', chunks=(100, 100))
+            huge.attrs['n'] = 1
+            if libver == 'latest':
+                for i in range(30):
+                    f['cont'].attrs['attribute_%02d' % i] = np.arange(i + 1, dtype='<f8')
+        with h5py.File(path, 'r') as f:
+            res[libver] = {'path': path, 'chunk_offsets': [f['data'].id.get_chunk_info(i).byte_offset for i in range(4)],
+                           'continued': '/data' if libver == 'earliest' else '/cont',
+                           'continued_header': h5py.h5o.get_info(f['data' if libver == 'earliest' else 'cont'].id).addr}
+    # A group containing itself.
+    path = os.path.join(out, 'cycle.h5')
+    with h5py.File(path, 'w') as f:
+        g = f.create_group('a')
+        g.create_dataset('x', data=np.arange(3))
+        g['loop'] = g
+    res['cycle'] = path
+    return res
+
+
 if __name__ == '__main__':
     cmd = sys.argv[1]
     if cmd == 'h5':
         print(json.dumps(write_h5(sys.argv[2])))
     elif cmd == 'nc4':
         print(json.dumps(write_nc4(sys.argv[2])))
+    elif cmd == 'hostile':
+        print(json.dumps(write_hostile(sys.argv[2])))
