@@ -95,6 +95,7 @@ export async function planHdf5(source: ByteSource, file: string, options: Hdf5Sc
 /** True when the file has the HDF5 signature at byte 0, 512, 1024, ... (a user block before it). */
 export async function isHdf5(source: ByteSource, start: Uint8Array): Promise<boolean> {
   if (hasHdf5Signature(start)) return true;
+  if (start[0] === 0x43 && start[1] === 0x44 && start[2] === 0x46) return false; // NetCDF-3's "CDF"
   for (let at = 512; at + 8 <= source.size; at *= 2) if (hasHdf5Signature(await source.read(at, 8))) return true;
   return false;
 }

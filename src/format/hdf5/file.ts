@@ -112,7 +112,10 @@ export async function readHdf5File(src: Hdf5Source): Promise<Hdf5File> {
       if (dense.heap !== UNDEFINED && dense.nameIndex !== UNDEFINED) {
         const heap = await openFractalHeap(src, sizes, dense.heap, object);
         const tree = await readBtree2(src, sizes, dense.nameIndex, object, MAX_LINKS_PER_GROUP);
-        for (const r of tree.records) links.push(decodeLink(cursor(await heap.get(r.subarray(4, 11)))));
+        const named: Link[] = [];
+        for (const r of tree.records) named.push(decodeLink(cursor(await heap.get(r.subarray(4, 11)))));
+        // The name index is ordered by hash: list by name, as HDF5's default iteration does.
+        links.push(...named.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));
       }
     }
     groups.push({ path, attributes });
@@ -137,7 +140,9 @@ async function readAttributes(src: Hdf5Source, sizes: Hdf5Sizes, messages: reado
     if (dense.heap !== UNDEFINED && dense.nameIndex !== UNDEFINED) {
       const heap = await openFractalHeap(src, sizes, dense.heap, object);
       const tree = await readBtree2(src, sizes, dense.nameIndex, object, 100_000);
-      for (const r of tree.records) out.push(decodeAttribute(cursorOf(await heap.get(r.subarray(0, 8)), sizes, src.name, object)));
+      const named: RawAttribute[] = [];
+      for (const r of tree.records) named.push(decodeAttribute(cursorOf(await heap.get(r.subarray(0, 8)), sizes, src.name, object)));
+      out.push(...named.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));
     }
   }
   return out;

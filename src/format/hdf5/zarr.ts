@@ -221,9 +221,9 @@ function codecsOf(filters: readonly Filter[], elementSize: number, options: Hdf5
       case 32000:
         return "its chunks are compressed with LZF (HDF5 filter 32000), which Floe has no Zarr codec for";
       case 32004:
-        return options.allowFloeOnlyCodecs
-          ? 'its chunks use HDF5\'s LZ4 framing (filter 32004): Floe has no codec for it yet'
-          : "its chunks use HDF5's LZ4 framing (filter 32004), which is not numcodecs' LZ4: no Zarr reader decodes it";
+        if (!options.allowFloeOnlyCodecs) return "its chunks use HDF5's LZ4 framing (filter 32004), which is not numcodecs' LZ4: only Floe's own floe.hdf5_lz4 codec decodes it, which no other Zarr reader has (virtualize's allowFloeOnlyCodecs option maps it anyway)";
+        out.push({ name: 'floe.hdf5_lz4' });
+        break;
       case 32015:
         return 'its chunks are compressed with zstd (HDF5 filter 32015), which Floe does not map: no filter plugin on this platform writes a fixture to check it against';
       default:
