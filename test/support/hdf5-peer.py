@@ -98,6 +98,11 @@ def write_h5(out):
         space = h5py.h5s.create_simple((10, 12))
         h5py.h5d.create(f.id, b'implicit', h5py.h5t.NATIVE_INT32, space, dcpl=dcpl)
         f['implicit'][:] = np.arange(120, dtype='<i4').reshape(10, 12)
+        # Compact layout: the data inside the object header.
+        dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+        dcpl.set_layout(h5py.h5d.COMPACT)
+        h5py.h5d.create(f.id, b'compact', h5py.h5t.STD_I16BE, h5py.h5s.create_simple((3, 4)), dcpl=dcpl)
+        f['compact'][:] = np.arange(12, dtype='>i2').reshape(3, 4) - 5
     files['implicit.h5'] = path
     return {name: dump_h5(p) for name, p in files.items()}
 
@@ -126,11 +131,28 @@ def write_nc4(out):
     bnds[:] = rng.standard_normal((6, 2))
     for i in range(9):
         d.createVariable('extra%d' % i, 'i4', ('lat',))[:] = np.arange(6) + i
+    d.createDimension('nchar', 4)
+    code = d.createVariable('code', 'S1', ('lat', 'nchar'))
+    code[:] = np.array([list(b'abcd'), list(b'efgh'), list(b'ijkl'), list(b'mnop'), list(b'qrst'), list(b'uvwx')], dtype='S1')
+    d.createVariable('nofill', 'f4', ('lon',))[:5] = np.arange(5, dtype='f4')  # the rest: netCDF's default fill
+    names = d.createVariable('names', str, ('nv',))
+    names[0] = 'a string'
+    kind = d.createEnumType(np.uint8, 'kind_t', {'land': 0, 'sea': 1})
+    d.createVariable('kind', kind, ('lat',))[:] = np.array([0, 1, 1, 0, 1, 0], dtype='u1')
     g = d.createGroup('sub')
     g.createDimension('x', 3)
     g.createVariable('xv', 'u1', ('x',))[:] = [1, 2, 3]
+    g.createVariable('yv', 'i8', ('lat', 'x'))[:] = np.arange(18).reshape(6, 3) - 9  # the parent's dimension
     d.close()
-    return {'nc4.nc': dump_nc(path)}
+    classic = os.path.join(out, 'classic4.nc')
+    d = netCDF4.Dataset(classic, 'w', format='NETCDF4_CLASSIC')
+    d.createDimension('time', None)
+    d.createDimension('y', 4)
+    v = d.createVariable('v', 'f8', ('time', 'y'), zlib=True, complevel=2, fill_value=1e20)
+    v[:3] = np.arange(12).reshape(3, 4) * 0.5
+    d.createVariable('y', 'i4', ('y',))[:] = [10, 20, 30, 40]
+    d.close()
+    return {'nc4.nc': dump_nc(path), 'classic4.nc': dump_nc(classic)}
 
 
 def dump_nc(path):
@@ -141,6 +163,10 @@ def dump_nc(path):
     def walk(grp, prefix):
         for name, v in grp.variables.items():
             v.set_auto_maskandscale(False)
+            if v.dtype is str:
+                out[prefix + name] = {'skipped': True}
+                continue
+            v.set_auto_chartostring(False)
             a = np.asarray(v[...])
             out[prefix + name] = {'dtype': a.dtype.str, 'shape': list(a.shape), 'dims': list(v.dimensions), 'hex': le_hex(a),
                                   'attrs': sorted(v.ncattrs())}

@@ -18,7 +18,7 @@ import { virtualize } from '../../src/txn/virtualize.ts';
 import { describeWithVirtualPeer, HDF5_PEER, hexOf, runVirtualPeer } from '../support/python-virtual.ts';
 
 interface H5Var { dtype: string; shape: number[]; hex: string | null; layout: number; chunks: [number[], number, number, number][] | null; chunk_shape?: number[]; filters: string[] }
-interface NcVar { dtype: string; shape: number[]; dims: string[]; hex: string; attrs: string[] }
+interface NcVar { dtype: string; shape: number[]; dims: string[]; hex: string; attrs: string[]; skipped?: true }
 
 let dir: string;
 let h5: Record<string, Record<string, H5Var>>;
@@ -131,19 +131,28 @@ describeWithVirtualPeer('HDF5 / NetCDF-4 scanning against h5py and netCDF4', () 
   it('reads a NetCDF-4 file with dimension names, not netCDF bookkeeping attributes', async () => {
     const repo = await repoFor(dir);
     const session = await repo.writableSession('main');
-    const result = await virtualize(session, [path.join(dir, 'nc4.nc')]);
-    expect(result.skipped).toEqual([]);
-    expect(result.sources[0]?.format).toBe('NetCDF-4 (superblock 2)');
-    const peer = nc4['nc4.nc'] as Record<string, NcVar>;
-    expect(result.imported.map((i) => i.variable).sort()).toEqual(Object.keys(peer).sort());
-    for (const [v, p] of Object.entries(peer)) {
-      const array = await ZarrArray.open(session.store, `/${v}`);
-      expect(array.metadata.dimensionNames, v).toEqual(p.dims);
-      expect(Object.keys(array.metadata.attributes).sort(), v).toEqual(p.attrs);
-      expect(hexOf((await array.get()).data as ArrayBufferView), v).toBe(p.hex);
-      counts.variables++;
+    const result = await virtualize(session, [path.join(dir, 'nc4.nc'), path.join(dir, 'classic4.nc')]);
+    expect(result.skipped.map((s) => [s.variable, s.reason])).toEqual([
+      ['names', expect.stringContaining('variable-length strings')],
+    ]);
+    expect(result.sources.map((s) => s.format)).toEqual(['NetCDF-4 (superblock 2)', 'NetCDF-4 (superblock 2)']);
+    for (const [file, peer] of Object.entries(nc4)) {
+      const group = `/${file.replace('.nc', '')}`;
+      const variables = Object.entries(peer).filter(([, p]) => !p.skipped);
+      expect(result.imported.filter((i) => i.path.startsWith(group + '/')).map((i) => i.variable).sort()).toEqual(variables.map(([v]) => v).sort());
+      for (const [v, p] of variables) {
+        const array = await ZarrArray.open(session.store, `${group}/${v}`);
+        expect(array.metadata.dimensionNames, v).toEqual(p.dims);
+        expect(Object.keys(array.metadata.attributes).sort(), v).toEqual(p.attrs);
+        expect(hexOf((await array.get()).data as ArrayBufferView), v).toBe(p.hex);
+        counts.variables++;
+      }
+      counts.files++;
     }
-    counts.files++;
-    expect((await ZarrArray.open(session.store, '/temp')).metadata.fillValue.json).toBe(-999);
+    expect((await ZarrArray.open(session.store, '/nc4/temp')).metadata.fillValue.json).toBe(-999);
+    expect((await ZarrArray.open(session.store, '/nc4/nofill')).metadata.fillValue.json).toBe(9.969209968386869e36);
+    expect((await ZarrArray.open(session.store, '/classic4/v')).metadata.fillValue.json).toBe(1e20);
+    const root = await session.node('/nc4');
+    expect(JSON.parse(new TextDecoder().decode(root?.document)).attributes).toEqual({ title: 'netcdf4 file' });
   });
 });

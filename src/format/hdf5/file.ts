@@ -99,8 +99,9 @@ export async function readHdf5File(src: Hdf5Source): Promise<Hdf5File> {
       pathByAddress.set(address, path);
       return;
     }
-    const links: Link[] = [];
     const table = at(MSG.symbolTable);
+    if (!table && !at(MSG.linkInfo) && !at(MSG.link) && at(MSG.datatype)) return; // a committed (named) datatype
+    const links: Link[] = [];
     if (table) {
       const t = decodeSymbolTable(cursor(table.body));
       for (const e of await readGroupBtree(src, sizes, t.btree, t.heap, object)) links.push({ name: e.name, kind: 'hard', address: e.address });
