@@ -125,7 +125,7 @@ export async function readExtensibleArray(src: Hdf5Source, sizes: Hdf5Sizes, add
     const n = dataBlocksOf(s);
     const elements = elementsOf(s);
     if (at === UNDEFINED) {
-      for (let k = 0; k < n; k++) await readDataBlock(UNDEFINED, elements);
+      for (let k = 0; k < n && out.length < realized; k++) await readDataBlock(UNDEFINED, elements);
       continue;
     }
     const paged = elements > pageElements;
@@ -135,7 +135,7 @@ export async function readExtensibleArray(src: Hdf5Source, sizes: Hdf5Sizes, add
     sc.pos = 6 + O + offsetBytes + bitmap;
     const blocks: number[] = [];
     for (let k = 0; k < n; k++) blocks.push(sc.address());
-    for (const b of blocks) await readDataBlock(b, elements);
+    for (const b of blocks) if (out.length < realized) await readDataBlock(b, elements);
   }
   return out;
 }
