@@ -81,6 +81,10 @@ def write_h5(out):
             for i in range(12):
                 g.create_dataset('v%02d' % i, data=np.full((3,), i, dtype='<i1'))
                 g.attrs['a%02d' % i] = np.int16(i)
+            many = f.create_group('many')  # a multi-node group B-tree (earliest); indirect heap blocks and a deeper name index (latest)
+            for i in range(150):
+                many.create_dataset('d%03d_with_a_longer_name_to_fill_the_heap' % i, data=np.int16(i))
+                many.attrs['attribute_%03d_with_a_longer_name' % i] = np.arange(i % 7 + 1, dtype='<i8')
             f.create_dataset('bz2', data=np.arange(500, dtype='<i4'), chunks=(100,), compression=307)
             f.create_dataset('blosc', data=np.arange(500, dtype='<f4'), chunks=(100,), compression=32001, compression_opts=(0, 0, 0, 0, 5, 1, 1))
             f.create_dataset('lz4', data=np.tile(np.arange(10, dtype='<i4'), 50), chunks=(100,), compression=32004)

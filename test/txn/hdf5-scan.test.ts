@@ -107,6 +107,12 @@ describeWithVirtualPeer('HDF5 / NetCDF-4 scanning against h5py and netCDF4', () 
     expect(root.metadata.attributes).toEqual({ units: 'K' });
     const latest = await reader.node('/h5/latest');
     expect(JSON.parse(new TextDecoder().decode(latest?.document)).attributes).toEqual({ title: 'hdf5 latest', vstr: 'a variable-length string', ints: [1, -2, 3], pi: 3.25 });
+    for (const name of ['earliest', 'latest']) {
+      const many = await reader.node(`/h5/${name}/many`);
+      const attributes = JSON.parse(new TextDecoder().decode(many?.document)).attributes as Record<string, unknown>;
+      expect(Object.keys(attributes).length, name).toBe(150);
+      expect(attributes.attribute_149_with_a_longer_name).toEqual([0, 1, 2]); // 149 % 7 + 1 values
+    }
     const dense = await reader.node('/h5/latest/grp/sub');
     expect(Object.keys(JSON.parse(new TextDecoder().decode(dense?.document)).attributes).length).toBe(12);
     expect((await ZarrArray.open(reader.store, '/h5/latest/empty_contig')).metadata.fillValue.json).toBe(7);
