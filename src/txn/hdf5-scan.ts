@@ -19,15 +19,17 @@ const MAX_CACHED_BLOCKS = 1024;
 
 /** A byte source read in aligned blocks, each block read once (while cached). */
 export function blockCachedSource(source: ByteSource, options?: AbortOptions): Hdf5Source & { readonly blocksRead: () => number } {
-  const blocks = new Map<number, Uint8Array>();
+  // Promises, so concurrent reads of one block (siblings of a B-tree level) share one read.
+  const blocks = new Map<number, Promise<Uint8Array>>();
   let reads = 0;
-  const block = async (i: number) => {
+  const block = (i: number) => {
     let b = blocks.get(i);
     if (!b) {
-      b = await source.read(i * BLOCK, BLOCK, options);
+      b = source.read(i * BLOCK, BLOCK, options);
       reads++;
       if (blocks.size >= MAX_CACHED_BLOCKS) blocks.delete(blocks.keys().next().value as number);
       blocks.set(i, b);
+      b.catch(() => blocks.delete(i));
     }
     return b;
   };

@@ -33,28 +33,41 @@ async function readNode(src: Hdf5Source, sizes: Hdf5Sizes, address: number, keyS
   return { type, level, entries, c: new Cursor(body, sizes, src.name, object) };
 }
 
-async function walk(src: Hdf5Source, sizes: Hdf5Sizes, root: number, keySize: number, type: number, object: string, leaf: (node: Node) => void | Promise<void>): Promise<void> {
+/** Nodes of one level read at once: siblings are independent, so a remote source can batch them. */
+const LEVEL_BATCH = 64;
+
+/** Visits the tree level by level (siblings read together), calling `leaf` on the leaves in key order. */
+async function walk(src: Hdf5Source, sizes: Hdf5Sizes, root: number, keySize: number, type: number, object: string, leaf: (node: Node) => void): Promise<void> {
   const seen = new Set<number>();
-  const stack: { address: number; depth: number; level: number | undefined }[] = [{ address: root, depth: 0, level: undefined }];
-  while (stack.length > 0) {
-    const { address, depth, level } = stack.pop() as (typeof stack)[number];
-    if (address === UNDEFINED) throw corrupt(src.name, object, 'a B-tree child address is undefined');
-    if (seen.has(address)) throw corrupt(src.name, object, `the B-tree node at byte ${address} is reached twice (the tree loops)`);
-    if (seen.size >= MAX_NODES || depth > MAX_DEPTH) throw corrupt(src.name, object, `the B-tree is deeper than ${MAX_DEPTH} or has more than ${MAX_NODES} nodes`);
-    seen.add(address);
-    const node = await readNode(src, sizes, address, keySize, object);
-    if (node.type !== type) throw node.c.fail(`a B-tree node of type ${node.type} where type ${type} was expected`);
-    if (level !== undefined && node.level !== level) throw node.c.fail(`a B-tree node at level ${node.level} below one at level ${level + 1}`);
-    if (node.level === 0) {
-      await leaf(node);
-      continue;
+  let level: number[] = [root];
+  let expected: number | undefined;
+  for (let depth = 0; level.length > 0; depth++) {
+    if (depth > MAX_DEPTH) throw corrupt(src.name, object, `the B-tree is deeper than ${MAX_DEPTH}`);
+    for (const address of level) {
+      if (address === UNDEFINED) throw corrupt(src.name, object, 'a B-tree child address is undefined');
+      if (seen.has(address)) throw corrupt(src.name, object, `the B-tree node at byte ${address} is reached twice (the tree loops)`);
+      if (seen.size >= MAX_NODES) throw corrupt(src.name, object, `the B-tree has more than ${MAX_NODES} nodes`);
+      seen.add(address);
     }
-    const children: number[] = [];
-    for (let i = 0; i < node.entries; i++) {
-      node.c.skip(keySize);
-      children.push(node.c.address());
+    const nodes: Node[] = [];
+    for (let i = 0; i < level.length; i += LEVEL_BATCH) {
+      nodes.push(...(await Promise.all(level.slice(i, i + LEVEL_BATCH).map((a) => readNode(src, sizes, a, keySize, object)))));
     }
-    for (const child of children.reverse()) stack.push({ address: child, depth: depth + 1, level: node.level - 1 });
+    const next: number[] = [];
+    for (const node of nodes) {
+      if (node.type !== type) throw node.c.fail(`a B-tree node of type ${node.type} where type ${type} was expected`);
+      if (expected !== undefined && node.level !== expected) throw node.c.fail(`a B-tree node at level ${node.level} where level ${expected} was expected`);
+      if (node.level === 0) {
+        leaf(node);
+        continue;
+      }
+      for (let i = 0; i < node.entries; i++) {
+        node.c.skip(keySize);
+        next.push(node.c.address());
+      }
+    }
+    expected = (nodes[0]?.level ?? 1) - 1;
+    level = next;
   }
 }
 
