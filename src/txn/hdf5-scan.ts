@@ -7,7 +7,10 @@ import type { AbortOptions } from '../engine/storage/types.ts';
 import { readHdf5File } from '../format/hdf5/file.ts';
 import { hasHdf5Signature } from '../format/hdf5/object-header.ts';
 import type { Hdf5Source } from '../format/hdf5/io.ts';
-import { attributesOf, describeDataset } from '../format/hdf5/zarr.ts';
+import { attributesOf, describeDataset, type Hdf5MaskedChunk } from '../format/hdf5/zarr.ts';
+import { createZarrV3BytesCodec, loadCodecsMentionedIn } from '../format/codecs/registry.ts';
+import type { BytesToBytesCodec, CodecMetadata } from '../format/codecs/types.ts';
+import { floeError, isFloeError } from '../errors.ts';
 import { DEFAULT_MAX_CHUNK_BYTES } from '../format/netcdf3/layout.ts';
 import { MAX_CHUNKS_PER_VARIABLE } from './netcdf3-scan.ts';
 import type { VirtualChunkSpec } from './session-store.ts';
@@ -83,15 +86,50 @@ export async function planHdf5(source: ByteSource, file: string, options: Hdf5Sc
       skipped.push({ source: file, variable: d.path, reason: d.reason });
       continue;
     }
+    let stored = d.stored;
+    if (d.masked.length > 0) {
+      const problem = await reencodeMasked(source, d.path, d.masked, d.filterCodecs, d.chunkBytes, options).then((chunks) => {
+        stored = [...stored, ...chunks];
+        return undefined;
+      }, (err: unknown) => {
+        if (!isFloeError(err) || isFloeError(err, 'ABORTED')) throw err;
+        return `${d.masked.length} of its chunks were stored with some filters skipped (HDF5's filter mask) and could not be re-encoded: ${(err as Error).message}`;
+      });
+      if (problem) {
+        skipped.push({ source: file, variable: d.path, reason: problem });
+        continue;
+      }
+    }
     const refs: VirtualChunkSpec[] = d.chunks.map((c) => ({ index: [...c.index], location: source.url, offset: c.offset, length: c.length, lastModified: source.lastModified }));
     chunkIndexes.set(d.path, d.chunkIndex);
-    arrays.push({ variable: d.path, relativePath: d.path, metadata: d.metadata, refs, stored: d.stored });
+    arrays.push({ variable: d.path, relativePath: d.path, metadata: d.metadata, refs, stored });
   }
   const groups = [];
   for (const g of h5.groups) groups.push({ relativePath: g.path, attributes: await attributesOf(h5, g.attributes, g.path === '' ? '/' : `/${g.path}`) });
   const netcdf4 = h5.groups.some((g) => g.path === '' && g.attributes.some((a) => a.name === '_NCProperties'));
   const format = `${netcdf4 ? 'NetCDF-4' : 'HDF5'} (superblock ${h5.superblock.version})`;
   return { source: file, format, groups, arrays, skipped, chunkIndexes };
+}
+
+/**
+ * Chunks HDF5 stored with some filters skipped (bit i of the mask: filter i not applied) cannot
+ * share the array's codecs: each is read, decoded by the filters that were applied, checked to be
+ * one whole chunk, and encoded by them all, to be stored in the repository.
+ */
+async function reencodeMasked(source: ByteSource, variable: string, masked: readonly Hdf5MaskedChunk[], filterCodecs: readonly CodecMetadata[], chunkBytes: number, options: AbortOptions): Promise<{ index: readonly number[]; bytes: Uint8Array }[]> {
+  await loadCodecsMentionedIn(filterCodecs);
+  const codecs = filterCodecs.map((c) => createZarrV3BytesCodec(c.name, c.configuration, { itemSize: Math.max(1, Number(c.configuration?.elementsize ?? 1)) }));
+  const limits = { maxBytes: chunkBytes + 64 };
+  const out: { index: readonly number[]; bytes: Uint8Array }[] = [];
+  for (const chunk of masked) {
+    let data = await source.read(chunk.offset, chunk.length, options);
+    if (data.length !== chunk.length) throw floeError('CORRUPT_OBJECT', `HDF5 file ${source.name}: /${variable}: chunk ${chunk.index.join(',')} runs past the end of the file`, { where: source.name, details: { file: source.name, variable: `/${variable}` } });
+    for (let i = codecs.length - 1; i >= 0; i--) if ((chunk.filterMask & (1 << i)) === 0) data = (codecs[i] as BytesToBytesCodec).decode(data, limits);
+    if (data.length !== chunkBytes) throw floeError('CORRUPT_OBJECT', `HDF5 file ${source.name}: /${variable}: chunk ${chunk.index.join(',')} decodes to ${data.length} bytes, not ${chunkBytes}`, { where: source.name, details: { file: source.name, variable: `/${variable}` } });
+    for (const codec of codecs) data = codec.encode(data);
+    out.push({ index: chunk.index, bytes: data });
+  }
+  return out;
 }
 
 /** True when the file has the HDF5 signature at byte 0, 512, 1024, ... (a user block before it). */

@@ -29,8 +29,29 @@ export interface Hdf5Chunk {
   readonly length: number;
 }
 
+/** A chunk stored with some filters skipped (bit i of `filterMask`: filter i was not applied). */
+export interface Hdf5MaskedChunk extends Hdf5Chunk {
+  readonly filterMask: number;
+}
+
+/** Bytes of filter-masked chunks one dataset may have re-encoded and stored natively. */
+export const MAX_MASKED_BYTES = 256 * 1024 * 1024;
+
 export type Hdf5ArrayDescription =
-  | { readonly kind: 'array'; readonly path: string; readonly metadata: ArrayMetadataInput; readonly chunks: readonly Hdf5Chunk[]; readonly stored: readonly { readonly index: readonly number[]; readonly bytes: Uint8Array }[]; readonly chunkIndex: string }
+  | {
+      readonly kind: 'array';
+      readonly path: string;
+      readonly metadata: ArrayMetadataInput;
+      readonly chunks: readonly Hdf5Chunk[];
+      readonly stored: readonly { readonly index: readonly number[]; readonly bytes: Uint8Array }[];
+      readonly chunkIndex: string;
+      /** Chunks whose filter mask skipped filters: the caller re-encodes them with `filterCodecs` and stores them. */
+      readonly masked: readonly Hdf5MaskedChunk[];
+      /** The codec of each filter, in pipeline order (after `bytes`). */
+      readonly filterCodecs: readonly CodecMetadata[];
+      /** Bytes of one decoded chunk. */
+      readonly chunkBytes: number;
+    }
   | { readonly kind: 'skipped'; readonly path: string; readonly reason: string }
   | { readonly kind: 'dimension'; readonly path: string };
 
@@ -278,13 +299,16 @@ export async function describeDataset(src: Hdf5Source, file: Hdf5File, ds: Hdf5D
     ...(names ? { dimensionNames: names } : {}),
   };
   const layout = ds.layout;
-  const array = (chunkShape: readonly number[], codecs: CodecMetadata[], chunks: Hdf5Chunk[], chunkIndex: string, stored: { index: number[]; bytes: Uint8Array }[] = []): Hdf5ArrayDescription => ({
+  const array = (chunkShape: readonly number[], codecs: CodecMetadata[], chunks: Hdf5Chunk[], chunkIndex: string, stored: { index: number[]; bytes: Uint8Array }[] = [], masked: Hdf5MaskedChunk[] = []): Hdf5ArrayDescription => ({
     kind: 'array',
     path: ds.path,
     metadata: { ...base, chunkShape: chunkShape.map((c) => Math.max(1, c)), codecs },
     chunks,
     stored,
     chunkIndex,
+    masked,
+    filterCodecs: codecs.slice(1),
+    chunkBytes: product(chunkShape) * elementSize,
   });
   const checkRange = (offset: number, length: number, what: string) => {
     if (offset === UNDEFINED || offset < 0 || length < 0 || offset + length > src.size) {
@@ -327,13 +351,14 @@ export async function describeDataset(src: Hdf5Source, file: Hdf5File, ds: Hdf5D
   const chunkBytes = product(chunkShape) * elementSize;
   if (total === 0) return array(chunkShape, codecs, [], layout.index.kind);
   const chunks: Hdf5Chunk[] = [];
-  const masked: number[][] = [];
+  const masked: Hdf5MaskedChunk[] = [];
   const add = (index: number[], address: number, size: number, filterMask: number) => {
     if (address === UNDEFINED) return;
     if (index.some((x, i) => x < 0 || x >= (grid[i] ?? 0))) return; // a chunk beyond the current extent (the dataset shrank)
     checkRange(address, size, `chunk ${index.join(',')}`);
-    if ((filterMask & ((1 << ds.filters.length) - 1)) !== 0) masked.push(index);
-    chunks.push({ index, offset: address, length: size });
+    const skipped = filterMask & ((1 << ds.filters.length) - 1);
+    if (skipped !== 0) masked.push({ index, offset: address, length: size, filterMask: skipped });
+    else chunks.push({ index, offset: address, length: size });
   };
   const idx = layout.index;
   const linear = (order: readonly number[]) => {
@@ -401,8 +426,8 @@ export async function describeDataset(src: Hdf5Source, file: Hdf5File, ds: Hdf5D
       break;
     }
   }
-  if (masked.length > 0) {
-    return skip(`${masked.length} of its chunks (first: ${masked[0]?.join(',')}) were stored with some filters skipped (HDF5's filter mask), so they cannot share the array's codecs`);
+  if (masked.length * (chunkBytes + 64) > MAX_MASKED_BYTES) {
+    return skip(`${masked.length} of its chunks (first: ${masked[0]?.index.join(',')}) were stored with some filters skipped (HDF5's filter mask), more than the ${MAX_MASKED_BYTES} bytes Floe re-encodes and stores for one variable`);
   }
-  return array(chunkShape, codecs, chunks, idx.kind);
+  return array(chunkShape, codecs, chunks, idx.kind, [], masked);
 }
