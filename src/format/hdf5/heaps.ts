@@ -24,7 +24,7 @@ export async function openFractalHeap(src: Hdf5Source, sizes: Hdf5Sizes, address
   c.u8();
   c.u16(); // heap ID length
   const filterLength = c.u16();
-  const flags = c.u8();
+  c.u8(); // flags (direct block checksums are not verified)
   const maxManaged = c.u32();
   c.length();
   c.address();
@@ -48,7 +48,6 @@ export async function openFractalHeap(src: Hdf5Source, sizes: Hdf5Sizes, address
   if (filterLength > 0) throw c.fail('a fractal heap with I/O filters (Floe reads unfiltered heaps)');
   if (width === 0 || width > 65536 || startSize === 0 || maxHeapBits === 0 || maxHeapBits > 64) throw c.fail('a fractal heap with an impossible doubling table');
   const offsetBytes = Math.ceil(maxHeapBits / 8);
-  const checksummed = (flags & 2) !== 0;
   const maxDirectRows = Math.log2(maxDirect) - Math.log2(startSize) + 2;
   const rowSize = (row: number) => (row === 0 ? startSize : startSize * 2 ** (row - 1));
   const blocks: DirectBlock[] = [];
@@ -92,7 +91,6 @@ export async function openFractalHeap(src: Hdf5Source, sizes: Hdf5Sizes, address
     }
     return bytes;
   };
-  void checksummed;
   const lengthBytes = Math.min(Math.ceil(Math.log2(maxDirect) / 8), encodedSizeOf(maxManaged));
   return {
     async get(id) {

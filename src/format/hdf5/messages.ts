@@ -300,9 +300,7 @@ export function decodeAttribute(c: Cursor): RawAttribute {
   if ((flags & 3) !== 0) throw c.fail('an attribute with a shared datatype or dataspace');
   const pad = (n: number) => (version === 1 ? Math.ceil(n / 8) * 8 : n);
   const name = c.text(pad(nameSize));
-  const typeStart = c.pos;
   const type = decodeDatatype(new Cursor(c.bytesOf(pad(typeSize)), c.sizes, c.file, c.object));
-  void typeStart;
   const space = decodeDataspace(new Cursor(c.bytesOf(pad(spaceSize)), c.sizes, c.file, c.object));
   const data = c.bytes.subarray(c.pos);
   return { name, type, space, data };
