@@ -1,7 +1,8 @@
 // Hostile HDF5 input to the scanner: files h5py wrote (test/support/hdf5-peer.py, 'hostile'),
 // damaged here: truncated, a corrupt v1 B-tree node, fixed array and heaps, a chunk address past
 // the end, a declared size that overflows, a group that contains itself, an object header whose
-// continuation points back at itself. Each is a CORRUPT_OBJECT naming the file and the object,
+// continuation points back at itself (in the latest format the structures' checksums refuse the
+// change first; sealed again, the deeper check does). Each is a CORRUPT_OBJECT naming the file and the object,
 // quickly and in bounded memory, and virtualize writes nothing. A fast-check property mutates
 // and truncates the files at random: only FloeErrors, never a hang.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ByteSource } from '../../src/engine/byte-source.ts';
 import { isFloeError, type FloeError } from '../../src/errors.ts';
+import { jenkinsLookup3 } from '../../src/format/codecs/numcodecs/jenkins-lookup3.ts';
 import { planHdf5 } from '../../src/txn/hdf5-scan.ts';
 import { Repository, Storage } from '../../src/txn/index.ts';
 import { virtualize } from '../../src/txn/virtualize.ts';
@@ -58,6 +60,30 @@ function findLe64(bytes: Uint8Array, value: number): number[] {
 }
 
 const read = (p: string) => new Uint8Array(readFileSync(p));
+
+/** Writes the Jenkins lookup3 checksum of bytes [start, end) at end: a damaged structure a writer sealed as valid. */
+function reseal(bytes: Uint8Array, start: number, end: number): void {
+  new DataView(bytes.buffer, bytes.byteOffset).setUint32(end, jenkinsLookup3(bytes.subarray(start, end), 0), true);
+}
+
+/** Where the checksum of the version-2 object header at `at` (its first chunk) sits. */
+function headerChecksumAt(bytes: Uint8Array, at: number): number {
+  const flags = bytes[at + 5] as number;
+  const skip = 6 + ((flags & 0x20) !== 0 ? 16 : 0) + ((flags & 0x10) !== 0 ? 4 : 0);
+  const width = 1 << (flags & 3);
+  let size = 0;
+  for (let i = width - 1; i >= 0; i--) size = size * 256 + (bytes[at + skip + i] as number);
+  return at + skip + width + size;
+}
+
+/** Where the checksum of the (unpaged) fixed array data block sits, from its header (8-byte lengths and addresses). */
+function fixedArrayChecksumAt(bytes: Uint8Array): { start: number; end: number } {
+  const header = indexOf(bytes, 'FAHD');
+  const entrySize = bytes[header + 6] as number;
+  const count = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(header + 8, true));
+  const start = indexOf(bytes, 'FADB');
+  return { start, end: start + 6 + 8 + count * entrySize };
+}
 
 describeWithVirtualPeer('hostile HDF5 files', () => {
   beforeAll(() => {
@@ -117,11 +143,22 @@ describeWithVirtualPeer('hostile HDF5 files', () => {
       const at = findLe64(bytes, first);
       expect(at.length, which).toBeGreaterThan(0);
       for (const i of at) le64(past, i, bytes.length + 4096);
+      if (which === 'latest') {
+        // The fixed array's checksum catches the change; sealed again, the address itself is refused.
+        expect((await scanError(past)).message).toContain('checksum of the fixed array data block does not match');
+        const block = fixedArrayChecksumAt(past);
+        reseal(past, block.start, block.end);
+      }
       const err = await scanError(past);
       expect(err.message).toMatch(/past the end of the file/);
       expect(isFloeError(err, 'CORRUPT_OBJECT') && err.details.variable).toBe('/data');
       const over = bytes.slice();
-      for (const n of [98765, 87654]) for (const i of findLe64(bytes, n)) le64(over, i, 2 ** 40);
+      const patched = [98765, 87654].flatMap((n) => findLe64(bytes, n));
+      for (const i of patched) le64(over, i, 2 ** 40);
+      if (which === 'latest') {
+        expect((await scanError(over)).message).toContain('checksum of the object header does not match');
+        for (const header of new Set(patched.map((i) => Buffer.from(over.buffer, over.byteOffset, over.length).lastIndexOf('OHDR', i, 'latin1')))) reseal(over, header, headerChecksumAt(over, header));
+      }
       const overflow = await scanError(over);
       expect(overflow.message).toContain('declared size overflows');
       expect(isFloeError(overflow, 'CORRUPT_OBJECT') && overflow.details.variable).toBe('/huge');
@@ -153,6 +190,10 @@ describeWithVirtualPeer('hostile HDF5 files', () => {
         const sig = which === 'earliest' ? undefined : Buffer.from(bytes.subarray(addr, addr + 4)).toString('latin1');
         if (addr >= bytes.length || (sig !== undefined && sig !== 'OCHK')) continue;
         le64(copy, addrAt, target);
+        if (which === 'latest') {
+          expect((await scanError(copy)).message).toContain('checksum of the object header does not match');
+          reseal(copy, header, headerChecksumAt(copy, header));
+        }
         patched++;
         break;
       }

@@ -1,7 +1,7 @@
 // The chunk indexes of HDF5 1.10 (`libver='latest'`) other than B-trees: fixed arrays (paged or
 // not) and extensible arrays (index block, secondary blocks, data blocks). Each yields entries
 // (address, stored size, filter mask) by linear chunk index; missing blocks are unallocated chunks.
-import { Cursor, corrupt, readExactly, UNDEFINED, type Hdf5Sizes, type Hdf5Source } from './io.ts';
+import { checkChecksum, Cursor, corrupt, readExactly, UNDEFINED, type Hdf5Sizes, type Hdf5Source } from './io.ts';
 
 export interface ArrayEntry {
   readonly address: number;
@@ -29,6 +29,7 @@ export async function readFixedArray(src: Hdf5Source, sizes: Hdf5Sizes, address:
   const pageBits = h.u8();
   const count = h.length();
   const block = h.address();
+  checkChecksum(h, h.pos, 'the fixed array header');
   if (count > maxEntries) throw h.fail(`a fixed array of ${count} chunks, more than ${maxEntries}`);
   if (entrySize < O || pageBits > 32) throw h.fail('a fixed array with impossible entries');
   const out: ArrayEntry[] = [];
@@ -40,11 +41,19 @@ export async function readFixedArray(src: Hdf5Source, sizes: Hdf5Sizes, address:
   const total = paged ? prefix + count * entrySize + pages * 4 : prefix + count * entrySize + 4;
   const c = new Cursor(await readExactly(src, block, total, object), sizes, src.name, object);
   c.signature('FADB');
+  if (paged) checkChecksum(c, prefix - 4, 'the fixed array data block');
+  else checkChecksum(c, prefix + count * entrySize, 'the fixed array data block');
   c.pos = prefix;
   const next = entryReader(c, client === 1, entrySize, sizes);
   for (let i = 0; i < count; i++) {
     out.push(next());
-    if (paged && ((i + 1) % pageEntries === 0 || i + 1 === count)) c.skip(4);
+    if (paged && ((i + 1) % pageEntries === 0 || i + 1 === count)) {
+      // Each page ends with the checksum of its own entries.
+      const pageStart = c.pos - (i % pageEntries + 1) * entrySize;
+      const page = new Cursor(c.bytes.subarray(pageStart, c.pos + 4), sizes, src.name, object);
+      checkChecksum(page, c.pos - pageStart, 'a fixed array data block page');
+      c.skip(4);
+    }
   }
   return out;
 }
@@ -66,6 +75,7 @@ export async function readExtensibleArray(src: Hdf5Source, sizes: Hdf5Sizes, add
   h.skip(5 * L);
   const realized = h.length();
   const indexBlock = h.address();
+  checkChecksum(h, h.pos, 'the extensible array header');
   if (realized > maxEntries) throw h.fail(`an extensible array of ${realized} chunks, more than ${maxEntries}`);
   if (entrySize < O || maxBits === 0 || maxBits > 64 || minDataElements === 0 || minPointers === 0 || pageBits > 32) throw h.fail('an extensible array with impossible parameters');
   const out: ArrayEntry[] = [];
@@ -82,6 +92,7 @@ export async function readExtensibleArray(src: Hdf5Source, sizes: Hdf5Sizes, add
   const secondaryPointers = Math.max(0, superBlocks - inIndexBlock);
   const ic = new Cursor(await readExactly(src, indexBlock, 6 + O + indexElements * entrySize + (directPointers + secondaryPointers) * O + 4, object), sizes, src.name, object);
   ic.signature('EAIB');
+  checkChecksum(ic, ic.bytes.length - 4, 'the extensible array index block');
   ic.skip(2 + O);
   const fromIndex = entryReader(ic, filtered, entrySize, sizes);
   for (let i = 0; i < indexElements && out.length < realized; i++) out.push(fromIndex());
@@ -103,6 +114,8 @@ export async function readExtensibleArray(src: Hdf5Source, sizes: Hdf5Sizes, add
     }
     const dc = new Cursor(await readExactly(src, at, body, object), sizes, src.name, object);
     dc.signature('EADB');
+    // Paged blocks (more than 2^pageBits entries, only past ~131,000 chunks) check the prefix only.
+    checkChecksum(dc, paged ? prefix : body - 4, 'an extensible array data block');
     dc.pos = prefix + (paged ? 4 : 0);
     const next = entryReader(dc, filtered, entrySize, sizes);
     for (let i = 0; i < want; i++) {
@@ -132,6 +145,7 @@ export async function readExtensibleArray(src: Hdf5Source, sizes: Hdf5Sizes, add
     const bitmap = paged ? Math.ceil((n * (elements / pageElements)) / 8) : 0;
     const sc = new Cursor(await readExactly(src, at, 6 + O + offsetBytes + bitmap + n * O + 4, object), sizes, src.name, object);
     sc.signature('EASB');
+    checkChecksum(sc, sc.bytes.length - 4, 'an extensible array secondary block');
     sc.pos = 6 + O + offsetBytes + bitmap;
     const blocks: number[] = [];
     for (let k = 0; k < n; k++) blocks.push(sc.address());

@@ -1,7 +1,7 @@
 // Version-2 B-trees: their records in order, raw (the caller decodes: link names, attribute
 // names, chunk records). Node record counts are sized from the node size as the format defines;
 // nodes visited once each, depth and count bounded.
-import { Cursor, corrupt, encodedSizeOf, readExactly, UNDEFINED, type Hdf5Sizes, type Hdf5Source } from './io.ts';
+import { checkChecksum, Cursor, corrupt, encodedSizeOf, readExactly, UNDEFINED, type Hdf5Sizes, type Hdf5Source } from './io.ts';
 import { MAX_NODES } from './btree1.ts';
 
 export interface Btree2 {
@@ -24,6 +24,7 @@ export async function readBtree2(src: Hdf5Source, sizes: Hdf5Sizes, address: num
   const root = head.address();
   const rootRecords = head.u16();
   const total = head.length();
+  checkChecksum(head, head.pos, 'the v2 B-tree header');
   if (recordSize === 0 || nodeSize <= PREFIX || depth > 64) throw head.fail(`a v2 B-tree with ${nodeSize}-byte nodes, ${recordSize}-byte records and depth ${depth}`);
   if (total > maxRecords) throw head.fail(`a v2 B-tree of ${total} records, more than ${maxRecords}`);
   // Per depth: the most records a node holds, the most below it, and their encoded widths.
@@ -52,6 +53,7 @@ export async function readBtree2(src: Hdf5Source, sizes: Hdf5Sizes, address: num
     const own: Uint8Array[] = [];
     for (let i = 0; i < count; i++) own.push(c.bytesOf(recordSize));
     if (d === 0) {
+      checkChecksum(c, c.pos, 'a v2 B-tree leaf');
       if (records.length + own.length > maxRecords) throw c.fail(`more than ${maxRecords} records`);
       records.push(...own);
       return;
@@ -63,6 +65,7 @@ export async function readBtree2(src: Hdf5Source, sizes: Hdf5Sizes, address: num
       if (d > 1) c.uint(encodedSizeOf(cumMax[d - 1] as number));
       children.push({ at: child, count: n });
     }
+    checkChecksum(c, c.pos, 'a v2 B-tree internal node');
     for (let i = 0; i <= count; i++) {
       const child = children[i] as { at: number; count: number };
       await visit(child.at, child.count, d - 1);

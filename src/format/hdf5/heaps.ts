@@ -1,7 +1,7 @@
 // Fractal heaps (dense link and attribute storage: objects found by heap ID through the doubling
 // table of direct and indirect blocks) and global heap collections (variable-length data:
 // strings and the references of DIMENSION_LIST). Blocks visited once each and bounded.
-import { Cursor, corrupt, encodedSizeOf, readExactly, UNDEFINED, type Hdf5Sizes, type Hdf5Source } from './io.ts';
+import { checkChecksum, Cursor, corrupt, encodedSizeOf, readExactly, UNDEFINED, type Hdf5Sizes, type Hdf5Source } from './io.ts';
 
 interface DirectBlock {
   readonly heapOffset: number;
@@ -46,6 +46,7 @@ export async function openFractalHeap(src: Hdf5Source, sizes: Hdf5Sizes, address
   const root = c.address();
   const rootRows = c.u16();
   if (filterLength > 0) throw c.fail('a fractal heap with I/O filters (Floe reads unfiltered heaps)');
+  checkChecksum(c, c.pos, 'the fractal heap header');
   if (width === 0 || width > 65536 || startSize === 0 || maxHeapBits === 0 || maxHeapBits > 64) throw c.fail('a fractal heap with an impossible doubling table');
   const offsetBytes = Math.ceil(maxHeapBits / 8);
   const maxDirectRows = Math.log2(maxDirect) - Math.log2(startSize) + 2;
@@ -58,8 +59,9 @@ export async function openFractalHeap(src: Hdf5Source, sizes: Hdf5Sizes, address
     const directRows = Math.min(rows, maxDirectRows);
     const entries = rows * width;
     const head = 4 + 1 + O + offsetBytes;
-    const ic = new Cursor(await readExactly(src, at, head + entries * O, object), sizes, src.name, object);
+    const ic = new Cursor(await readExactly(src, at, head + entries * O + 4, object), sizes, src.name, object);
     ic.signature('FHIB');
+    checkChecksum(ic, head + entries * O, 'a fractal heap indirect block');
     ic.skip(head - 4);
     let off = heapOffset;
     for (let i = 0; i < entries; i++) {

@@ -3,6 +3,7 @@
 // length widths, and the one error every malformed structure becomes (CORRUPT_OBJECT naming the
 // file and the object being read).
 import { floeError, type FloeError } from '../../errors.ts';
+import { jenkinsLookup3 } from '../codecs/numcodecs/jenkins-lookup3.ts';
 
 /** The file as ranges: `read` returns fewer bytes only at the end of the file. */
 export interface Hdf5Source {
@@ -140,4 +141,16 @@ export class Cursor {
 export function encodedSizeOf(n: number): number {
   if (n <= 0) return 1;
   return Math.floor(Math.floor(Math.log2(n)) / 8) + 1;
+}
+
+/**
+ * Checks the Jenkins lookup3 checksum HDF5 stores after the `end` bytes of a version-2 structure
+ * (in `bytes`, read from the structure's start): a mismatch is CORRUPT_OBJECT, so a damaged node
+ * is refused rather than read as other chunk addresses.
+ */
+export function checkChecksum(c: Cursor, end: number, what: string): void {
+  if (end < 0 || end + 4 > c.bytes.length) throw c.fail(`${what} is too short for its checksum`);
+  const b = c.bytes;
+  const stored = ((b[end] as number) | ((b[end + 1] as number) << 8) | ((b[end + 2] as number) << 16) | ((b[end + 3] as number) << 24)) >>> 0;
+  if (jenkinsLookup3(b.subarray(0, end), 0) !== stored) throw c.fail(`the checksum of ${what} does not match: it is damaged`);
 }

@@ -1,7 +1,7 @@
 // Superblocks (versions 0-3) and object headers (versions 1 and 2, with continuation blocks):
 // an object's messages as raw bodies, in order. Continuations are followed at most once each and
 // in bounded number, so a block pointing at itself (or a loop of blocks) ends as CORRUPT_OBJECT.
-import { Cursor, corrupt, readExactly, UNDEFINED, type Hdf5Sizes, type Hdf5Source } from './io.ts';
+import { checkChecksum, Cursor, corrupt, readExactly, UNDEFINED, type Hdf5Sizes, type Hdf5Source } from './io.ts';
 
 const SIGNATURE = [0x89, 0x48, 0x44, 0x46, 0x0d, 0x0a, 0x1a, 0x0a];
 /** Continuation blocks one object header may have. */
@@ -56,7 +56,9 @@ export async function readSuperblock(src: Hdf5Source): Promise<Superblock> {
       const sizes = { offsetSize, lengthSize, base: base === UNDEFINED ? 0 : base };
       const rc = new Cursor(head, sizes, src.name, where);
       rc.pos = c.pos + 2 * offsetSize; // superblock extension, end of file
-      return { version, sizes, rootAddress: rc.address(), at };
+      const rootAddress = rc.address();
+      checkChecksum(c, 12 + 4 * offsetSize, 'the superblock');
+      return { version, sizes, rootAddress, at };
     }
     throw corrupt(src.name, where, `superblock version ${version} is not one Floe reads (0-3)`);
   }
@@ -114,6 +116,8 @@ export async function readObjectHeader(src: Hdf5Source, sizes: Hdf5Sizes, addres
     hc.pos = skip;
     const size = hc.uint(widthBytes, 'the object header size');
     skip += widthBytes;
+    const whole = new Cursor(await readExactly(src, address, skip + size + 4, object), sizes, src.name, object);
+    checkChecksum(whole, skip + size, 'the object header');
     pending.push({ at: address + skip, length: size });
     visited.add(address);
   }
@@ -125,7 +129,10 @@ export async function readObjectHeader(src: Hdf5Source, sizes: Hdf5Sizes, addres
     const c = new Cursor(bytes, sizes, src.name, object);
     let end = bytes.length;
     if (version === 2) {
-      if (isV2Continuation) c.signature('OCHK');
+      if (isV2Continuation) {
+        c.signature('OCHK');
+        checkChecksum(c, bytes.length - 4, 'an object header continuation block');
+      }
       end = first ? bytes.length : bytes.length - 4;
     }
     const creationOrder = (v2Flags & 0x04) !== 0;
