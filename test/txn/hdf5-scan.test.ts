@@ -6,7 +6,7 @@
 // offset, size, mask 0; a chunk whose mask skipped a filter is re-encoded and stored instead),
 // every value read through the virtual refs equals what h5py / netCDF4 read, and what cannot be
 // referenced is skipped with the reason.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -134,6 +134,25 @@ describeWithVirtualPeer('HDF5 / NetCDF-4 scanning against h5py and netCDF4', () 
       expect(located.kind === 'virtual' && located.length).toBeLessThan(400); // really compressed
       counts.variables++;
     }
+  });
+
+  it('gives the arrays kerchunk references emitted from h5py\'s chunk info give, for the same file', async () => {
+    const kdir = path.join(dir, 'kerchunk');
+    mkdirSync(kdir);
+    const k = runVirtualPeer<{ refs: string; h5: string }>(['kerchunk', kdir]);
+    const repo = await repoFor(kdir);
+    const session = await repo.writableSession('main');
+    const result = await virtualize(session, [k.refs, k.h5]);
+    expect(result.sources.map((x) => [x.format, x.group])).toEqual([['kerchunk references', '/refs'], ['HDF5 (superblock 0)', '/data']]);
+    for (const v of ['chunked', 'grp/bigendian', 'contig']) {
+      const viaRefs = await ZarrArray.open(session.store, `/refs/${v}`);
+      const viaScan = await ZarrArray.open(session.store, `/data/${v}`);
+      expect(viaScan.metadata.shape, v).toEqual(viaRefs.metadata.shape);
+      expect(hexOf((await viaScan.get()).data as ArrayBufferView), v).toBe(hexOf((await viaRefs.get()).data as ArrayBufferView));
+      if (v !== 'contig') expect(viaScan.metadata.chunkShape, v).toEqual(viaRefs.metadata.chunkShape);
+      counts.variables++;
+    }
+    counts.files++;
   });
 
   it('reads a NetCDF-4 file with dimension names, not netCDF bookkeeping attributes', async () => {
