@@ -22,6 +22,8 @@ def dump_h5(path):
     import h5py
     out = {}
     with h5py.File(path, 'r') as f:
+        base = f.userblock_size  # get_chunk_info's byte offsets are relative to the base address
+
         def visit(name, obj):
             if not isinstance(obj, h5py.Dataset):
                 return
@@ -32,7 +34,7 @@ def dump_h5(path):
                 cs = []
                 for i in range(n):
                     c = obj.id.get_chunk_info(i)
-                    cs.append([[o // k for o, k in zip(c.chunk_offset, obj.chunks)], c.byte_offset, c.size, c.filter_mask])
+                    cs.append([[o // k for o, k in zip(c.chunk_offset, obj.chunks)], c.byte_offset + base, c.size, c.filter_mask])
                 info['chunks'] = cs
                 info['chunk_shape'] = list(obj.chunks)
             out[name] = info
@@ -108,6 +110,11 @@ def write_h5(out):
         h5py.h5d.create(f.id, b'compact', h5py.h5t.STD_I16BE, h5py.h5s.create_simple((3, 4)), dcpl=dcpl)
         f['compact'][:] = np.arange(12, dtype='>i2').reshape(3, 4) - 5
     files['implicit.h5'] = path
+    # A user block before the superblock (found at 1024): addresses are relative to it.
+    path = os.path.join(out, 'userblock.h5')
+    with h5py.File(path, 'w', userblock_size=1024, libver='latest') as f:
+        f.create_dataset('x', data=np.arange(20, dtype='<i4'), chunks=(5,), compression='gzip')
+    files['userblock.h5'] = path
     return {name: dump_h5(p) for name, p in files.items()}
 
 

@@ -86,7 +86,7 @@ describeWithVirtualPeer('HDF5 / NetCDF-4 scanning against h5py and netCDF4', () 
     const session = await repo.writableSession('main');
     const files = Object.keys(h5).map((n) => path.join(dir, n));
     const result = await virtualize(session, files, { path: '/h5' });
-    expect(result.sources.map((s) => s.format)).toEqual(['HDF5 (superblock 0)', 'HDF5 (superblock 3)', 'HDF5 (superblock 3)']);
+    expect(result.sources.map((s) => s.format)).toEqual(['HDF5 (superblock 0)', 'HDF5 (superblock 3)', 'HDF5 (superblock 3)', 'HDF5 (superblock 3)']);
     expect(result.skipped.map((s) => s.variable).sort()).toEqual(['lz4', 'lz4', 'lzf', 'lzf']);
     expect(result.imported.filter((i) => i.variable === 'masked').map((i) => [i.virtualChunks, i.storedChunks])).toEqual([[1, 1], [1, 1]]);
     await session.commit('hdf5');
