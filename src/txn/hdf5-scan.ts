@@ -106,7 +106,11 @@ export async function planHdf5(source: ByteSource, file: string, options: Hdf5Sc
     arrays.push({ variable: d.path, relativePath: d.path, metadata: d.metadata, refs, stored });
   }
   const groups = [];
-  for (const g of h5.groups) groups.push({ relativePath: g.path, attributes: await attributesOf(h5, g.attributes, g.path === '' ? '/' : `/${g.path}`) });
+  for (const g of h5.groups) {
+    // A group whose path is not a valid Zarr path is left out (its datasets are skipped above).
+    if (g.path !== '' && g.path.split('/').some((part) => nodeNameProblem(part) !== undefined)) continue;
+    groups.push({ relativePath: g.path, attributes: await attributesOf(h5, g.attributes, g.path === '' ? '/' : `/${g.path}`) });
+  }
   const netcdf4 = h5.groups.some((g) => g.path === '' && g.attributes.some((a) => a.name === '_NCProperties'));
   const format = `${netcdf4 ? 'NetCDF-4' : 'HDF5'} (superblock ${h5.superblock.version})`;
   return { source: file, format, groups, arrays, skipped, chunkIndexes };

@@ -26,6 +26,7 @@ interface Hostile {
   earliest: { path: string; chunk_offsets: number[]; continued: string; continued_header: number };
   latest: { path: string; chunk_offsets: number[]; continued: string; continued_header: number };
   cycle: string;
+  names: string;
 }
 
 let dir: string;
@@ -169,6 +170,13 @@ describeWithVirtualPeer('hostile HDF5 files', () => {
     const err = await scanError(read(peer.cycle), 'cycle.h5');
     expect(err.message).toContain('contains itself');
     expect(isFloeError(err, 'CORRUPT_OBJECT') && err.details.variable).toBe('/a/loop');
+  });
+
+  it('a group whose name is not a Zarr node name is left out, its datasets skipped with the reason', async () => {
+    const plan = await planHdf5(memorySource(read(peer.names)), 'names.h5', {});
+    expect(plan.arrays.map((a) => a.variable)).toEqual(['ok']);
+    expect(plan.groups.map((g) => g.relativePath)).toEqual(['']);
+    expect(plan.skipped).toEqual([{ source: 'names.h5', variable: '__reserved/x', reason: expect.stringContaining('reserved prefix') }]);
   });
 
   it('an object header whose continuation points back at itself', async () => {

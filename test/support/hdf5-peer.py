@@ -220,6 +220,12 @@ def write_hostile(out):
         g.create_dataset('x', data=np.arange(3))
         g['loop'] = g
     res['cycle'] = path
+    # A group whose name is not a valid Zarr node name.
+    path = os.path.join(out, 'names.h5')
+    with h5py.File(path, 'w') as f:
+        f.create_group('__reserved').create_dataset('x', data=np.arange(3))
+        f.create_dataset('ok', data=np.arange(3))
+    res['names'] = path
     return res
 
 
