@@ -23,6 +23,7 @@ import type { Session } from './session.ts';
 import { containerFor } from './virtual-chunks.ts';
 import { planKerchunk } from './kerchunk-import.ts';
 import { planNetcdf3 } from './netcdf3-scan.ts';
+import { isHdf5, planHdf5 } from './hdf5-scan.ts';
 import type { PlannedSource, SkippedVariable } from './virtual-plan.ts';
 import { combinePlans, type ConcatOptions, type RangeReader } from './virtual-combine.ts';
 
@@ -33,8 +34,13 @@ export type { ConcatOptions } from './virtual-combine.ts';
 export interface VirtualizeOptions extends AbortOptions {
   /** The group the variables go under (default `/`); with several sources, each file's own group below it, named after the file. */
   path?: string;
-  /** Largest chunk a contiguous NetCDF-3 variable is split into (default 8 MiB). */
+  /** Largest chunk a contiguous NetCDF-3 or HDF5 variable is split into (default 8 MiB). */
   maxChunkBytes?: number;
+  /**
+   * HDF5: map filters whose chunks only Floe decodes (HDF5's own LZ4 framing, filter 32004).
+   * Default false: such variables are skipped with the reason.
+   */
+  allowFloeOnlyCodecs?: boolean;
   /**
    * Add a virtual chunk container (local files: `file:///<directory>/`) to the repository's
    * stored configuration for every location no container serves. Needs `repository`. Without
@@ -136,6 +142,7 @@ function planSource(pool: SourcePool, file: string, options: VirtualizeOptions):
     const start = await source.read(0, Math.min(source.size, 64), options);
     const text = new TextDecoder().decode(start).trimStart();
     if (file.endsWith('.json') || text.startsWith('{')) return await planKerchunk(source, file, options);
+    if (await isHdf5(source, start)) return await planHdf5(source, file, options);
     return await planNetcdf3(source, file, options);
   });
 }

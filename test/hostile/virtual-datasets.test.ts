@@ -1,5 +1,5 @@
 // Hostile input to virtualize: truncated NetCDF-3 files, counts that overflow, data offsets past
-// the end, sizes that overflow, an HDF5 file (the next stage), malformed kerchunk references.
+// the end, sizes that overflow, a truncated HDF5 superblock (more in hdf5.test.ts), malformed kerchunk references.
 // Each is a typed FloeError naming the file (and the variable where there is one), quickly, and
 // nothing is written to the session.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -162,10 +162,11 @@ describe('virtualize refuses hostile NetCDF-3 files', () => {
     expect((await attempt('recdim.nc', fileOf(n))).err.message).toContain('record dimension is not its first');
   });
 
-  it('an HDF5 (NetCDF-4) file is UNSUPPORTED by name, and other bytes are not NetCDF', async () => {
+  it('a file with the HDF5 signature goes to the HDF5 scanner (here: a truncated superblock), and other bytes are not NetCDF', async () => {
     const { err } = await attempt('nc4.nc', new Uint8Array([0x89, 0x48, 0x44, 0x46, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]));
-    expect(err.code).toBe('UNSUPPORTED');
-    expect(err.message).toContain('HDF5');
+    expect(err.code).toBe('CORRUPT_OBJECT');
+    expect(err.message).toContain('HDF5 file');
+    expect(err.message).toContain('the superblock');
     expect((await attempt('text.nc', new Uint8Array([1, 2, 3, 4, 5]))).err.code).toBe('CORRUPT_OBJECT');
     expect((await attempt('version.nc', new Uint8Array([0x43, 0x44, 0x46, 3, 0, 0, 0, 0]))).err.code).toBe('UNSUPPORTED');
   });

@@ -8,10 +8,12 @@ import { describe, it } from 'vitest';
 import { PYTHON } from './python-zarr.ts';
 
 const PEER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'virtual-peer.py');
+/** The HDF5 / NetCDF-4 peer (h5py with every libver and filter plugin, netCDF4). */
+export const HDF5_PEER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'hdf5-peer.py');
 
-/** Runs the peer; its stdout as JSON. */
-export function runVirtualPeer<T>(args: readonly string[]): T {
-  const out = execFileSync(PYTHON, [PEER, ...args], { encoding: 'utf8', timeout: 120_000, maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Runs the peer (or another peer script); its stdout as JSON. */
+export function runVirtualPeer<T>(args: readonly string[], script = PEER): T {
+  const out = execFileSync(PYTHON, [script, ...args], { encoding: 'utf8', timeout: 120_000, maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
   return JSON.parse(out) as T;
 }
 

@@ -179,7 +179,7 @@ export function parseNetcdf3Header(bytes: Uint8Array, fileSize: number, file: st
   if (bytes[0] !== 0x43 || bytes[1] !== 0x44 || bytes[2] !== 0x46) {
     const hdf5 = bytes[0] === 0x89 && bytes[1] === 0x48 && bytes[2] === 0x44 && bytes[3] === 0x46;
     throw floeError(hdf5 ? 'UNSUPPORTED' : 'CORRUPT_OBJECT',
-      hdf5 ? `${file} is an HDF5 (NetCDF-4) file; Floe scans NetCDF-3 files only for now (HDF5 is the next stage of virtual datasets)` : `${file} is not a NetCDF-3 file (it does not start with "CDF")`,
+      hdf5 ? `${file} is an HDF5 (NetCDF-4) file, not NetCDF-3; virtualize scans it with its HDF5 scanner` : `${file} is not a NetCDF-3 file (it does not start with "CDF")`,
       { where: file, details: { file } });
   }
   const version = bytes[3];
