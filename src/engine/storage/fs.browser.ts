@@ -1,19 +1,10 @@
 // The filesystem backend in the browser build (replaces fs.ts there): a page has no local
-// directory, so constructing one refuses with UNSUPPORTED (reason 'browser-build').
-import type { FileLockOptions } from './fs-lock.ts';
-import type { Clock } from './clock.ts';
+// directory, so constructing one refuses with UNSUPPORTED (reason 'browser-build'). The option
+// types come from fs.ts as types only, which the build erases.
+import type { FsStorageOptions } from './fs.ts';
 import { notInBrowser } from './node-only.ts';
 
-export type Durability = 'none' | 'atomic' | 'fsync';
-
-/** Options of FsStorage (fs.ts). */
-export interface FsStorageOptions {
-  root: string;
-  durability?: Durability;
-  durable?: boolean;
-  lock?: FileLockOptions;
-  clock?: Clock;
-}
+export type { Durability, FsStorageOptions } from './fs.ts';
 
 export class FsStorage {
   constructor(options: FsStorageOptions) {
