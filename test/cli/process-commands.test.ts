@@ -103,7 +103,7 @@ describe('every floe command as a spawned process on real files', () => {
       floe('ls', 'main', '/weather', '--json'),
       floe('log', '--json'),
     ]);
-    expect(json(spec)).toEqual({ path: '/legacy/spec', ref: 'main', dtype: 'int32', shape: SPEC.shape, data: SPEC.values_c_order_flat });
+    expect(json(spec)).toEqual({ path: '/legacy/spec', ref: 'main', dtype: 'int32', storedDtype: 'int32', shape: SPEC.shape, data: SPEC.values_c_order_flat });
     expect(json(part)).toMatchObject({ dtype: 'float32', shape: [2, 3], data: [[1, 0], [1, 2], [1, 4], [2, 0], [2, 2], [2, 4]].map(([y, x]) => Math.fround(tempAt(y!, x!))) });
     const shown = json<{ kind: string; attributes: unknown; metadata: { zarr_format: number; fill_value: number; shape: number[] } }>(show);
     expect(shown).toMatchObject({ kind: 'array', attributes: SPEC.attrs, metadata: { zarr_format: 3, fill_value: SPEC.fill_value, shape: SPEC.shape } });
