@@ -116,6 +116,18 @@ async function tabTo(page: Page, text: string): Promise<void> {
   throw new Error(`no focusable link "${text}" reached with Tab`);
 }
 
+/**
+ * Runs `action` (a key, a click, history) and waits, by condition and never by time, until the page
+ * has drawn what it asked for: the view is no longer busy and a plot not on the page before, whose
+ * label holds `label`, is shown. Plots already there are marked first, so a plot with the same label
+ * (going back to an earlier selection) or a draw still in flight cannot satisfy the wait.
+ */
+async function redrawn(page: Page, label: string, action: () => Promise<unknown>): Promise<void> {
+  await page.evaluate(() => document.querySelectorAll('main canvas').forEach((c) => c.setAttribute('data-stale', '')));
+  await action();
+  await page.locator(`main:not([aria-busy]) canvas:not([data-stale])[aria-label*="${label}"]`).waitFor({ timeout: 30_000 });
+}
+
 const xssRan = (page: Page) => page.evaluate(() => (window as unknown as { __xss?: number }).__xss ?? null);
 const layoutOf = async <T>(page: Page): Promise<T> => JSON.parse((await page.locator('main canvas').getAttribute('data-layout')) ?? 'null') as T;
 const pixel = (page: Page, x: number, y: number): Promise<Rgb> =>
@@ -164,27 +176,25 @@ describe('the viewer page of floe serve', () => {
     await page.keyboard.press('Enter');
     await page.locator('main h1', { hasText: 'Tree of' }).waitFor();
     await tabTo(page, 'field');
-    await page.keyboard.press('Enter');
-    await page.locator('main canvas').waitFor();
+    await redrawn(page, '/obs/field[:, :]', () => page.keyboard.press('Enter'));
     expect(decodeURIComponent(page.url())).toMatch(/#view=slice&ref=[0-9A-Z]{20}&path=\/obs\/field&sel=\[:, :\]$/);
     expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('CANVAS');
-    await page.keyboard.press('+'); // zoom in: re-queried, named in the address
-    await expect.poll(() => decodeURIComponent(page.url())).toContain('sel=[2:5, 2:6]');
-    // The new plot, focused (the old one stays until the re-query is drawn).
-    await page.locator('main canvas[aria-label*="[2:5, 2:6]"]').waitFor();
+    // Zoom in: re-queried, named in the address; the new plot is focused (the old one stays until the re-query is drawn).
+    await redrawn(page, '[2:5, 2:6]', () => page.keyboard.press('+'));
+    expect(decodeURIComponent(page.url())).toContain('sel=[2:5, 2:6]');
     expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toContain('[2:5, 2:6]');
-    await page.keyboard.press('ArrowRight');
-    await expect.poll(() => decodeURIComponent(page.url())).toContain('sel=[2:5, 3:7]');
-    await page.goBack();
-    await expect.poll(() => decodeURIComponent(page.url())).toContain('sel=[2:5, 2:6]');
+    await redrawn(page, '[2:5, 3:7]', () => page.keyboard.press('ArrowRight'));
+    expect(decodeURIComponent(page.url())).toContain('sel=[2:5, 3:7]');
+    await redrawn(page, '[2:5, 2:6]', () => page.goBack());
+    expect(decodeURIComponent(page.url())).toContain('sel=[2:5, 2:6]');
     // A query in the DSL's text form, typed into the selection field, shows as the selection it makes.
-    const field = page.locator('input[name=sel]');
+    const field = page.locator('main:not([aria-busy]) input[name=sel]');
     await field.focus();
     await page.keyboard.press('Control+A');
     await page.keyboard.type('.from("/obs/field").where("lat", "between", [-10, 30]).whereIndex("lon", 1, 8, 2)');
-    await page.keyboard.press('Enter');
-    await expect.poll(() => decodeURIComponent(page.url())).toMatch(/&path=\/obs\/field&sel=\[2:5, 1:9:2\]/);
-    await page.locator('main canvas[aria-label*="[2:5, 1:9:2]"]').waitFor();
+    await expect.poll(() => field.inputValue()).toMatch(/^\.from\(.*whereIndex\("lon", 1, 8, 2\)$/); // the field typed into is still the page's
+    await redrawn(page, '[2:5, 1:9:2]', () => page.keyboard.press('Enter'));
+    expect(decodeURIComponent(page.url())).toMatch(/&path=\/obs\/field&sel=\[2:5, 1:9:2\]/);
     expect(problems).toEqual([]);
     await page.close();
   });
