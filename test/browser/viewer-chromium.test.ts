@@ -271,7 +271,7 @@ describe('the viewer page of floe serve', () => {
     await page.close();
   });
 
-  it('labels time axes on the 360_day and noleap calendars with the dates cftime gives, each at its position', async () => {
+  it('labels time axes on the 360_day and noleap calendars with the dates cftime gives, each at its position; refuses split runs with a link', async () => {
     if (!haveChromium) return;
     const { page, problems } = await openPage();
     await page.goto(`${base}/ui/#token=${TOKEN}`);
@@ -294,6 +294,10 @@ describe('the viewer page of floe serve', () => {
     }
     // Day 59 is 30 February on 360_day: the labels name it (cftime agrees, checked above).
     expect(cftimeIso('360_day', 'days since 2000-01-01', [59])[0]).toBe('2000-02-30T00:00:00');
+    // A query splitting a dimension into runs is refused by name, with a link to the range covering them.
+    await page.evaluate(() => { location.hash = `#view=slice&ref=main&sel=${encodeURIComponent('.from("/obs/field").where("lat", "in", [-50, -30, 50])')}`; });
+    await page.locator('main p.error', { hasText: '2 separate runs of lat (indices 0:2, 5)' }).waitFor({ timeout: 30_000 });
+    await redrawn(page, '/obs/field[0:6, :]', () => page.locator('main a', { hasText: 'Show /obs/field[0:6, :]' }).click());
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -43,7 +43,12 @@ export async function sliceView(conn: Connection, state: ViewState): Promise<HTM
   if (state.sel !== undefined && isQueryText(state.sel)) {
     // A query: shown as the selection its plan makes, which the address then names.
     const window = queryWindow((await applyJsonQuery(query(session), parseQueryText(state.sel)).explain()).plan);
-    if ('refused' in window) return note(section, `The query cannot be shown: ${window.refused}.`);
+    if ('refused' in window) {
+      note(section, `The query cannot be shown: ${window.refused}.`);
+      const cover = window.cover;
+      if (cover) section.append(h('p', {}, h('a', { href: viewHash({ ...state, path: cover.path, sel: selectionText(cover.selection) || '[]' }) }, `Show ${cover.path}${selectionText(cover.selection)}`)));
+      return section;
+    }
     location.replace(viewHash({ ...state, path: window.path, sel: selectionText(window.selection) || '[]' }));
     return section;
   }
