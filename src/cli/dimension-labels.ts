@@ -6,10 +6,9 @@ import { isFloeError } from '../errors.ts';
 import { nodeMetadata, type ReadSource } from '../engine/read-source.ts';
 import type { AbortOptions } from '../engine/storage/types.ts';
 import { joinPath, parentPath } from '../format/zarr/paths.ts';
-import { CfDate } from '../format/cf/cf-date.ts';
-import { cfDateTicks } from '../format/cf/date-ticks.ts';
 import type { AxisCalendar } from '../plot/axis.ts';
 import { decodeTime, type CfTimeCoding } from '../format/cf/time.ts';
+import { cfAxisCalendar as sharedAxisCalendar, cfDateLabels } from '../query/plan/cf-axis.ts';
 import type { CfTime } from '../query/plan/cf-time.ts';
 import { loadCoordinate } from '../query/plan/coordinate.ts';
 import { coordinateLabels } from '../plot/label-text.ts';
@@ -63,42 +62,8 @@ export function labelsAt(coordinate: DimCoordinate | undefined, indices: readonl
   return coordinateLabels(values, coordinate?.time, coordinate?.float32 ?? false);
 }
 
-/**
- * A plot axis's calendar for a CF time coordinate whose dates JS Dates cannot show right: the
- * idealised calendars, `julian`, and `standard` with dates before its 1582-10-15 switch. Other
- * time coordinates (Gregorian dates) keep the plot layer's own date axis.
- */
+/** A plot axis's calendar for a CF time coordinate whose dates JS Dates cannot show right (src/query/plan/cf-axis.ts). */
 export function cfAxisCalendar(coordinate: DimCoordinate | undefined): AxisCalendar | undefined {
-  const cf = coordinate?.cfTime;
-  if (!cf || !(coordinate.values instanceof Float64Array)) return undefined;
-  if (coordinate.time && (cf.calendar === 'proleptic_gregorian' || (cf.calendar === 'standard' && afterSwitch(cf, coordinate.values)))) return undefined;
-  return {
-    name: cf.calendar,
-    ticks: (lo, hi, maxTicks) => cfDateTicks(cf, lo, hi, maxTicks),
-    labels: (values) => cfDateLabels(Array.from(values, (v) => decodeTime(cf, v, coordinate.path))),
-  };
-}
-
-function afterSwitch(cf: CfTimeCoding, values: Float64Array): boolean {
-  let min = Infinity;
-  for (const v of values) if (v < min) min = v;
-  const first = Number.isFinite(min) ? decodeTime(cf, min) : null;
-  return first === null || first.compare(CfDate.of('standard', { year: 1582, month: 10, day: 15 })) >= 0;
-}
-
-/** CfDates as ISO text cut to the coarsest precision that shows each exactly (`2001-02-30`, `...T06:00`); `NaT` where missing. */
-export function cfDateLabels(dates: readonly (CfDate | null)[]): string[] {
-  let keep = 0; // characters after 'T': 0 (day), 5 (minute), 8 (second), all
-  for (const d of dates) {
-    if (d === null) continue;
-    if (d.microsecond !== 0) keep = Infinity;
-    else if (d.second !== 0) keep = Math.max(keep, 8);
-    else if (d.hour !== 0 || d.minute !== 0) keep = Math.max(keep, 5);
-  }
-  return dates.map((d) => {
-    if (d === null) return 'NaT';
-    const text = d.toString();
-    const t = text.indexOf('T');
-    return keep === 0 ? text.slice(0, t) : text.slice(0, t + 1 + keep);
-  });
+  if (!coordinate || !(coordinate.values instanceof Float64Array)) return undefined;
+  return sharedAxisCalendar(coordinate.cfTime, coordinate.time !== undefined, coordinate.values, coordinate.path);
 }

@@ -32,6 +32,16 @@ const LON = Float64Array.from({ length: COLS }, (_, i) => 45 * i);
 /** Rows 0-1, columns 0-2 are missing (NaN); the rest rise across the field, 200 to 300 K-ish. */
 const FIELD = Float32Array.from({ length: ROWS * COLS }, (_, i) => (Math.floor(i / COLS) < 2 && i % COLS < 3 ? NaN : 200 + 2 * i + (i % 3)));
 const SERIES = Float64Array.from({ length: 10 }, (_, i) => Math.sin(i) * 10);
+/** Days 50-59 on calendars JS Dates cannot show: 360_day's 2000-02-30 and noleap's 2000-03-01 (a leap year elsewhere). */
+const DAYS = Float64Array.from({ length: 10 }, (_, i) => 50 + i);
+const CALENDARS = [{ calendar: '360_day', units: 'days since 2000-01-01' }, { calendar: 'noleap', units: 'days since 2000-01-01' }];
+const PYTHON = '/usr/bin/python3';
+
+/** cftime's ISO text of each stored number on a calendar (the oracle for tick labels). */
+function cftimeIso(calendar: string, units: string, values: readonly number[]): string[] {
+  const script = 'import json, sys, cftime\nr = json.load(sys.stdin)\nprint(json.dumps([d.isoformat() for d in cftime.num2date(r["values"], r["units"], calendar=r["calendar"])]))';
+  return JSON.parse(execFileSync(PYTHON, ['-c', script], { input: JSON.stringify({ calendar, units, values }), encoding: 'utf8', timeout: 60_000 })) as string[];
+}
 
 const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium && (process.env.CI === 'true' || process.env.FLOE_REQUIRE_BROWSER === '1')) {
@@ -58,6 +68,11 @@ async function writeRepository(at: string): Promise<Repository> {
   await array('/obs/field', FIELD, ['lat', 'lon'], [ROWS, COLS], { units: 'K', long_name: 'test field' });
   await array('/obs/time', Float64Array.from({ length: 10 }, (_, i) => i), ['time'], [10], { units: 'days since 2024-01-01', calendar: 'standard' });
   await array('/obs/series', SERIES, ['time'], [10], { units: 'm' });
+  for (const c of CALENDARS) {
+    await ZarrGroup.create(store, `/${c.calendar}`);
+    await array(`/${c.calendar}/time`, DAYS, ['time'], [DAYS.length], { units: c.units, calendar: c.calendar });
+    await array(`/${c.calendar}/series`, SERIES.subarray(0, DAYS.length).map((v, i) => v + i), ['time'], [DAYS.length], { units: 'm' });
+  }
   await array(`/obs/${XSS_NAME}`, Float64Array.of(1, 2, 3), ['x'], [3], { description: XSS_ATTR });
   await session.commit(XSS_MESSAGE);
   const second = await repo.writableSession('main');
@@ -99,6 +114,18 @@ async function tabTo(page: Page, text: string): Promise<void> {
     if (await page.evaluate((t) => document.activeElement?.tagName === 'A' && document.activeElement.textContent === t, text)) return;
   }
   throw new Error(`no focusable link "${text}" reached with Tab`);
+}
+
+/**
+ * Runs `action` (a key, a click, history) and waits, by condition and never by time, until the page
+ * has drawn what it asked for: the view is no longer busy and a plot not on the page before, whose
+ * label holds `label`, is shown. Plots already there are marked first, so a plot with the same label
+ * (going back to an earlier selection) or a draw still in flight cannot satisfy the wait.
+ */
+async function redrawn(page: Page, label: string, action: () => Promise<unknown>): Promise<void> {
+  await page.evaluate(() => document.querySelectorAll('main canvas').forEach((c) => c.setAttribute('data-stale', '')));
+  await action();
+  await page.locator(`main:not([aria-busy]) canvas:not([data-stale])[aria-label*="${label}"]`).waitFor({ timeout: 30_000 });
 }
 
 const xssRan = (page: Page) => page.evaluate(() => (window as unknown as { __xss?: number }).__xss ?? null);
@@ -149,27 +176,25 @@ describe('the viewer page of floe serve', () => {
     await page.keyboard.press('Enter');
     await page.locator('main h1', { hasText: 'Tree of' }).waitFor();
     await tabTo(page, 'field');
-    await page.keyboard.press('Enter');
-    await page.locator('main canvas').waitFor();
+    await redrawn(page, '/obs/field[:, :]', () => page.keyboard.press('Enter'));
     expect(decodeURIComponent(page.url())).toMatch(/#view=slice&ref=[0-9A-Z]{20}&path=\/obs\/field&sel=\[:, :\]$/);
     expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('CANVAS');
-    await page.keyboard.press('+'); // zoom in: re-queried, named in the address
-    await expect.poll(() => decodeURIComponent(page.url())).toContain('sel=[2:5, 2:6]');
-    // The new plot, focused (the old one stays until the re-query is drawn).
-    await page.locator('main canvas[aria-label*="[2:5, 2:6]"]').waitFor();
+    // Zoom in: re-queried, named in the address; the new plot is focused (the old one stays until the re-query is drawn).
+    await redrawn(page, '[2:5, 2:6]', () => page.keyboard.press('+'));
+    expect(decodeURIComponent(page.url())).toContain('sel=[2:5, 2:6]');
     expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toContain('[2:5, 2:6]');
-    await page.keyboard.press('ArrowRight');
-    await expect.poll(() => decodeURIComponent(page.url())).toContain('sel=[2:5, 3:7]');
-    await page.goBack();
-    await expect.poll(() => decodeURIComponent(page.url())).toContain('sel=[2:5, 2:6]');
+    await redrawn(page, '[2:5, 3:7]', () => page.keyboard.press('ArrowRight'));
+    expect(decodeURIComponent(page.url())).toContain('sel=[2:5, 3:7]');
+    await redrawn(page, '[2:5, 2:6]', () => page.goBack());
+    expect(decodeURIComponent(page.url())).toContain('sel=[2:5, 2:6]');
     // A query in the DSL's text form, typed into the selection field, shows as the selection it makes.
-    const field = page.locator('input[name=sel]');
+    const field = page.locator('main:not([aria-busy]) input[name=sel]');
     await field.focus();
     await page.keyboard.press('Control+A');
     await page.keyboard.type('.from("/obs/field").where("lat", "between", [-10, 30]).whereIndex("lon", 1, 8, 2)');
-    await page.keyboard.press('Enter');
-    await expect.poll(() => decodeURIComponent(page.url())).toMatch(/&path=\/obs\/field&sel=\[2:5, 1:9:2\]/);
-    await page.locator('main canvas[aria-label*="[2:5, 1:9:2]"]').waitFor();
+    await expect.poll(() => field.inputValue()).toMatch(/^\.from\(.*whereIndex\("lon", 1, 8, 2\)$/); // the field typed into is still the page's
+    await redrawn(page, '[2:5, 1:9:2]', () => page.keyboard.press('Enter'));
+    expect(decodeURIComponent(page.url())).toMatch(/&path=\/obs\/field&sel=\[2:5, 1:9:2\]/);
     expect(problems).toEqual([]);
     await page.close();
   });
@@ -242,6 +267,37 @@ describe('the viewer page of floe serve', () => {
     const ys = layout.points.map((p) => p!.y);
     const order = (a: readonly number[]) => a.map((_, i) => i).sort((i, j) => a[i]! - a[j]!);
     expect(order(ys).reverse()).toEqual(order(values));
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('labels time axes on the 360_day and noleap calendars with the dates cftime gives, each at its position; refuses split runs with a link', async () => {
+    if (!haveChromium) return;
+    const { page, problems } = await openPage();
+    await page.goto(`${base}/ui/#token=${TOKEN}`);
+    await page.locator('main h1').first().waitFor({ timeout: 30_000 });
+    for (const { calendar, units } of CALENDARS) {
+      await page.evaluate((c) => { location.hash = `#view=slice&ref=main&path=${encodeURIComponent(`/${c}/series`)}&sel=${encodeURIComponent('[:]')}`; }, calendar);
+      const canvas = page.locator(`main canvas[aria-label*="/${calendar}/series"]`);
+      await canvas.waitFor({ timeout: 30_000 });
+      const layout = await layoutOf<LinePlotLayout>(page);
+      expect(layout.xAxis.title).toContain(calendar);
+      const ticks = layout.xAxis.ticks;
+      expect(ticks.length, calendar).toBeGreaterThan(1);
+      const iso = cftimeIso(calendar, units, ticks.map((t) => Number(t.value)));
+      const [p0, p1] = [layout.points[0]!.x, layout.points[1]!.x];
+      for (const [k, t] of ticks.entries()) {
+        expect(t.label, `${calendar} tick at ${String(t.value)}`).toMatch(/^\d{4}-\d{2}/); // a date, not the stored number
+        expect(iso[k]!.startsWith(t.label), `${calendar}: ${t.label} at ${String(t.value)} is ${iso[k]}`).toBe(true);
+        expect(t.position).toBeCloseTo(p0 + (Number(t.value) - DAYS[0]!) * (p1 - p0), 6);
+      }
+    }
+    // Day 59 is 30 February on 360_day: the labels name it (cftime agrees, checked above).
+    expect(cftimeIso('360_day', 'days since 2000-01-01', [59])[0]).toBe('2000-02-30T00:00:00');
+    // A query splitting a dimension into runs is refused by name, with a link to the range covering them.
+    await page.evaluate(() => { location.hash = `#view=slice&ref=main&sel=${encodeURIComponent('.from("/obs/field").where("lat", "in", [-50, -30, 50])')}`; });
+    await page.locator('main p.error', { hasText: '2 separate runs of lat (indices 0:2, 5)' }).waitFor({ timeout: 30_000 });
+    await redrawn(page, '/obs/field[0:6, :]', () => page.locator('main a', { hasText: 'Show /obs/field[0:6, :]' }).click());
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -16,6 +16,7 @@ import { coordinateLabels } from '../../plot/label-text.ts';
 import { renderLinePlot } from '../../plot/line-plot.ts';
 import { rgbToRgba } from '../../plot/raster.ts';
 import type { Session } from '../../txn/index.ts';
+import { cfAxisCalendar } from '../../query/plan/cf-axis.ts';
 import { loadCoordinate } from '../../query/plan/coordinate.ts';
 import { query } from '../../query/builder.ts';
 import { applyJsonQuery } from '../../query/json-query.ts';
@@ -42,7 +43,12 @@ export async function sliceView(conn: Connection, state: ViewState): Promise<HTM
   if (state.sel !== undefined && isQueryText(state.sel)) {
     // A query: shown as the selection its plan makes, which the address then names.
     const window = queryWindow((await applyJsonQuery(query(session), parseQueryText(state.sel)).explain()).plan);
-    if ('refused' in window) return note(section, `The query cannot be shown: ${window.refused}.`);
+    if ('refused' in window) {
+      note(section, `The query cannot be shown: ${window.refused}.`);
+      const cover = window.cover;
+      if (cover) section.append(h('p', {}, h('a', { href: viewHash({ ...state, path: cover.path, sel: selectionText(cover.selection) || '[]' }) }, `Show ${cover.path}${selectionText(cover.selection)}`)));
+      return section;
+    }
     location.replace(viewHash({ ...state, path: window.path, sel: selectionText(window.selection) || '[]' }));
     return section;
   }
@@ -162,7 +168,9 @@ async function describeAxes(session: Session, array: ZarrArray, path: string, se
     }
     const all = coordinate.values;
     const values = all instanceof Float64Array ? Float64Array.from(indices, (i) => all[i] ?? NaN) : indices.map((i) => all[i] ?? '');
-    axes.push({ name, indices, values, units: coordinate.units, time: coordinate.time, float32: coordinate.float32, labels: coordinateLabels(values, coordinate.time, coordinate.float32) });
+    const calendar = values instanceof Float64Array ? coordinate.calendar : undefined; // dates on the coordinate's own calendar
+    const labels = calendar && values instanceof Float64Array ? calendar.labels(values) : coordinateLabels(values, coordinate.time, coordinate.float32);
+    axes.push({ name, indices, values, units: coordinate.units, time: coordinate.time, float32: coordinate.float32, calendar, labels });
   }
   return axes;
 }
@@ -176,7 +184,8 @@ async function fixedLabels(session: Session, array: ZarrArray, path: string, dim
     const coordinate = await coordinateOf(session, path, name, array.shape[d] ?? 0);
     const all = coordinate?.values;
     const value = all === undefined ? undefined : all instanceof Float64Array ? Float64Array.of(all[sel.start] ?? NaN) : [all[sel.start] ?? ''];
-    out.push(`${name} = ${value && coordinate ? (coordinateLabels(value, coordinate.time, coordinate.float32)[0] ?? sel.start) : sel.start}`);
+    const label = value && coordinate ? (value instanceof Float64Array && coordinate.calendar ? coordinate.calendar.labels(value) : coordinateLabels(value, coordinate.time, coordinate.float32))[0] : undefined;
+    out.push(`${name} = ${label ?? sel.start}`);
   }
   return out;
 }
@@ -190,7 +199,8 @@ async function coordinateOf(session: Session, arrayPath: string, dim: string, le
     if (c.values.length !== length) return undefined;
     const meta = await ZarrArray.open(session.store, path);
     const units = typeof meta.attributes.units === 'string' ? meta.attributes.units : undefined;
-    return { values: c.values, units, time: c.time, float32: c.dtype === 'float32' || c.dtype === 'float16' };
+    const calendar = c.values instanceof Float64Array ? cfAxisCalendar(c.cfTime, c.time !== undefined, c.values, path) : undefined;
+    return { values: c.values, units, time: c.time, calendar, float32: c.dtype === 'float32' || c.dtype === 'float16' };
   } catch (err) {
     if (isFloeError(err, 'UNSUPPORTED', 'INVALID_ARGUMENT')) return undefined; // no label order, or a calendar JS dates cannot hold
     throw err;

@@ -134,7 +134,12 @@ describe('a query in the slice viewer', () => {
     expect('selection' in shown && [shown.path, selectionText(shown.selection)]).toEqual(['/t', '[2, 2:5, 1:9:2]']);
     const evenly = await windowOf('.from("/t").where("lat", "in", [-50, 50])'); // indices 0 and 5: one run, step 5
     expect('selection' in evenly && selectionText(evenly.selection)).toBe('[:, 0:10:5, :]');
-    expect(await windowOf('.from("/t").where("lat", "in", [-50, -30, 50])')).toEqual({ refused: 'the query selects 2 separate runs of lat; the viewer shows one range per dimension (use between, or whereIndex)' });
+    const split = await windowOf('.from("/t").where("lat", "in", [-50, -30, 50]).where("time", "=", 1)'); // indices 0, 1 and 5: two runs
+    expect('refused' in split && split.refused).toBe('the query selects 2 separate runs of lat (indices 0:2, 5); the viewer draws one range per dimension: show the range that covers them, /t[1, 0:6, :], or narrow the query with between or whereIndex');
+    expect('cover' in split && split.cover && [split.cover.path, selectionText(split.cover.selection)]).toEqual(['/t', '[1, 0:6, :]']);
+    const twice = await windowOf('.from("/t").whereIndex("time", 0, 4, 3).where("lon", "in", [0, 90, 135, 315])'); // time 0 and 3 (one run, step 3); lon 0, 2, 3, 7: runs as the planner makes them
+    expect('refused' in twice && twice.refused).toContain('2 separate runs of lon (indices 0:3:2, 3:8:4)');
+    expect('cover' in twice && twice.cover && selectionText(twice.cover.selection)).toBe('[0:6:3, :, 0:8]');
     expect(() => parseQueryText('.from("/t").nope(1)')).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
   });
 });
