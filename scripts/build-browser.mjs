@@ -9,6 +9,7 @@
 // browser platform. The zstd .wasm is inlined (binary loader): every codec API stays synchronous.
 //   node scripts/build-browser.mjs [OUTDIR]     (default dist/browser)
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -22,9 +23,18 @@ export function browserSibling(file) {
   return existsSync(sibling) ? sibling : undefined;
 }
 
+// seek-bzip allocates its work arrays with `new Buffer(n)` and reads a block's magic with
+// `toString('hex')`; its files get this Uint8Array stand-in (pages have no Buffer).
+const SEEK_BZIP_BUFFER = `var Buffer = class extends Uint8Array {
+  toString(encoding) { return encoding === 'hex' ? Array.from(this, (b) => b.toString(16).padStart(2, '0')).join('') : super.toString(); }
+  copy(target, at = 0, start = 0, end = this.length) { target.set(this.subarray(start, end), at); return end - start; }
+};
+`;
+
 /**
- * An esbuild plugin resolving relative imports of `x.ts` to `x.browser.ts` where it exists, and
- * @bokuweb/zstd-wasm's web glue and .wasm by path (its `exports` map names only its async entry).
+ * An esbuild plugin resolving relative imports of `x.ts` to `x.browser.ts` where it exists,
+ * @bokuweb/zstd-wasm's web glue and .wasm and snappy-wasm's .wasm by path (their `exports` maps
+ * hide them), and giving seek-bzip's files their Buffer stand-in.
  */
 export const browserSiblings = {
   name: 'floe-browser-siblings',
@@ -34,6 +44,11 @@ export const browserSiblings = {
       return sibling === undefined || sibling === args.importer ? undefined : { path: sibling };
     });
     build.onResolve({ filter: /^@bokuweb\/zstd-wasm\/dist\/web\/[\w.]+$/ }, (args) => ({ path: path.join(ROOT, 'node_modules', args.path) }));
+    build.onResolve({ filter: /^snappy-wasm\/es\/snappy_bg\.wasm$/ }, (args) => ({ path: path.join(ROOT, 'node_modules', args.path) }));
+    build.onLoad({ filter: /[\\/]node_modules[\\/]seek-bzip[\\/]lib[\\/][\w]+\.js$/ }, async (args) => ({
+      contents: SEEK_BZIP_BUFFER + (await readFile(args.path, 'utf8')),
+      loader: 'js',
+    }));
   },
 };
 

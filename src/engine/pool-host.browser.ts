@@ -2,7 +2,8 @@
 // Workers running the build's decode-worker.js (decode-worker-main.ts over worker-port.browser.ts).
 // Chunks go to them and results come back by transfer, so no SharedArrayBuffer is needed (static
 // hosts rarely send the COOP/COEP headers it takes); where the page is cross-origin isolated,
-// results are shared memory and workers write into them, as on Node. Without a Worker or a
+// results are shared memory and workers write into them, as on Node. A worker script on another
+// origin than the page (floe.js from a CDN) starts through a blob: URL importing it. Without a Worker or a
 // worker URL (floe/browser loaded outside a page), hostPoolSize() is 0 and reads decode inline.
 import type { Worker as NodeWorker } from 'node:worker_threads';
 import { floeError } from '../errors.ts';
@@ -19,15 +20,31 @@ type WebWorkerConstructor = new (url: URL, options: { type: 'module'; name?: str
 const WorkerClass = (globalThis as { Worker?: WebWorkerConstructor }).Worker;
 const cores = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 2;
 const pageOrigin = (globalThis as { location?: { origin?: string } }).location?.origin;
+const BlobClass = (globalThis as { Blob?: new (parts: string[], options: { type: string }) => object }).Blob;
+const objectUrls = URL as unknown as { createObjectURL?: (blob: object) => string; revokeObjectURL?: (url: string) => void };
 
 /**
  * Workers the page's pool runs: one per core, up to 4; none without Web Workers or a worker URL,
- * or when the worker script is on another origin than the page (browsers refuse to start it).
+ * or when the worker script is on another origin (a CDN) and the page cannot make a blob: URL.
  */
 export function hostPoolSize(): number {
   const url = decodeWorkerUrl();
-  if (WorkerClass === undefined || url === undefined || url.origin !== pageOrigin) return 0;
+  if (WorkerClass === undefined || url === undefined || (url.origin !== pageOrigin && !canWrap())) return 0;
   return Math.max(1, Math.min(4, cores));
+}
+
+const canWrap = (): boolean => BlobClass !== undefined && objectUrls.createObjectURL !== undefined;
+
+/**
+ * The URL a worker starts from: the worker script itself on the page's origin; from another origin
+ * (floe.js loaded from a CDN), which browsers refuse as a worker's script, a blob: URL (the page's
+ * origin) of a one-line module importing it by absolute URL (a module import from another origin
+ * needs CORS, which the page's own import of floe.js needed too). `release` revokes the blob: URL.
+ */
+function workerStart(url: URL): { start: URL; release: () => void } {
+  if (url.origin === pageOrigin || !canWrap()) return { start: url, release: () => {} };
+  const wrapper = objectUrls.createObjectURL!(new BlobClass!([`import ${JSON.stringify(url.href)};`], { type: 'text/javascript' }));
+  return { start: new URL(wrapper), release: () => objectUrls.revokeObjectURL?.(wrapper) };
 }
 
 type Listener = (value: unknown) => void;
@@ -41,7 +58,8 @@ export function startDecodeWorker(workerData: object): NodeWorker {
   const url = decodeWorkerUrl();
   if (WorkerClass === undefined || url === undefined) throw floeError('UNSUPPORTED', 'this page has no Web Workers for decoding: pass decodePool: false');
   const data = workerData as DecodeWorkerData;
-  const worker = new WorkerClass(url, { type: 'module', name: 'floe-decode' });
+  const { start, release } = workerStart(url);
+  const worker = new WorkerClass(start, { type: 'module', name: 'floe-decode' });
   const listeners: Record<'message' | 'error' | 'exit', Listener[]> = { message: [], error: [], exit: [] };
   const emit = (event: 'message' | 'error' | 'exit', value: unknown): void => listeners[event].forEach((listener) => listener(value));
   // Held until the worker listens (worker-port.browser.ts): the start data first, then requests.
@@ -49,6 +67,7 @@ export function startDecodeWorker(workerData: object): NodeWorker {
   worker.addEventListener('message', (event) => {
     const message = event.data;
     if (typeof message === 'object' && message !== null && 'loaded' in message) {
+      release();
       for (const [m, transfer] of held ?? []) worker.postMessage(m, transfer);
       held = undefined;
     } else if (typeof message === 'object' && message !== null && 'ready' in message) Atomics.store(data.ready, 0, 1);

@@ -9,3 +9,9 @@ declare module '*.wasm' {
 declare module '@bokuweb/zstd-wasm/dist/web/zstd.js' {
   export const Module: unknown;
 }
+
+// seek-bzip is CommonJS without type declarations (seek-bzip-host.ts says what Floe uses of it).
+declare module 'seek-bzip' {
+  const seekBzip: unknown;
+  export default seekBzip;
+}

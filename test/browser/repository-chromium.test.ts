@@ -107,6 +107,7 @@ let pages: PageHost | undefined;
 let browser: Browser | undefined;
 let bigDigest = '';
 let docPages: PageHost | undefined;
+let cdn: PageHost | undefined;
 
 /** docs/web.md's ten-line page, as written (its block marked `<!-- run in Chromium: page -->`). */
 function docPage(): string {
@@ -174,6 +175,8 @@ beforeAll(async () => {
   mkdirSync(site);
   symlinkSync(path.join(ROOT, 'dist/browser'), path.join(site, 'floe'));
   docPages = await servePages(site, { '/': docPage().replaceAll('http://localhost:8080', nginx.url) });
+  // The browser build on a third origin, as a CDN serves it (with CORS), for a page elsewhere.
+  cdn = await servePages(path.join(ROOT, 'dist/browser'), {}, { 'access-control-allow-origin': '*' });
   browser = await launchChromium();
 }, 120_000);
 
@@ -181,6 +184,7 @@ afterAll(async () => {
   await browser?.close();
   await pages?.close();
   await docPages?.close();
+  await cdn?.close();
   await served?.close();
   await nginx?.close();
   if (ignoring) {
@@ -230,6 +234,26 @@ describe.skipIf(!haveChromium)('a repository read in Chromium through the browse
     expect(workers.length).toBeGreaterThan(0);
     expect(new Set(workers)).toEqual(new Set(['/decode-worker.js']));
     expect(problems).toEqual([]);
+  }, 60_000);
+
+  it('floe.js loaded from another origin (a CDN): the 64 MiB read still decodes in Web Workers (blob: URL wrappers)', async () => {
+    const { page, problems } = await openPage(browser!, `${pages!.origin}/`);
+    try {
+      const result = await page.evaluate(
+        ([text, where, script]) => new Function('location', `return import(${JSON.stringify(script)}).then((floe) => (async () => {${text}})());`)(where),
+        [BIG_READ, `${nginx!.url}/big.icechunk`, `${cdn!.origin}/floe.js`] as const,
+      );
+      const { counts, digests } = result as { counts: { requests: number; transferred: number }; digests: string[] };
+      expect(digests).toEqual([bigDigest]);
+      expect(counts.requests).toBeGreaterThan(0);
+      const workers = page.workers().map((w) => w.url());
+      expect(workers.length).toBeGreaterThan(0);
+      expect(workers.every((url) => url.startsWith(`blob:${pages!.origin}/`))).toBe(true);
+      expect(cdn!.requested).toContain('/decode-worker.js');
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
   }, 60_000);
 
   it('runs docs/web.md\'s ten-line page as written: the box Node reads', async () => {

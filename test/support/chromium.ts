@@ -35,9 +35,9 @@ export interface PageHost {
 
 /**
  * Serves `pages` (path -> HTML or JS text) and the files under `dir` (GET only) on loopback; `/` is
- * an empty page unless `pages` has one.
+ * an empty page unless `pages` has one; `headers` go on every answer (CORS, for a CDN's part).
  */
-export async function servePages(dir: string, pages: Record<string, string> = {}): Promise<PageHost> {
+export async function servePages(dir: string, pages: Record<string, string> = {}, headers: Record<string, string> = {}): Promise<PageHost> {
   const requested: string[] = [];
   const all: Record<string, string> = { '/': '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>floe</title>', ...pages };
   const server: Server = createServer((req, res) => {
@@ -46,15 +46,15 @@ export async function servePages(dir: string, pages: Record<string, string> = {}
     if (url.pathname === '/favicon.ico') return void res.writeHead(204).end(); // what a browser asks every site for
     const page = all[url.pathname];
     if (page !== undefined) {
-      res.writeHead(200, { 'content-type': TYPES[path.extname(url.pathname)] ?? 'text/html; charset=utf-8' }).end(page);
+      res.writeHead(200, { ...headers, 'content-type': TYPES[path.extname(url.pathname)] ?? 'text/html; charset=utf-8' }).end(page);
       return;
     }
     const file = path.join(dir, ...url.pathname.split('/').filter((part) => part !== '' && part !== '..'));
     if (!file.startsWith(dir) || !existsSync(file) || !statSync(file).isFile()) {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      res.writeHead(404, { ...headers, 'content-type': 'text/plain' }).end('not found');
       return;
     }
-    res.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream' }).end(readFileSync(file));
+    res.writeHead(200, { ...headers, 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream' }).end(readFileSync(file));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

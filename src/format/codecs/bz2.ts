@@ -2,24 +2,12 @@
 // null means 9). Decoding by seek-bzip (MIT, pure JS, checks block and stream CRCs); encoding
 // by our own bz2-encoder.ts, since the only JS encoders found are GPL-licensed.
 import type { BytesCodecImplementation } from './codec-implementation.ts';
-import type { BytesToBytesCodec, DecodeLimits } from './types.ts';
+import type { BytesToBytesCodec } from './types.ts';
 import { corrupt, decodedTooLarge, decodingGuard, invalidConfig, shown } from './bytes-codec-support.ts';
 import { bz2Compress } from './bz2-encoder.ts';
-import { loadPackage } from '../../optional-dependency.ts';
+import { seekBzip } from './seek-bzip-host.ts';
 
 const NAME = 'bz2';
-
-// seek-bzip is CommonJS without type declarations; this is the part of it we use. `output` may
-// be an object with writeByte/getBuffer (seek-bzip writes every decoded byte through writeByte).
-interface SeekBzip {
-  decode(input: Buffer, output?: Buffer | BoundedOutput): Buffer;
-}
-// Required on the first bz2 decode, not on `import 'floe'`: the package costs ~97 KB of heap.
-let seekBzipModule: SeekBzip | undefined;
-function seekBzip(): SeekBzip {
-  seekBzipModule ??= loadPackage<SeekBzip>('seek-bzip');
-  return seekBzipModule;
-}
 
 export function bz2Compressor(compressionOpts: unknown): BytesToBytesCodec {
   const level = readLevel(compressionOpts);
@@ -30,8 +18,7 @@ export function bz2Compressor(compressionOpts: unknown): BytesToBytesCodec {
     decode: (data, limits) =>
       decodingGuard(NAME, () => {
         if (data.length < 4) throw corrupt(NAME, 'the input is shorter than a bzip2 header');
-        const input = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-        return limits === undefined ? seekBzip().decode(input) : seekBzip().decode(input, new BoundedOutput(limits));
+        return seekBzip().decode(data, new BoundedOutput(limits?.maxBytes ?? Number.MAX_SAFE_INTEGER));
       }),
     toJSON: () => ({ name: NAME, configuration: { level } }),
   };
@@ -44,13 +31,13 @@ export function bz2Compressor(compressionOpts: unknown): BytesToBytesCodec {
  * never allocating more than the limit.
  */
 class BoundedOutput {
-  private buffer: Buffer;
+  private buffer: Uint8Array;
   private pos = 0;
   private readonly maxBytes: number;
 
-  constructor(limits: DecodeLimits) {
-    this.maxBytes = limits.maxBytes;
-    this.buffer = Buffer.allocUnsafe(Math.max(1, Math.min(16384, this.maxBytes)));
+  constructor(maxBytes: number) {
+    this.maxBytes = maxBytes;
+    this.buffer = new Uint8Array(Math.max(1, Math.min(16384, maxBytes)));
   }
 
   writeByte(byte: number): void {
@@ -59,14 +46,14 @@ class BoundedOutput {
     }
     if (this.pos >= this.buffer.length) {
       // Doubling, but never past the limit: a larger buffer could never be filled.
-      const grown = Buffer.allocUnsafe(Math.min(this.buffer.length * 2, this.maxBytes));
-      this.buffer.copy(grown, 0, 0, this.pos);
+      const grown = new Uint8Array(Math.min(this.buffer.length * 2, this.maxBytes));
+      grown.set(this.buffer.subarray(0, this.pos));
       this.buffer = grown;
     }
     this.buffer[this.pos++] = byte;
   }
 
-  getBuffer(): Buffer {
+  getBuffer(): Uint8Array {
     return this.buffer.subarray(0, this.pos);
   }
 }

@@ -85,9 +85,13 @@ const BLOSC_CAPABILITIES: CodecCapabilities = Object.freeze({ ...BOUNDED_INTO, l
 
 // One loader per module, so that the entries a module exports load together.
 const deltaModule = async () => { const m = await import('./numcodecs/delta.ts'); return [m.deltaEntry]; };
-const bz2Module = async () => { const m = await import('./bz2.ts'); return [m.bz2Entry]; };
+// bz2 and Blosc's snappy use CommonJS packages that the browser build fetches as chunks of their
+// own; prepare* lets their sync decoders find them there (and does nothing under Node).
+const prepareBz2 = async () => (await import('./seek-bzip-host.ts')).prepareSeekBzip();
+const prepareSnappy = async () => (await import('./blosc/snappy-host.ts')).prepareSnappy();
+const bz2Module = async () => { const m = await import('./bz2.ts'); await prepareBz2(); return [m.bz2Entry]; };
 const lzmaModule = async () => { const m = await import('./lzma.ts'); return [m.lzmaEntry]; };
-const bloscModule = async () => { const m = await import('./blosc.ts'); return [m.bloscEntry]; };
+const bloscModule = async () => { const m = await import('./blosc.ts'); await prepareSnappy(); return [m.bloscEntry]; };
 const fixedScaleOffsetModule = async () => { const m = await import('./numcodecs/fixedscaleoffset.ts'); return [m.fixedScaleOffsetEntry]; };
 const quantizeModule = async () => { const m = await import('./numcodecs/quantize.ts'); return [m.quantizeEntry]; };
 const bitRoundModule = async () => { const m = await import('./numcodecs/bitround.ts'); return [m.bitRoundEntry]; };
@@ -98,6 +102,7 @@ const json2Module = async () => { const m = await import('./numcodecs/json2.ts')
 const msgpack2Module = async () => { const m = await import('./numcodecs/msgpack2.ts'); return [m.msgpack2Entry]; };
 const compressorsModule = async () => {
   const m = await import('./numcodecs/compressors.ts');
+  await Promise.all([prepareBz2(), prepareSnappy()]);
   return [m.numcodecsZlibEntry, m.numcodecsGzipEntry, m.numcodecsBz2Entry, m.numcodecsLzmaEntry, m.numcodecsZstdEntry, m.numcodecsBloscEntry];
 };
 const lz4Module = async () => { const m = await import('./numcodecs/lz4.ts'); return [m.lz4Entry]; };

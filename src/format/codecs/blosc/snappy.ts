@@ -9,16 +9,7 @@
 // to its limit, before the library sees the stream. An instance whose memory grew past
 // RETAINED_MEMORY_LIMIT, or that trapped (its state is then unknown), is dropped: the next call loads
 // a fresh one.
-import { requireOptional, unloadPackage } from '../../../optional-dependency.ts';
-
-/** What Floe uses of snappy-wasm's CommonJS build (which instantiates its module synchronously). */
-interface SnappyWasm {
-  compress_raw(input: Uint8Array): Uint8Array;
-  decompress_raw(input: Uint8Array): Uint8Array;
-  readonly __wasm?: { readonly memory: { readonly buffer: ArrayBufferLike } };
-}
-
-const PACKAGE = 'snappy-wasm';
+import { loadSnappy, unloadSnappy, type SnappyWasm } from './snappy-host.ts';
 /** Linear memory kept between calls: ample for automatic Blosc block sizes (at most 1 MiB in compress.ts). */
 export const RETAINED_MEMORY_LIMIT = 32 * 2 ** 20;
 
@@ -26,12 +17,12 @@ let instance: SnappyWasm | undefined;
 
 /** The loaded instance; MISSING_DEPENDENCY when the package is absent or will not instantiate. */
 function library(): SnappyWasm {
-  return (instance ??= requireOptional<SnappyWasm>(PACKAGE, 'blosc snappy streams'));
+  return (instance ??= loadSnappy());
 }
 
 function dropInstance(): void {
   instance = undefined;
-  unloadPackage(PACKAGE);
+  unloadSnappy();
 }
 
 /** Bytes of linear memory the loaded instance holds; 0 when none is loaded. */
