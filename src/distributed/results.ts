@@ -102,23 +102,26 @@ export async function waitForResults(input: WaitInput): Promise<TaskJobResult[]>
       return undefined;
     }
     const state = await job.getState();
+    if (state !== 'completed' && state !== 'failed') return undefined;
+    // Read again: the job may have finished between the read above and getState (its returnvalue
+    // or failedReason was then still empty).
+    const done = (await bull.Job.fromId<TaskJobData>(queue, jobId)) ?? job;
     if (state === 'completed') {
-      const result = taskResultOf(job.returnvalue, writeId, task);
+      const result = taskResultOf(done.returnvalue, writeId, task);
       if (result) return result;
-      await job.retry('completed'); // a result that names no fork of this task: run it again
+      // A result that names no fork of this task: run it again. Another coordinator of this write
+      // (a restart while the first still runs) may have retried it first: seen at the next poll.
+      await done.retry('completed').catch(() => undefined);
       return undefined;
     }
-    if (state === 'failed') {
-      if (first) {
-        await job.retry('failed');
-        return undefined;
-      }
-      const reason = job.failedReason ?? 'unknown';
-      throw floeError('TASK_FAILED', `task ${task} of distributed write ${writeId} failed after ${job.attemptsMade} attempts: ${reason}; the branch is unchanged (fix the cause, then run the write again with writeId ${JSON.stringify(writeId)} to retry it)`, {
-        where: jobId,
-        details: { writeId, task, jobId, reason },
-      });
+    if (first) {
+      await done.retry('failed').catch(() => undefined); // or another coordinator of this write did first
+      return undefined;
     }
-    return undefined;
+    const reason = done.failedReason ?? 'unknown';
+    throw floeError('TASK_FAILED', `task ${task} of distributed write ${writeId} failed after ${done.attemptsMade} attempts: ${reason}; the branch is unchanged (fix the cause, then run the write again with writeId ${JSON.stringify(writeId)} to retry it)`, {
+      where: jobId,
+      details: { writeId, task, jobId, reason },
+    });
   }
 }

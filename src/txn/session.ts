@@ -55,7 +55,10 @@ export type SessionMode = 'readonly' | 'writable' | 'rearrange';
  * a writable session starts loading it when it is made, so readers never load it and a commit
  * does not wait for it.
  */
-const commitMachinery = () => import('./commit.ts');
+let commitModule: Promise<typeof import('./commit.ts')> | undefined;
+// Imported once and kept: an import() per session costs a module-map lookup (through the
+// loader's hooks, when there are any), which 10,000 revived forks of one write felt.
+const commitMachinery = () => (commitModule ??= import('./commit.ts'));
 
 /**
  * What reviving a fork needs of a repository: a read-only session on a snapshot. (The Repository
@@ -344,17 +347,23 @@ export class Session implements StoreContext, ReadSource {
    */
   async merge(...forks: Session[]): Promise<void> {
     this.assertWritable('the session');
-    const merged = this.changes.clone();
     for (const fork of forks) {
       if (fork === this) throw floeError('INVALID_ARGUMENT', 'a session cannot merge itself');
       if (!idsEqual(fork.base.snapshot.id, this.base.snapshot.id)) {
         throw floeError('INVALID_ARGUMENT', `cannot merge a fork of snapshot ${fork.snapshotId} into a session on ${this.snapshotId}; fork this session again`);
       }
-      const conflicts = mergeForkChanges(this.base, merged, fork.changes);
-      if (conflicts.length > 0) throw new ConflictError(conflicts, 'cannot merge forks');
     }
-    this.changes.clear();
-    copyChangeSet(merged, this.changes);
+    // Merged in place, in one pass (no copy of the merged set): a conflict puts back what the
+    // session had, which is nothing in the usual case (a fresh session taking its forks).
+    const before = this.changes.isEmpty ? null : this.changes.clone();
+    for (const fork of forks) {
+      const conflicts = mergeForkChanges(this.base, this.changes, fork.changes);
+      if (conflicts.length > 0) {
+        this.changes.clear();
+        if (before) copyChangeSet(before, this.changes);
+        throw new ConflictError(conflicts, 'cannot merge forks');
+      }
+    }
     for (const fork of forks) this.packer.adopt(fork.packer.unwrittenPacks());
   }
 

@@ -28,9 +28,9 @@ afterAll(async () => {
 });
 
 /** A `floe worker` process (short locks: a killed worker's task comes back within ~1.5 s). */
-async function floeWorker(repo: string, queue: string): Promise<Child> {
+async function floeWorker(repo: string, queue: string, env: Record<string, string> = {}): Promise<Child> {
   const child = new Child(spawn(process.execPath, [path.join(ROOT, 'bin/floe.mjs'), 'worker', '--repo', repo, '--queue', queue, '--lock-ms', '1000', '--stalled-ms', '300', '--json'], {
-    stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FLOE_REDIS_URL: redis.url },
+    stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FLOE_REDIS_URL: redis.url, ...env },
   }));
   workers.add(child);
   void child.exited.then(() => workers.delete(child));
@@ -115,6 +115,39 @@ describe('floe import --distributed with floe worker processes', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(await values(repoDir, '/field')).toEqual(await values(path.join(dir, 'plain'), '/field'));
     expect((await commitKeys(repoDir)).filter((k) => String(k).endsWith('-k1'))).toEqual(['floe-distributed-k1', 'floe-import-nodes-k1']);
+    await other.kill('SIGTERM');
+    expect(other.process.exitCode).toBe(0);
+  }, 120_000);
+
+  it('a second SIGTERM aborts the task running (exit 130): its attempt is not merged, another worker does the task, committed once', async () => {
+    const dir = tempDir('floe-cli-dist-');
+    const source = await sourceStore(dir);
+    expect((await floe(['init', '--repo', 'plain'], { cwd: dir })).code).toBe(0);
+    expect((await floe(['import', source, '--repo', 'plain'], { cwd: dir })).code).toBe(0);
+    expect((await floe(['init', '--repo', 'dist'], { cwd: dir })).code).toBe(0);
+    const repoDir = path.join(dir, 'dist');
+    // The victim's task copies its objects, then waits 10 minutes (FLOE_TEST_TASK_DELAY_MS, inside
+    // the task's handler): it is surely running when the signals come, and only an abort ends it.
+    const victim = await floeWorker(repoDir, 'q4', { FLOE_TEST_TASK_DELAY_MS: '600000' });
+    const importing = floe(['import', source, '--repo', 'dist', '--distributed', '--queue', 'q4', '--write-id', 'a1', '--task-chunks', '4'], { cwd: dir, env: { FLOE_REDIS_URL: redis.url } });
+    const { task } = await Promise.race([
+      victim.waitFor((l) => l.event === 'task-start', 60_000),
+      importing.then((r) => Promise.reject(new Error(`the import ended first (${r.code}): ${r.stderr} ${victim.stderr} ${JSON.stringify(victim.lines)}`))),
+    ]);
+    const other = await floeWorker(repoDir, 'q4');
+    process.kill(victim.pid, 'SIGTERM');
+    await victim.waitFor((l) => l.event === 'stopping');
+    expect(victim.alive).toBe(true); // the first signal waits for the task running
+    process.kill(victim.pid, 'SIGTERM');
+    expect(await victim.exited).toBe(130);
+    expect(victim.lines.map((l) => l.event)).toEqual(['ready', 'task-start', 'stopping', 'aborting', 'task-error', 'stopped']);
+    expect(victim.stderr).toContain('aborted by a second signal');
+    const run = await importing;
+    expect(run.code, run.stderr).toBe(0);
+    // The aborted attempt stored no fork; the other worker ran the task again and its fork is the one merged.
+    expect(other.lines.some((l) => l.event === 'fork-stored' && l.task === task)).toBe(true);
+    expect(await values(repoDir, '/field')).toEqual(await values(path.join(dir, 'plain'), '/field'));
+    expect((await commitKeys(repoDir)).filter((k) => String(k).endsWith('-a1'))).toEqual(['floe-distributed-a1', 'floe-import-nodes-a1']);
     await other.kill('SIGTERM');
     expect(other.process.exitCode).toBe(0);
   }, 120_000);

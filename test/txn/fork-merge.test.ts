@@ -66,12 +66,14 @@ describe('fork and merge', () => {
     expect(err).toBeInstanceOf(ConflictError);
     expect((err as ConflictError).conflicts).toEqual([expect.objectContaining({ type: 'NewNodeConflictsWithExistingNode', path: '/x' })]);
     expect(await session.store.get('x/zarr.json')).toBeUndefined();
+    expect(await readArray(session, '/a')).toEqual([2000, 2000, 2000, 2000, 1, 1, 1, 1]); // what it had stays
     const f5 = (await repo.writableSession('main')).fork();
     const f6 = Session.fromFork(repo, JSON.stringify(f5));
     await deleteNode(f5.store, '/g/b');
     await writeChunk((await f6).store, '/g/b', 0, 1);
     const s2 = await repo.writableSession('main');
     await expect(s2.merge(f5, await f6)).rejects.toMatchObject({ conflicts: [expect.objectContaining({ type: 'ChunksUpdatedInDeletedArray', path: '/g/b' })] });
+    expect(s2.hasUncommittedChanges).toBe(false); // f5's deletion, merged before f6 clashed, is undone
   });
 
   it('forks written by other OS processes merge into one commit, rebased if the branch moved', async () => {

@@ -3,6 +3,9 @@
 // jobs and lets the task running finish (exit 0); a second one aborts it (exit 130) and its job
 // returns to the queue when its lock expires.
 import { floeError } from '../../errors.ts';
+import { sleepAbortably } from '../../engine/abort.ts';
+import { systemClock } from '../../engine/storage/clock.ts';
+import type { Session } from '../../txn/session.ts';
 import { UsageError, type CommandContext, type CommandSpec } from '../command.ts';
 import { runImportTask } from '../distributed-import.ts';
 import { openRepository } from '../repository-location.ts';
@@ -36,6 +39,25 @@ export function queueName(ctx: CommandContext): string {
   if (name === undefined || name === '') throw new UsageError('--queue NAME is required (the queue of the distributed writes)');
   if (name.includes(':')) throw new UsageError(`a queue's name cannot hold ':' (BullMQ's key separator), got ${JSON.stringify(name)}`);
   return name;
+}
+
+/**
+ * FOR TESTS ONLY: FLOE_TEST_TASK_DELAY_MS=N makes each task wait N ms (abortably, on the task's
+ * signal) after copying its objects and before its fork is stored, so that a test can signal a
+ * worker while a task is surely running (FsStorage reads synchronously: no slow source stands in).
+ * Not a user setting: it only slows tasks down.
+ */
+export const TEST_TASK_DELAY_ENV = 'FLOE_TEST_TASK_DELAY_MS';
+
+function importHandler(ctx: CommandContext): typeof runImportTask {
+  const raw = ctx.io.env[TEST_TASK_DELAY_ENV];
+  const ms = raw === undefined || raw === '' ? 0 : Number(raw);
+  if (!Number.isSafeInteger(ms) || ms < 0) throw new UsageError(`${TEST_TASK_DELAY_ENV} takes a whole number of milliseconds, got ${JSON.stringify(raw)}`);
+  if (ms === 0) return runImportTask;
+  return async (task: unknown, fork: Session, context: { signal: AbortSignal }) => {
+    await runImportTask(task, fork, context);
+    await sleepAbortably(systemClock, ms, context.signal, 'floe worker');
+  };
 }
 
 /** A whole number of milliseconds from an option, at least `min`. */
@@ -75,12 +97,13 @@ export const workerCommand: CommandSpec = {
     const stop = ctx.io.signal;
     if (stop?.aborted) throw floeError('ABORTED', 'floe worker was stopped before it started', { details: { timedOut: false } });
     // Not the command's signal: a stop lets the task running finish (see below).
+    const handler = importHandler(ctx);
     const repository = await openRepository(ctx, ctx.repoPath, {});
     const { runWorker } = await import('../../distributed/index.ts');
     // --json: one object per line (JSON Lines), each written as the event happens.
     const event = (fields: Record<string, unknown>, text: string) => (ctx.json ? ctx.io.stdout.write(`${JSON.stringify(fields)}\n`) : ctx.note(`floe worker: ${text}`));
     const worker = await runWorker({
-      queue, repository, handler: runImportTask, settings, name: `floe-worker-${process.pid}`,
+      queue, repository, handler, settings, name: `floe-worker-${process.pid}`,
       ...(concurrency !== undefined ? { concurrency } : {}),
       onEvent(e) {
         const error = e.error instanceof Error ? e.error.message : e.error === undefined ? undefined : String(e.error);
