@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ZarrArray } from '../../src/engine/array.ts';
 import { MemoryStorage } from '../../src/engine/storage/memory.ts';
 import { StorageStore } from '../../src/engine/store.ts';
+import { createQueryServer } from '../../src/query/http.ts';
 import { query } from '../../src/query/index.ts';
 
 const N = 70;
@@ -57,5 +58,47 @@ describe("queries with decode: 'cf'", () => {
     expect(raw.data).toBeInstanceOf(Int16Array);
     expect(Array.from(raw.data)).toEqual([-2, -1, 0]);
     expect(raw.cf).toBeUndefined();
+  });
+
+  it("count the decoded values against the query server's memory budget, only for arrays that decode", async () => {
+    const store = new StorageStore(new MemoryStorage());
+    // 10^6 elements in one absent chunk. Stored int16: result + fetched + decoding about 6 MB;
+    // decoded to float32 (a fill value is present) 4 MB more. /plain has nothing to decode.
+    const dims = { shape: [1000, 1000], chunkShape: [1000, 1000], dimensionNames: ['y', 'x'] };
+    await ZarrArray.create(store, '/packed', { ...dims, dataType: 'int16', attributes: { scale_factor: 0.5, _FillValue: -1 } });
+    await ZarrArray.create(store, '/plain', { ...dims, dataType: 'uint16' });
+    const get = store.get.bind(store);
+    let slow = false;
+    store.get = async (key, ...rest) => {
+      if (slow && key.includes('/c/')) await new Promise((r) => setTimeout(r, 300));
+      return get(key, ...rest);
+    };
+    const post = (base: string, from: string, decode: string) =>
+      fetch(`${base}/query?decode=${decode}`, { method: 'POST', body: JSON.stringify({ from }), headers: { 'content-type': 'application/json', accept: 'application/octet-stream' } });
+    const withServer = async (memoryBudgetBytes: number, body: (base: string) => Promise<void>) => {
+      const server = createQueryServer(store, { memoryBudgetBytes, queueTimeoutMs: 0, onServerError: (err) => { throw err; } });
+      const base = await server.listen(0, '127.0.0.1');
+      try {
+        await body(base);
+      } finally {
+        await server.close();
+      }
+    };
+    await withServer(8_000_000, async (base) => {
+      expect((await post(base, '/packed', 'none')).status).toBe(200);
+      const decoding = await post(base, '/packed', 'cf');
+      expect(decoding.status).toBe(413);
+      expect(((await decoding.json()) as { error: { code: string } }).error.code).toBe('LIMIT_EXCEEDED');
+      expect((await post(base, '/plain', 'cf')).status).toBe(200); // no decoded copy, nothing more reserved
+    });
+    // While a 6 MB query runs, a second one fits the 12 MB budget and a decoding one does not.
+    slow = true;
+    await withServer(12_500_000, async (base) => {
+      const running = post(base, '/packed', 'none');
+      await new Promise((r) => setTimeout(r, 100));
+      expect((await post(base, '/packed', 'cf')).status).toBe(503);
+      expect((await post(base, '/plain', 'cf')).status).toBe(200);
+      expect((await running).status).toBe(200);
+    });
   });
 });
