@@ -1,7 +1,7 @@
 // Issue 33: queries with `decode: 'cf'`: each array's result is decoded by its attributes, and
 // `from(path, dtype)` names the decoded type. Expected values are worked out by hand from the
 // rule (scale_factor 0.5 is exact in binary; 1 March is day 59 of a noleap year).
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ZarrArray } from '../../src/engine/array.ts';
 import { MemoryStorage } from '../../src/engine/storage/memory.ts';
 import { StorageStore } from '../../src/engine/store.ts';
@@ -47,6 +47,25 @@ describe("queries with decode: 'cf'", () => {
     const around = await query(store, { decode: 'cf', keepStored: true }).from('/t', 'float32').whereIndex('time', 7, 20).execute();
     expect(Array.from(around.data)).toEqual([-1.5, -1, NaN, 0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5]);
     expect(Array.from(around.cf!.stored as Int16Array)).toEqual(Array.from({ length: 13 }, (_, i) => i - 3));
+  });
+
+  it('decode packed values inside the chunk reads, for one box and several, and agree with decoding afterwards', async () => {
+    const store = await cfStore();
+    const gets = vi.spyOn(ZarrArray.prototype, 'get');
+    const decodingReads = () => gets.mock.calls.filter(([, options]) => (options as { decode?: string } | undefined)?.decode === 'cf').length;
+    // Several boxes (days 3 and 9, and 40..42: stored -7, -1 (fill), 30..32) and one box (7..20).
+    const several = await query(store, { decode: 'cf' }).from('/t', 'float32').where('time', 'in', ['2001-01-04', '2001-01-10', '2001-02-10', '2001-02-11', '2001-02-12']).execute();
+    expect(several.data).toBeInstanceOf(Float32Array);
+    expect(Array.from(several.data)).toEqual([-3.5, NaN, 15, 15.5, 16]);
+    expect(several.cf).toMatchObject({ storedDtype: 'int16' });
+    expect(decodingReads()).toBe(2); // one engine read per box (days 3 and 9 are one stepped box), each decoding in its chunk reads
+    const kept = await query(store, { decode: 'cf', keepStored: true }).from('/t', 'float32').where('time', 'in', ['2001-01-04', '2001-01-10', '2001-02-10', '2001-02-11', '2001-02-12']).execute();
+    expect(Array.from(kept.data)).toEqual(Array.from(several.data));
+    expect(decodingReads()).toBe(2); // keeping the stored values reads them stored, decodes after
+    const one = await query(store, { decode: 'cf' }).from('/t', 'float32').whereIndex('time', 7, 20).execute();
+    expect(Array.from(one.data)).toEqual([-1.5, -1, NaN, 0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5]);
+    expect(decodingReads()).toBe(3);
+    gets.mockRestore();
   });
 
   it('refuses the stored dtype under decoding, and reads stored values without it', async () => {
