@@ -3,7 +3,11 @@
 // the stored int16, then one pass writing a new array of the decoded type) and (b) xarray's
 // `open_zarr(...).load()` of the same Zarr v2 store, in one run.
 //
-//   npx tsx bench/cf-read.ts [--size-mb 1024] [--repeat 5] [--dir D] [--keep] [--profile]
+//   npx tsx bench/cf-read.ts [--size-mb 1024] [--repeat 5] [--dir D] [--keep] [--profile] [--query]
+//
+// --query times whole-variable queries instead (`query(store, { decode }).from(name).execute()`):
+// stored values (decode: 'none'), decoded in the chunk reads (decode: 'cf'), and decoded after the
+// read (decode: 'cf' with keepStored, the second pass every decoding query made before fusing).
 //
 // /usr/bin/python3 (zarr 2.13) writes the store: int16 [rows, 8192] in uncompressed 1 MiB chunks
 // ([64, 8192]), two variables of the same values (a smooth field, 1% fill values):
@@ -23,6 +27,7 @@ import { parseArgs } from 'node:util';
 import { openArray, openStore } from '../src/engine/api.ts';
 import type { ZarrArray } from '../src/engine/array.ts';
 import type { TypedArray } from '../src/format/zarr/data-types.ts';
+import { query } from '../src/query/index.ts';
 
 const { values: opts } = parseArgs({
   options: {
@@ -31,6 +36,7 @@ const { values: opts } = parseArgs({
     dir: { type: 'string' },
     keep: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
+    query: { type: 'boolean', default: false },
   },
 });
 const COLS = 8192;
@@ -119,6 +125,7 @@ async function main(): Promise<void> {
   console.log(`load average before: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   execFileSync(PYTHON, ['-c', WRITE, storePath, String(rows), String(COLS), String(CHUNK_ROWS)], { stdio: 'inherit' });
   const store = openStore(storePath, { readOnly: true });
+  if (opts.query) return queryBench(store, mb);
   const results: Record<string, Record<string, number | string>> = {};
   for (const name of ['packed32', 'packed64']) {
     const array = await openArray(store, `/${name}`);
@@ -148,6 +155,20 @@ async function main(): Promise<void> {
     console.log(`| ${name} | ${r.dtype} | ${(r.raw as number).toFixed(3)} | ${fl.toFixed(3)} | ${cf.toFixed(3)} | ${(cf / fl).toFixed(2)} | ${x.seconds.toFixed(3)} (${x.dtype}) | ${(x.seconds / cf).toFixed(2)} |`);
   }
   console.log(`load average after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  if (!opts.keep && !opts.dir) rmSync(dir, { recursive: true, force: true });
+}
+
+/** --query: whole-variable queries, stored, decoded in the reads, and decoded after the read. */
+async function queryBench(store: ReturnType<typeof openStore>, mb: number): Promise<void> {
+  console.log('| variable | query stored s | query decode: cf s (in the reads) | decode: cf + keepStored s (after the read) | after / in |');
+  console.log('|---|---|---|---|---|');
+  for (const name of ['packed32', 'packed64']) {
+    const stored = await best(() => query(store).from(`/${name}`).execute());
+    const fused = await best(() => query(store, { decode: 'cf' }).from(`/${name}`).execute());
+    const after = await best(() => query(store, { decode: 'cf', keepStored: true }).from(`/${name}`).execute());
+    console.log(`| ${name} | ${stored.toFixed(3)} | ${fused.toFixed(3)} | ${after.toFixed(3)} | ${(after / fused).toFixed(2)} |`);
+  }
+  console.log(`${mb.toFixed(0)} MiB stored; load average after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   if (!opts.keep && !opts.dir) rmSync(dir, { recursive: true, force: true });
 }
 

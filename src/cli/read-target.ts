@@ -2,6 +2,7 @@
 // Shared by `cat`, `plot` and `export`-like readers.
 import { floeError } from '../errors.ts';
 import { ZarrArray } from '../engine/array.ts';
+import { nodeMetadata } from '../engine/read-source.ts';
 import { normalizeSelection, resultShape } from '../engine/selection.ts';
 import type { AbortOptions } from '../engine/storage/types.ts';
 import type { CfNdArray } from '../engine/cf-read.ts';
@@ -58,17 +59,18 @@ export async function readTargetValues(opened: OpenedTarget, target: Target, max
 
 /**
  * The variable whose `bounds` names this array, found beside it in its group (CF 7.1: the bounds
- * inherit its units and calendar); undefined when none does.
+ * inherit its units and calendar); undefined when none does. Siblings are judged by the
+ * attributes in their metadata documents, which listing the group already holds: only the one
+ * that names this array is opened.
  */
-async function boundsParent(opened: OpenedTarget): Promise<ZarrArray | undefined> {
+export async function boundsParent(opened: OpenedTarget): Promise<ZarrArray | undefined> {
   const { array, source } = opened;
   const slash = array.path.lastIndexOf('/');
   const [parent, name] = [array.path.slice(0, Math.max(1, slash)), array.path.slice(slash + 1)];
   if (array.attributes.units !== undefined) return undefined;
   for (const child of await source.children(parent)) {
     if (child.kind !== 'array' || child.path === array.path) continue;
-    const sibling = await ZarrArray.open(source.store, child.path);
-    if (sibling.attributes.bounds === name) return sibling;
+    if (nodeMetadata(child).attributes.bounds === name) return ZarrArray.open(source.store, child.path);
   }
   return undefined;
 }

@@ -90,7 +90,7 @@ export const BOOKKEEPING_BYTES_PER_UNIT = 2048;
 export const JSON_BYTES_PER_ELEMENT = 48;
 
 /**
- * What a query holds at its peak, estimated from its counts: the result, the fetched bytes
+ * What a query holds at its peak, estimated from its counts: the result (and its CF-decoded copy), the fetched bytes
  * (about a decoded unit each: encoded chunks are rarely larger), the units being decoded at
  * once, shard indexes, bookkeeping, and the JSON text when the answer is JSON.
  */
@@ -100,7 +100,7 @@ export function queryMemory(estimate: PlanEstimate, options: { readonly concurre
     const fetched = a.units * a.unitBytes;
     const decoding = Math.min(a.units, options.concurrency) * a.unitBytes;
     const json = options.json ? a.elements * JSON_BYTES_PER_ELEMENT : 0;
-    bytes += a.resultBytes + fetched + decoding + a.indexBytes + (a.units + a.boxes) * BOOKKEEPING_BYTES_PER_UNIT + json;
+    bytes += a.resultBytes + a.decodedBytes + fetched + decoding + a.indexBytes + (a.units + a.boxes) * BOOKKEEPING_BYTES_PER_UNIT + json;
   }
   return bytes;
 }

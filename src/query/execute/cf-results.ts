@@ -1,21 +1,65 @@
 // Query results under `decode: 'cf'` (loaded with the first such query): each array's stored
 // values become physical ones by its CF attributes (docs/cf.md), a time variable's also dates on
-// its calendar. The values of a result are decoded after its chunks are read (the engine's fused
-// decoding serves `ZarrArray.get`; a query's result is assembled from boxes and cached units of
-// the stored type, which the decoded-chunk cache shares with undecoded queries).
+// its calendar. Packed or masked values read box by box decode inside the chunk reads (the
+// engine's fused decoding, as `ZarrArray.get`); results assembled from cached units of the stored
+// type (the decoded-chunk cache is shared with undecoded queries), time variables and results
+// that keep their stored values are decoded after the read.
 import type { ZarrArray } from '../../engine/array.ts';
 import type { CfDate } from '../../format/cf/cf-date.ts';
 import { decodeTime } from '../../format/cf/time.ts';
 import { applyValueCoding, decodedDataType } from '../../format/cf/variable.ts';
-import type { ArrayData, TypedArray } from '../../format/zarr/data-types.ts';
+import { dot } from '../../engine/indexing.ts';
+import { slice } from '../../engine/selection.ts';
+import { isVariableLength, type ArrayData, type TypedArray } from '../../format/zarr/data-types.ts';
+import { cStrides, copyStrided, product } from '../../format/zarr/ndarray.ts';
 import type { ArrayResult, CfResult } from '../result-types.ts';
 
-/** Decodes one array's result; `keepStored` keeps the stored values beside the decoded ones. */
-export async function decodeResult(array: ZarrArray, result: ArrayResult, keepStored: boolean): Promise<ArrayResult> {
+/**
+ * Whether the array's values can decode inside its chunk reads (`get(..., { decode: 'cf' })`,
+ * no stored-type copy of the result): values that become float32/float64 (packed or masked),
+ * not time variables (their result keeps the decoded numbers beside the dates).
+ */
+export async function decodesInRead(array: ZarrArray): Promise<boolean> {
+  if (isVariableLength(array.dataType)) return false;
+  const variable = await array.cfVariable();
+  return variable.values.output !== undefined && !variable.time;
+}
+
+/**
+ * Reads boxes of the result decoded in the chunk reads (see decodesInRead): one box is the
+ * result itself; several are each read decoded and copied into their place.
+ */
+export async function readDecodedBoxes(array: ZarrArray, boxes: readonly ReadBox[], resultShape: readonly number[], signal: AbortSignal | undefined): Promise<TypedArray> {
+  const read = async (box: ReadBox) => (await array.get(box.runs.map((r) => slice(r.start, r.start + (r.count - 1) * r.step + 1, r.step)), { decode: 'cf', signal })).data as TypedArray;
+  if (boxes.length === 1) return read(boxes[0]!);
+  const n = product(resultShape);
+  const out = (await array.cfVariable()).values.output === 'float32' ? new Float32Array(n) : new Float64Array(n);
+  const stride = cStrides(resultShape);
+  for (const box of boxes) {
+    const counts = box.runs.map((r) => r.count);
+    const part = await read(box);
+    copyStrided({ data: part, offset: 0, stride: cStrides(counts) }, { data: out, offset: dot(box.outStart, stride), stride }, counts, 1);
+  }
+  return out;
+}
+
+/** A box of a query's result: runs per dimension and where it starts in the result. */
+interface ReadBox {
+  readonly runs: readonly { readonly start: number; readonly step: number; readonly count: number }[];
+  readonly outStart: readonly number[];
+}
+
+/**
+ * Decodes one array's result; `keepStored` keeps the stored values beside the decoded ones.
+ * `decodedInRead`: the values were decoded by the read (readDecodedBoxes); only the result's
+ * description changes.
+ */
+export async function decodeResult(array: ZarrArray, result: ArrayResult, keepStored: boolean, decodedInRead = false): Promise<ArrayResult> {
   const data = result.data;
   // Strings, bytes and vlen-array elements have no CF decoding.
   if (!ArrayBuffer.isView(data) || result.elementDtype !== undefined) return result;
   const variable = await array.cfVariable();
+  if (decodedInRead) return { ...result, dtype: decodedDataType(variable, result.dtype), cf: { storedDtype: result.dtype, variable } };
   // An array CF leaves as it is (no packing, missing values, _Unsigned, time, duration or flags) reads as without decoding.
   const coding = variable.values;
   const untouched = coding.output === undefined && coding.dataType === result.dtype && !variable.time && !variable.duration && !variable.metadata.flags;

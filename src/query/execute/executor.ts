@@ -47,10 +47,13 @@ export async function executePrepared(prep: PreparedQuery, options: ExecuteOptio
     prep.meter.checkAborted();
     await loadCodecsMentionedIn(a.array.metadata.codecs);
     const array = a.array.overStore(store, { concurrency: prep.concurrency, decodePool: options.decodePool ?? false });
-    const out = a.units ? await readByUnits(prep, array, a, a.units) : await readByBoxes(array, a, prep.meter.signal);
+    const cf = options.decode === 'cf' ? await import('./cf-results.ts') : undefined;
+    // Read box by box, values that decode do so inside the chunk reads (no stored-type result).
+    const fused = cf !== undefined && !a.units && options.keepStored !== true && (await cf.decodesInRead(a.array));
+    const out = a.units ? await readByUnits(prep, array, a, a.units) : fused ? await cf.readDecodedBoxes(array, a.boxes, a.resultShape, prep.meter.signal) : await readByBoxes(array, a, prep.meter.signal);
     const element = (await array.vlenArrayElement())?.dataType?.name;
     const result: ArrayResult = { path: array.path, dtype: array.dtype, ...(element && { elementDtype: element }), dims: a.dims, shape: [...a.resultShape], data: out };
-    arrays.push(options.decode === 'cf' ? await (await import('./cf-results.ts')).decodeResult(a.array, result, options.keepStored === true) : result);
+    arrays.push(cf ? await cf.decodeResult(a.array, result, options.keepStored === true, fused) : result);
   }
   const fetched = prep.meter.snapshot();
   return { arrays, report: { fetched, total: totalCount(fetched), cacheHits: { ...prep.cacheHits }, elapsedMs: now() - started } };

@@ -50,6 +50,8 @@ export interface ArrayEstimate {
   readonly unitBytes: number;
   /** Shard index bytes read while planning (0 unless sharded; an upper bound). */
   readonly indexBytes: number;
+  /** Bytes CF decoding holds beside the stored result (decoded values, dates): 0 unless the query decodes and the array changes. */
+  readonly decodedBytes: number;
 }
 
 /** A query counted before the chunk pass: what the limits were checked against. */
@@ -74,13 +76,13 @@ export function resolveLimits(limits: QueryLimits | undefined): ResolvedLimits {
 }
 
 /** Counts each array's selection on its chunk grid and refuses the query when over a limit. */
-export function estimatePlan(arrays: readonly { readonly array: ZarrArray; readonly sets: readonly DimSet[] }[], limits: ResolvedLimits): PlanEstimate {
+export function estimatePlan(arrays: readonly { readonly array: ZarrArray; readonly sets: readonly DimSet[]; readonly decodedElementBytes?: number }[], limits: ResolvedLimits): PlanEstimate {
   const estimates: ArrayEstimate[] = [];
   let units = 0;
   let boxes = 0;
   let resultBytes = 0;
-  for (const { array, sets } of arrays) {
-    const e = estimateArray(array, sets);
+  for (const { array, sets, decodedElementBytes } of arrays) {
+    const e = estimateArray(array, sets, decodedElementBytes ?? 0);
     estimates.push(e);
     units += e.units;
     boxes += e.boxes;
@@ -91,7 +93,7 @@ export function estimatePlan(arrays: readonly { readonly array: ZarrArray; reado
   return { arrays: estimates, units, boxes, resultBytes };
 }
 
-function estimateArray(array: ZarrArray, sets: readonly DimSet[]): ArrayEstimate {
+function estimateArray(array: ZarrArray, sets: readonly DimSet[], decodedElementBytes: number): ArrayEstimate {
   const sharding = array.chain.sharding;
   const unitShape = sharding?.innerChunkShape ?? array.chunkShape;
   const dt = array.dataType;
@@ -105,6 +107,7 @@ function estimateArray(array: ZarrArray, sets: readonly DimSet[]): ArrayEstimate
     path: array.path, elements, resultBytes: elements * elementBytes, fixedSize, boxes, units,
     unitBytes: unitShape.reduce((n, s) => n * s, 1) * elementBytes,
     indexBytes: sharding ? shards * sharding.indexByteLength : 0,
+    decodedBytes: elements * decodedElementBytes,
   };
 }
 

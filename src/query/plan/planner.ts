@@ -101,7 +101,9 @@ export async function planQuery(source: ResolvedSource, query: QueryNode, option
   const resolved = await resolveDims(dims, query.operations, async (dim) => checkCoordinateLength(await (early.get(dim.name) ?? loadCoord(dim.name)), dim.length));
   const dimPlans = resolved.map((d) => (d.coordinate ? { ...d, coordinate: { ...d.coordinate, manifests: coordinateManifests.get(d.coordinate.path) } } : d));
   const setOf = new Map(dimPlans.map((d) => [d.name, d]));
-  const estimate = estimatePlan(arrays.map(({ array, dims: names }) => ({ array, sets: names.map((n) => setOf.get(n)!.set) })), limits);
+  // Decoding holds its output beside the stored result: counted only for arrays that decode.
+  const decodedElementBytes = options.decode === 'cf' ? await (await import('./cf-estimate.ts')).decodedElementBytes(arrays.map((a) => a.array)) : [];
+  const estimate = estimatePlan(arrays.map(({ array, dims: names }, i) => ({ array, sets: names.map((n) => setOf.get(n)!.set), decodedElementBytes: decodedElementBytes[i] ?? 0 })), limits);
   if (options.admit) {
     await options.admit(estimate);
     meter.checkAborted();

@@ -29,6 +29,7 @@ const LOADED_ON_FIRST_USE: Readonly<Record<string, string>> = {
   'txn/fork-overlap.ts': 'the disjoint-forks check: with the first Session.mergeDisjoint (distributed writes)',
   'query/plan/label-lookup.ts': 'label lookups (where, nearest): with the first query that has one',
   'engine/cf-read.ts': "CF decoding (src/format/cf): with the first get with decode: 'cf'",
+  'query/plan/cf-estimate.ts': "CF decoding's memory estimate: with the first query planned with decode: 'cf'",
   'engine/cf-write.ts': "CF encoding (src/format/cf/encode.ts): with the first set with encode: 'cf'",
   'query/plan/cf-time.ts': 'CF time coordinates (src/format/cf): with the first coordinate whose units say "since"',
   'txn/ref-expression.ts': 'ref expressions (main~3, @{date}): with Repository.resolve',
