@@ -111,11 +111,11 @@ function codecsOf(filters: readonly Filter[], elementSize: number, options: Hdf5
         break;
       }
       case 32000:
-        if (!options.allowFloeOnlyCodecs) return "its chunks are compressed with h5py's LZF (HDF5 filter 32000): only Floe's own floe.lzf codec decodes it, which no other Zarr reader has (virtualize's allowFloeOnlyCodecs option maps it anyway)";
+        if (!options.allowFloeOnlyCodecs) return "its chunks are compressed with h5py's LZF (HDF5 filter 32000): only Floe's own floe.lzf codec decodes it, which no other Zarr reader has (virtualize's allowFloeOnlyCodecs option, floe virtualize --allow-floe-only-codecs, maps it anyway)";
         out.push({ name: 'floe.lzf' });
         break;
       case 32004:
-        if (!options.allowFloeOnlyCodecs) return "its chunks use HDF5's LZ4 framing (filter 32004), which is not numcodecs' LZ4: only Floe's own floe.hdf5_lz4 codec decodes it, which no other Zarr reader has (virtualize's allowFloeOnlyCodecs option maps it anyway)";
+        if (!options.allowFloeOnlyCodecs) return "its chunks use HDF5's LZ4 framing (filter 32004), which is not numcodecs' LZ4: only Floe's own floe.hdf5_lz4 codec decodes it, which no other Zarr reader has (virtualize's allowFloeOnlyCodecs option, floe virtualize --allow-floe-only-codecs, maps it anyway)";
         out.push({ name: 'floe.hdf5_lz4' });
         break;
       case 32015:
