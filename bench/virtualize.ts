@@ -9,10 +9,10 @@
 //      Floe through the virtual refs, by netCDF4-python (one process, both reads), and by Floe from
 //      the same data written natively (same chunks, no compression).
 // The file format is pluggable (FORMATS below): `--format netcdf3` (classic / 64-bit offset, by
-// python3-netcdf4); HDF5 / NetCDF-4 joins it once its scanner is merged (one entry: a writer and
-// a reader script). Machine load is printed with the results.
+// python3-netcdf4) or `--format netcdf4` (NetCDF-4 / HDF5 by python3-netcdf4, one chunk per time
+// step, uncompressed). Machine load is printed with the results.
 //
-//   npx tsx bench/virtualize.ts [--format netcdf3] [--mib 1024] [--chunks 10000] [--files 1000]
+//   npx tsx bench/virtualize.ts [--format netcdf3|netcdf4] [--mib 1024] [--chunks 10000] [--files 1000]
 //     [--file-chunks 100] [--delay-ms 20] [--dir .bench-data/virtualize]
 // Never part of the test suite. Prints a markdown table (BENCHMARKS.md, "Issue 35").
 import { execFileSync } from 'node:child_process';
@@ -24,6 +24,7 @@ import { ZarrArray } from '../src/engine/array.ts';
 import { openByteSource, type ByteSource } from '../src/engine/byte-source.ts';
 import { slice } from '../src/engine/selection.ts';
 import { Repository, Storage } from '../src/txn/index.ts';
+import { planHdf5 } from '../src/txn/hdf5-scan.ts';
 import { planNetcdf3 } from '../src/txn/netcdf3-scan.ts';
 import type { PlannedSource } from '../src/txn/virtual-plan.ts';
 import { virtualize } from '../src/txn/virtualize.ts';
@@ -64,6 +65,14 @@ interface Format {
   scan(source: ByteSource, file: string): Promise<PlannedSource>;
 }
 
+/** netCDF4-python reading `v` (any netCDF format): full, then the box; seconds and sums as JSON. */
+const NETCDF_READ = `
+import sys, time, json, netCDF4
+d = netCDF4.Dataset(sys.argv[1]); v = d.variables['v']; v.set_auto_maskandscale(False)
+a, b, c, e = (int(x) for x in sys.argv[2:6])
+t0 = time.perf_counter(); full = v[...]; t1 = time.perf_counter(); box = v[:, a:b, c:e]; t2 = time.perf_counter()
+print(json.dumps({'full': t1 - t0, 'box': t2 - t1, 'fullSum': float(full.sum(dtype='f8')), 'boxSum': float(box.sum(dtype='f8'))}))`;
+
 const FORMATS: Record<string, Format> = {
   netcdf3: {
     scan: (source, file) => planNetcdf3(source, file, {}),
@@ -95,12 +104,41 @@ for i in range(count):
     v = d.createVariable('v', 'f4', ('time', 'y', 'x')); v[:] = np.full((n, 8, 8), i, 'f4')
     d.close()`, dir, String(count), String(records));
     },
-    readScript: `
-import sys, time, json, netCDF4
-d = netCDF4.Dataset(sys.argv[1]); v = d.variables['v']; v.set_auto_maskandscale(False)
-a, b, c, e = (int(x) for x in sys.argv[2:6])
-t0 = time.perf_counter(); full = v[...]; t1 = time.perf_counter(); box = v[:, a:b, c:e]; t2 = time.perf_counter()
-print(json.dumps({'full': t1 - t0, 'box': t2 - t1, 'fullSum': float(full.sum(dtype='f8')), 'boxSum': float(box.sum(dtype='f8'))}))`,
+    readScript: NETCDF_READ,
+  },
+  // NetCDF-4 (HDF5) by python3-netcdf4 (netCDF-C 4.9: HDF5 1.8 format, version-1 B-tree chunk
+  // index): one chunk per time step, no compression, so the native copy has the same chunks.
+  netcdf4: {
+    scan: (source, file) => planHdf5(source, file, {}),
+    writeLarge(file, chunks, side) {
+      py(`
+import sys, numpy as np, netCDF4
+path, n, side = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+d = netCDF4.Dataset(path, 'w', format='NETCDF4')
+d.createDimension('time', None); d.createDimension('lat', side); d.createDimension('lon', side)
+t = d.createVariable('time', 'f8', ('time',), chunksizes=(1024,)); t.units = 'hours since 2000-01-01'
+la = d.createVariable('lat', 'f4', ('lat',)); la[:] = 90 - np.arange(side) / ${STEP_PER_DEGREE}
+lo = d.createVariable('lon', 'f4', ('lon',)); lo[:] = np.arange(side) / ${STEP_PER_DEGREE}
+v = d.createVariable('v', 'f4', ('time', 'lat', 'lon'), chunksizes=(1, side, side))
+row = np.arange(side * side, dtype='f4').reshape(side, side)
+for s in range(0, n, 500):
+    e = min(n, s + 500)
+    v[s:e] = row[None, :, :] + np.arange(s, e, dtype='f4')[:, None, None]
+    t[s:e] = np.arange(s, e)
+d.close()`, file, String(chunks), String(side));
+    },
+    writeMany(dir, count, records) {
+      py(`
+import sys, os, numpy as np, netCDF4
+out, count, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+for i in range(count):
+    d = netCDF4.Dataset(os.path.join(out, 'f%05d.nc' % i), 'w', format='NETCDF4')
+    d.createDimension('time', None); d.createDimension('y', 8); d.createDimension('x', 8)
+    t = d.createVariable('time', 'f8', ('time',), chunksizes=(n,)); t[:] = np.arange(i * n, (i + 1) * n)
+    v = d.createVariable('v', 'f4', ('time', 'y', 'x'), chunksizes=(1, 8, 8)); v[:] = np.full((n, 8, 8), i, 'f4')
+    d.close()`, dir, String(count), String(records));
+    },
+    readScript: NETCDF_READ,
   },
 };
 

@@ -22,7 +22,7 @@ import { checkMissing, fetchChunk, localSpan, namingChunkAsync, NOT_LOCAL, readL
 import { readFileIntoViewsAsync, spanFile } from './local-file.ts';
 import { plainRuns } from './plain-runs.ts';
 import type { AbortOptions, ZarrStore } from './store.ts';
-import { concatBytes, isSharedMemory, sharedOrPlainBuffer } from '../platform/host.ts';
+import { concatBytes, isSharedMemory, sharedOrPlainBuffer, swapBytesInPlace } from '../platform/host.ts';
 
 export { inlineScratch, mainThreadReadBuffers, ReadBuffers, type ChunkReader } from './chunk-fetch.ts';
 
@@ -116,7 +116,8 @@ async function decodeAndCopy(io: ChunkReader, chain: CodecChain, bytes: Uint8Arr
 async function readPlainSpan(io: ChunkReader, key: string, chain: CodecChain, ps: readonly ChunkProjection[], dst: View): Promise<boolean> {
   const { dataType, shape } = chain.spec;
   const bigEndian = chain.arrayToBytes.toJSON().configuration?.endian === 'big';
-  if (bigEndian || dataType.name === 'float16' || dataType.kind === 'string') return false;
+  const swapWidth = dataType.laneBytes;
+  if ((bigEndian && swapWidth !== 1 && swapWidth !== 2 && swapWidth !== 4 && swapWidth !== 8) || dataType.name === 'float16' || dataType.kind === 'string') return false;
   const stride = cStrides(shape);
   let first = 0;
   let last = 0;
@@ -135,7 +136,9 @@ async function readPlainSpan(io: ChunkReader, key: string, chain: CodecChain, ps
     return true;
   }
   if (bytes.length !== length) return false; // a short chunk: let the whole-chunk path report it
-  const aligned = bytes.byteOffset % dataType.laneBytes === 0 ? bytes : copyBytes(bytes);
+  // Big-endian (NetCDF-3, virtual chunks): swapped in a copy, never in the store's bytes.
+  const aligned = bytes.byteOffset % dataType.laneBytes === 0 && !(bigEndian && swapWidth > 1) ? bytes : copyBytes(bytes);
+  if (bigEndian && swapWidth > 1) swapBytesInPlace(aligned, swapWidth as 2 | 4 | 8);
   const Ctor = dataType.allocate(0).constructor as new (b: ArrayBufferLike, o: number, n: number) => TypedArray;
   const data = new Ctor(aligned.buffer, aligned.byteOffset, length / dataType.laneBytes);
   const src: View = {

@@ -15,6 +15,8 @@ import type * as NodeFs from 'node:fs/promises';
 import { floeError, type ErrorDetails } from '../errors.ts';
 import { loadPackage } from '../optional-dependency.ts';
 import { abortable, abortedError, throwIfAborted } from '../engine/abort.ts';
+import { coalesceRanges, type CoalesceOptions } from '../engine/storage/coalesce.ts';
+import { nextTurn } from '../engine/storage/range-batching.ts';
 import type { AbortOptions } from '../engine/storage/types.ts';
 import type { VirtualChunkRef } from '../format/icechunk/manifest.ts';
 import type { VirtualChunkContainer } from './config.ts';
@@ -128,50 +130,185 @@ export async function fetchVirtualChunk(
   }
   const offset = ref.offset + (within?.offset ?? 0);
   const length = within?.length ?? ref.length;
-  if (url.origin.startsWith('file:') && container.store.type === 'LocalFileSystem') {
-    const file = await realFileWithin(prefix, url);
-    if (file === 'outside') {
-      throw refused(`virtual chunk file ${location} resolves (through a symlink) outside its container ${container.urlPrefix}`, location, 'virtual-chunk-outside-container');
-    }
-    if (file === 'missing') throw floeError('NOT_FOUND', `the file behind a virtual chunk is missing: ${url.href}`, { where: location });
-    return readFileRange(ref, file, offset, length, signal);
+  let source: Omit<Source, 'wants'>;
+  if (url.origin.startsWith('file:') && container.store.type === 'LocalFileSystem') source = { kind: 'file', ref, prefix, url, headers: {}, containerPrefix: container.urlPrefix };
+  else if (/^https?:\/\//.test(url.origin) && container.store.type === 'Http') source = { kind: 'http', ref, prefix, url, headers: container.store.field0.headers ?? {}, containerPrefix: container.urlPrefix };
+  else {
+    throw refused(
+      `virtual chunks in ${container.store.type} containers (${location}) are not readable by Floe yet; only file:// and http(s):// containers are`,
+      location,
+      'virtual-chunk-store-unsupported',
+    );
   }
-  if (/^https?:\/\//.test(url.origin) && container.store.type === 'Http') return readHttpRange(ref, url.href, offset, length, container.store.field0.headers ?? {}, signal);
-  throw refused(
-    `virtual chunks in ${container.store.type} containers (${location}) are not readable by Floe yet; only file:// and http(s):// containers are`,
-    location,
-    'virtual-chunk-store-unsupported',
-  );
+  return enqueue(access, source, offset, length, signal);
 }
 
-async function readFileRange(ref: VirtualChunkRef, file: string, offset: number, length: number, signal: AbortSignal | undefined): Promise<Uint8Array> {
+// Batching: the chunks of one read are asked for together (in one turn of the event loop). The
+// wants of one source file (same location, same recorded checksum, same access) are served
+// together: a local file is resolved (realpath, containment), stat'ed (the change check, done
+// now, for this batch) and opened once, and nearby ranges are coalesced into fewer reads; over
+// HTTP, nearby ranges become one ranged GET each carrying the same conditional headers.
+
+/** One want of a batch. */
+interface Want {
+  readonly offset: number;
+  readonly length: number;
+  readonly signal: AbortSignal | undefined;
+  resolve(bytes: Uint8Array): void;
+  reject(err: unknown): void;
+}
+
+/** The wants of one source in one batch. */
+interface Source {
+  readonly kind: 'file' | 'http';
+  /** The first ref asked for (all share its location and checksum). */
+  readonly ref: VirtualChunkRef;
+  readonly prefix: NormalizedUrl;
+  readonly url: NormalizedUrl;
+  readonly headers: Record<string, string>;
+  /** The container's url prefix as configured (for messages). */
+  readonly containerPrefix: string;
+  readonly wants: Want[];
+}
+
+/** Local reads: gaps up to 64 KiB bridged at most 25 % overread, reads of at most 16 MiB. */
+const FILE_COALESCING: CoalesceOptions = { gapBytes: 64 * 1024, maxOverread: 0.25, maxSpanBytes: 16 * 1024 * 1024 };
+/** HTTP: a round trip costs far more than a few hundred KiB more of a loopback or LAN answer. */
+const HTTP_COALESCING: CoalesceOptions = { gapBytes: 256 * 1024, maxOverread: 1, maxSpanBytes: 16 * 1024 * 1024 };
+
+/**
+ * One source's queue: at most MAX_BATCHES_IN_FLIGHT batches read at once; wants arriving
+ * meanwhile wait and form the next batch (so a read keeping N chunks in flight, each asked for as
+ * another finishes, still reads them in batches rather than one by one).
+ */
+interface Lane {
+  running: number;
+  scheduled: boolean;
+  next: Source | undefined;
+}
+
+const MAX_BATCHES_IN_FLIGHT = 2;
+const lanesByAccess = new WeakMap<VirtualChunkAccess, Map<string, Lane>>();
+
+function enqueue(access: VirtualChunkAccess, source: Omit<Source, 'wants'>, offset: number, length: number, signal: AbortSignal | undefined): Promise<Uint8Array> {
+  let lanes = lanesByAccess.get(access);
+  if (!lanes) lanesByAccess.set(access, (lanes = new Map()));
+  const checksum = source.ref.checksum;
+  const key = JSON.stringify([source.containerPrefix, source.kind, source.url.href, checksum && 'etag' in checksum ? `e${checksum.etag}` : checksum ? `m${checksum.lastModified}` : '']);
+  let lane = lanes.get(key);
+  if (!lane) lanes.set(key, (lane = { running: 0, scheduled: false, next: undefined }));
+  const batch = lane.next ?? (lane.next = { ...source, wants: [] });
+  const answer = new Promise<Uint8Array>((resolve, reject) => {
+    batch.wants.push({ offset, length, signal, resolve, reject });
+  });
+  schedule(lanes, key, lane);
+  return signal ? abortable(answer, signal, source.ref.location) : answer;
+}
+
+/** Starts the lane's next batch after this turn, if it may run. */
+function schedule(lanes: Map<string, Lane>, key: string, lane: Lane): void {
+  if (lane.scheduled || lane.running >= MAX_BATCHES_IN_FLIGHT || !lane.next) return;
+  lane.scheduled = true;
+  nextTurn(() => {
+    lane.scheduled = false;
+    const batch = lane.next;
+    if (!batch) return;
+    lane.next = undefined;
+    lane.running++;
+    void readSource(batch).finally(() => {
+      lane.running--;
+      if (lane.next) schedule(lanes, key, lane);
+      else if (lane.running === 0 && !lane.scheduled) lanes.delete(key);
+    });
+  });
+}
+
+/** The signal shared by every want, if they share one (else none: each want's own still ends its wait). */
+function sharedSignal(wants: readonly Want[]): AbortSignal | undefined {
+  const signals = new Set(wants.map((w) => w.signal));
+  return signals.size === 1 ? [...signals][0] : undefined;
+}
+
+async function readSource(source: Source): Promise<void> {
+  try {
+    if (source.kind === 'file') await readFileSource(source);
+    else await readHttpSource(source);
+  } catch (err) {
+    for (const w of source.wants) w.reject(err);
+  }
+}
+
+/** Resolves each want inside one of `spans` from its bytes (`read`), rejecting the span's wants if it fails. */
+async function serveSpans(wants: readonly Want[], options: CoalesceOptions, read: (offset: number, length: number) => Promise<Uint8Array>): Promise<void> {
+  const spans = coalesceRanges(wants, options);
+  await Promise.all(spans.map(async (span) => {
+    const inside = wants.filter((w) => w.offset >= span.offset && w.offset + w.length <= span.offset + span.length)
+      .sort((a, b) => a.offset - b.offset);
+    try {
+      const bytes = await read(span.offset, span.length);
+      // Each want gets a view of the bytes read; a want overlapping another gets a copy, so a
+      // decoder working in place never changes another caller's bytes.
+      for (const [i, w] of inside.entries()) {
+        const start = w.offset - span.offset;
+        const end = w.offset + w.length;
+        const overlaps = (i > 0 && inside[i - 1]!.offset + inside[i - 1]!.length > w.offset) || (i + 1 < inside.length && inside[i + 1]!.offset < end);
+        w.resolve(overlaps ? bytes.slice(start, start + w.length) : bytes.subarray(start, start + w.length));
+      }
+    } catch (err) {
+      for (const w of inside) w.reject(err);
+    }
+  }));
+  // A zero-length want is in no span.
+  for (const w of wants) if (w.length === 0) w.resolve(new Uint8Array(0));
+}
+
+async function readFileSource(source: Source): Promise<void> {
+  const { ref, prefix, url } = source;
+  const location = ref.location;
+  const file = await realFileWithin(prefix, url);
+  if (file === 'outside') {
+    throw refused(`virtual chunk file ${location} resolves (through a symlink) outside its container ${source.containerPrefix}`, location, 'virtual-chunk-outside-container');
+  }
+  if (file === 'missing') throw floeError('NOT_FOUND', `the file behind a virtual chunk is missing: ${url.href}`, { where: location });
   const { open, stat } = loadPackage<typeof NodeFs>('node:fs/promises');
   let info;
   try {
     info = await stat(file);
   } catch (err) {
-    throw floeError('NOT_FOUND', `the file behind a virtual chunk is missing: ${file}`, { where: ref.location, cause: err });
+    throw floeError('NOT_FOUND', `the file behind a virtual chunk is missing: ${file}`, { where: location, cause: err });
   }
   if (ref.checksum && 'lastModified' in ref.checksum && Math.floor(info.mtimeMs / 1000) > ref.checksum.lastModified) {
     throw changed(ref, `the file was modified at ${info.mtime.toISOString()}, after the recorded ${new Date(ref.checksum.lastModified * 1000).toISOString()}`);
   }
-  if (offset + length > info.size) {
-    throw floeError('CORRUPT_OBJECT', `virtual chunk range ${offset}+${length} is past the end of ${file} (${info.size} bytes)`, { where: ref.location });
+  const wants: Want[] = [];
+  for (const w of source.wants) {
+    if (w.offset + w.length > info.size) {
+      w.reject(floeError('CORRUPT_OBJECT', `virtual chunk range ${w.offset}+${w.length} is past the end of ${file} (${info.size} bytes)`, { where: location }));
+    } else wants.push(w);
   }
+  if (wants.length === 0) return;
+  const signal = sharedSignal(wants);
   const handle = await open(file, 'r');
   try {
-    const out = new Uint8Array(length);
-    let done = 0;
-    while (done < length) {
-      throwIfAborted(signal, ref.location);
-      const { bytesRead } = await handle.read(out, done, length - done, offset + done);
-      if (bytesRead === 0) break;
-      done += bytesRead;
-    }
-    return out;
+    await serveSpans(wants, FILE_COALESCING, async (offset, length) => {
+      const out = new Uint8Array(length);
+      let done = 0;
+      while (done < length) {
+        throwIfAborted(signal, location);
+        const { bytesRead } = await handle.read(out, done, length - done, offset + done);
+        if (bytesRead === 0) break;
+        done += bytesRead;
+      }
+      return out;
+    });
   } finally {
     await handle.close();
   }
+}
+
+async function readHttpSource(source: Source): Promise<void> {
+  const signal = sharedSignal(source.wants);
+  await serveSpans(source.wants, HTTP_COALESCING, (offset, length) => readHttpRange(source.ref, source.url.href, offset, length, source.headers, signal));
 }
 
 async function readHttpRange(

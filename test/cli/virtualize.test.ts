@@ -1,6 +1,7 @@
 // `floe virtualize`: asks --yes before adding a container, commits, and the read commands read
 // the arrays once the user allows the container (--allow-virtual PREFIX, FLOE_ALLOW_VIRTUAL=all);
 // a file changed after the import is refused, never read as other values; --concat joins files.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -73,6 +74,30 @@ describe('floe virtualize', () => {
     const stale = await floe(['cat', '--repo', 'r', '--allow-virtual', 'all', 'main:/rec'], { cwd: work });
     expect(stale.code).toBe(1);
     expect(stale.stderr).toContain('changed since the virtual chunk was recorded');
+  });
+
+  it('imports h5py\'s LZF-compressed variables only with --allow-floe-only-codecs, and reads them as h5py wrote them', async () => {
+    const work = tempDir();
+    const data = path.join(work, 'data');
+    mkdirSync(data);
+    const file = path.join(data, 'lzf.h5');
+    execFileSync('/usr/bin/python3', ['-c', `
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], 'w') as f:
+    f.create_dataset('v', data=np.arange(40, dtype='<i4') // 7, chunks=(20,), compression='lzf')
+    f.create_dataset('plain', data=np.arange(3, dtype='<i2'))`, file]);
+    expect((await floe(['init', '--repo', 'r'], { cwd: work })).code).toBe(0);
+    const without = await floe(['virtualize', '--repo', 'r', file, '-m', 'lzf', '--yes'], { cwd: work });
+    expect(without.code, without.stderr).toBe(0);
+    expect(without.stdout).toContain('floe.lzf');
+    expect(without.stdout).toContain('--allow-floe-only-codecs');
+    const imported = await floe(['virtualize', '--repo', 'r', file, '--path', '/with', '-m', 'lzf', '--allow-floe-only-codecs', '--json'], { cwd: work });
+    expect(imported.code, imported.stderr).toBe(0);
+    const parsed = JSON.parse(imported.stdout) as { imported: { path: string; virtualChunks: number }[]; skipped: unknown[] };
+    expect(parsed.imported.map((i) => [i.path, i.virtualChunks])).toEqual([['/with/plain', 1], ['/with/v', 2]]);
+    expect(parsed.skipped).toEqual([]);
+    const v = await floe(['cat', '--repo', 'r', '--allow-virtual', 'all', 'main:/with/v'], { cwd: work });
+    expect(v.stdout.replace(/\s+/g, ' ').trim()).toBe(`[${Array.from({ length: 40 }, (_, i) => Math.floor(i / 7)).join(' ')}]`);
   });
 
   it('joins files along a dimension with --concat, and refuses a run without files', async () => {

@@ -1,5 +1,5 @@
-// Virtual datasets against the reference Icechunk (@earthmover/icechunk, WASM): NetCDF-3 files
-// written by python3-netcdf4 and served by nginx on loopback. The WASM build cannot read
+// Virtual datasets against the reference Icechunk (@earthmover/icechunk, WASM): NetCDF-3 and
+// NetCDF-4 (HDF5) files written by python3-netcdf4 and served by nginx on loopback. The WASM build cannot read
 // local_file_system containers, so both directions use an http:// container:
 //   - Floe virtualizes the files by URL, combined along time, into a repository directory; the
 //     reference reads every array with its own HTTP virtual-chunk fetcher, values equal to
@@ -27,6 +27,7 @@ interface Joined extends Values { files: string[] }
 let root: string;
 let host: StaticHost;
 let peer: Joined;
+let peer4: Joined;
 
 /** The peer's little-endian hex as numbers. */
 function numbers(v: { dtype: string; hex: string }): number[] {
@@ -41,6 +42,8 @@ describeWithVirtualPeer('virtual datasets with the reference Icechunk (http:// c
     root = mkdtempSync(path.join(tmpdir(), 'floe-virtual-interop-'));
     mkdirSync(path.join(root, 'archive'));
     peer = runVirtualPeer<Joined>(['concat', path.join(root, 'archive'), '3', 'NETCDF3_CLASSIC']);
+    mkdirSync(path.join(root, 'archive', 'nc4'));
+    peer4 = runVirtualPeer<Joined>(['concat', path.join(root, 'archive', 'nc4'), '3', 'NETCDF4_CLASSIC']);
     host = await startNginx(path.join(root, 'archive'));
   });
   afterAll(async () => {
@@ -59,6 +62,26 @@ describeWithVirtualPeer('virtual datasets with the reference Icechunk (http:// c
     const names = Object.keys(peer.vars);
     const got = runReference<Record<string, number[]>>({ op: 'virtual-http-read', dir, prefixes: [prefix], paths: names.map((n) => `/${n}`) });
     for (const name of names) expect(got[`/${name}`], name).toEqual(numbers(peer.vars[name]!));
+  });
+
+  it('the reference reads a NetCDF-4 (HDF5) file Floe virtualized as netCDF4 does', async () => {
+    // One file: combining NetCDF-4 files along time is refused while the time coordinate's chunk
+    // (512 by netCDF-C's default) does not divide each file's length, although coordinates are
+    // stored as real chunks.
+    const prefix = `${host.url}/nc4/`;
+    const file = peer4.files[0]!;
+    const expected = runVirtualPeer<Values>(['dump', file]);
+    const dir = path.join(root, 'floe-wrote-nc4');
+    const repo = await Repository.create(Storage.newLocalFilesystem(dir));
+    const session = await repo.writableSession('main');
+    const result = await virtualize(session, [prefix + path.basename(file)], { repository: repo, addContainers: true });
+    expect(result.sources.map((s) => s.format.split(' ')[0])).toEqual(['NetCDF-4']);
+    expect(result.skipped).toEqual([]);
+    await session.commit('NetCDF-4 virtualized by Floe');
+    const names = Object.keys(expected.vars);
+    expect(names.length).toBeGreaterThanOrEqual(4);
+    const got = runReference<Record<string, number[]>>({ op: 'virtual-http-read', dir, prefixes: [prefix], paths: names.map((n) => `/${n}`) });
+    for (const name of names) expect(got[`/${name}`], name).toEqual(numbers(expected.vars[name]!));
   });
 
   it('Floe reads the virtual refs the reference set (when its store can set them: not in 2.2.2 WASM)', async () => {

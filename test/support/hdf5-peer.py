@@ -90,7 +90,7 @@ def write_h5(out):
             f.create_dataset('bz2', data=np.arange(500, dtype='<i4'), chunks=(100,), compression=307)
             f.create_dataset('blosc', data=np.arange(500, dtype='<f4'), chunks=(100,), compression=32001, compression_opts=(0, 0, 0, 0, 5, 1, 1))
             f.create_dataset('lz4', data=np.tile(np.arange(10, dtype='<i4'), 50), chunks=(100,), compression=32004)
-            f.create_dataset('lzf', data=np.arange(500, dtype='<i4'), chunks=(100,), compression='lzf')
+            f.create_dataset('lzf', data=np.arange(500, dtype='<i4') // 7, chunks=(100,), compression='lzf')  # runs: LZF really compresses them
             m = f.create_dataset('masked', shape=(4,), dtype='<i4', chunks=(2,), compression='gzip')
             m[:] = [1, 2, 3, 4]
             m.id.write_direct_chunk((2,), np.array([5, 6], dtype='<i4').tobytes(), filter_mask=1)

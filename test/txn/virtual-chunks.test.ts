@@ -150,6 +150,28 @@ describe('HTTP virtual chunks', () => {
     expect(ignored.message).toContain('modified');
   });
 
+  it('chunks of one object read together become one coalesced request, and a changed ETag still fails every chunk', async () => {
+    const config = { virtualChunkContainers: { data: http(`${base}/data/`) } };
+    const repo = await Repository.create(Storage.newInMemory(), config, 2, { [`${base}/data/`]: null });
+    const session = await repo.writableSession('main');
+    await ZarrArray.create(session.store, '/w', { shape: [16], chunkShape: [2], dataType: 'int32', fillValue: 0 } as never);
+    // Eight chunks of 8 bytes; chunk 3 sits after a 4-byte gap (a header between records).
+    for (let c = 0; c < 8; c++) await session.store.setVirtualRef(`w/c/${c}`, `${base}/data/blob.bin`, c * 8 - (c > 3 ? 4 : 0), 8, '"v1"', null, true);
+    await session.commit('virtual');
+    const reader = await repo.readonlySession({ branch: 'main' });
+    const array = await ZarrArray.open(reader.store, '/w');
+    expect(Array.from((await array.get()).data as Int32Array)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 7, 8, 9, 10, 11, 12, 13, 14]);
+    expect(source.requests.map((r) => r.headers.range)).toEqual(['bytes=0-59']);
+    expect(source.requests[0]!.headers['if-match']).toBe('"v1"');
+    source.requests = [];
+    source.etag = '"v2"';
+    await expect(array.get()).rejects.toMatchObject({ code: 'CHECKSUM_MISMATCH' });
+    source.honourConditions = false;
+    await expect(array.get()).rejects.toMatchObject({ code: 'CHECKSUM_MISMATCH' });
+    // Each chunk read alone is checked as well.
+    for (let c = 0; c < 8; c++) await expect(reader.store.get(`w/c/${c}`)).rejects.toMatchObject({ code: 'CHECKSUM_MISMATCH' });
+  });
+
   it('other HTTP failures keep their meaning: 404 NOT_FOUND, 401 STORAGE_ERROR', async () => {
     const config = { virtualChunkContainers: { data: { urlPrefix: `${base}/data/`, store: { type: 'Http' as const, field0: {} } } } };
     const repo = await Repository.create(Storage.newInMemory(), config, 2, { [`${base}/data/`]: null });
@@ -190,5 +212,39 @@ describe('local-file virtual chunks', () => {
     const fresh = await repo.writableSession('main');
     await fresh.store.setVirtualRef('v/c/1', pathToFileURL(file).href, 8, 16, null, null, true);
     expect(valuesOf(await fresh.store.get('v/c/1'))).toEqual([31, 32, 33, 34]);
+  });
+
+  it('chunks of one file read together: values as written, a modified file fails every batch, a range past the end fails alone', async () => {
+    const file = path.join(scratch, 'records.bin');
+    writeFileSync(file, bytesOf(Array.from({ length: 64 }, (_, i) => i)));
+    utimesSync(file, new Date(T0), new Date(T0));
+    const prefix = pathToFileURL(scratch).href + '/';
+    const config = { virtualChunkContainers: { local: { urlPrefix: prefix, store: { type: 'LocalFileSystem' as const, field0: scratch } } } };
+    const repo = await Repository.create(Storage.newInMemory(), config, 2, { [prefix]: null });
+    const session = await repo.writableSession('main');
+    await ZarrArray.create(session.store, '/r', { shape: [40], chunkShape: [4], dataType: 'int32', fillValue: 0 } as never);
+    // Ten chunks of 16 bytes, each after a 4-byte gap (interleaved records), out of order in the file.
+    const at = (c: number) => (9 - c) * 20 + 4;
+    for (let c = 0; c < 10; c++) await session.store.setVirtualRef(`r/c/${c}`, pathToFileURL(file).href, at(c), 16, null, new Date(T0), true);
+    await session.commit('records');
+    const reader = await repo.readonlySession({ branch: 'main' });
+    const array = await ZarrArray.open(reader.store, '/r');
+    const expected = Array.from({ length: 10 }, (_, c) => [0, 1, 2, 3].map((i) => at(c) / 4 + i)).flat();
+    for (let round = 0; round < 3; round++) expect(Array.from((await array.get()).data as Int32Array)).toEqual(expected);
+    // Concurrent partial reads of overlapping ranges of one chunk each get their own bytes.
+    const parts = await Promise.all([reader.store.getRange('r/c/0', { offset: 0, length: 8 }), reader.store.getRange('r/c/0', { offset: 4, length: 8 })]);
+    expect(parts.map(valuesOf)).toEqual([[at(0) / 4, at(0) / 4 + 1], [at(0) / 4 + 1, at(0) / 4 + 2]]);
+    // Touched a minute later: every read after that, batched or alone, refuses the stale bytes.
+    utimesSync(file, new Date(T0 + 60_000), new Date(T0 + 60_000));
+    await expect(array.get()).rejects.toMatchObject({ code: 'CHECKSUM_MISMATCH' });
+    const alone = await Promise.allSettled(Array.from({ length: 10 }, (_, c) => reader.store.get(`r/c/${c}`)));
+    expect(alone.map((r) => r.status === 'rejected' && (r.reason as { code: string }).code)).toEqual(Array(10).fill('CHECKSUM_MISMATCH'));
+    // A ref past the end of the file fails alone; the others read in the same batch still succeed.
+    utimesSync(file, new Date(T0), new Date(T0));
+    const fresh = await repo.writableSession('main');
+    await fresh.store.setVirtualRef('r/c/9', pathToFileURL(file).href, 250, 16, null, new Date(T0), true);
+    const mixed = await Promise.allSettled(Array.from({ length: 10 }, (_, c) => fresh.store.get(`r/c/${c}`)));
+    expect(mixed.slice(0, 9).map((r) => r.status === 'fulfilled' && valuesOf(r.value))).toEqual(Array.from({ length: 9 }, (_, c) => expected.slice(c * 4, c * 4 + 4)));
+    expect(mixed[9]).toMatchObject({ status: 'rejected', reason: { code: 'CORRUPT_OBJECT' } });
   });
 });

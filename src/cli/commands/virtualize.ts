@@ -11,9 +11,9 @@ import { Progress } from '../progress.ts';
 import { openRepository } from '../repository-location.ts';
 
 export const virtualizeCommand: CommandSpec = {
-  usage: 'FILES... [--concat DIM [--new-dim]] [--branch NAME] [--path PATH] [-m MESSAGE] [--yes]',
+  usage: 'FILES... [--concat DIM [--new-dim]] [--branch NAME] [--path PATH] [--allow-floe-only-codecs] [-m MESSAGE] [--yes]',
   details: [
-    'NetCDF-3 files (classic, 64-bit offset, CDF-5: the header is read, never the data) and kerchunk references',
+    'HDF5 / NetCDF-4 files, NetCDF-3 files (classic, 64-bit offset, CDF-5: the structure is read, never the data) and kerchunk references',
     '(version 0 and 1 JSON) become Zarr v3 arrays whose chunks are byte ranges of the files; one commit.',
     'FILES are local paths or http(s):// URLs (read with ranged requests; the refs record the ETag).',
     '--branch NAME          the branch to commit to (default main)',
@@ -23,6 +23,9 @@ export const virtualizeCommand: CommandSpec = {
     '--concat DIM           join the files into one set of arrays along the dimension DIM (in the order given),',
     '                       under --path; coordinate variables are stored in the repository (label queries need no file)',
     '--new-dim              with --concat: DIM is a new leading dimension, one position per file',
+    "--allow-floe-only-codecs  import HDF5 variables compressed with HDF5's LZ4 framing (filter 32004) or h5py's LZF",
+    '                       (32000) through codecs only Floe has (floe.hdf5_lz4, floe.lzf): Floe reads those arrays,',
+    '                       zarr-python, zarrita and the reference Icechunk cannot (default: such variables are skipped)',
     'Variables that cannot be referenced are listed with the reason; the rest is imported.',
     'Read the arrays with --allow-virtual PREFIX (or FLOE_ALLOW_VIRTUAL=PREFIX; "all": every container configured).',
   ].join('\n'),
@@ -33,7 +36,7 @@ export const virtualizeCommand: CommandSpec = {
   ],
   options: {
     branch: { type: 'string' }, path: { type: 'string' }, message: { type: 'string', short: 'm' }, yes: { type: 'boolean' },
-    concat: { type: 'string' }, 'new-dim': { type: 'boolean' }, 'max-chunk-bytes': { type: 'string' },
+    concat: { type: 'string' }, 'new-dim': { type: 'boolean' }, 'max-chunk-bytes': { type: 'string' }, 'allow-floe-only-codecs': { type: 'boolean' },
   },
   async run(ctx) {
     const concat = ctx.string('concat');
@@ -54,6 +57,7 @@ export const virtualizeCommand: CommandSpec = {
       result = await virtualize(session, files, {
         ...ctx.request, repository: repo, addContainers: ctx.flags.yes === true,
         ...(target !== undefined ? { path: target } : {}), ...(concat !== undefined ? { concat: { dim: concat, new: ctx.flags['new-dim'] === true } } : {}), ...(maxChunkBytes ? { maxChunkBytes } : {}),
+        ...(ctx.flags['allow-floe-only-codecs'] === true ? { allowFloeOnlyCodecs: true } : {}),
         onProgress: () => progress.add(1),
       });
     } catch (err) {

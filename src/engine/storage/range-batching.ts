@@ -34,7 +34,7 @@ interface Want {
 }
 
 /** Runs `flush` after the current turn's microtasks and I/O callbacks (setImmediate, or a 0 ms timer). */
-const nextTurn: (flush: () => void) => void =
+export const nextTurn: (flush: () => void) => void =
   typeof (globalThis as { setImmediate?: unknown }).setImmediate === 'function'
     ? (flush) => (globalThis as unknown as { setImmediate(f: () => void): void }).setImmediate(flush)
     : (flush) => setTimeout(flush, 0);

@@ -109,6 +109,7 @@ const lz4Module = async () => { const m = await import('./numcodecs/lz4.ts'); re
 const shuffleModule = async () => { const m = await import('./numcodecs/shuffle.ts'); return [m.shuffleEntry]; };
 const checksum32Module = async () => { const m = await import('./numcodecs/checksum32.ts'); return [m.crc32Entry, m.adler32Entry, m.fletcher32Entry]; };
 const hdf5Lz4Module = async () => { const m = await import('./hdf5-lz4.ts'); return [m.hdf5Lz4Entry]; };
+const lzfModule = async () => { const m = await import('./lzf.ts'); return [m.lzfEntry]; };
 const jenkinsModule = async () => { const m = await import('./numcodecs/jenkins-lookup3.ts'); return [m.jenkinsLookup3Entry]; };
 
 
@@ -153,6 +154,8 @@ const CODECS: readonly Descriptor[] = Object.freeze([
   lazy('numcodecs.jenkins_lookup3', 'bytes_to_bytes', BOUNDED_FIXED, jenkinsModule),
   // HDF5's LZ4 framing, for virtualized HDF5 chunks (only Floe reads it: hdf5-lz4.ts).
   lazy('floe.hdf5_lz4', 'bytes_to_bytes', BOUNDED, hdf5Lz4Module),
+  // h5py's LZF filter (32000), for virtualized HDF5 chunks (only Floe reads it: lzf.ts).
+  lazy('floe.lzf', 'bytes_to_bytes', BOUNDED, lzfModule),
 ]);
 
 /** Implementations loaded so far, by name: the eager entries from the start. */

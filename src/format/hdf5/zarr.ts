@@ -20,7 +20,7 @@ export interface Hdf5DescribeOptions {
   readonly maxChunks: number;
   /** Largest chunk a contiguous dataset is split into. */
   readonly maxChunkBytes: number;
-  /** Map HDF5's LZ4 filter (32004) to Floe's own `floe.hdf5_lz4` codec, which only Floe reads. */
+  /** Map HDF5's LZ4 filter (32004) and h5py's LZF (32000) to Floe's own `floe.hdf5_lz4` / `floe.lzf` codecs, which only Floe reads. */
   readonly allowFloeOnlyCodecs?: boolean;
 }
 
@@ -111,9 +111,11 @@ function codecsOf(filters: readonly Filter[], elementSize: number, options: Hdf5
         break;
       }
       case 32000:
-        return "its chunks are compressed with LZF (HDF5 filter 32000), which Floe has no Zarr codec for";
+        if (!options.allowFloeOnlyCodecs) return "its chunks are compressed with h5py's LZF (HDF5 filter 32000): only Floe's own floe.lzf codec decodes it, which no other Zarr reader has (virtualize's allowFloeOnlyCodecs option, floe virtualize --allow-floe-only-codecs, maps it anyway)";
+        out.push({ name: 'floe.lzf' });
+        break;
       case 32004:
-        if (!options.allowFloeOnlyCodecs) return "its chunks use HDF5's LZ4 framing (filter 32004), which is not numcodecs' LZ4: only Floe's own floe.hdf5_lz4 codec decodes it, which no other Zarr reader has (virtualize's allowFloeOnlyCodecs option maps it anyway)";
+        if (!options.allowFloeOnlyCodecs) return "its chunks use HDF5's LZ4 framing (filter 32004), which is not numcodecs' LZ4: only Floe's own floe.hdf5_lz4 codec decodes it, which no other Zarr reader has (virtualize's allowFloeOnlyCodecs option, floe virtualize --allow-floe-only-codecs, maps it anyway)";
         out.push({ name: 'floe.hdf5_lz4' });
         break;
       case 32015:

@@ -14,7 +14,7 @@ describe('bytes codec registry', () => {
   it('maps the v3 and v1 names', () => {
     const v3Bytes = ZARR_V3_CODEC_NAMES.filter((name) => zarrV3Implementation(name)?.kind === 'bytes_to_bytes');
     const numcodecs = ['adler32', 'blosc', 'bz2', 'crc32', 'fletcher32', 'gzip', 'jenkins_lookup3', 'lz4', 'lzma', 'shuffle', 'zlib', 'zstd'].map((id) => `numcodecs.${id}`);
-    expect(v3Bytes.sort()).toEqual(['blosc', 'crc32c', 'floe.hdf5_lz4', 'gzip', ...numcodecs, 'zstd'].sort());
+    expect(v3Bytes.sort()).toEqual(['blosc', 'crc32c', 'floe.hdf5_lz4', 'floe.lzf', 'gzip', ...numcodecs, 'zstd'].sort());
     expect([...ZARR_V1_COMPRESSOR_NAMES].sort()).toEqual(['blosc', 'bz2', 'gzip', 'lzma', 'zlib']);
   });
 

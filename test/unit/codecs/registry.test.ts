@@ -75,6 +75,7 @@ const V3_EXAMPLES: Record<string, { dataType: string; codecs: CodecMetadata[] }>
   'numcodecs.fletcher32': { dataType: 'int32', codecs: [LE, { name: 'numcodecs.fletcher32' }] },
   'numcodecs.jenkins_lookup3': { dataType: 'int32', codecs: [LE, { name: 'numcodecs.jenkins_lookup3', configuration: { initval: 0, prefix: null } }] },
   'floe.hdf5_lz4': { dataType: 'int32', codecs: [LE, { name: 'floe.hdf5_lz4' }] },
+  'floe.lzf': { dataType: 'int32', codecs: [LE, { name: 'floe.lzf' }] },
 };
 
 /** compression_opts for each Zarr v1 compressor name. */

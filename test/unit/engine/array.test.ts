@@ -77,6 +77,26 @@ describe('ZarrArray', () => {
     expect(Array.from((await a.get()).data as Int8Array)).toEqual([1, 2, 3, 4]);
   });
 
+  it('a small window of a big uncompressed big-endian chunk reads only its span, byte-swapped', async () => {
+    for (const dataType of ['int16', 'float32', 'float64', 'complex64'] as const) {
+      const s = store();
+      const a = await ZarrArray.create(s, '/b', { shape: [40, 40], chunkShape: [40, 40], dataType, codecs: [{ name: 'bytes', configuration: { endian: 'big' } }] });
+      const n = dataType === 'complex64' ? 3200 : 1600;
+      const values = dataType === 'int16' ? Int16Array.from({ length: n }, (_, i) => i - 800)
+        : dataType === 'float64' ? Float64Array.from({ length: n }, (_, i) => i / 3) : Float32Array.from({ length: n }, (_, i) => i / 4);
+      await a.set(undefined, values);
+      const ranges: unknown[] = [];
+      const getRange = s.getRange.bind(s);
+      s.getRange = (key, range, options) => (ranges.push(range), getRange(key, range, options));
+      const r = await a.get([slice(20, 22), slice(5, 8)]);
+      const lanes = dataType === 'complex64' ? 2 : 1;
+      const want = [20, 21].flatMap((i) => [5, 6, 7].flatMap((j) => Array.from({ length: lanes }, (_, k) => values[(i * 40 + j) * lanes + k]!)));
+      expect(Array.from(r.data as ArrayLike<number>), dataType).toEqual(want);
+      const item = dataType === 'int16' ? 2 : dataType === 'float32' ? 4 : 8;
+      expect(ranges, dataType).toEqual([{ offset: (20 * 40 + 5) * item, length: (40 + 3) * item }]);
+    }
+  });
+
   it('round-trips transpose + big endian + gzip on float64', async () => {
     const a = await ZarrArray.create(store(), '/t', {
       shape: [3, 4, 5], chunkShape: [2, 3, 2], dataType: 'float64',
