@@ -13,8 +13,9 @@
 //   a leading dimension `dim`, one chunk (one file) per position; all files must agree in shape.
 // - Coordinate variables (1-D, named after their dimension) are stored as real chunks, read from
 //   the files once, so queries by label never touch the archive. The joined one is re-chunked into
-//   large chunks when its only codec is `bytes` (the raw values are concatenated), else each file's
-//   encoded chunks are copied as they are.
+//   large chunks when its only codec is `bytes` (the raw values are concatenated, so each file's
+//   own chunking does not matter: netCDF-4 chunks a record coordinate by 512), else each file's
+//   encoded chunks are copied as they are (and must tile like any other variable).
 import { floeError } from '../errors.ts';
 import type { AbortOptions } from '../engine/storage/types.ts';
 import { coalesceRanges } from '../engine/storage/coalesce.ts';
@@ -114,6 +115,10 @@ export async function combinePlans(planned: readonly PlannedSource[], concat: Co
         refs: parts.flatMap((a, i) => a.refs.map((r) => ({ ...r, index: [i, ...r.index] }))),
         stored: parts.flatMap((a, i) => a.stored.map((s) => ({ index: [i, ...s.index], bytes: s.bytes }))),
       };
+    } else if (isCoordinate(head) && rawValues(head)) {
+      // The joined coordinate is stored, not referenced: its values are concatenated whatever each
+      // file's chunking (netCDF-4 chunks a 1-D record variable far longer than a file's records).
+      combined = await joinCoordinate(parts, planned, read, options);
     } else {
       combined = joinAlong(parts, planned, name, axis, dim);
     }
@@ -179,25 +184,61 @@ async function materialize(a: PlannedArray, read: RangeReader, options?: AbortOp
   }
   const encoded: Stored[] = [...a.stored];
   for (const r of a.refs) encoded.push({ index: r.index, bytes: bytesOf.get(`${r.location}#${r.offset}+${r.length}`) as Uint8Array });
-  const codecs = a.metadata.codecs ?? [];
-  const raw = codecs.length === 1 && codecs[0]?.name === 'bytes';
   const length = a.metadata.shape[0] ?? 0;
-  if (!raw || length === 0) return { ...a, refs: [], stored: encoded };
-  // Only `bytes`: concatenate the values and store them in large chunks.
+  const all = rawValues(a) && length > 0 ? valuesOf({ ...a, stored: encoded }) : undefined;
+  // Compressed, or a chunk missing (read as the fill value) or short: each file's chunks as they are.
+  return all ? rechunked(a, all) : { ...a, refs: [], stored: encoded };
+}
+
+/** Whether a 1-D array's chunks are its raw values (the `bytes` codec alone, a fixed-size type). */
+function rawValues(a: PlannedArray): boolean {
+  const codecs = a.metadata.codecs ?? [];
+  return codecs.length === 1 && codecs[0]?.name === 'bytes' && parseDataType(a.metadata.dataType, a.variable).itemSize > 0;
+}
+
+/** The values of a 1-D raw array whose chunks are all stored, concatenated; undefined if any is missing or short. */
+function valuesOf(a: PlannedArray): Uint8Array | undefined {
   const size = parseDataType(a.metadata.dataType, a.variable).itemSize;
-  if (size === 0) return { ...a, refs: [], stored: encoded };
+  const length = a.metadata.shape[0] ?? 0;
   const chunk = a.metadata.chunkShape[0] ?? 1;
   const all = new Uint8Array(length * size);
   let covered = 0;
-  for (const s of encoded) {
+  for (const s of a.stored) {
     const at = (s.index[0] ?? 0) * chunk;
     const n = Math.min(chunk, length - at) * size;
     if (at >= length || s.bytes.length < n) continue;
     all.set(s.bytes.subarray(0, n), at * size);
     covered += n / size;
   }
-  // A chunk missing (read as the fill value) or short: keep each file's chunks as they are.
-  if (covered < length) return { ...a, refs: [], stored: encoded };
+  return covered === length ? all : undefined;
+}
+
+/** Each file's coordinate read now and their values joined into one stored array. */
+async function joinCoordinate(parts: readonly PlannedArray[], planned: readonly PlannedSource[], read: RangeReader, options?: AbortOptions): Promise<PlannedArray> {
+  const head = parts[0] as PlannedArray;
+  const values: Uint8Array[] = [];
+  for (const [i, part] of parts.entries()) {
+    const got = valuesOf(await materialize(part, read, options));
+    if (!got) {
+      const file = (planned[i] as PlannedSource).source;
+      throw floeError('INVALID_ARGUMENT', `cannot combine ${file}: its coordinate ${head.variable} has chunks that are not stored (no values to join); write the coordinate's values into the file`, { where: file });
+    }
+    values.push(got);
+  }
+  const all = new Uint8Array(values.reduce((n, v) => n + v.length, 0));
+  let at = 0;
+  for (const v of values) {
+    all.set(v, at);
+    at += v.length;
+  }
+  const size = parseDataType(head.metadata.dataType, head.variable).itemSize;
+  return rechunked({ ...head, metadata: { ...head.metadata, shape: [all.length / size] } }, all);
+}
+
+/** A 1-D array of `all`'s values stored in chunks of up to COORDINATE_CHUNK_BYTES. */
+function rechunked(a: PlannedArray, all: Uint8Array): PlannedArray {
+  const size = parseDataType(a.metadata.dataType, a.variable).itemSize;
+  const length = all.length / size;
   const newChunk = Math.max(1, Math.min(length, Math.floor(COORDINATE_CHUNK_BYTES / size)));
   const stored: Stored[] = [];
   for (let c = 0; c * newChunk < length; c++) {

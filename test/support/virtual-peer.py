@@ -232,15 +232,46 @@ def write_concat(out, count, fmt):
         g[:] = np.arange(24, dtype='i4').reshape(4, 6)
         d.close()
         names.append(path)
+    return {'files': names, 'vars': joined(names, ['time', 'lat', 'lon', 'temp', 'level', 'grid'])}
+
+
+def write_concat4(out, count):
+    # `count` NETCDF4_CLASSIC files (HDF5): netCDF-C chunks the record coordinate time by 512, far
+    # more than a file's 3 to 5 records, and temp(time, lat, lon) by one record.
+    import netCDF4
+    rng = np.random.default_rng(3600 + count)
+    names = []
+    t0 = 0
+    for i in range(count):
+        path = os.path.join(out, 'part%02d.nc' % i)
+        d = netCDF4.Dataset(path, 'w', format='NETCDF4_CLASSIC')
+        d.createDimension('time', None)
+        d.createDimension('lat', 4)
+        d.createDimension('lon', 6)
+        n = 3 + i % 3
+        t = d.createVariable('time', 'f8', ('time',))
+        t.units = 'hours since 2000-01-01 00:00:00'
+        t[:] = np.arange(t0, t0 + n, dtype='f8') * 6
+        t0 += n
+        d.createVariable('lat', 'f4', ('lat',))[:] = np.linspace(60, 30, 4)
+        d.createVariable('lon', 'f4', ('lon',))[:] = np.linspace(0, 25, 6)
+        d.createVariable('temp', 'f4', ('time', 'lat', 'lon'))[:] = rng.normal(280, 5, (n, 4, 6)).astype('f4')
+        d.close()
+        names.append(path)
+    return {'files': names, 'vars': joined(names, ['time', 'lat', 'lon', 'temp'])}
+
+
+def joined(names, variables):
+    import netCDF4
     m = netCDF4.MFDataset(names, aggdim='time')
     vals = {}
-    for name in ['time', 'lat', 'lon', 'temp', 'level', 'grid']:
+    for name in variables:
         v = m.variables[name]
         v.set_auto_maskandscale(False)
         a = np.asarray(v[...])
         vals[name] = {'dtype': a.dtype.str, 'shape': list(a.shape), 'hex': le_hex(a)}
     m.close()
-    return {'files': names, 'vars': vals}
+    return vals
 
 
 if __name__ == '__main__':
@@ -255,6 +286,8 @@ if __name__ == '__main__':
         print(json.dumps(write_kerchunk(sys.argv[2])))
     elif cmd == 'concat':
         print(json.dumps(write_concat(sys.argv[2], int(sys.argv[3]), sys.argv[4])))
+    elif cmd == 'concat4':
+        print(json.dumps(write_concat4(sys.argv[2], int(sys.argv[3]))))
     elif cmd == 'dump':
         print(json.dumps(dump_netcdf(sys.argv[2])))
     else:

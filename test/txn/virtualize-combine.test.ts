@@ -92,6 +92,23 @@ describeWithVirtualPeer('virtualize combining files', () => {
     }
   });
 
+  it('joins NetCDF-4 files whose record coordinate is chunked longer than a file (netCDF-C: 512)', async () => {
+    const dir = path.join(root, 'netcdf4');
+    mkdirSync(dir);
+    const peer = runVirtualPeer<Joined>(['concat4', dir, '3']);
+    const repo = await repoFor(dir);
+    const session = await repo.writableSession('main');
+    const result = await virtualize(session, peer.files, { concat: { dim: 'time' }, path: '/cube' });
+    expect(result.skipped).toEqual([]);
+    const byName = Object.fromEntries(result.imported.map((v) => [v.variable, v]));
+    // time: 3 + 4 + 5 values joined and stored; temp: one record a chunk, referenced in the files.
+    expect(byName.time).toMatchObject({ shape: [12], virtualChunks: 0, storedChunks: 1 });
+    expect(byName.temp).toMatchObject({ shape: [12, 4, 6], virtualChunks: 12, storedChunks: 0 });
+    await expectValues(session.store, '/cube', peer);
+    const q = query(session as unknown as ReadSource).from('/cube/temp', 'float32').where('time', 'between', [18, 30]);
+    expect((await q.explain()).plan.dims.map((d) => [d.name, d.count])).toEqual([['time', 3], ['lat', 4], ['lon', 6]]);
+  });
+
   it('joins kerchunk references (one per file, version 1) as it joins the files themselves', async () => {
     const { dir, peer } = archives.NETCDF3_64BIT_OFFSET!;
     const V2: Record<string, string> = { float32: '>f4', float64: '>f8', int16: '>i2', int32: '>i4' };
