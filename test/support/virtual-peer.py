@@ -201,11 +201,14 @@ def write_kerchunk(out):
 
 
 def write_concat(out, count, fmt):
-    # `count` NetCDF-3 files of one archive: a record dimension time (3 to 5 records each, hours
-    # since 2000-01-01 running on across files), fixed lat/lon, temp(time, lat, lon) float32 and
-    # level(time) int16, plus grid(lat, lon) the same in every file; MFDataset reads them joined.
+    # `count` files of one archive: a record dimension time (3 to 5 records each, hours since
+    # 2000-01-01 running on across files), fixed lat/lon, temp(time, lat, lon) float32, grid(lat,
+    # lon) the same in every file, and in NetCDF-3 level(time) int16; MFDataset reads them joined.
+    # NETCDF4_CLASSIC (HDF5): netCDF-C chunks a 1-D record variable by 512 or more, far longer than
+    # a file's records (so level, data that cannot tile, is left out), and temp one record deep.
     import netCDF4
     rng = np.random.default_rng(3500 + count)
+    with_level = not fmt.startswith('NETCDF4')
     names = []
     t0 = 0
     for i in range(count):
@@ -220,45 +223,17 @@ def write_concat(out, count, fmt):
         t.units = 'hours since 2000-01-01 00:00:00'
         t[:] = np.arange(t0, t0 + n, dtype='f8') * 6
         t0 += n
-        la = d.createVariable('lat', 'f4', ('lat',))
-        la[:] = np.linspace(60, 30, 4)
-        lo = d.createVariable('lon', 'f4', ('lon',))
-        lo[:] = np.linspace(0, 25, 6)
-        temp = d.createVariable('temp', 'f4', ('time', 'lat', 'lon'), fill_value=np.float32(-999))
-        temp[:] = rng.normal(280, 5, (n, 4, 6)).astype('f4')
-        lev = d.createVariable('level', 'i2', ('time',))
-        lev[:] = rng.integers(0, 1000, n).astype('i2')
-        g = d.createVariable('grid', 'i4', ('lat', 'lon'))
-        g[:] = np.arange(24, dtype='i4').reshape(4, 6)
-        d.close()
-        names.append(path)
-    return {'files': names, 'vars': joined(names, ['time', 'lat', 'lon', 'temp', 'level', 'grid'])}
-
-
-def write_concat4(out, count):
-    # `count` NETCDF4_CLASSIC files (HDF5): netCDF-C chunks the record coordinate time by 512, far
-    # more than a file's 3 to 5 records, and temp(time, lat, lon) by one record.
-    import netCDF4
-    rng = np.random.default_rng(3600 + count)
-    names = []
-    t0 = 0
-    for i in range(count):
-        path = os.path.join(out, 'part%02d.nc' % i)
-        d = netCDF4.Dataset(path, 'w', format='NETCDF4_CLASSIC')
-        d.createDimension('time', None)
-        d.createDimension('lat', 4)
-        d.createDimension('lon', 6)
-        n = 3 + i % 3
-        t = d.createVariable('time', 'f8', ('time',))
-        t.units = 'hours since 2000-01-01 00:00:00'
-        t[:] = np.arange(t0, t0 + n, dtype='f8') * 6
-        t0 += n
         d.createVariable('lat', 'f4', ('lat',))[:] = np.linspace(60, 30, 4)
         d.createVariable('lon', 'f4', ('lon',))[:] = np.linspace(0, 25, 6)
-        d.createVariable('temp', 'f4', ('time', 'lat', 'lon'))[:] = rng.normal(280, 5, (n, 4, 6)).astype('f4')
+        temp = d.createVariable('temp', 'f4', ('time', 'lat', 'lon'), fill_value=np.float32(-999))
+        temp[:] = rng.normal(280, 5, (n, 4, 6)).astype('f4')
+        if with_level:
+            d.createVariable('level', 'i2', ('time',))[:] = rng.integers(0, 1000, n).astype('i2')
+        d.createVariable('grid', 'i4', ('lat', 'lon'))[:] = np.arange(24, dtype='i4').reshape(4, 6)
         d.close()
         names.append(path)
-    return {'files': names, 'vars': joined(names, ['time', 'lat', 'lon', 'temp'])}
+    variables = ['time', 'lat', 'lon', 'temp'] + (['level'] if with_level else []) + ['grid']
+    return {'files': names, 'vars': joined(names, variables)}
 
 
 def joined(names, variables):
@@ -286,8 +261,6 @@ if __name__ == '__main__':
         print(json.dumps(write_kerchunk(sys.argv[2])))
     elif cmd == 'concat':
         print(json.dumps(write_concat(sys.argv[2], int(sys.argv[3]), sys.argv[4])))
-    elif cmd == 'concat4':
-        print(json.dumps(write_concat4(sys.argv[2], int(sys.argv[3]))))
     elif cmd == 'dump':
         print(json.dumps(dump_netcdf(sys.argv[2])))
     else:

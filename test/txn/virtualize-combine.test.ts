@@ -95,7 +95,7 @@ describeWithVirtualPeer('virtualize combining files', () => {
   it('joins NetCDF-4 files whose record coordinate is chunked longer than a file (netCDF-C: 512)', async () => {
     const dir = path.join(root, 'netcdf4');
     mkdirSync(dir);
-    const peer = runVirtualPeer<Joined>(['concat4', dir, '3']);
+    const peer = runVirtualPeer<Joined>(['concat', dir, '3', 'NETCDF4_CLASSIC']);
     const repo = await repoFor(dir);
     const session = await repo.writableSession('main');
     const result = await virtualize(session, peer.files, { concat: { dim: 'time' }, path: '/cube' });
