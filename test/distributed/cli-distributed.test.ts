@@ -53,6 +53,16 @@ async function sourceStore(dir: string): Promise<string> {
   return root;
 }
 
+/** A source store imported plainly into `plain` (what the distributed import must equal), and an empty `dist`. */
+async function plainAndDistributed(): Promise<{ dir: string; source: string; repoDir: string }> {
+  const dir = tempDir('floe-cli-dist-');
+  const source = await sourceStore(dir);
+  expect((await floe(['init', '--repo', 'plain'], { cwd: dir })).code).toBe(0);
+  expect((await floe(['import', source, '--repo', 'plain'], { cwd: dir })).code).toBe(0);
+  expect((await floe(['init', '--repo', 'dist'], { cwd: dir })).code).toBe(0);
+  return { dir, source, repoDir: path.join(dir, 'dist') };
+}
+
 async function values(repoDir: string, at: string): Promise<Record<string, unknown>> {
   const repo = await Repository.open(Storage.newLocalFilesystem(repoDir));
   const session = await repo.readonlySession({ branch: 'main' });
@@ -101,12 +111,7 @@ describe('floe import --distributed with floe worker processes', () => {
   }, 120_000);
 
   it('a floe worker SIGKILLed mid-import: committed exactly once, every value', async () => {
-    const dir = tempDir('floe-cli-dist-');
-    const source = await sourceStore(dir);
-    expect((await floe(['init', '--repo', 'plain'], { cwd: dir })).code).toBe(0);
-    expect((await floe(['import', source, '--repo', 'plain'], { cwd: dir })).code).toBe(0);
-    expect((await floe(['init', '--repo', 'dist'], { cwd: dir })).code).toBe(0);
-    const repoDir = path.join(dir, 'dist');
+    const { dir, source, repoDir } = await plainAndDistributed();
     const [victim, other] = await Promise.all([floeWorker(repoDir, 'q2'), floeWorker(repoDir, 'q2')]);
     const importing = floe(['import', source, '--repo', 'dist', '--distributed', '--queue', 'q2', '--write-id', 'k1', '--task-chunks', '1'], { cwd: dir, env: { FLOE_REDIS_URL: redis.url } });
     await victim.waitFor((l) => l.event === 'task-start');
@@ -120,12 +125,7 @@ describe('floe import --distributed with floe worker processes', () => {
   }, 120_000);
 
   it('a second SIGTERM aborts the task running (exit 130): its attempt is not merged, another worker does the task, committed once', async () => {
-    const dir = tempDir('floe-cli-dist-');
-    const source = await sourceStore(dir);
-    expect((await floe(['init', '--repo', 'plain'], { cwd: dir })).code).toBe(0);
-    expect((await floe(['import', source, '--repo', 'plain'], { cwd: dir })).code).toBe(0);
-    expect((await floe(['init', '--repo', 'dist'], { cwd: dir })).code).toBe(0);
-    const repoDir = path.join(dir, 'dist');
+    const { dir, source, repoDir } = await plainAndDistributed();
     // The victim's task copies its objects, then waits 10 minutes (FLOE_TEST_TASK_DELAY_MS, inside
     // the task's handler): it is surely running when the signals come, and only an abort ends it.
     const victim = await floeWorker(repoDir, 'q4', { FLOE_TEST_TASK_DELAY_MS: '600000' });
