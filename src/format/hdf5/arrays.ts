@@ -2,6 +2,14 @@
 // not) and extensible arrays (index block, secondary blocks, data blocks). Each yields entries
 // (address, stored size, filter mask) by linear chunk index; missing blocks are unallocated chunks.
 import { checkChecksum, Cursor, corrupt, readExactly, UNDEFINED, type Hdf5Sizes, type Hdf5Source } from './io.ts';
+import { LEVEL_BATCH } from './btree1.ts';
+
+/** `read` of every item, in order, up to LEVEL_BATCH at once (so a remote source can batch them). */
+async function inBatches<T, R>(items: readonly T[], read: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < items.length; i += LEVEL_BATCH) out.push(...(await Promise.all(items.slice(i, i + LEVEL_BATCH).map(read))));
+  return out;
+}
 
 export interface ArrayEntry {
   readonly address: number;
@@ -102,54 +110,66 @@ export async function readExtensibleArray(src: Hdf5Source, sizes: Hdf5Sizes, add
   const secondary: number[] = [];
   for (let i = 0; i < secondaryPointers; i++) secondary.push(ic.address());
   const pageElements = 2 ** pageBits;
-  const readDataBlock = async (at: number, n: number) => {
+  /** The first `want` entries of the data block at `at` (unallocated chunks when it is undefined). */
+  const readDataBlock = async (at: number, n: number, want: number): Promise<ArrayEntry[]> => {
+    if (at === UNDEFINED) return Array.from({ length: want }, () => ({ address: UNDEFINED, size: 0, filterMask: 0 }));
     const paged = n > pageElements;
     const pages = paged ? n / pageElements : 0;
     const prefix = 6 + O + offsetBytes;
     const body = paged ? prefix + 4 + n * entrySize + pages * 4 : prefix + n * entrySize + 4;
-    const want = Math.min(n, realized - out.length);
-    if (at === UNDEFINED) {
-      for (let i = 0; i < want; i++) out.push({ address: UNDEFINED, size: 0, filterMask: 0 });
-      return;
-    }
     const dc = new Cursor(await readExactly(src, at, body, object), sizes, src.name, object);
     dc.signature('EADB');
     // Paged blocks (more than 2^pageBits entries, only past ~131,000 chunks) check the prefix only.
     checkChecksum(dc, paged ? prefix : body - 4, 'an extensible array data block');
     dc.pos = prefix + (paged ? 4 : 0);
     const next = entryReader(dc, filtered, entrySize, sizes);
+    const entries: ArrayEntry[] = [];
     for (let i = 0; i < want; i++) {
-      out.push(next());
+      entries.push(next());
       if (paged && (i + 1) % pageElements === 0) dc.skip(4);
     }
+    return entries;
+  };
+  // The data blocks that hold the realized entries, in order: first those the index block points
+  // at, super block by super block, then those of the secondary blocks (read together).
+  const blocks: { at: number; elements: number; want: number }[] = [];
+  let planned = out.length;
+  const plan = (at: number, elements: number) => {
+    const want = Math.min(elements, realized - planned);
+    blocks.push({ at, elements, want });
+    planned += want;
   };
   let s = 0;
   let d = 0;
-  // Data blocks addressed from the index block, super block by super block.
-  for (s = 0; s < inIndexBlock && out.length < realized; s++) {
-    for (let k = 0; k < dataBlocksOf(s) && out.length < realized; k++) {
+  for (s = 0; s < inIndexBlock && planned < realized; s++) {
+    for (let k = 0; k < dataBlocksOf(s) && planned < realized; k++) {
       const at = direct[d++];
       if (at === undefined) throw corrupt(src.name, object, 'an extensible array index block has too few data block pointers');
-      await readDataBlock(at, elementsOf(s));
+      plan(at, elementsOf(s));
     }
   }
-  for (let j = 0; s < superBlocks && out.length < realized; s++, j++) {
-    const at = secondary[j] ?? UNDEFINED;
-    const n = dataBlocksOf(s);
-    const elements = elementsOf(s);
-    if (at === UNDEFINED) {
-      for (let k = 0; k < n && out.length < realized; k++) await readDataBlock(UNDEFINED, elements);
-      continue;
-    }
-    const paged = elements > pageElements;
-    const bitmap = paged ? Math.ceil((n * (elements / pageElements)) / 8) : 0;
+  const wanted: { at: number; n: number; elements: number; covers: number }[] = [];
+  for (let j = 0, covered = planned; s < superBlocks && covered < realized; s++, j++) {
+    wanted.push({ at: secondary[j] ?? UNDEFINED, n: dataBlocksOf(s), elements: elementsOf(s), covers: covered });
+    covered += dataBlocksOf(s) * elementsOf(s);
+  }
+  const readSecondary = async ({ at, n, elements, covers }: { at: number; n: number; elements: number; covers: number }): Promise<number[]> => {
+    // Only the pointers to blocks holding realized entries (a hostile n is not allocated).
+    const needed = Math.min(n, Math.ceil((realized - covers) / elements));
+    if (at === UNDEFINED) return Array.from({ length: needed }, () => UNDEFINED);
+    const bitmap = elements > pageElements ? Math.ceil((n * (elements / pageElements)) / 8) : 0;
     const sc = new Cursor(await readExactly(src, at, 6 + O + offsetBytes + bitmap + n * O + 4, object), sizes, src.name, object);
     sc.signature('EASB');
     checkChecksum(sc, sc.bytes.length - 4, 'an extensible array secondary block');
     sc.pos = 6 + O + offsetBytes + bitmap;
-    const blocks: number[] = [];
-    for (let k = 0; k < n; k++) blocks.push(sc.address());
-    for (const b of blocks) if (out.length < realized) await readDataBlock(b, elements);
+    return Array.from({ length: needed }, () => sc.address());
+  };
+  const pointers = await inBatches(wanted, readSecondary);
+  for (const [i, w] of wanted.entries()) {
+    for (const at of pointers[i] as number[]) if (planned < realized) plan(at, w.elements);
+  }
+  for (const entries of await inBatches(blocks, (b) => readDataBlock(b.at, b.elements, b.want))) {
+    for (const e of entries) out.push(e);
   }
   return out;
 }

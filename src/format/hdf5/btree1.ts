@@ -34,7 +34,7 @@ async function readNode(src: Hdf5Source, sizes: Hdf5Sizes, address: number, keyS
 }
 
 /** Nodes of one level read at once: siblings are independent, so a remote source can batch them. */
-const LEVEL_BATCH = 64;
+export const LEVEL_BATCH = 64;
 
 /** Visits the tree level by level (siblings read together), calling `leaf` on the leaves in key order. */
 async function walk(src: Hdf5Source, sizes: Hdf5Sizes, root: number, keySize: number, type: number, object: string, leaf: (node: Node) => void): Promise<void> {

@@ -1,8 +1,9 @@
 // Version-2 B-trees: their records in order, raw (the caller decodes: link names, attribute
 // names, chunk records). Node record counts are sized from the node size as the format defines;
-// nodes visited once each, depth and count bounded.
+// nodes visited once each, depth and count bounded; a node's children are read together (up to
+// LEVEL_BATCH at once), so a remote source can batch them.
 import { checkChecksum, Cursor, corrupt, encodedSizeOf, readExactly, UNDEFINED, type Hdf5Sizes, type Hdf5Source } from './io.ts';
-import { MAX_NODES } from './btree1.ts';
+import { LEVEL_BATCH, MAX_NODES } from './btree1.ts';
 
 export interface Btree2 {
   readonly type: number;
@@ -37,10 +38,11 @@ export async function readBtree2(src: Hdf5Source, sizes: Hdf5Sizes, address: num
     maxRec.push(m);
     cumMax.push(Math.min(Number.MAX_SAFE_INTEGER, (m + 1) * (cumMax[d - 1] as number) + m));
   }
-  const records: Uint8Array[] = [];
-  if (root === UNDEFINED || total === 0) return { type, recordSize, records };
+  if (root === UNDEFINED || total === 0) return { type, recordSize, records: [] };
   const seen = new Set<number>();
-  const visit = async (at: number, count: number, d: number): Promise<void> => {
+  let leafRecords = 0;
+  /** The records of the subtree at `at`, in order: each child's, then the record after it. */
+  const visit = async (at: number, count: number, d: number): Promise<Uint8Array[]> => {
     if (at === UNDEFINED) throw corrupt(src.name, object, 'a v2 B-tree child address is undefined');
     if (seen.has(at)) throw corrupt(src.name, object, `the v2 B-tree node at byte ${at} is reached twice (the tree loops)`);
     if (seen.size >= MAX_NODES) throw corrupt(src.name, object, `the v2 B-tree has more than ${MAX_NODES} nodes`);
@@ -54,9 +56,9 @@ export async function readBtree2(src: Hdf5Source, sizes: Hdf5Sizes, address: num
     for (let i = 0; i < count; i++) own.push(c.bytesOf(recordSize));
     if (d === 0) {
       checkChecksum(c, c.pos, 'a v2 B-tree leaf');
-      if (records.length + own.length > maxRecords) throw c.fail(`more than ${maxRecords} records`);
-      records.push(...own);
-      return;
+      leafRecords += own.length;
+      if (leafRecords > maxRecords) throw c.fail(`more than ${maxRecords} records`);
+      return own;
     }
     const children: { at: number; count: number }[] = [];
     for (let i = 0; i <= count; i++) {
@@ -66,13 +68,17 @@ export async function readBtree2(src: Hdf5Source, sizes: Hdf5Sizes, address: num
       children.push({ at: child, count: n });
     }
     checkChecksum(c, c.pos, 'a v2 B-tree internal node');
-    for (let i = 0; i <= count; i++) {
-      const child = children[i] as { at: number; count: number };
-      await visit(child.at, child.count, d - 1);
-      const r = own[i];
-      if (r) records.push(r);
+    const below: Uint8Array[][] = [];
+    for (let i = 0; i < children.length; i += LEVEL_BATCH) {
+      below.push(...(await Promise.all(children.slice(i, i + LEVEL_BATCH).map((child) => visit(child.at, child.count, d - 1)))));
     }
+    const out: Uint8Array[] = [];
+    for (let i = 0; i <= count; i++) {
+      for (const r of below[i] as Uint8Array[]) out.push(r);
+      const r = own[i];
+      if (r) out.push(r);
+    }
+    return out;
   };
-  await visit(root, rootRecords, depth);
-  return { type, recordSize, records };
+  return { type, recordSize, records: await visit(root, rootRecords, depth) };
 }
