@@ -3,6 +3,7 @@
 // a damaged block or a size field that lies never yields more than the expected size.
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
+import { compressibleBytes } from '../support/compressible-bytes.ts';
 import { isFloeError } from '../../src/errors.ts';
 import { loadLz4Backend, lz4NapiAvailable } from '../../src/format/codecs/lz4-backend.ts';
 import { allCodecImplementations, createZarrV3BytesCodec } from '../../src/format/codecs/registry.ts';
@@ -13,20 +14,8 @@ await allCodecImplementations();
 
 const RUNS = Number(process.env['FLOE_LZ4_PROPERTY_RUNS'] ?? 60);
 
-/** Bytes with runs and repeats (what LZ4 finds matches in) as well as noise. */
-const data = fc.array(fc.oneof(
-  fc.uint8Array({ maxLength: 300 }),
-  fc.tuple(fc.integer({ min: 0, max: 255 }), fc.integer({ min: 1, max: 2000 })).map(([b, n]) => new Uint8Array(n).fill(b)),
-  fc.tuple(fc.uint8Array({ minLength: 1, maxLength: 16 }), fc.integer({ min: 1, max: 200 })).map(([p, n]) => Uint8Array.from({ length: p.length * n }, (_, k) => p[k % p.length] ?? 0)),
-), { maxLength: 12 }).map((parts) => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-});
+/** Bytes with runs and repeats (what the coder finds matches in) as well as noise. */
+const data = compressibleBytes({ maxParts: 12, maxRun: 2000, maxRepeats: 200 });
 
 const available = LZ4_BACKENDS.filter((b) => b.available).map((b) => loadLz4Backend(b.which));
 

@@ -3,25 +3,14 @@
 // FloeError, never a raw exception, and never decode past the decode's limit.
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
+import { compressibleBytes } from '../support/compressible-bytes.ts';
 import { isFloeError } from '../../src/errors.ts';
 import { lzfCodec, lzfDecode, lzfEncode } from '../../src/format/codecs/lzf.ts';
 
 const RUNS = Number(process.env['FLOE_LZF_PROPERTY_RUNS'] ?? 100);
 
-/** Bytes with runs and repeats (what LZF finds matches in) as well as noise. */
-const data = fc.array(fc.oneof(
-  fc.uint8Array({ maxLength: 300 }),
-  fc.tuple(fc.integer({ min: 0, max: 255 }), fc.integer({ min: 1, max: 3000 })).map(([b, n]) => new Uint8Array(n).fill(b)),
-  fc.tuple(fc.uint8Array({ minLength: 1, maxLength: 16 }), fc.integer({ min: 1, max: 300 })).map(([p, n]) => Uint8Array.from({ length: p.length * n }, (_, k) => p[k % p.length] ?? 0)),
-), { maxLength: 10 }).map((parts) => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-});
+/** Bytes with runs and repeats (what the coder finds matches in) as well as noise. */
+const data = compressibleBytes({ maxParts: 10, maxRun: 3000, maxRepeats: 300 });
 
 it('round-trips, and compresses runs', () => {
   fc.assert(fc.property(data, (input) => {
