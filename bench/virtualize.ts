@@ -73,73 +73,51 @@ a, b, c, e = (int(x) for x in sys.argv[2:6])
 t0 = time.perf_counter(); full = v[...]; t1 = time.perf_counter(); box = v[:, a:b, c:e]; t2 = time.perf_counter()
 print(json.dumps({'full': t1 - t0, 'box': t2 - t1, 'fullSum': float(full.sum(dtype='f8')), 'boxSum': float(box.sum(dtype='f8'))}))`;
 
+/**
+ * A netCDF format written by python3-netcdf4: `ncFormat` names it; `chunked` (NetCDF-4) gives
+ * every variable explicit chunks (one per time step, no compression) so the native copy has the
+ * same chunks, where NetCDF-3 has its records.
+ */
+function netcdf(ncFormat: string, many: string, chunked: boolean, scan: Format['scan']): Format {
+  const chunks = (python: string) => (chunked ? `, chunksizes=${python}` : '');
+  return {
+    scan,
+    writeLarge(file, n, side) {
+      py(`
+import sys, numpy as np, netCDF4
+path, n, side = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+d = netCDF4.Dataset(path, 'w', format='${ncFormat}')
+d.createDimension('time', None); d.createDimension('lat', side); d.createDimension('lon', side)
+t = d.createVariable('time', 'f8', ('time',)${chunks('(1024,)')}); t.units = 'hours since 2000-01-01'
+la = d.createVariable('lat', 'f4', ('lat',)); la[:] = 90 - np.arange(side) / ${STEP_PER_DEGREE}
+lo = d.createVariable('lon', 'f4', ('lon',)); lo[:] = np.arange(side) / ${STEP_PER_DEGREE}
+v = d.createVariable('v', 'f4', ('time', 'lat', 'lon')${chunks('(1, side, side)')})
+row = np.arange(side * side, dtype='f4').reshape(side, side)
+for s in range(0, n, 500):
+    e = min(n, s + 500)
+    v[s:e] = row[None, :, :] + np.arange(s, e, dtype='f4')[:, None, None]
+    t[s:e] = np.arange(s, e)
+d.close()`, file, String(n), String(side));
+    },
+    writeMany(dir, count, records) {
+      py(`
+import sys, os, numpy as np, netCDF4
+out, count, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+for i in range(count):
+    d = netCDF4.Dataset(os.path.join(out, 'f%05d.nc' % i), 'w', format='${many}')
+    d.createDimension('time', None); d.createDimension('y', 8); d.createDimension('x', 8)
+    t = d.createVariable('time', 'f8', ('time',)${chunks('(n,)')}); t[:] = np.arange(i * n, (i + 1) * n)
+    v = d.createVariable('v', 'f4', ('time', 'y', 'x')${chunks('(1, 8, 8)')}); v[:] = np.full((n, 8, 8), i, 'f4')
+    d.close()`, dir, String(count), String(records));
+    },
+    readScript: NETCDF_READ,
+  };
+}
+
 const FORMATS: Record<string, Format> = {
-  netcdf3: {
-    scan: (source, file) => planNetcdf3(source, file, {}),
-    writeLarge(file, chunks, side) {
-      py(`
-import sys, numpy as np, netCDF4
-path, n, side = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-d = netCDF4.Dataset(path, 'w', format='NETCDF3_64BIT_OFFSET')
-d.createDimension('time', None); d.createDimension('lat', side); d.createDimension('lon', side)
-t = d.createVariable('time', 'f8', ('time',)); t.units = 'hours since 2000-01-01'
-la = d.createVariable('lat', 'f4', ('lat',)); la[:] = 90 - np.arange(side) / ${STEP_PER_DEGREE}
-lo = d.createVariable('lon', 'f4', ('lon',)); lo[:] = np.arange(side) / ${STEP_PER_DEGREE}
-v = d.createVariable('v', 'f4', ('time', 'lat', 'lon'))
-row = np.arange(side * side, dtype='f4').reshape(side, side)
-for s in range(0, n, 500):
-    e = min(n, s + 500)
-    v[s:e] = row[None, :, :] + np.arange(s, e, dtype='f4')[:, None, None]
-    t[s:e] = np.arange(s, e)
-d.close()`, file, String(chunks), String(side));
-    },
-    writeMany(dir, count, records) {
-      py(`
-import sys, os, numpy as np, netCDF4
-out, count, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-for i in range(count):
-    d = netCDF4.Dataset(os.path.join(out, 'f%05d.nc' % i), 'w', format='NETCDF3_CLASSIC')
-    d.createDimension('time', None); d.createDimension('y', 8); d.createDimension('x', 8)
-    t = d.createVariable('time', 'f8', ('time',)); t[:] = np.arange(i * n, (i + 1) * n)
-    v = d.createVariable('v', 'f4', ('time', 'y', 'x')); v[:] = np.full((n, 8, 8), i, 'f4')
-    d.close()`, dir, String(count), String(records));
-    },
-    readScript: NETCDF_READ,
-  },
-  // NetCDF-4 (HDF5) by python3-netcdf4 (netCDF-C 4.9: HDF5 1.8 format, version-1 B-tree chunk
-  // index): one chunk per time step, no compression, so the native copy has the same chunks.
-  netcdf4: {
-    scan: (source, file) => planHdf5(source, file, {}),
-    writeLarge(file, chunks, side) {
-      py(`
-import sys, numpy as np, netCDF4
-path, n, side = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-d = netCDF4.Dataset(path, 'w', format='NETCDF4')
-d.createDimension('time', None); d.createDimension('lat', side); d.createDimension('lon', side)
-t = d.createVariable('time', 'f8', ('time',), chunksizes=(1024,)); t.units = 'hours since 2000-01-01'
-la = d.createVariable('lat', 'f4', ('lat',)); la[:] = 90 - np.arange(side) / ${STEP_PER_DEGREE}
-lo = d.createVariable('lon', 'f4', ('lon',)); lo[:] = np.arange(side) / ${STEP_PER_DEGREE}
-v = d.createVariable('v', 'f4', ('time', 'lat', 'lon'), chunksizes=(1, side, side))
-row = np.arange(side * side, dtype='f4').reshape(side, side)
-for s in range(0, n, 500):
-    e = min(n, s + 500)
-    v[s:e] = row[None, :, :] + np.arange(s, e, dtype='f4')[:, None, None]
-    t[s:e] = np.arange(s, e)
-d.close()`, file, String(chunks), String(side));
-    },
-    writeMany(dir, count, records) {
-      py(`
-import sys, os, numpy as np, netCDF4
-out, count, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-for i in range(count):
-    d = netCDF4.Dataset(os.path.join(out, 'f%05d.nc' % i), 'w', format='NETCDF4')
-    d.createDimension('time', None); d.createDimension('y', 8); d.createDimension('x', 8)
-    t = d.createVariable('time', 'f8', ('time',), chunksizes=(n,)); t[:] = np.arange(i * n, (i + 1) * n)
-    v = d.createVariable('v', 'f4', ('time', 'y', 'x'), chunksizes=(1, 8, 8)); v[:] = np.full((n, 8, 8), i, 'f4')
-    d.close()`, dir, String(count), String(records));
-    },
-    readScript: NETCDF_READ,
-  },
+  netcdf3: netcdf('NETCDF3_64BIT_OFFSET', 'NETCDF3_CLASSIC', false, (source, file) => planNetcdf3(source, file, {})),
+  // NetCDF-4 (HDF5): netCDF-C 4.9 writes the HDF5 1.8 format, a version-1 B-tree chunk index.
+  netcdf4: netcdf('NETCDF4', 'NETCDF4', true, (source, file) => planHdf5(source, file, {})),
 };
 
 function py(script: string, ...args: string[]): string {
