@@ -96,7 +96,10 @@ async function decodeAndCopy(io: ChunkReader, chain: CodecChain, bytes: Uint8Arr
   const trivial = chain.bytesCodecs.length === 0 && chain.arrayToBytes.name === 'bytes';
   const pool = readyPool(io);
   if (!pool || trivial || bytes.length < MIN_OFFLOAD_BYTES) {
-    withKey(key, () => chain.decodeRegion(bytes, ps, dst, io.scratch));
+    // A codec decoding on the runtime's native streams (gzip, zlib in a browser) is awaited here.
+    const step = chain.asyncBytes;
+    const decoded = step ? await step.decode(bytes).catch((err: unknown) => withKey(key, () => { throw err; })) : bytes;
+    withKey(key, () => (step ? step.rest : chain).decodeRegion(decoded, ps, dst, io.scratch));
     return;
   }
   try {

@@ -38,8 +38,9 @@ function chainFor(req: ChainRequest): CodecChain {
 
 const scratch = new ScratchBuffer();
 
-// The chain's codecs may load on first use (registry.ts): handling waits for them, then runs to
-// completion synchronously, so two requests never share the scratch buffers at once.
+// The chain's codecs may load on first use (registry.ts): handling waits for them (and for an
+// async decode step, gzip/zlib in a browser), then runs to completion synchronously, so two
+// requests never share the scratch buffers at once.
 onRequest((req) => {
   loadCodecsMentionedIn(req.codecs).then(
     () => (req.op === 'encode' ? handleEncode(req) : handle(req)),
@@ -47,11 +48,16 @@ onRequest((req) => {
   );
 });
 
-function handle(req: DecodeRequest): void {
+async function handle(req: DecodeRequest): Promise<void> {
   let reply: DecodeResponse;
   const transfer: ArrayBuffer[] = [];
   try {
-    const chain = chainFor(req);
+    let chain = chainFor(req);
+    // Bytes sent (not a local file in this thread's reused buffer) whose codec decodes on the
+    // runtime's native streams (gzip, zlib in a browser): awaited first, the rest runs at once.
+    const step = req.file === undefined ? chain.asyncBytes : undefined;
+    const input = step ? await step.decode(req.bytes!) : undefined;
+    if (step) chain = step.rest;
     // An uncompressed chunk stored as the shared result holds it: read straight into the result.
     const runs = req.file && req.target ? plainRuns(chain, req.target.projections, req.target.view) : undefined;
     const direct = req.file && runs ? readFileIntoViews(req.file, runs.chunkBytes, runs.fileOffset, runs.views) : 'fallback';
@@ -59,7 +65,7 @@ function handle(req: DecodeRequest): void {
       send({ id: req.id, ok: true } satisfies DecodeResponse);
       return;
     }
-    const bytes = req.file === undefined ? req.bytes! : direct === 'missing' ? undefined : readLocalFile(req.file, chain.encodedSizeBound());
+    const bytes = input ?? (req.file === undefined ? req.bytes! : direct === 'missing' ? undefined : readLocalFile(req.file, chain.encodedSizeBound()));
     if (bytes === undefined) {
       send({ id: req.id, ok: true, missing: true } satisfies DecodeResponse);
       return;
@@ -76,7 +82,7 @@ function handle(req: DecodeRequest): void {
       // Transfer only a buffer the result owns whole: Buffer.allocUnsafe may hand out slices of
       // a shared pool, and a codec may keep internal buffers; those are copied instead.
       const d = out.data;
-      const data = ownsWholeBuffer(d) && d.buffer !== bytes.buffer && !inFileBuffer(d) ? d : copyTypedArray(d);
+      const data = ownsWholeBuffer(d) && d.buffer !== req.bytes?.buffer && !inFileBuffer(d) ? d : copyTypedArray(d);
       reply = { id: req.id, ok: true, data, shape: out.shape, stride: out.stride };
       transfer.push(data.buffer as ArrayBuffer);
     }

@@ -50,6 +50,17 @@ export function decodingGuard<T>(codec: string, decode: () => T): T {
   }
 }
 
+/** decodingGuard for an asynchronous decoder. */
+export async function decodingGuardAsync<T>(codec: string, decode: () => Promise<T>): Promise<T> {
+  try {
+    return await decode();
+  } catch (err) {
+    return decodingGuard(codec, () => {
+      throw err;
+    });
+  }
+}
+
 type Config = Record<string, unknown> | undefined;
 
 /**

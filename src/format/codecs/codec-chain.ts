@@ -21,6 +21,12 @@ export interface CodecChain {
    */
   decode(bytes: Uint8Array, scratch?: ScratchBuffer): NdArray;
   /**
+   * Set when a bytes codec of the chain decodes asynchronously (BytesToBytesCodec.decodeAsync):
+   * `decode` runs every bytes codec's decoding (each one's decodeAsync where it has one, under the
+   * same limits as `decode`), and `rest` (the chain without its bytes codecs) decodes what it yields.
+   */
+  readonly asyncBytes?: { decode(bytes: Uint8Array): Promise<Uint8Array>; readonly rest: CodecChain } | undefined;
+  /**
    * Decodes and copies the projected part of the chunk straight into `dst`. A sharded chunk is
    * decoded inner chunk by inner chunk, never as one whole-shard array.
    */

@@ -6,6 +6,7 @@
 // runtimes without it; older Node 20 releases therefore use fflate too.
 import type * as NodeZlib from 'node:zlib';
 import { DecodedSizeLimitError, type DeflateBackend } from './deflate-types.ts';
+import type { DecompressionStreamClass } from './deflate-stream.ts';
 
 // The contract lives in deflate-types.ts (so fflate-backend.ts need not import this module).
 export type { DeflateBackend } from './deflate-types.ts';
@@ -56,8 +57,11 @@ function runtimeLoader(): BuiltinLoader {
   return proc?.getBuiltinModule ? (id) => proc.getBuiltinModule!(id) : () => undefined;
 }
 
-/** node:zlib when `load` yields it, fflate otherwise (a loader that throws counts as "absent"). */
-export async function pickDeflateBackend(load: BuiltinLoader = runtimeLoader()): Promise<DeflateBackend> {
+/**
+ * node:zlib when `load` yields it, fflate otherwise (a loader that throws counts as "absent"),
+ * fflate with async decoders on the runtime's DecompressionStream where there is one (browsers).
+ */
+export async function pickDeflateBackend(load: BuiltinLoader = runtimeLoader(), Stream: DecompressionStreamClass | null = runtimeStream()): Promise<DeflateBackend> {
   let zlib: unknown;
   try {
     zlib = load('node:zlib');
@@ -65,7 +69,15 @@ export async function pickDeflateBackend(load: BuiltinLoader = runtimeLoader()):
     zlib = undefined;
   }
   const usable = typeof zlib === 'object' && zlib !== null && typeof (zlib as typeof NodeZlib).gunzipSync === 'function';
-  return usable ? nodeZlibBackend(zlib as typeof NodeZlib) : (await import('./fflate-backend.ts')).fflateBackend;
+  if (usable) return nodeZlibBackend(zlib as typeof NodeZlib);
+  const { fflateBackend } = await import('./fflate-backend.ts');
+  return Stream ? (await import('./deflate-stream.ts')).withDecompressionStream(fflateBackend, Stream) : fflateBackend;
+}
+
+/** The runtime's DecompressionStream, if any (a page may delete it to force fflate: bench/browser-gzip.ts). */
+function runtimeStream(): DecompressionStreamClass | null {
+  const Stream = (globalThis as { DecompressionStream?: DecompressionStreamClass }).DecompressionStream;
+  return typeof Stream === 'function' ? Stream : null;
 }
 
 /** The backend the codecs use in this runtime (decided once, when this module loads). */

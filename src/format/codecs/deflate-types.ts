@@ -14,6 +14,12 @@ export interface DeflateBackend {
   zlib(data: Uint8Array, level: number): Uint8Array;
   /** A zlib stream (Adler-32 checked) or, sniffed from its magic bytes, a gzip stream; maxBytes as for gunzip. */
   unzip(data: Uint8Array, maxBytes?: number): Uint8Array;
+  /** Where the async decoders below come from, when the backend has them (deflate-stream.ts). */
+  readonly streams?: 'DecompressionStream';
+  /** gunzip off the calling thread's JS (the runtime's native stream); the same bytes and errors. */
+  gunzipAsync?(data: Uint8Array, maxBytes?: number): Promise<Uint8Array>;
+  /** unzip likewise. */
+  unzipAsync?(data: Uint8Array, maxBytes?: number): Promise<Uint8Array>;
 }
 
 // Output past the caller's limit: the shared error of every bounded decoder.

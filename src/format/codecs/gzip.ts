@@ -3,7 +3,7 @@
 // the same standard gzip, so either can read what the other wrote.
 import type { BytesCodecImplementation } from './codec-implementation.ts';
 import type { BytesCodecFactory, BytesToBytesCodec } from './types.ts';
-import { checkKeys, decodingGuard, readInt } from './bytes-codec-support.ts';
+import { checkKeys, decodingGuard, decodingGuardAsync, readInt } from './bytes-codec-support.ts';
 import { deflateBackend, type DeflateBackend } from './deflate-backend.ts';
 
 const NAME = 'gzip';
@@ -13,11 +13,13 @@ export function gzipCodecOn(backend: DeflateBackend): BytesCodecFactory {
   return (configuration): BytesToBytesCodec => {
     checkKeys(NAME, configuration, ['level']);
     const level = readInt(NAME, configuration, 'level', 0, 9);
+    const gunzipAsync = backend.gunzipAsync?.bind(backend);
     return {
       kind: 'bytes_to_bytes',
       name: NAME,
       encode: (data) => backend.gzip(data, level),
       decode: (data, limits) => decodingGuard(NAME, () => backend.gunzip(data, limits?.maxBytes)),
+      ...(gunzipAsync && { decodeAsync: (data, limits) => decodingGuardAsync(NAME, () => gunzipAsync(data, limits?.maxBytes)) }),
       toJSON: () => ({ name: NAME, configuration: { level } }),
     };
   };

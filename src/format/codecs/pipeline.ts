@@ -42,8 +42,12 @@ export function buildCodecChain(codecs: readonly CodecMetadata[], spec: ChunkSpe
   if (!arrayToBytes) {
     throw floeError('INVALID_METADATA', 'codecs must include an array -> bytes codec such as "bytes"', { where });
   }
-  const a2b = arrayToBytes;
-  const innerSpec = current;
+  return chainOf(spec, arraySteps, arrayToBytes, current, bytesCodecs, where);
+}
+
+/** The chain of the codecs buildCodecChain checked; `innerSpec` is the array -> bytes codec's. */
+function chainOf(spec: ChunkSpec, arraySteps: readonly { codec: ArrayToArrayCodec; input: ChunkSpec }[], a2b: ArrayToBytesCodec, innerSpec: ChunkSpec, bytesCodecs: readonly BytesToBytesCodec[], where: string): CodecChain {
+  const arrayCodecs = arraySteps.map((s) => s.codec);
   const sharding = arrayCodecs.length === 0 && bytesCodecs.length === 0 && a2b.name === 'sharding_indexed' ? (a2b as ShardingCodec) : undefined;
   // A shard read alone is decoded inner chunk by inner chunk: only its inner chunks' size is held
   // to MAX_CHUNK_BYTES. Anything else is decoded whole.
@@ -54,12 +58,27 @@ export function buildCodecChain(codecs: readonly CodecMetadata[], spec: ChunkSpe
   const bounds = new DecodeBounds(a2b, innerSpec, bytesCodecs);
   const intoRuns = rowsDecoder(spec, arrayCodecs, a2b, bytesCodecs);
 
+  const asyncCodecs = bytesCodecs.some((c) => c.decodeAsync);
+  let rest: CodecChain | undefined;
   return {
     spec,
     arrayCodecs,
     arrayToBytes: a2b,
     bytesCodecs,
     sharding,
+    asyncBytes: asyncCodecs
+      ? {
+          async decode(bytes) {
+            const limits = bounds.current();
+            let b = bytes;
+            for (const step of limits.laterBackwards) b = await decodeEither(step.codec, b, step.limits);
+            return firstBytesCodec ? decodeEither(firstBytesCodec, b, limits.first) : b;
+          },
+          get rest() {
+            return (rest ??= chainOf(spec, arraySteps, a2b, innerSpec, [], where));
+          },
+        }
+      : undefined,
     decode(bytes, scratch) {
       const limits = bounds.current();
       let b = bytes;
@@ -155,6 +174,11 @@ function rowsDecoder(spec: ChunkSpec, arrayCodecs: readonly ArrayToArrayCodec[],
   const [only] = bytesCodecs;
   if (bytesCodecs.length !== 1 || !only?.decodeIntoRuns || !storedAsInMemory(spec, arrayCodecs, a2b)) return undefined;
   return only.decodeIntoRuns.bind(only);
+}
+
+/** A bytes codec's decodeAsync where it has one, else its decode. */
+async function decodeEither(codec: BytesToBytesCodec, bytes: Uint8Array, limits: DecodeLimits): Promise<Uint8Array> {
+  return codec.decodeAsync ? codec.decodeAsync(bytes, limits) : codec.decode(bytes, limits);
 }
 
 /** The last bytes->bytes step: straight into scratch when the codec can and the size is known. */

@@ -35,6 +35,12 @@ export interface BytesToBytesCodec {
    */
   decode(data: Uint8Array, limits?: DecodeLimits): Uint8Array;
   /**
+   * Optional: `decode` asynchronously, on native code of the runtime (gzip and zlib through a
+   * browser's DecompressionStream). Same bytes, same errors, same limit; a chain whose codec has it
+   * decodes through CodecChain.asyncBytes where the caller can wait (the chunk read path).
+   */
+  decodeAsync?(data: Uint8Array, limits?: DecodeLimits): Promise<Uint8Array>;
+  /**
    * Optional fast path: decode straight into `out` (a reused, already-touched buffer) and return
    * the byte count, or -1 when the output would not fit or its size is unknown up front (then the
    * caller uses `decode`). Saves an allocation and its page faults per chunk.

@@ -4,8 +4,8 @@
 // written by a numcodecs GZip compressor under the alias still read. Streams come from
 // deflate-backend.ts (node:zlib, or fflate where the runtime lacks it).
 import type { BytesCodecImplementation } from './codec-implementation.ts';
-import type { BytesToBytesCodec } from './types.ts';
-import { decodingGuard, invalidConfig, shown } from './bytes-codec-support.ts';
+import type { BytesToBytesCodec, DecodeLimits } from './types.ts';
+import { decodingGuard, decodingGuardAsync, invalidConfig, shown } from './bytes-codec-support.ts';
 import { deflateBackend, type DeflateBackend } from './deflate-backend.ts';
 
 export const ZLIB_DEFAULT_LEVEL = 1;
@@ -13,11 +13,13 @@ export const ZLIB_DEFAULT_LEVEL = 1;
 /** `backend` defaults to the runtime's; tests pass fflate to exercise the fallback. */
 export function zlibCompressor(name: 'zlib' | 'gzip', compressionOpts: unknown, backend: DeflateBackend = deflateBackend): BytesToBytesCodec {
   const level = readLevel(name, compressionOpts);
+  const unzipAsync = backend.unzipAsync?.bind(backend);
   return {
     kind: 'bytes_to_bytes',
     name,
     encode: (data) => backend.zlib(data, level),
     decode: (data, limits) => decodingGuard(name, () => backend.unzip(data, limits?.maxBytes)),
+    ...(unzipAsync && { decodeAsync: (data: Uint8Array, limits?: DecodeLimits) => decodingGuardAsync(name, () => unzipAsync(data, limits?.maxBytes)) }),
     toJSON: () => ({ name, configuration: { level } }),
   };
 }
