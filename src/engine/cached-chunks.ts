@@ -71,6 +71,9 @@ async function loadDecoded(io: ChunkReader, key: string, range: ByteSpan | undef
   const fetched = range ? await fetchRange(io, key, range, request) : await fetchChunk(io, key, chain.encodedSizeBound(), request);
   if (!fetched) return undefined;
   try {
+    // A codec decoding on the runtime's native streams (gzip, zlib in a browser) is awaited here.
+    const step = chain.asyncBytes;
+    if (step) return decodeForCache(key, step.rest, await step.decode(fetched.bytes).catch((err: unknown) => withKey(key, () => { throw err; })), cache);
     return decode(fetched.bytes);
   } finally {
     fetched.release();
