@@ -5,6 +5,13 @@
 // interleaved; outputs are checked byte for byte against the input.
 //
 //   npx tsx bench/browser-gzip.ts [--rounds 5]
+// With --floe, through Floe's real read path instead (stage 3a): the same 64 MiB as a Zarr v2 gzip
+// array of 16 chunks of 4 MiB, served over HTTP and read whole with dist/browser/floe.js, gzip
+// decoded by DecompressionStream (the build's default where the browser has one) or by fflate
+// (DecompressionStream deleted from the page and from decode-worker.js as served), each on the
+// page's thread (decodePool: false) and on the decode pool's Web Workers; results hashed and
+// compared with the input. Build first: `npm run build` (or node scripts/build-browser.mjs).
+//   npx tsx bench/browser-gzip.ts --floe [--rounds 3]
 // Never part of the test suite. Prints markdown (BENCHMARKS.md, "Issue 31").
 import os from 'node:os';
 import path from 'node:path';
@@ -15,10 +22,15 @@ import type { AddressInfo } from 'node:net';
 import { build } from 'esbuild';
 import { launchChromium, openPage } from '../test/support/chromium.ts';
 
-const { values: opts } = parseArgs({ options: { rounds: { type: 'string', default: '5' } } });
+const { values: opts } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, floe: { type: 'boolean', default: false } } });
 const ROOT = path.resolve(import.meta.dirname, '..');
 const CHUNK = 4 * 2 ** 20;
 const CHUNKS = 16;
+
+if (opts.floe) {
+  await benchFloe(Number(opts.rounds));
+  process.exit(0);
+}
 
 // The page's side: fflate bundled for the browser, the data made in Node and fetched.
 const PAGE_JS = (await build({
@@ -106,4 +118,95 @@ try {
 } finally {
   await browser.close();
   await new Promise<void>((resolve) => data.close(() => resolve()));
+}
+
+/** The page's side of --floe: `floe` is the build's module, `mode` 'main' or 'pool'. */
+function floeRead(): string {
+  return `
+  const array = await floe.openArray(floe.openStore(location.origin + '/data/big.zarr'));
+  const options = mode === 'main' ? { decodePool: false } : {};
+  let requests = 0;
+  const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (message, transfer) {
+    if (message && message.bytes) requests++;
+    return post.call(this, message, transfer);
+  };
+  // Pooled: the first 64 MiB read starts the workers; read until one takes chunks (warm-up).
+  for (let i = 0; mode === 'pool' && requests === 0 && i < 20; i++) {
+    await array.get(undefined, options);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const times = [];
+  const digests = new Set();
+  for (let r = 0; r < rounds; r++) {
+    const t = performance.now();
+    const whole = await array.get(undefined, options);
+    times.push(performance.now() - t);
+    const bytes = new Uint8Array(whole.data.buffer, whole.data.byteOffset, whole.data.byteLength);
+    digests.add(Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes)), (b) => b.toString(16).padStart(2, '0')).join(''));
+  }
+  return { times, digests: [...digests], requests, stream: typeof DecompressionStream };
+`;
+}
+
+async function benchFloe(rounds: number): Promise<void> {
+  const { createHash } = await import('node:crypto');
+  const { existsSync, readFileSync } = await import('node:fs');
+  const dist = path.join(ROOT, 'dist/browser');
+  if (!existsSync(path.join(dist, 'floe.js'))) throw new Error('dist/browser/floe.js is missing: run node scripts/build-browser.mjs first');
+  let seed = 12345;
+  const values = Float32Array.from({ length: (CHUNK * CHUNKS) / 4 }, () => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return (seed >>> 24) / 4;
+  });
+  const raw = new Uint8Array(values.buffer);
+  const digest = createHash('sha256').update(raw).digest('hex');
+  const side = 1024;
+  const zarray = { zarr_format: 2, shape: [CHUNKS, side, side], chunks: [1, side, side], dtype: '<f4', compressor: { id: 'gzip', level: 1 }, fill_value: 0, order: 'C', filters: null };
+  const served: Record<string, Uint8Array | string> = { '/data/big.zarr/.zarray': JSON.stringify(zarray), '/floe-fflate/no-stream.js': 'delete globalThis.DecompressionStream;\n' };
+  let stored = 0;
+  for (let i = 0; i < CHUNKS; i++) {
+    const chunk = gzipSync(raw.subarray(i * CHUNK, (i + 1) * CHUNK), { level: 1 });
+    stored += chunk.length;
+    served[`/data/big.zarr/${i}.0.0`] = chunk;
+  }
+  served['/floe-fflate/decode-worker.js'] = `import './no-stream.js';\n${readFileSync(path.join(dist, 'decode-worker.js'), 'utf8')}`;
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x').pathname;
+    if (url === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,">');
+    const body = served[url];
+    if (body !== undefined) return void res.writeHead(200, { 'content-type': url.endsWith('.js') ? 'text/javascript' : 'application/octet-stream' }).end(body);
+    const m = /^\/floe(?:-fflate)?\/((?:chunks\/)?[\w.-]+\.js)$/.exec(url);
+    if (m && existsSync(path.join(dist, m[1]!))) return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(readFileSync(path.join(dist, m[1]!)));
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const browser = await launchChromium();
+  const load = os.loadavg()[0]!.toFixed(1);
+  const rows: string[] = [];
+  try {
+    for (const mode of ['main', 'pool'] as const) {
+      for (const decoder of ['DecompressionStream', 'fflate'] as const) {
+        const { page, problems } = await openPage(browser, `${origin}/`);
+        const base = decoder === 'fflate' ? '/floe-fflate' : '/floe';
+        if (decoder === 'fflate') await page.evaluate('delete globalThis.DecompressionStream');
+        const result = (await page.evaluate(
+          ({ body, base, mode, rounds }) => new Function('mode', 'rounds', `return import('${base}/floe.js').then((floe) => (async () => {${body}})());`)(mode, rounds),
+          { body: floeRead(), base, mode, rounds },
+        )) as { times: number[]; digests: string[]; requests: number; stream: string };
+        const ok = result.digests.length === 1 && result.digests[0] === digest;
+        const t = result.times;
+        const median = [...t].sort((a, b) => a - b)[Math.floor(t.length / 2)]!;
+        rows.push(`| ${decoder} | ${mode === 'main' ? "page's thread (decodePool: false)" : `decode pool (${result.requests} chunks to workers)`} | ${median.toFixed(0)} | ${Math.min(...t).toFixed(0)}-${Math.max(...t).toFixed(0)} | ${((64 * 2 ** 20) / 1e6 / (median / 1000)).toFixed(0)} | ${ok}${problems.some((p) => !p.includes('status of 404')) ? `, console errors: ${problems.join('; ')}` : ''} |`);
+        await page.close();
+      }
+    }
+  } finally {
+    await browser.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+  console.log(`Chromium ${browser.version()}, Floe's read path (dist/browser), ${rounds} rounds each, load average ${load} -> ${os.loadavg()[0]!.toFixed(1)}; a 64 MiB Zarr v2 gzip (level 1) array, 16 chunks of 4 MiB (${stored} B stored), read whole over loopback HTTP`);
+  console.log('| gzip decoder | where | median ms | min-max ms | MB/s (median) | equal to the input |\n| --- | --- | ---: | ---: | ---: | --- |');
+  for (const row of rows) console.log(row);
 }
