@@ -11,14 +11,23 @@ import { DecodedSizeLimitError, type DeflateBackend } from './deflate-types.ts';
 /** The constructor of the runtime's DecompressionStream (a parameter so tests can wrap it). */
 export type DecompressionStreamClass = new (format: 'gzip' | 'deflate') => { readonly readable: ReadableStream<Uint8Array>; readonly writable: WritableStream<Uint8Array> };
 
+/**
+ * Streams of fewer bytes than this decode synchronously: a stream costs ~40 us to set up and
+ * drain, more than fflate takes for them (Chromium 156: 1 KiB chunks gzipped to 555 B, 42 us
+ * against 25 us each; 8 KiB gzipped to 4.3 KB, 79 us against 139 us).
+ */
+export const MIN_STREAM_BYTES = 2048;
+
 /** `sync` with decodeAsync methods on `Stream`; its synchronous methods stay `sync`'s. */
-export function withDecompressionStream(sync: DeflateBackend, Stream: DecompressionStreamClass): DeflateBackend {
-  const gunzipAsync = (data: Uint8Array, maxBytes?: number) => inflate(Stream, 'gzip', data, maxBytes, () => sync.gunzip(data, maxBytes));
+export function withDecompressionStream(sync: DeflateBackend, Stream: DecompressionStreamClass, minStreamBytes = MIN_STREAM_BYTES): DeflateBackend {
+  const run = (format: 'gzip' | 'deflate', data: Uint8Array, maxBytes: number | undefined, again: () => Uint8Array) =>
+    data.length < minStreamBytes ? Promise.resolve().then(again) : inflate(Stream, format, data, maxBytes, again);
+  const gunzipAsync = (data: Uint8Array, maxBytes?: number) => run('gzip', data, maxBytes, () => sync.gunzip(data, maxBytes));
   return {
     ...sync,
     streams: 'DecompressionStream',
     gunzipAsync,
-    unzipAsync: (data, maxBytes) => (data[0] === 0x1f && data[1] === 0x8b ? gunzipAsync(data, maxBytes) : inflate(Stream, 'deflate', data, maxBytes, () => sync.unzip(data, maxBytes))),
+    unzipAsync: (data, maxBytes) => (data[0] === 0x1f && data[1] === 0x8b ? gunzipAsync(data, maxBytes) : run('deflate', data, maxBytes, () => sync.unzip(data, maxBytes))),
   };
 }
 

@@ -3,11 +3,12 @@
 // exactly what the synchronous fflate decode gives (bytes, or the same typed error): every
 // level, concatenated gzip members (which Chromium's stream refuses), a bomb past the limit
 // (refused without inflating it whole), truncated and damaged streams.
+import { randomBytes } from 'node:crypto';
 import * as zlib from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isFloeError } from '../../../src/errors.ts';
-import { withDecompressionStream, type DecompressionStreamClass } from '../../../src/format/codecs/deflate-stream.ts';
+import { MIN_STREAM_BYTES, withDecompressionStream, type DecompressionStreamClass } from '../../../src/format/codecs/deflate-stream.ts';
 import { fflateBackend } from '../../../src/format/codecs/fflate-backend.ts';
 import { pickDeflateBackend } from '../../../src/format/codecs/deflate-backend.ts';
 import { gzipCodecOn } from '../../../src/format/codecs/gzip.ts';
@@ -24,7 +25,9 @@ class Counted extends Native {
     made.push(format);
   }
 }
-const backend = withDecompressionStream(fflateBackend, Counted);
+// Every stream through DecompressionStream here, however small (the browser's default leaves
+// streams under MIN_STREAM_BYTES to fflate: checked below).
+const backend = withDecompressionStream(fflateBackend, Counted, 0);
 
 const CODECS: readonly [string, (level: number) => BytesToBytesCodec][] = [
   ['gzip', (level) => gzipCodecOn(backend)({ level }, { itemSize: 1 })],
@@ -48,6 +51,18 @@ describe('gzip and zlib decodeAsync on DecompressionStream', () => {
     expect(await pickDeflateBackend(() => undefined, null)).toBe(fflateBackend);
     for (const [, make] of CODECS) expect(make(1).decodeAsync).toBeTypeOf('function');
     expect(gzipCodecOn(fflateBackend)({ level: 1 }, { itemSize: 1 }).decodeAsync).toBeUndefined();
+  });
+
+  it('leaves streams under MIN_STREAM_BYTES to the sync decoder, by default', async () => {
+    const small = withDecompressionStream(fflateBackend, Counted);
+    const before = made.length;
+    const tiny = zlib.gzipSync(Buffer.from('tiny'));
+    expect(Buffer.from(await small.gunzipAsync!(tiny)).toString()).toBe('tiny');
+    expect(made.length).toBe(before);
+    const big = new Uint8Array(zlib.deflateSync(randomBytes(4 * MIN_STREAM_BYTES)));
+    expect(big.length).toBeGreaterThanOrEqual(MIN_STREAM_BYTES);
+    expect((await small.unzipAsync!(big)).length).toBe(4 * MIN_STREAM_BYTES);
+    expect(made.length).toBe(before + 1);
   });
 
   it.each(CODECS)('%s: decodeAsync(encode(x)) equals x and the sync decode, through the stream (property)', async (_name, make) => {
