@@ -45,6 +45,7 @@ const LOADED_ON_FIRST_USE: Readonly<Record<string, string>> = {
   'engine/convert-v2.ts': 'v2 -> v3 conversion: with convertV2ToV3',
   'txn/virtualize.ts': 'virtual datasets (the NetCDF-3 scanner, kerchunk references, the import): with the first virtualize call',
   'format/codecs/fflate-backend.ts': 'pure-JS deflate: only in a runtime without node:zlib',
+  'format/codecs/deflate-stream.ts': 'gzip/zlib on DecompressionStream: only in a runtime without node:zlib (browsers)',
   // Codecs few arrays use (registry.ts keeps their names and capabilities; the code loads when
   // metadata naming one is opened or created).
   'format/codecs/blosc.ts': 'blosc (Zarr v3 and v1; numcodecs.blosc too): with the first array that names it',
