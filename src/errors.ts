@@ -229,7 +229,8 @@ export interface ErrorDetailsByCode {
  * Which limit a `LIMIT_EXCEEDED` hit (docs/limits.md lists the format limits with their defaults):
  * - `'decoded-bytes'`: a decoder's output would pass what the data can decode to (a chunk's size
  *   from the array metadata, or a configured maximum for a metadata file).
- * - `'encoded-bytes'`: a stored chunk larger than any encoding of it can be.
+ * - `'encoded-bytes'`: a stored chunk larger than any encoding of it can be (or an object larger
+ *   than a storage read's `maxBytes`).
  * - `'json-bytes'`, `'json-depth'`: a JSON document's size in UTF-8 bytes, or its nesting.
  * - `'rank'`, `'elements'`, `'chunk-bytes'`, `'inner-chunks'`: an array's dimensions, its element
  *   count, one decoded chunk's bytes, a shard's inner chunk count.

@@ -77,7 +77,7 @@ export { createLimiter, type Limiter } from './engine/storage/limiter.ts';
 export { withFaults, randomFaults, type Fault, type FaultPlan } from './engine/storage/faults.ts';
 export { isTransientError } from './engine/storage/transient.ts';
 export type {
-  ObjectStorage, ByteRange, ObjectInfo, PutOptions, CopyOptions, AbortOptions, GetResult, ListDirResult, ListOptions, VersionToken, LocalObjectFile,
+  ObjectStorage, ByteRange, ObjectInfo, PutOptions, CopyOptions, AbortOptions, ObjectGetOptions, GetResult, ListDirResult, ListOptions, VersionToken, LocalObjectFile,
 } from './engine/storage/types.ts';
 // The read seam: what a session (and a plain store through its reader) offers every reader.
 export type { ReadSource, NodeInfo, ChunkLocation, StoredChunk, ManifestPlanner, ManifestUse, ChunkBox, CacheUse } from './engine/read-source.ts';

@@ -6,6 +6,7 @@ import { throwIfAborted } from './abort.ts';
 import { ScratchBuffer, type CodecChain } from '../format/codecs/pipeline.ts';
 import type { DecodePool } from './decode-pool.ts';
 import { readLocalFile, spanFile } from './local-file.ts';
+import { objectTooLarge } from './storage/object-bound.ts';
 import type { AbortOptions, DecodedChunkSource, LocalFileSpan, ZarrStore } from './store.ts';
 
 /** A byte range of an object: an inner chunk of a shard. */
@@ -80,7 +81,11 @@ export interface Fetched {
   readonly release: () => void;
 }
 
-/** Reads a chunk into a reused buffer when the store can and its encoded size is bounded well. */
+/**
+ * Reads a chunk into a reused buffer when the store can and its encoded size is bounded well.
+ * `bound` is the most bytes any encoding of the chunk takes: a larger object is refused
+ * (LIMIT_EXCEEDED), by the backend before reading where it knows the size, here otherwise.
+ */
 export async function fetchChunk(io: ChunkReader, key: string, bound: number, request: AbortOptions | undefined): Promise<Fetched | undefined> {
   if (io.store.getInto && bound <= MAX_REUSED_READ_BYTES) {
     const buffer = io.buffers.take(bound);
@@ -89,6 +94,7 @@ export async function fetchChunk(io: ChunkReader, key: string, bound: number, re
       const n = await io.store.getInto(key, buffer, request);
       if (n === undefined) return undefined;
       if (n <= buffer.length) {
+        if (n > bound) throw objectTooLarge(key, n, bound);
         kept = true;
         return { bytes: buffer.subarray(0, n), release: () => io.buffers.give(buffer) };
       }
@@ -96,7 +102,8 @@ export async function fetchChunk(io: ChunkReader, key: string, bound: number, re
       if (!kept) io.buffers.give(buffer);
     }
   }
-  const bytes = await io.store.get(key, request);
+  const bytes = await io.store.get(key, { ...request, maxBytes: bound });
+  if (bytes && bytes.length > bound) throw objectTooLarge(key, bytes.length, bound);
   return bytes && { bytes, release: () => {} };
 }
 

@@ -7,6 +7,7 @@ import { atKey, type NumpyChunkCodec } from '../format/numpy/chunk-codec.ts';
 import { parseChunkKey, type ChunkKeyEncoding } from '../format/zarr/chunk-keys.ts';
 import { DEFAULT_CONCURRENCY } from './storage/limiter.ts';
 import type { AbortOptions, ByteRange, ListDir, ZarrStore } from './store.ts';
+import type { ObjectGetOptions } from './storage/types.ts';
 import { normalizeKey, readPartialValues } from './store.ts';
 
 /** Which keys are chunks: `prefix` (the array's key prefix) + a key of `encoding` with `rank` indices. */
@@ -34,8 +35,10 @@ export class NumpyChunkStore implements ZarrStore {
     return k.startsWith(this.keys.prefix) && parseChunkKey(this.keys.encoding, k.slice(this.keys.prefix.length), this.keys.rank) !== undefined;
   }
 
-  async get(key: string, options?: AbortOptions): Promise<Uint8Array | undefined> {
-    const stored = await this.base.get(key, options);
+  async get(key: string, options?: ObjectGetOptions): Promise<Uint8Array | undefined> {
+    // A bound on the chain's bytes says nothing of the stored ones (the outer codecs come first):
+    // the outer codecs' decoded-size limits guard those.
+    const stored = await this.base.get(key, options?.maxBytes === undefined ? options : { signal: options.signal });
     if (!stored || !this.isChunkKey(key)) return stored;
     return atKey(key, () => this.codec.decode(stored));
   }

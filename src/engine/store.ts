@@ -9,7 +9,7 @@ import { DecodedChunkCache } from '../cache/decoded-chunks.ts';
 import { DEFAULT_DECODED_CHUNK_BYTES } from '../cache/read-caches.ts';
 import { floeError } from '../errors.ts';
 import { checkConcurrency, DEFAULT_CONCURRENCY, HTTP_CONCURRENCY, mapLimit } from './storage/limiter.ts';
-import type { AbortOptions, ByteRange, LocalObjectFile, ObjectStorage } from './storage/types.ts';
+import type { AbortOptions, ByteRange, LocalObjectFile, ObjectGetOptions, ObjectStorage } from './storage/types.ts';
 
 export type { AbortOptions, ByteRange } from './storage/types.ts';
 
@@ -59,8 +59,11 @@ export interface ZarrStore {
    * for stores behind a round trip (HTTP: 32) than for local ones (8, the default when absent).
    */
   readonly readConcurrency?: number;
-  /** Bytes of a key; `undefined` when absent (zarrita's contract). */
-  get(key: string, options?: AbortOptions): Promise<Uint8Array | undefined>;
+  /**
+   * Bytes of a key; `undefined` when absent (zarrita's contract). `maxBytes` may refuse a larger
+   * value (LIMIT_EXCEEDED) before reading it; callers check what they get all the same.
+   */
+  get(key: string, options?: ObjectGetOptions): Promise<Uint8Array | undefined>;
   /** Bytes of part of a key's value; `undefined` when the key is absent. */
   getRange(key: string, range: ByteRange, options?: AbortOptions): Promise<Uint8Array | undefined>;
   /**
@@ -204,7 +207,7 @@ export class StorageStore implements ZarrStore {
     return this.prefix + normalizeKey(key);
   }
 
-  async get(key: string, options?: AbortOptions): Promise<Uint8Array | undefined> {
+  async get(key: string, options?: ObjectGetOptions): Promise<Uint8Array | undefined> {
     return (await this.storage.get(this.full(key), undefined, options))?.bytes;
   }
 
@@ -317,7 +320,7 @@ export class StorageStore implements ZarrStore {
 export abstract class ReadOnlyZarrStore implements ZarrStore {
   readonly readOnly = true;
 
-  abstract get(key: string, options?: AbortOptions): Promise<Uint8Array | undefined>;
+  abstract get(key: string, options?: ObjectGetOptions): Promise<Uint8Array | undefined>;
   abstract getRange(key: string, range: ByteRange, options?: AbortOptions): Promise<Uint8Array | undefined>;
   abstract list(options?: AbortOptions): AsyncIterable<string>;
   abstract listPrefix(prefix: string, options?: AbortOptions): AsyncIterable<string>;

@@ -8,7 +8,8 @@ import { throwIfAborted } from '../engine/abort.ts';
 import { mapLimit } from '../engine/storage/limiter.ts';
 import type { DecodedChunkSource, ListDir, LocalFileSpan, ZarrStore } from '../engine/store.ts';
 import { normalizeKey } from '../engine/store.ts';
-import type { AbortOptions, ByteRange } from '../engine/storage/types.ts';
+import type { AbortOptions, ByteRange, ObjectGetOptions } from '../engine/storage/types.ts';
+import { checkObjectSize } from '../engine/storage/object-bound.ts';
 import { idToString, type ChunkId } from '../format/icechunk/ids.ts';
 import { chunkKey } from '../format/icechunk/keys.ts';
 import type { ChunkRef } from '../format/icechunk/manifest.ts';
@@ -95,7 +96,7 @@ export class SessionStore implements ZarrStore {
     return this.ctx.readOnly;
   }
 
-  get(key: string, options?: AbortOptions): Promise<Uint8Array | undefined> {
+  get(key: string, options?: ObjectGetOptions): Promise<Uint8Array | undefined> {
     return this.read(key, undefined, options);
   }
 
@@ -328,7 +329,7 @@ export class SessionStore implements ZarrStore {
     return { keys: [...keys].sort(), prefixes: [...prefixes].sort() };
   }
 
-  private async read(key: string, range: ByteRange | undefined, options: AbortOptions | undefined): Promise<Uint8Array | undefined> {
+  private async read(key: string, range: ByteRange | undefined, options: ObjectGetOptions | undefined): Promise<Uint8Array | undefined> {
     throwIfAborted(options?.signal, key); // metadata and inline chunks are read from memory
     const parsed = classifyKey(this.ctx.view(), key);
     if (parsed.kind === 'metadata') {
@@ -339,11 +340,13 @@ export class SessionStore implements ZarrStore {
     }
     if (parsed.kind !== 'chunk') return undefined;
     const ref = await chunkRefAt(this.ctx.objects, this.ctx.changes, requireArray(parsed.node, parsed.node.path), parsed.coords, options);
-    return ref && this.readRef(ref, range, options);
+    return ref && this.readRef(key, ref, range, options);
   }
 
-  private async readRef(ref: ChunkRef, range: ByteRange | undefined, options: AbortOptions | undefined): Promise<Uint8Array | undefined> {
+  private async readRef(key: string, ref: ChunkRef, range: ByteRange | undefined, options: ObjectGetOptions | undefined): Promise<Uint8Array | undefined> {
     const size = ref.kind === 'inline' ? ref.data.length : ref.length;
+    // A manifest's length past any encoding of the chunk is refused before it is fetched.
+    checkObjectSize(key, size, range, options);
     const r = rangeWithin(range, size);
     if (!r) return undefined;
     switch (ref.kind) {

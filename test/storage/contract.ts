@@ -104,6 +104,21 @@ export function defineStorageContract(name: string, factory: StorageFactory, opt
       expect(await s.readInto('missing', target)).toBeNull();
     });
 
+    it('refuses a whole-object read past maxBytes with LIMIT_EXCEEDED; ranges and smaller objects are unaffected', async () => {
+      await s.put('big', new Uint8Array(10_000).fill(7));
+      let caught: unknown;
+      try {
+        await s.get('big', undefined, { maxBytes: 9_999 });
+      } catch (err) {
+        caught = err;
+      }
+      expect(isFloeError(caught) && caught.code).toBe('LIMIT_EXCEEDED');
+      expect(isFloeError(caught) && caught.details).toMatchObject({ kind: 'encoded-bytes', limit: 9_999 });
+      expect((await s.get('big', undefined, { maxBytes: 10_000 }))?.bytes.length).toBe(10_000);
+      expect((await s.get('big', { offset: 0, length: 10_000 }, { maxBytes: 10 }))?.bytes.length).toBe(10_000);
+      expect(await s.get('missing', undefined, { maxBytes: 1 })).toBeNull();
+    });
+
     it('answers ranged gets, clamped to the object', async () => {
       await s.put('r', enc('0123456789'));
       const text = async (range: Parameters<ObjectStorage['get']>[1]) => dec((await s.get('r', range))!.bytes);

@@ -101,6 +101,37 @@ describe('HTTP storage reads', () => {
     expect(isFloeError(err, 'STORAGE_ERROR') && err.details.reason).toBe('http-range-mismatch');
   });
 
+  it('refuses a whole object past maxBytes from its Content-Length, and an endless body once it passes the bound', async () => {
+    let sent = 0;
+    let streamClosed!: () => void;
+    const closed = new Promise<void>((resolve) => (streamClosed = resolve));
+    const server = await serve({
+      hook: (req, res, key) => {
+        if (key !== 'endless') return false;
+        res.writeHead(200, { 'content-type': 'application/octet-stream' }); // chunked: no length
+        const piece = new Uint8Array(64 * 1024);
+        const pump = (): void => {
+          // At most 256 MiB, so a reader that never stops still ends the test.
+          while (!res.destroyed && sent < 256 * 2 ** 20 && res.write(piece)) sent += piece.length;
+          if (sent >= 256 * 2 ** 20) res.end();
+        };
+        res.on('drain', pump);
+        res.on('close', streamClosed);
+        pump();
+        return true;
+      },
+    });
+    const storage = new HttpStorage({ url: server.url });
+    const declared = await caught(storage.get('a/b.bin', undefined, { maxBytes: 25 }));
+    expect(isFloeError(declared, 'LIMIT_EXCEEDED') && declared.details).toMatchObject({ kind: 'encoded-bytes', limit: 25, actual: 26 });
+    expect((await storage.get('a/b.bin', undefined, { maxBytes: 26 }))?.bytes.length).toBe(26);
+    expect((await storage.get('a/b.bin', { offset: 0, length: 26 }, { maxBytes: 1 }))?.bytes.length).toBe(26);
+    const endless = await caught(storage.get('endless', undefined, { maxBytes: 1_000_000 }));
+    expect(isFloeError(endless, 'LIMIT_EXCEEDED') && endless.details).toMatchObject({ kind: 'encoded-bytes', limit: 1_000_000 });
+    await closed;
+    expect(sent).toBeLessThan(64 * 2 ** 20); // the reader hung up long before the server's 256 MiB
+  });
+
   it('finds the size from a ranged GET when HEAD has no Content-Length', async () => {
     const server = await serve({ headLength: false });
     expect((await new HttpStorage({ url: server.url }).head('a/b.bin'))?.size).toBe(26);

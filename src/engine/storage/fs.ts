@@ -27,9 +27,10 @@ import {
 } from './fs-files.ts';
 import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
 import { checkPrecondition, preconditionFailed, validatePutOptions } from './preconditions.ts';
+import { checkObjectSize } from './object-bound.ts';
 import { resolveRange, validateRange } from './ranges.ts';
 import type {
-  AbortOptions, ByteRange, CopyOptions, GetResult, ListDirResult, ListOptions, ObjectInfo, ObjectStorage, PutOptions, VersionToken,
+  AbortOptions, ByteRange, CopyOptions, ObjectGetOptions, GetResult, ListDirResult, ListOptions, ObjectInfo, ObjectStorage, PutOptions, VersionToken,
 } from './types.ts';
 
 /**
@@ -84,11 +85,14 @@ export class FsStorage implements ObjectStorage {
     this.clock = options.clock ?? systemClock;
   }
 
-  async get(key: string, range?: ByteRange, options?: AbortOptions): Promise<GetResult | null> {
+  async get(key: string, range?: ByteRange, options?: ObjectGetOptions): Promise<GetResult | null> {
     try {
       // Files are never modified in place (but in durability 'none'), so bytes read from this
       // descriptor belong to the version its fstat gave, even if the key is replaced meanwhile.
-      return this.withObjectFile(key, range, options, (fd, stats, start, end) => ({ bytes: readRange(fd, start, end), version: versionOf(stats) }));
+      return this.withObjectFile(key, range, options, (fd, stats, start, end) => {
+        checkObjectSize(key, end - start, range, options);
+        return { bytes: readRange(fd, start, end), version: versionOf(stats) };
+      });
     } catch (err) {
       throw fsFailure(err, key, this.root);
     }

@@ -53,11 +53,11 @@ export function lastModifiedOf(response: Response): Date {
  * Reads a body of at most `limit` bytes: refused from its Content-Length before reading, or as
  * soon as the stream passes the limit (a server that sends more than it said, or than asked).
  */
-export async function readBody(response: Response, limit: number, key: string): Promise<Uint8Array> {
+export async function readBody(response: Response, limit: number, key: string, tooLarge?: (size: number) => FloeError): Promise<Uint8Array> {
   const declared = lengthOf(response);
   if (declared !== undefined && declared > limit) {
     await discard(response, null);
-    throw tooLong(response, limit, key, `declares ${declared} bytes`);
+    throw tooLarge?.(declared) ?? tooLong(response, limit, key, `declares ${declared} bytes`);
   }
   const reader = response.body?.getReader();
   if (!reader) return new Uint8Array(0);
@@ -69,7 +69,7 @@ export async function readBody(response: Response, limit: number, key: string): 
     length += value.length;
     if (length > limit) {
       await reader.cancel().catch(() => undefined);
-      throw tooLong(response, limit, key, `sent more than ${limit} bytes`);
+      throw tooLarge?.(Infinity) ?? tooLong(response, limit, key, `sent more than ${limit} bytes`);
     }
     parts.push(value);
   }

@@ -12,9 +12,10 @@ import {
 import type { HttpListing } from './http-listing.ts';
 import type { MultiRangeResult } from './range-batching.ts';
 import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
+import { checkObjectSize, objectBound, objectTooLarge } from './object-bound.ts';
 import { validateRange } from './ranges.ts';
 import { transientError } from './transient.ts';
-import type { AbortOptions, ByteRange, GetResult, ListDirResult, ListOptions, ObjectInfo } from './types.ts';
+import type { AbortOptions, ByteRange, ObjectGetOptions, GetResult, ListDirResult, ListOptions, ObjectInfo } from './types.ts';
 
 /** Largest object read whole (a 200 answer), unless a range bounds it. */
 const MAX_OBJECT_BYTES = 2 ** 31 - 1;
@@ -82,7 +83,7 @@ export class HttpRequests implements HttpSender {
     return new URL(key.split('/').map(encodeURIComponent).join('/'), this.base);
   }
 
-  async get(key: string, range?: ByteRange, options?: AbortOptions): Promise<GetResult | null> {
+  async get(key: string, range?: ByteRange, options?: ObjectGetOptions): Promise<GetResult | null> {
     const caller = options?.signal;
     throwIfAborted(caller, key);
     validateKey(key);
@@ -106,9 +107,12 @@ export class HttpRequests implements HttpSender {
       this.roundTripMs = smoothed(this.roundTripMs, answered - started);
       if (response.status === 206 && range) return this.measured(answered, await this.partial(key, range, response));
       if (response.status === 404 || response.status === 410) return discard(response, null);
-      if (response.status === 304 && cached) return discard(response, { bytes: cached.bytes, version: cached.etag });
+      if (response.status === 304 && cached) {
+        checkObjectSize(key, cached.bytes.length, range, options);
+        return discard(response, { bytes: cached.bytes, version: cached.etag });
+      }
       if (response.status === 416 && range) return this.unsatisfied(key, range, response, options);
-      if (response.status === 200) return this.measured(answered, await this.whole(key, range, response, cached !== undefined || this.isMutable(key)));
+      if (response.status === 200) return this.measured(answered, await this.whole(key, range, response, cached !== undefined || this.isMutable(key), objectBound(range, options)));
       throw await failure(response, key, 'GET', this.clock.nowMs());
     });
   }
@@ -247,13 +251,15 @@ export class HttpRequests implements HttpSender {
   }
 
   /** A 200 answer: the whole object, sliced when a range was asked for. */
-  private async whole(key: string, range: ByteRange | undefined, response: Response, mutable: boolean): Promise<GetResult> {
+  private async whole(key: string, range: ByteRange | undefined, response: Response, mutable: boolean, maxBytes?: number): Promise<GetResult> {
     const version = versionOf(response);
     if (range && this.options.rangeIgnored === 'refuse') {
       await discard(response, null);
       throw floeError('STORAGE_ERROR', `${this.urlOf(key).href}: the server ignored the Range header and sent the whole object (200); it cannot serve ranged reads (Zarr shards, packed chunks), so use a server that honours Range, or rangeIgnored: 'slice'`, { where: key, details: { status: 200, reason: 'http-range-ignored' } });
     }
-    const bytes = await readBody(response, MAX_OBJECT_BYTES, key);
+    const bytes = maxBytes !== undefined && maxBytes < MAX_OBJECT_BYTES
+      ? await readBody(response, maxBytes, key, (size) => objectTooLarge(key, size, maxBytes))
+      : await readBody(response, MAX_OBJECT_BYTES, key);
     if (range) {
       this.warnRangeIgnored(key);
       const { start, end } = expectedInterval(range, bytes.length);

@@ -13,7 +13,7 @@ import { httpBaseUrl, validateHttpOptions, type HttpStorageOptions, type LinkEst
 import type { HttpRequests } from './http-requests.ts';
 import type { MultiRangeResult } from './range-batching.ts';
 import type {
-  AbortOptions, ByteRange, CopyOptions, GetResult, ListDirResult, ListOptions, ObjectInfo, ObjectStorage, PutOptions, VersionToken,
+  AbortOptions, ObjectGetOptions, ByteRange, CopyOptions, GetResult, ListDirResult, ListOptions, ObjectInfo, ObjectStorage, PutOptions, VersionToken,
 } from './types.ts';
 
 export type { HttpStorageOptions, LinkEstimate } from './http-options.ts';
@@ -38,7 +38,7 @@ export class HttpStorage implements ObjectStorage {
     this.options = options;
   }
 
-  async get(key: string, range?: ByteRange, options?: AbortOptions): Promise<GetResult | null> {
+  async get(key: string, range?: ByteRange, options?: ObjectGetOptions): Promise<GetResult | null> {
     return (await this.requests()).get(key, range, options);
   }
 

@@ -3,6 +3,7 @@ export type {
   AbortOptions,
   ByteRange,
   CopyOptions,
+  ObjectGetOptions,
   GetResult,
   ListDirResult,
   ObjectInfo,

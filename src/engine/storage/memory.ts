@@ -8,11 +8,13 @@ import { copyBytes } from '../../format/bytes.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
 import { checkPrecondition, validatePutOptions } from './preconditions.ts';
+import { checkObjectSize } from './object-bound.ts';
 import { resolveRange, validateRange } from './ranges.ts';
 import type {
   AbortOptions,
   ByteRange,
   CopyOptions,
+  ObjectGetOptions,
   GetResult,
   ListDirResult,
   ListOptions,
@@ -51,12 +53,13 @@ export class MemoryStorage implements ObjectStorage {
     this.clock = options.clock ?? systemClock;
   }
 
-  async get(key: string, range?: ByteRange, options?: AbortOptions): Promise<GetResult | null> {
+  async get(key: string, range?: ByteRange, options?: ObjectGetOptions): Promise<GetResult | null> {
     this.checkOpen(options, key);
     validateKey(key);
     if (range) validateRange(range, key);
     const object = this.objects.get(key);
     if (!object) return null;
+    checkObjectSize(key, object.bytes.length, range, options);
     const { start, end } = resolveRange(range, object.bytes.length);
     return { bytes: object.bytes.slice(start, end), version: object.version }; // a plain Uint8Array: slice copies
   }

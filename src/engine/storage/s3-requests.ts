@@ -8,13 +8,14 @@ import { throwIfAborted } from '../abort.ts';
 import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
 import { mapLimit } from './limiter.ts';
 import { checkPrecondition, preconditionFailed, validatePutOptions } from './preconditions.ts';
+import { objectBound, objectTooLarge } from './object-bound.ts';
 import { resolveRange, validateRange } from './ranges.ts';
 import {
   httpStatusOf, isAmbiguousWriteFailure, isInvalidRange, isNotFound, isPreconditionFailed, storageFailure,
 } from './s3-errors.ts';
 import { transientError } from './transient.ts';
 import type {
-  AbortOptions, ByteRange, CopyOptions, GetResult, ListDirResult, ListOptions, ObjectInfo, ObjectStorage, PutOptions, VersionToken,
+  AbortOptions, ByteRange, CopyOptions, ObjectGetOptions, GetResult, ListDirResult, ListOptions, ObjectInfo, ObjectStorage, PutOptions, VersionToken,
 } from './types.ts';
 
 /** Options of {@link S3Storage}: bucket, prefix, endpoint, credentials and server quirks. */
@@ -125,7 +126,7 @@ export class S3Requests {
     }
   }
 
-  async get(key: string, range?: ByteRange, options?: AbortOptions): Promise<GetResult | null> {
+  async get(key: string, range?: ByteRange, options?: ObjectGetOptions): Promise<GetResult | null> {
     const signal = options?.signal;
     throwIfAborted(signal, key);
     validateKey(key);
@@ -138,7 +139,7 @@ export class S3Requests {
     if (range && 'suffixLength' in range) return this.getSuffix(key, range.suffixLength, signal);
     const start = range?.offset ?? 0;
     const end = range?.length === undefined ? undefined : start + range.length;
-    return this.readSpan(key, start, end, undefined, signal);
+    return this.readSpan(key, start, end, undefined, signal, objectBound(range, options));
   }
 
   async head(key: string, options?: AbortOptions): Promise<ObjectInfo | null> {
@@ -338,10 +339,15 @@ export class S3Requests {
    * Bytes [start, end) of an object (end undefined: to the end). The first GET tells the size and
    * ETag; the rest, if any, is fetched in parallel parts pinned to that ETag with If-Match.
    */
-  private async readSpan(key: string, start: number, end: number | undefined, ifMatch: VersionToken | undefined, signal: AbortSignal | undefined): Promise<GetResult | null> {
+  /** `maxBytes` refuses an object whose first part tells it is larger, before the other parts are read. */
+  private async readSpan(
+    key: string, start: number, end: number | undefined, ifMatch: VersionToken | undefined, signal: AbortSignal | undefined, maxBytes?: number,
+  ): Promise<GetResult | null> {
     const firstEnd = end === undefined ? start + this.partSize : Math.min(end, start + this.partSize);
     const first = await this.getPart(key, start, firstEnd, ifMatch, signal);
     if (!first) return null;
+    const size = first.total ?? first.bytes.length;
+    if (maxBytes !== undefined && size > maxBytes) throw objectTooLarge(key, size, maxBytes);
     if (first.total === undefined) {
       const { start: s, end: e } = resolveRange(end === undefined ? { offset: start } : { offset: start, length: end - start }, first.bytes.length);
       return { bytes: first.bytes.subarray(s, e), version: first.version };

@@ -14,7 +14,7 @@ import { floeError } from '../../errors.ts';
 import { validateKey } from './keys.ts';
 import type { S3Requests, S3StorageOptions } from './s3-requests.ts';
 import type {
-  AbortOptions, ByteRange, CopyOptions, GetResult, ListDirResult, ListOptions, ObjectInfo, ObjectStorage, PutOptions, VersionToken,
+  AbortOptions, ObjectGetOptions, ByteRange, CopyOptions, GetResult, ListDirResult, ListOptions, ObjectInfo, ObjectStorage, PutOptions, VersionToken,
 } from './types.ts';
 
 export type { S3ClientLike, S3StorageOptions } from './s3-requests.ts';
@@ -64,7 +64,7 @@ export class S3Storage implements ObjectStorage {
     return (await this.requests()).ensureBucket(options);
   }
 
-  async get(key: string, range?: ByteRange, options?: AbortOptions): Promise<GetResult | null> {
+  async get(key: string, range?: ByteRange, options?: ObjectGetOptions): Promise<GetResult | null> {
     return (await this.requests()).get(key, range, options);
   }
 

@@ -15,10 +15,11 @@ import { checkSqliteHeader, claimDatabase } from './sqlite-file.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { validateDirPrefix, validateKey, validatePrefix } from './keys.ts';
 import { checkPrecondition, validatePutOptions } from './preconditions.ts';
+import { checkObjectSize, objectBound } from './object-bound.ts';
 import { validateRange } from './ranges.ts';
 import { compareKeys } from './memory.ts';
 import type {
-  AbortOptions, ByteRange, CopyOptions, GetResult, ListDirResult, ListOptions, ObjectInfo, ObjectStorage, PutOptions, VersionToken,
+  AbortOptions, ByteRange, CopyOptions, ObjectGetOptions, GetResult, ListDirResult, ListOptions, ObjectInfo, ObjectStorage, PutOptions, VersionToken,
 } from './types.ts';
 
 /** Options of {@link SqliteStorage}. */
@@ -102,10 +103,16 @@ export class SqliteStorage implements ObjectStorage {
     };
   }
 
-  async get(key: string, range?: ByteRange, options?: AbortOptions): Promise<GetResult | null> {
+  async get(key: string, range?: ByteRange, options?: ObjectGetOptions): Promise<GetResult | null> {
     throwIfAborted(options?.signal, key);
     validateKey(key);
     if (!range) {
+      if (objectBound(range, options) !== undefined) {
+        // The size column tells without reading the blob.
+        const info = this.run(key, () => this.statements.head.get(key));
+        if (!info) return null;
+        checkObjectSize(key, info.size, range, options);
+      }
       const row = this.run(key, () => this.statements.whole.get(key));
       return row ? { bytes: asBytes(row.bytes), version: row.version } : null;
     }

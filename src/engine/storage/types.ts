@@ -31,6 +31,17 @@ export interface AbortOptions {
   signal?: AbortSignal | undefined;
 }
 
+/**
+ * Options of {@link ObjectStorage.get}. `maxBytes` bounds a whole-object read (no range): an object
+ * larger than that is refused with LIMIT_EXCEEDED (kind `encoded-bytes`), by backends that know the
+ * size before reading (a file's size, Content-Length, S3's first part) without reading the rest.
+ * Callers that pass it check the length of what they get as well.
+ */
+export interface ObjectGetOptions extends AbortOptions {
+  /** The most bytes a whole object read may return; larger objects are refused, not read. */
+  maxBytes?: number | undefined;
+}
+
 /** Options of {@link ObjectStorage.put}: preconditions (compare-and-swap) and object metadata. */
 export interface PutOptions extends AbortOptions {
   /** Write only if the current version equals this token (conditional update). */
@@ -85,7 +96,7 @@ export interface ObjectStorage extends AsyncDisposable {
   /** Short backend name for messages and stats: 'memory', 'fs', 'sqlite', 's3'. */
   readonly kind: string;
   /** Bytes and version of a key (or a range of it); `null` when the key does not exist. */
-  get(key: string, range?: ByteRange, options?: AbortOptions): Promise<GetResult | null>;
+  get(key: string, range?: ByteRange, options?: ObjectGetOptions): Promise<GetResult | null>;
   /**
    * Optional fast path for local backends: reads the object (or range) into `target`, which the
    * caller reuses, and returns its length — or, when it is longer than `target`, returns that
