@@ -9,7 +9,15 @@
 //       them once ready).
 // Values are checked: the page's query against Node's (value by value), the full reads by SHA-256.
 //
+// With --isolated, (2) instead compares the decode pool's two paths in Chromium, interleaved round
+// by round: a cross-origin isolated page (COOP: same-origin, COEP: require-corp on the page, its
+// scripts and the worker; nginx's CORS answers satisfy COEP), whose results are shared memory the
+// workers write into (asserted: crossOriginIsolated, every pooled chunk sent with a target, the
+// result over a SharedArrayBuffer), the same isolated page with SharedArrayBuffer hidden before
+// floe.js loads (the transfer path: chunks there, results back), and a page without the headers.
+//
 //   npx tsx bench/browser-read.ts [--small] [--delay-ms 20] [--dir .bench-data/http-read-full]
+//   npx tsx bench/browser-read.ts --isolated [--rounds 6] [--small]
 // Needs a built dist/ (npm run build). Never part of the test suite. Prints markdown (BENCHMARKS.md, "Issue 31").
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -20,11 +28,14 @@ import { parseArgs } from 'node:util';
 import { DEMO_GRIDS, latitudes, longitudes } from '../src/cli/demo-dataset.ts';
 import { ReadCaches, Repository, Storage, ZarrArray, query } from '../src/index.ts';
 import { startNginx } from '../test/support/loopback-static-hosts.ts';
-import { launchChromium, openPage, servePages } from '../test/support/chromium.ts';
+import { CROSS_ORIGIN_ISOLATION, launchChromium, openPage, servePages } from '../test/support/chromium.ts';
 import { startDelayProxy, type PhaseCount } from './support/delay-proxy.ts';
 
 const { values: opts } = parseArgs({
-  options: { small: { type: 'boolean', default: false }, 'delay-ms': { type: 'string', default: '20' }, dir: { type: 'string' } },
+  options: {
+    small: { type: 'boolean', default: false }, 'delay-ms': { type: 'string', default: '20' }, dir: { type: 'string' },
+    isolated: { type: 'boolean', default: false }, rounds: { type: 'string', default: '6' },
+  },
 });
 const ROOT = path.resolve(import.meta.dirname, '..');
 const gridName = opts.small ? 'small' : 'full';
@@ -89,6 +100,40 @@ const PAGE_BIG = `(async () => {
   return reads;
 })()`;
 
+/**
+ * Opens the 64 MiB array in a page and leaves `globalThis.bigRead()` there: one whole read, its
+ * time, how many chunks went to workers and how many of those with a shared-memory target, and
+ * whether the result is shared memory. HIDE_HERE hides SharedArrayBuffer before floe.js loads.
+ */
+const PAGE_BIG_SETUP = `(async () => {
+  const SAB = globalThis.SharedArrayBuffer;
+  if (HIDE_HERE) delete globalThis.SharedArrayBuffer;
+  const floe = await import('/floe.js');
+  const counts = { sent: 0, into: 0 };
+  const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (m, t) { if (m && m.bytes) { counts.sent++; if (m.target) counts.into++; } return post.call(this, m, t); };
+  const repo = await floe.Repository.open(URL_HERE);
+  const big = await floe.ZarrArray.open((await repo.readonlySession({ branch: 'main' })).store, '/big');
+  globalThis.bigRead = async () => {
+    const before = { ...counts };
+    const started = performance.now();
+    const whole = await big.get();
+    const ms = performance.now() - started;
+    const shared = SAB !== undefined && whole.data.buffer instanceof SAB;
+    const bytes = shared ? new Uint8Array(whole.data.buffer).slice() : new Uint8Array(whole.data.buffer);
+    const digest = Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes)), (b) => b.toString(16).padStart(2, '0')).join('');
+    return { ms, toWorkers: counts.sent - before.sent, into: counts.into - before.into, shared, digest };
+  };
+  return { isolated: globalThis.crossOriginIsolated === true, workers: navigator.hardwareConcurrency };
+})()`;
+
+interface BigRead { ms: number; toWorkers: number; into: number; shared: boolean; digest: string }
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
 function bigValues(): Float32Array {
   let x = 12345;
   return Float32Array.from({ length: BIG_SHAPE.reduce((a, b) => a * b, 1) }, () => {
@@ -111,9 +156,73 @@ function probe(args: string[]): Promise<string> {
   });
 }
 
+/**
+ * The 64 MiB read in three pages, interleaved round by round (round 1 is each page's first read:
+ * inline on the page's thread while the Web Workers start): isolated with shared memory, isolated
+ * with SharedArrayBuffer hidden (transfer), not isolated (transfer).
+ */
+async function isolationRounds(bigDigest: string): Promise<void> {
+  const rounds = Number(opts.rounds);
+  const nginx = await startNginx(DIR);
+  const isolatedPages = await servePages(path.join(ROOT, 'dist/browser'), {}, CROSS_ORIGIN_ISOLATION);
+  const plainPages = await servePages(path.join(ROOT, 'dist/browser'));
+  const browser = await launchChromium();
+  const version = browser.version();
+  const variants = [
+    { name: 'isolated, shared memory', host: isolatedPages, hide: false },
+    { name: 'isolated, transfer (SharedArrayBuffer hidden)', host: isolatedPages, hide: true },
+    { name: 'not isolated, transfer', host: plainPages, hide: false },
+  ];
+  const notes: string[] = [];
+  const reads = new Map<string, BigRead[]>(variants.map((v) => [v.name, []]));
+  try {
+    const pages = [];
+    for (const v of variants) {
+      const opened = await openPage(browser, `${v.host.origin}/`);
+      const setup = PAGE_BIG_SETUP.replace('HIDE_HERE', String(v.hide)).replace('URL_HERE', JSON.stringify(`${nginx.url}/big-zstd.icechunk`));
+      const info = (await opened.page.evaluate(setup)) as { isolated: boolean; workers: number };
+      notes.push(`${v.name}: crossOriginIsolated ${info.isolated}, hardwareConcurrency ${info.workers}`);
+      if (info.isolated !== (v.host === isolatedPages)) throw new Error(`${v.name}: crossOriginIsolated is ${info.isolated}`);
+      pages.push({ ...v, ...opened });
+    }
+    for (let round = 0; round < rounds; round++) {
+      for (const p of pages) {
+        const r = (await p.page.evaluate('globalThis.bigRead()')) as BigRead;
+        if (r.digest !== bigDigest) throw new Error(`${p.name}, read ${round + 1}: WRONG VALUES`);
+        reads.get(p.name)!.push(r);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+    }
+    for (const p of pages) {
+      if (p.problems.length) notes.push(`${p.name}: console errors ${p.problems.join('; ')}`);
+      await p.page.close();
+    }
+  } finally {
+    await browser.close();
+    await isolatedPages.close();
+    await plainPages.close();
+    await nginx.close();
+  }
+  // The isolated page must really take the shared-memory path once its workers run; the others never.
+  const sharedReads = reads.get(variants[0]!.name)!.slice(1);
+  if (!sharedReads.every((r) => r.shared && r.toWorkers > 0 && r.into === r.toWorkers)) throw new Error(`the isolated page did not decode into shared memory: ${JSON.stringify(sharedReads)}`);
+  for (const v of variants.slice(1)) if (reads.get(v.name)!.some((r) => r.shared || r.into > 0)) throw new Error(`${v.name} used shared memory`);
+  console.log(`Machine: ${os.cpus().length} cores, Node ${process.version}, Chromium ${version}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}; 64 MiB zstd array from nginx (no delay), ${rounds} interleaved rounds.`);
+  console.log('| page | read 1 ms (inline, starts workers) | later reads ms, median (min-max) | later reads, each | chunks to workers (with a shared target) |');
+  console.log('| --- | ---: | ---: | --- | --- |');
+  for (const v of variants) {
+    const rs = reads.get(v.name)!;
+    const later = rs.slice(1).map((r) => r.ms);
+    console.log(`| ${v.name} | ${rs[0]!.ms.toFixed(0)} | ${median(later).toFixed(0)} (${Math.min(...later).toFixed(0)}-${Math.max(...later).toFixed(0)}) | ${later.map((ms) => ms.toFixed(0)).join(', ')} | ${rs.map((r) => `${r.toWorkers}${r.into ? ` (${r.into})` : ''}`).join(', ')} |`);
+  }
+  const pairs = (a: string, b: string) => reads.get(a)!.slice(1).map((r, i) => r.ms / reads.get(b)!.slice(1)[i]!.ms);
+  console.log(`- later reads, round by round, shared / transfer on the isolated page: median ${median(pairs(variants[0]!.name, variants[1]!.name)).toFixed(2)}; shared / not isolated: median ${median(pairs(variants[0]!.name, variants[2]!.name)).toFixed(2)}`);
+  for (const note of notes) console.log(`- ${note}`);
+}
+
 async function main(): Promise<void> {
   const repoDir = path.join(DIR, 'repo.icechunk');
-  if (!existsSync(path.join(repoDir, 'repo'))) {
+  if (!opts.isolated && !existsSync(path.join(repoDir, 'repo'))) {
     mkdirSync(DIR, { recursive: true });
     console.error(`# writing the demo (${gridName}) to ${repoDir}`);
     execFileSync(process.execPath, [path.join(ROOT, 'bin/floe.mjs'), 'demo', ...(opts.small ? ['--small'] : []), '--repo', repoDir], { stdio: ['ignore', 'ignore', 'inherit'] });
@@ -128,6 +237,7 @@ async function main(): Promise<void> {
     await (await ZarrArray.create(session.store, '/big', { shape: BIG_SHAPE, chunkShape: [1, 1024, 1024], dataType: 'float32', fillValue: 0, codecs })).set(undefined, values);
     await session.commit('64 MiB');
   }
+  if (opts.isolated) return isolationRounds(bigDigest);
   const nginx = await startNginx(DIR);
   const proxy = await startDelayProxy(nginx.url, DELAY);
   const pages = await servePages(path.join(ROOT, 'dist/browser'));
