@@ -17,7 +17,14 @@
 // floe.js loads (the transfer path: chunks there, results back), and a page without the headers.
 //
 //   npx tsx bench/browser-read.ts [--small] [--delay-ms 20] [--dir .bench-data/http-read-full]
+// With --modules, instead: what a cold page fetches of the browser build itself to open the
+// repository over HTTP and read a slice, and to run the query by labels: JS files, their bytes,
+// the depth of the module waterfall (a file's level is one more than the deepest file that had
+// arrived when it was asked for) and the cold time, the page's files also behind +20 ms a request
+// (fresh browser contexts: nothing cached), --rounds pages each, medians.
+//
 //   npx tsx bench/browser-read.ts --isolated [--rounds 6] [--small]
+//   npx tsx bench/browser-read.ts --modules [--rounds 5] [--small] [--browser-dir dist/browser]
 // Needs a built dist/ (npm run build). Never part of the test suite. Prints markdown (BENCHMARKS.md, "Issue 31").
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -34,7 +41,8 @@ import { startDelayProxy, type PhaseCount } from './support/delay-proxy.ts';
 const { values: opts } = parseArgs({
   options: {
     small: { type: 'boolean', default: false }, 'delay-ms': { type: 'string', default: '20' }, dir: { type: 'string' },
-    isolated: { type: 'boolean', default: false }, rounds: { type: 'string', default: '6' },
+    'browser-dir': { type: 'string', default: 'dist/browser' },
+    isolated: { type: 'boolean', default: false }, modules: { type: 'boolean', default: false }, rounds: { type: 'string', default: '6' },
   },
 });
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -44,6 +52,8 @@ const DELAY = Number(opts['delay-ms']);
 const DIR = path.resolve(opts.dir ?? path.join(ROOT, `.bench-data/http-read-${gridName}`));
 const LABELS = { lat: [47, 48] as [number, number], lon: [7, 8] as [number, number] };
 const BIG_SHAPE = [16, 1024, 1024];
+/** The browser build the pages load (--browser-dir: another build, e.g. an older one, to compare). */
+const BROWSER_DIR = path.resolve(ROOT, opts['browser-dir']);
 
 function indexRange(values: Float64Array, [lo, hi]: [number, number]): [number, number] {
   const inside = [...values.keys()].filter((i) => values[i]! >= lo && values[i]! <= hi);
@@ -127,6 +137,43 @@ const PAGE_BIG_SETUP = `(async () => {
   return { isolated: globalThis.crossOriginIsolated === true, workers: navigator.hardwareConcurrency };
 })()`;
 
+/**
+ * A cold page's read (WHAT_HERE: 'slice' or 'query'): the time from importing floe.js to the
+ * answer, and the JS files the page fetched (path, bytes, asked for / arrived, ms from the import).
+ */
+const PAGE_COLD = `(async () => {
+  const url = URL_HERE;
+  const t0 = performance.now();
+  const floe = await import('/floe.js');
+  const imported = performance.now() - t0;
+  const repo = await floe.Repository.open(url);
+  const session = await repo.readonlySession({ tag: 'v1.0' });
+  let values;
+  if (WHAT_HERE === 'slice') {
+    const temperature = await floe.ZarrArray.open(session.store, '/climate/temperature');
+    values = (await temperature.get([200, floe.slice(8, 11), floe.slice(36, 40)])).data;
+  } else {
+    values = (await floe.query(session).from('/climate/temperature', 'float32')
+      .where('lat', 'between', [32.5, 47.5]).where('lon', 'between', [2.5, 17.5]).whereIndex('time', 100, 110).execute()).data;
+  }
+  const ms = performance.now() - t0;
+  const files = performance.getEntriesByType('resource').filter((e) => new URL(e.name).origin === location.origin && e.name.endsWith('.js'))
+    .map((e) => ({ path: new URL(e.name).pathname, bytes: e.encodedBodySize, start: e.startTime - t0, end: e.responseEnd - t0 }));
+  return { ms, imported, files, values: values.length };
+})()`;
+
+interface ColdRead { ms: number; imported: number; files: { path: string; bytes: number; start: number; end: number }[]; values: number }
+
+/** The module waterfall's depth: a file's level is 1 + the deepest level among files that had arrived when it was asked for. */
+function waterfallDepth(files: ColdRead['files']): number {
+  const level = new Map<string, number>();
+  for (const f of [...files].sort((a, b) => a.start - b.start)) {
+    const before = files.filter((g) => level.has(g.path) && g.end <= f.start).map((g) => level.get(g.path)!);
+    level.set(f.path, 1 + Math.max(0, ...before));
+  }
+  return Math.max(0, ...level.values());
+}
+
 interface BigRead { ms: number; toWorkers: number; into: number; shared: boolean; digest: string }
 
 const median = (xs: number[]): number => {
@@ -164,8 +211,8 @@ function probe(args: string[]): Promise<string> {
 async function isolationRounds(bigDigest: string): Promise<void> {
   const rounds = Number(opts.rounds);
   const nginx = await startNginx(DIR);
-  const isolatedPages = await servePages(path.join(ROOT, 'dist/browser'), {}, CROSS_ORIGIN_ISOLATION);
-  const plainPages = await servePages(path.join(ROOT, 'dist/browser'));
+  const isolatedPages = await servePages(BROWSER_DIR, {}, CROSS_ORIGIN_ISOLATION);
+  const plainPages = await servePages(BROWSER_DIR);
   const browser = await launchChromium();
   const version = browser.version();
   const variants = [
@@ -220,6 +267,45 @@ async function isolationRounds(bigDigest: string): Promise<void> {
   for (const note of notes) console.log(`- ${note}`);
 }
 
+/** --modules: cold pages reading a slice, then running the query by labels, page and data behind the delay. */
+async function moduleRounds(): Promise<void> {
+  const rounds = Number(opts.rounds);
+  const nginx = await startNginx(DIR);
+  const data = await startDelayProxy(nginx.url, DELAY);
+  const pages = await servePages(BROWSER_DIR);
+  const pageProxy = await startDelayProxy(pages.origin, DELAY);
+  const browser = await launchChromium();
+  const version = browser.version();
+  const rows: string[] = [];
+  try {
+    for (const what of ['slice', 'query']) {
+      const runs: ColdRead[] = [];
+      for (let round = 0; round < rounds; round++) {
+        const { page, problems } = await openPage(browser, `${pageProxy.url}/`);
+        runs.push((await page.evaluate(PAGE_COLD.replace('URL_HERE', JSON.stringify(`${data.url}/repo.icechunk`)).replace('WHAT_HERE', JSON.stringify(what)))) as ColdRead);
+        await page.close();
+        if (problems.length) throw new Error(`console errors: ${problems.join('; ')}`);
+      }
+      const r = runs[0]!;
+      const files = new Set(runs.flatMap((x) => x.files.map((f) => f.path)));
+      const lazy = [...files].filter((f) => !runs.every((x) => x.files.some((g) => g.path === f)));
+      rows.push(`| ${what} | ${r.files.length}${lazy.length ? ` (varies: ${lazy.join(', ')})` : ''} | ${r.files.reduce((a, f) => a + f.bytes, 0)} | ${median(runs.map((x) => waterfallDepth(x.files)))} | ${median(runs.map((x) => x.imported)).toFixed(0)} | ${median(runs.map((x) => Math.max(...x.files.map((f) => f.end)))).toFixed(0)} | ${median(runs.map((x) => x.ms)).toFixed(0)} (${Math.min(...runs.map((x) => x.ms)).toFixed(0)}-${Math.max(...runs.map((x) => x.ms)).toFixed(0)}) |`);
+      const after = r.files.filter((f) => f.start > r.imported).map((f) => f.path.replace(/^\/chunks\//, ''));
+      rows.push(`|  | fetched after floe.js had loaded: ${after.join(', ') || 'none'} | | | | | |`);
+    }
+  } finally {
+    await browser.close();
+    await pageProxy.close();
+    await pages.close();
+    await data.close();
+    await nginx.close();
+  }
+  console.log(`Machine: ${os.cpus().length} cores, Node ${process.version}, Chromium ${version}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}; grid ${gridName}; page files and data each +${DELAY} ms a request; ${rounds} cold pages each, medians.`);
+  console.log('| read | JS files fetched | JS bytes | waterfall depth | import of floe.js ms | last JS file arrived ms | cold read ms, median (min-max) |');
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+  console.log(rows.join('\n'));
+}
+
 async function main(): Promise<void> {
   const repoDir = path.join(DIR, 'repo.icechunk');
   if (!opts.isolated && !existsSync(path.join(repoDir, 'repo'))) {
@@ -227,6 +313,7 @@ async function main(): Promise<void> {
     console.error(`# writing the demo (${gridName}) to ${repoDir}`);
     execFileSync(process.execPath, [path.join(ROOT, 'bin/floe.mjs'), 'demo', ...(opts.small ? ['--small'] : []), '--repo', repoDir], { stdio: ['ignore', 'ignore', 'inherit'] });
   }
+  if (opts.modules) return moduleRounds();
   const bigDir = path.join(DIR, 'big-zstd.icechunk');
   const values = bigValues();
   const bigDigest = createHash('sha256').update(new Uint8Array(values.buffer)).digest('hex');
@@ -240,7 +327,7 @@ async function main(): Promise<void> {
   if (opts.isolated) return isolationRounds(bigDigest);
   const nginx = await startNginx(DIR);
   const proxy = await startDelayProxy(nginx.url, DELAY);
-  const pages = await servePages(path.join(ROOT, 'dist/browser'));
+  const pages = await servePages(BROWSER_DIR);
   const browser = await launchChromium();
   const browserVersion = browser.version();
   const rows = ['| reader | phase | requests | bytes | wall ms |', '| --- | --- | ---: | ---: | ---: |'];

@@ -88,6 +88,8 @@ const BIG_READ = `
   return { counts, digests: [...new Set(digests.map((d) => d.join()))], reads: digests.length };
 `;
 const BIG_SHAPE = [16, 1024, 1024];
+/** JS files (floe.js and chunks/) a page may fetch to open a repository over HTTP, read a slice and run a query by labels. */
+const MODULE_BUDGET = 10;
 
 /** Float32 bytes with about a byte of entropy each (so 4 MiB chunks stay over 128 KiB encoded). */
 function bigValues(): Float32Array {
@@ -203,10 +205,16 @@ afterAll(async () => {
 describe.skipIf(!haveChromium)('a repository read in Chromium through the browser build', () => {
   let expected: unknown;
 
-  it('from nginx on another origin: log, tree, a slice and a query by labels, equal to Node\'s reading of the directory', async () => {
+  it('from nginx on another origin: log, tree, a slice and a query by labels, equal to Node\'s reading of the directory; the page fetches at most 10 JS files', async () => {
     expected = await inNode(READ, dir);
+    const before = pages!.requested.length;
     const { result, problems } = await inPage(READ, `${nginx!.url}/demo.icechunk`);
     expect(result).toEqual(expected);
+    // The module budget of a cold read + query (scripts/build-browser.mjs, coreChunks and
+    // EAGER_IN_BROWSER): 9 files, all requested as floe.js loads (it was 59, some 7 round trips deep).
+    const scripts = pages!.requested.slice(before).filter((p) => p.endsWith('.js'));
+    console.log(`[modules] a cold read + query fetched ${scripts.length} JS files: ${scripts.join(' ')}`);
+    expect(scripts.length).toBeLessThanOrEqual(MODULE_BUDGET);
     expect((expected as { box: { data: number[] } }).box.data).toHaveLength(12);
     expect(problems).toEqual([]);
   });
