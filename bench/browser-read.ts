@@ -37,6 +37,7 @@ import { ReadCaches, Repository, Storage, ZarrArray, query } from '../src/index.
 import { startNginx } from '../test/support/loopback-static-hosts.ts';
 import { CROSS_ORIGIN_ISOLATION, launchChromium, openPage, servePages } from '../test/support/chromium.ts';
 import { startDelayProxy, type PhaseCount } from './support/delay-proxy.ts';
+import { median } from './support/probe-runner.ts';
 
 const { values: opts } = parseArgs({
   options: {
@@ -175,11 +176,6 @@ function waterfallDepth(files: ColdRead['files']): number {
 }
 
 interface BigRead { ms: number; toWorkers: number; into: number; shared: boolean; digest: string }
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 
 function bigValues(): Float32Array {
   let x = 12345;
