@@ -2,7 +2,8 @@
 // Workers running the build's decode-worker.js (decode-worker-main.ts over worker-port.browser.ts).
 // Chunks go to them and results come back by transfer, so no SharedArrayBuffer is needed (static
 // hosts rarely send the COOP/COEP headers it takes); where the page is cross-origin isolated,
-// results are shared memory and workers write into them, as on Node. A worker script on another
+// results are shared memory and workers write into them, as on Node: kept because it measured
+// 3-14% faster there than transfer (bench/browser-read.ts --isolated; BENCHMARKS.md "Issue 31"). A worker script on another
 // origin than the page (floe.js from a CDN) starts through a blob: URL importing it. Without a Worker or a
 // worker URL (floe/browser loaded outside a page), hostPoolSize() is 0 and reads decode inline.
 import type { Worker as NodeWorker } from 'node:worker_threads';

@@ -18,7 +18,7 @@ import { createRepositoryServer, type RepositoryServer } from '../../src/cli/ser
 import { ZarrArray } from '../../src/engine/array.ts';
 import { Repository, Storage } from '../../src/txn/index.ts';
 import { startNginx, type StaticHost } from '../support/loopback-static-hosts.ts';
-import { chromiumInstalled, launchChromium, openPage, servePages, type PageHost } from '../support/chromium.ts';
+import { CROSS_ORIGIN_ISOLATION, chromiumInstalled, launchChromium, openPage, servePages, type PageHost } from '../support/chromium.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const haveChromium = chromiumInstalled();
@@ -69,10 +69,10 @@ const FAIL = `
  * posted to Web Workers with bytes and the buffers transferred, and hashes the result.
  */
 const BIG_READ = `
-  const counts = { requests: 0, transferred: 0, shared: typeof SharedArrayBuffer };
+  const counts = { requests: 0, transferred: 0, into: 0, shared: typeof SharedArrayBuffer, isolated: self.crossOriginIsolated, results: [] };
   const post = Worker.prototype.postMessage;
   Worker.prototype.postMessage = function (message, transfer) {
-    if (message && message.bytes) { counts.requests++; counts.transferred += transfer ? transfer.length : 0; }
+    if (message && message.bytes) { counts.requests++; counts.transferred += transfer ? transfer.length : 0; if (message.target) counts.into++; }
     return post.call(this, message, transfer);
   };
   const repo = await floe.Repository.open(location);
@@ -81,11 +81,15 @@ const BIG_READ = `
   for (let attempt = 0; attempt < 8 && counts.requests === 0; attempt++) {
     if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 300));
     const whole = await big.get();
-    digests.push(Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', new Uint8Array(whole.data.buffer, whole.data.byteOffset, whole.data.byteLength)))));
+    counts.results.push(whole.data.buffer.constructor.name);
+    // A copy: Web Crypto takes no shared memory (a cross-origin isolated page's pooled results are).
+    digests.push(Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', new Uint8Array(whole.data.buffer, whole.data.byteOffset, whole.data.byteLength).slice()))));
   }
   return { counts, digests: [...new Set(digests.map((d) => d.join()))], reads: digests.length };
 `;
 const BIG_SHAPE = [16, 1024, 1024];
+/** JS files (floe.js and chunks/) a page may fetch to open a repository over HTTP, read a slice and run a query by labels. */
+const MODULE_BUDGET = 10;
 
 /** Float32 bytes with about a byte of entropy each (so 4 MiB chunks stay over 128 KiB encoded). */
 function bigValues(): Float32Array {
@@ -108,6 +112,7 @@ let browser: Browser | undefined;
 let bigDigest = '';
 let docPages: PageHost | undefined;
 let cdn: PageHost | undefined;
+let isolated: PageHost | undefined;
 
 /** docs/web.md's ten-line page, as written (its block marked `<!-- run in Chromium: page -->`). */
 function docPage(): string {
@@ -140,8 +145,8 @@ async function inNode(body: string, location: string, options?: unknown): Promis
   return run(floe, location, options);
 }
 
-async function inPage(body: string, location: string, options?: unknown): Promise<{ result: unknown; problems: string[]; workers: string[] }> {
-  const { page, problems } = await openPage(browser!, `${pages!.origin}/`);
+async function inPage(body: string, location: string, options?: unknown, host = pages!): Promise<{ result: unknown; problems: string[]; workers: string[] }> {
+  const { page, problems } = await openPage(browser!, `${host.origin}/`);
   try {
     const result = await page.evaluate(
       ([text, where, opts]) => new Function('floe', 'location', 'options', `return import('/floe.js').then((floe) => (async () => {${text}})());`)(null, where, opts),
@@ -177,6 +182,8 @@ beforeAll(async () => {
   docPages = await servePages(site, { '/': docPage().replaceAll('http://localhost:8080', nginx.url) });
   // The browser build on a third origin, as a CDN serves it (with CORS), for a page elsewhere.
   cdn = await servePages(path.join(ROOT, 'dist/browser'), {}, { 'access-control-allow-origin': '*' });
+  // The page, its scripts and the decode worker with COOP + COEP: a cross-origin isolated page.
+  isolated = await servePages(path.join(ROOT, 'dist/browser'), {}, CROSS_ORIGIN_ISOLATION);
   browser = await launchChromium();
 }, 120_000);
 
@@ -185,6 +192,7 @@ afterAll(async () => {
   await pages?.close();
   await docPages?.close();
   await cdn?.close();
+  await isolated?.close();
   await served?.close();
   await nginx?.close();
   if (ignoring) {
@@ -197,10 +205,16 @@ afterAll(async () => {
 describe.skipIf(!haveChromium)('a repository read in Chromium through the browser build', () => {
   let expected: unknown;
 
-  it('from nginx on another origin: log, tree, a slice and a query by labels, equal to Node\'s reading of the directory', async () => {
+  it('from nginx on another origin: log, tree, a slice and a query by labels, equal to Node\'s reading of the directory; the page fetches at most 10 JS files', async () => {
     expected = await inNode(READ, dir);
+    const before = pages!.requested.length;
     const { result, problems } = await inPage(READ, `${nginx!.url}/demo.icechunk`);
     expect(result).toEqual(expected);
+    // The module budget of a cold read + query (scripts/build-browser.mjs, coreChunks and
+    // EAGER_IN_BROWSER): 9 files, all requested as floe.js loads (it was 59, some 7 round trips deep).
+    const scripts = pages!.requested.slice(before).filter((p) => p.endsWith('.js'));
+    console.log(`[modules] a cold read + query fetched ${scripts.length} JS files: ${scripts.join(' ')}`);
+    expect(scripts.length).toBeLessThanOrEqual(MODULE_BUDGET);
     expect((expected as { box: { data: number[] } }).box.data).toHaveLength(12);
     expect(problems).toEqual([]);
   });
@@ -234,6 +248,22 @@ describe.skipIf(!haveChromium)('a repository read in Chromium through the browse
     expect(workers.length).toBeGreaterThan(0);
     expect(new Set(workers)).toEqual(new Set(['/decode-worker.js']));
     expect(problems).toEqual([]);
+  }, 60_000);
+
+  it('a cross-origin isolated page: the same values, and the 64 MiB read decodes into shared memory on the Web Workers', async () => {
+    expected ??= await inNode(READ, dir);
+    const read = await inPage(READ, `${nginx!.url}/demo.icechunk`, undefined, isolated);
+    expect(read.result).toEqual(expected);
+    const { result, problems, workers } = await inPage(BIG_READ, `${nginx!.url}/big.icechunk`, undefined, isolated);
+    const { counts, digests } = result as { counts: { requests: number; into: number; shared: string; isolated: boolean; results: string[] }; digests: string[] };
+    expect(digests).toEqual([bigDigest]);
+    expect(counts).toMatchObject({ isolated: true, shared: 'function' });
+    expect(counts.requests).toBeGreaterThan(0);
+    // Every chunk sent to a worker names its place in the result, which is shared memory.
+    expect(counts.into).toBe(counts.requests);
+    expect(counts.results.at(-1)).toBe('SharedArrayBuffer');
+    expect(workers.length).toBeGreaterThan(0);
+    expect([...read.problems, ...problems]).toEqual([]);
   }, 60_000);
 
   it('floe.js loaded from another origin (a CDN): the 64 MiB read still decodes in Web Workers (blob: URL wrappers)', async () => {

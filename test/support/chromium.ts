@@ -23,6 +23,9 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'], timeout: 60_000 });
 }
 
+/** The headers that make a page cross-origin isolated (SharedArrayBuffer): servePages(dir, {}, CROSS_ORIGIN_ISOLATION). */
+export const CROSS_ORIGIN_ISOLATION = { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' } as const;
+
 const TYPES: Record<string, string> = { '.js': 'text/javascript', '.html': 'text/html', '.wasm': 'application/wasm', '.json': 'application/json' };
 
 export interface PageHost {
