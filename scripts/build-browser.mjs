@@ -54,12 +54,13 @@ export const browserSiblings = {
 
 /**
  * Lazy imports a page takes anyway, made static in the browser build only (Node keeps them lazy,
- * for `import 'floe'`'s eager-JS ceiling): fflate, which deflate-backend.ts's top-level await
- * loads while the core evaluates (a page has no node:zlib); HTTP storage's request layer, which
- * every read over HTTP loads on its first request; the label lookup of every query by labels.
+ * for `import 'floe'`'s eager-JS ceiling): fflate and the DecompressionStream decoders, which
+ * deflate-backend.ts's top-level await loads while the core evaluates (a page has no node:zlib);
+ * HTTP storage's request layer, which every read over HTTP loads on its first request; the label
+ * lookup of every query by labels.
  * Each would otherwise be one more round trip of the module waterfall before a page's first read.
  */
-export const EAGER_IN_BROWSER = ['src/format/codecs/fflate-backend.ts', 'src/engine/storage/http-requests.ts', 'src/query/plan/label-lookup.ts'];
+export const EAGER_IN_BROWSER = ['src/format/codecs/fflate-backend.ts', 'src/format/codecs/deflate-stream.ts', 'src/engine/storage/http-requests.ts', 'src/query/plan/label-lookup.ts'];
 const EAGER = new Set(EAGER_IN_BROWSER.map((file) => path.join(ROOT, file)));
 const DYNAMIC_IMPORT = /\bimport\((['"])(\.\.?\/[^'"]+)\1\)/g;
 const TOP_LEVEL_AWAIT = /^(export )?((const|let|var) [^=]+= )?await /m;
