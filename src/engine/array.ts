@@ -17,7 +17,7 @@ import { cStrides, product, type NdArray } from '../format/zarr/ndarray.ts';
 import { shiftView } from '../format/zarr/projection.ts';
 import { chunkKey } from '../format/zarr/chunk-keys.ts';
 import { keyPrefix, metadataKey, normalizePath } from '../format/zarr/paths.ts';
-import { inlineScratch, mainThreadReadBuffers, readChunkRegion, writeChunkRegions, type ChunkJob, type ChunkReader, type View } from './chunk-io.ts';
+import { inlineScratch, mainThreadReadBuffers, readChunkRegion, readDecodedOnWorker, writeChunkRegions, type ChunkJob, type ChunkReader, type View } from './chunk-io.ts';
 import { sharedDecodePool, type DecodePool } from './decode-pool.ts';
 import { DEFAULT_CONCURRENCY, mapLimit, type Limiter } from './storage/limiter.ts';
 import { sharedWritePool } from './write-pool.ts';
@@ -278,7 +278,7 @@ export class ZarrArray {
     const pool = this.decodePool(options);
     const plan = pool?.planFor(resultBytes) ?? 'inline';
     const pooled = plan === 'pool' ? pool : undefined;
-    const data = options.out ?? sink?.allocate(n) ?? allocateOutput(this.dataType, n, pooled !== undefined, this.path);
+    const data = options.out ?? sink?.allocate(n, pooled !== undefined) ?? allocateOutput(this.dataType, n, pooled !== undefined, this.path);
     if (data.length !== n * lanes) {
       throw floeError('INVALID_ARGUMENT', `out buffer holds ${data.length} numbers, the selection needs ${n * lanes}`, { where: this.path });
     }
@@ -297,7 +297,9 @@ export class ZarrArray {
     };
     await mapLimit(this.jobs(dims), this.concurrency(options), (job) => {
       const read = (dst: View) => readChunkRegion(io, this.chunkKey(job.coords), this.chain, job, dst);
-      return sink ? sink.job(job.projections.map((p) => p.count), shift(out, job), read) : read(shift(out, job));
+      if (!sink) return read(shift(out, job));
+      const dst = shift(out, job);
+      return sink.job(job.projections.map((p) => p.count), dst, read, pooled && ((cf) => readDecodedOnWorker(io, this.chunkKey(job.coords), this.chain, job, dst, cf)));
     });
     if (plan === 'inline-then-start') pool?.start(); // warm for the next big read
     const element = this.vlenArrayDtype;

@@ -6,6 +6,7 @@
 import type { Worker } from 'node:worker_threads';
 import { floeError, type ErrorCode, type ErrorDetails } from '../errors.ts';
 import { copyBytes, freshBytes, ownsWholeBuffer } from '../format/bytes.ts';
+import type { CfValueCoding } from '../format/cf/values.ts';
 import type { CodecChain } from '../format/codecs/pipeline.ts';
 import { zstdChoiceForWorkers } from '../format/codecs/zstd-choice.ts';
 import type { ZstdBackendName } from '../format/codecs/zstd-types.ts';
@@ -53,6 +54,8 @@ export type WorkerRequest = DecodeRequest | EncodeRequest;
 export interface CopyTarget {
   view: StridedView;
   projections: readonly ChunkProjection[];
+  /** A `decode: 'cf'` read's value decoding: the worker writes decoded values (the view has their type). */
+  cf?: CfValueCoding;
 }
 
 export type DecodeResponse =

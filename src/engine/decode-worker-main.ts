@@ -15,6 +15,7 @@ import { encodeOwnedChunk, encodeOwnedChunkInto } from './raw-chunk.ts';
 import { cStrides } from '../format/zarr/ndarray.ts';
 import { inFileBuffer, readFileIntoViews, readLocalFile } from './local-file.ts';
 import { plainRuns } from './plain-runs.ts';
+import { decodeCfRegion } from '../format/cf/region.ts';
 
 const chains = new Map<string, CodecChain>();
 
@@ -53,7 +54,7 @@ function handle(req: DecodeRequest): void {
   try {
     const chain = chainFor(req);
     // An uncompressed chunk stored as the shared result holds it: read straight into the result.
-    const runs = req.file && req.target ? plainRuns(chain, req.target.projections, req.target.view) : undefined;
+    const runs = req.file && req.target && !req.target.cf ? plainRuns(chain, req.target.projections, req.target.view) : undefined;
     const direct = req.file && runs ? readFileIntoViews(req.file, runs.chunkBytes, runs.fileOffset, runs.views) : 'fallback';
     if (direct === 'done') {
       send({ id: req.id, ok: true } satisfies DecodeResponse);
@@ -66,7 +67,9 @@ function handle(req: DecodeRequest): void {
     }
     if (req.target) {
       // Shared output: decode into reused scratch, copy the selection out, reply empty.
-      chain.decodeRegion(bytes, req.target.projections, req.target.view, scratch);
+      const { projections, view, cf } = req.target;
+      if (cf) decodeCfRegion(chain, bytes, projections, view, cf, scratch); // values decoded as they are copied
+      else chain.decodeRegion(bytes, projections, view, scratch);
       send({ id: req.id, ok: true } satisfies DecodeResponse);
       return;
     }

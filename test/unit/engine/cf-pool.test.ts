@@ -1,0 +1,108 @@
+// Issue 33: a pooled `get(..., { decode: 'cf' })` decodes its chunks' values on the decode-pool
+// workers (src/format/cf/region.ts, run there with the read's CfValueCoding) and gives the same
+// bits as the read decoded in this thread: random packing attributes (scale, offset, fill and
+// missing values, _Unsigned), stored types, codecs, selections and missing chunks, over a store
+// of local files (the worker reads the file) and one in memory (the bytes are sent). The pool's
+// counter shows the workers took the chunks.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../../src/engine/api.ts';
+import { ZarrArray } from '../../../src/engine/array.ts';
+import { DecodePool } from '../../../src/engine/decode-pool.ts';
+import { slice, type Selection } from '../../../src/engine/selection.ts';
+import type { CodecMetadata } from '../../../src/format/codecs/types.ts';
+import type { JsonValue } from '../../../src/format/json.ts';
+import type { TypedArray } from '../../../src/format/zarr/data-types.ts';
+import { warmPool } from '../../support/decode-pool.ts';
+
+/** A pool every read uses (a real one uses workers for reads of 8 MiB and more only). */
+class EveryReadPool extends DecodePool {
+  override planFor(): 'pool' {
+    return 'pool';
+  }
+}
+
+const pool = new EveryReadPool(2);
+const dir = mkdtempSync(path.join(os.tmpdir(), 'floe-cf-pool-'));
+afterAll(async () => {
+  await pool.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const RUNS = Number(process.env.FLOE_CF_POOL_RUNS ?? 12);
+const CHUNK = [64, 2048]; // 131,072 elements: every stored type's chunk is worth a worker
+const TYPES = ['int8', 'uint8', 'int16', 'uint16', 'int32', 'float32', 'float64'] as const;
+const RANGE: Record<string, [number, number]> = { int8: [-128, 127], uint8: [0, 255], int16: [-32768, 32767], uint16: [0, 65535], int32: [-(2 ** 31), 2 ** 31 - 1], float32: [-1e6, 1e6], float64: [-1e9, 1e9] };
+
+const bits = (a: TypedArray) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+
+/** Deterministic values from `seed`, a few of them each of `special` (fill and missing values). */
+function values(n: number, dataType: string, seed: number, special: readonly number[]): number[] {
+  const [lo, hi] = RANGE[dataType]!;
+  let x = seed >>> 0 || 1;
+  return Array.from({ length: n }, () => {
+    x ^= x << 13; x ^= x >>> 17; x ^= x << 5; x >>>= 0;
+    if (special.length > 0 && x % 97 === 0) return special[x % special.length]!;
+    const v = lo + (x / 2 ** 32) * (hi - lo);
+    return dataType.startsWith('float') ? v : Math.round(v);
+  });
+}
+
+const attrs = fc.record({
+  dataType: fc.constantFrom(...TYPES),
+  scale: fc.option(fc.constantFrom(0.01, 0.5, 2, 1e-7, -0.25), { nil: undefined }),
+  offset: fc.option(fc.constantFrom(273.15, -1000, 0.1, 0), { nil: undefined }),
+  fill: fc.option(fc.integer({ min: -128, max: 127 }), { nil: undefined }),
+  missing: fc.array(fc.integer({ min: -200, max: 200 }), { maxLength: 3 }),
+  unsigned: fc.constantFrom(undefined, 'true', 'false'),
+  gzip: fc.boolean(),
+  rows: fc.integer({ min: 65, max: 200 }),
+  cols: fc.integer({ min: 2049, max: 5000 }),
+  skipLastRows: fc.boolean(),
+  seed: fc.integer(),
+  selection: fc.constantFrom('all', 'strided', 'row'),
+});
+
+describe("pooled decode: 'cf' reads", () => {
+  it('decode on the workers, bit for bit as in this thread (NaN positions identical)', { timeout: 60_000 }, async () => {
+    await warmPool(pool);
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(attrs, async (p) => {
+        const attributes: Record<string, JsonValue> = {};
+        if (p.scale !== undefined) attributes.scale_factor = p.scale;
+        if (p.offset !== undefined) attributes.add_offset = p.offset;
+        if (p.fill !== undefined) attributes._FillValue = p.fill;
+        if (p.missing.length > 0) attributes.missing_value = p.missing;
+        if (p.unsigned !== undefined) attributes._Unsigned = p.unsigned;
+        const codecs: CodecMetadata[] = [{ name: 'bytes', configuration: { endian: 'little' } }, ...(p.gzip ? [{ name: 'gzip', configuration: { level: 1 } }] : [])];
+        const shape = [p.rows, p.cols];
+        const meta = { shape, chunkShape: CHUNK, dataType: p.dataType, attributes, codecs };
+        const stores = [openStore(path.join(dir, `r${run++}`), { decodedChunkBytes: 0 }), openStore(':memory:', { decodedChunkBytes: 0 })];
+        const written = p.skipLastRows ? CHUNK[0]! : p.rows; // the chunks below stay missing: fill value
+        const [lo, hi] = RANGE[p.dataType]!;
+        const special = [p.fill ?? 0, ...p.missing].filter((v) => v >= lo && v <= hi);
+        const data = values(written * p.cols, p.dataType, p.seed, special);
+        const selection: Selection | undefined = p.selection === 'all' ? undefined : p.selection === 'row' ? [3, slice(1, p.cols - 1)] : [slice(p.rows - 1, 0, -3), slice(0, p.cols, 2)];
+        for (const store of stores) {
+          const a = await ZarrArray.create(store, '/v', meta);
+          const typed = a.dataType.allocate(data.length) as TypedArray;
+          (typed as Float64Array).set(data);
+          await a.set([slice(0, written), slice(0, p.cols)], { data: typed, shape: [written, p.cols], stride: [p.cols, 1] });
+          const sent = pool.chunksSent;
+          const pooled = await a.get(selection, { decode: 'cf', decodePool: pool });
+          const inline = await a.get(selection, { decode: 'cf', decodePool: false });
+          expect(pooled.shape).toEqual(inline.shape);
+          expect(pooled.data.constructor).toBe(inline.data.constructor);
+          expect(bits(pooled.data as TypedArray).equals(bits(inline.data as TypedArray))).toBe(true);
+          // Every written chunk the selection touches went to a worker (missing ones decode here).
+          if (pooled.cf.values.output !== undefined) expect(pool.chunksSent - sent).toBeGreaterThanOrEqual(p.selection === 'row' ? 2 : Math.ceil(p.cols / CHUNK[1]!));
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
