@@ -1,7 +1,9 @@
 // CF decoding on read (issue 33, "Performance"): a full read of an int16 packed variable with
 // `decode: 'cf'` against (a) a raw read into an output of the decoded type (the floor: `get()` of
 // the stored int16, then one pass writing a new array of the decoded type) and (b) xarray's
-// `open_zarr(...).load()` of the same Zarr v2 store, in one run.
+// `open_zarr(...).load()` of the same Zarr v2 store, in one run. The decoding read is timed with
+// the decode pool (the default: once its workers run, they read, decode and unpack the chunks into
+// the shared result) and without it (decodePool: false: all in this thread).
 //
 //   npx tsx bench/cf-read.ts [--size-mb 1024] [--repeat 5] [--dir D] [--keep] [--profile] [--query]
 //
@@ -26,6 +28,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { openArray, openStore } from '../src/engine/api.ts';
 import type { ZarrArray } from '../src/engine/array.ts';
+import { sharedDecodePool } from '../src/engine/decode-pool.ts';
 import type { TypedArray } from '../src/format/zarr/data-types.ts';
 import { query } from '../src/query/index.ts';
 
@@ -127,6 +130,7 @@ async function main(): Promise<void> {
   const store = openStore(storePath, { readOnly: true });
   if (opts.query) return queryBench(store, mb);
   const results: Record<string, Record<string, number | string>> = {};
+  const pool = sharedDecodePool();
   for (const name of ['packed32', 'packed64']) {
     const array = await openArray(store, `/${name}`);
     const decoded = await array.get(undefined, { decode: 'cf' });
@@ -142,17 +146,33 @@ async function main(): Promise<void> {
     }
     const rawSeconds = await best(() => array.get());
     const floorSeconds = await best(() => floor(array, Out));
+    const sent = pool?.chunksSent ?? 0;
     const cfSeconds = await best(() => array.get(undefined, { decode: 'cf' }));
-    results[name] = { dtype: Out === Float32Array ? 'float32' : 'float64', raw: rawSeconds, floor: floorSeconds, cf: cfSeconds };
+    const pooledChunks = (pool?.chunksSent ?? 0) - sent;
+    const faults = process.resourceUsage().minorPageFault;
+    await array.get(undefined, { decode: 'cf' });
+    const faultsPerRead = process.resourceUsage().minorPageFault - faults;
+    const inlineSeconds = await best(() => array.get(undefined, { decode: 'cf', decodePool: false }));
+    // Where the time goes: a fresh output's pages are faulted in on first write (the floor and
+    // every decoding read pay it); writing a reused output of the same size does not.
+    const reused = new Out(raw.length);
+    const fillReused = await best(async () => reused.fill(1));
+    const fillFresh = await best(async () => new Out(raw.length).fill(1));
+    results[name] = { dtype: Out === Float32Array ? 'float32' : 'float64', raw: rawSeconds, floor: floorSeconds, cf: cfSeconds, inline: inlineSeconds, pooledChunks, faultsPerRead, fillFresh, fillReused };
     if (opts.profile) await profileRead(array);
   }
   const xr = JSON.parse(execFileSync(PYTHON, ['-c', XARRAY, storePath, String(repeat)], { encoding: 'utf8' })) as Record<string, { seconds: number; dtype: string }>;
-  console.log('| variable | Floe decoded type | raw get() s | floor s | decode: cf s | cf / floor | xarray s (type) | xarray / cf |');
-  console.log('|---|---|---|---|---|---|---|---|');
+  console.log(`decode pool: ${pool ? `${pool.size} workers` : 'none on this host'}; "pool on" is the default get(), "pool off" passes decodePool: false`);
+  console.log('| variable | Floe decoded type | raw get() s | floor s | decode: cf s, pool on (chunks to workers) | cf / floor | cf s, pool off | off / floor | xarray s (type) | xarray / cf on | xarray / cf off |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const [name, r] of Object.entries(results)) {
     const x = xr[name]!;
-    const [cf, fl] = [r.cf as number, r.floor as number];
-    console.log(`| ${name} | ${r.dtype} | ${(r.raw as number).toFixed(3)} | ${fl.toFixed(3)} | ${cf.toFixed(3)} | ${(cf / fl).toFixed(2)} | ${x.seconds.toFixed(3)} (${x.dtype}) | ${(x.seconds / cf).toFixed(2)} |`);
+    const [cf, off, fl] = [r.cf as number, r.inline as number, r.floor as number];
+    console.log(`| ${name} | ${r.dtype} | ${(r.raw as number).toFixed(3)} | ${fl.toFixed(3)} | ${cf.toFixed(3)} (${r.pooledChunks}) | ${(cf / fl).toFixed(2)} | ${off.toFixed(3)} | ${(off / fl).toFixed(2)} | ${x.seconds.toFixed(3)} (${x.dtype}) | ${(x.seconds / cf).toFixed(2)} | ${(x.seconds / off).toFixed(2)} |`);
+  }
+  console.log('Output memory (one thread): fill(1) of a fresh output (page faults included) vs of a reused one; minor page faults of one pooled decoding read (all threads)');
+  for (const [name, r] of Object.entries(results)) {
+    console.log(`  ${name}: fresh ${(r.fillFresh as number).toFixed(3)} s, reused ${(r.fillReused as number).toFixed(3)} s; ${r.faultsPerRead} minor faults per read (${(((r.faultsPerRead as number) * 4096) / 2 ** 20).toFixed(0)} MiB of 4 KiB pages)`);
   }
   console.log(`load average after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   if (!opts.keep && !opts.dir) rmSync(dir, { recursive: true, force: true });

@@ -88,6 +88,13 @@ export interface GetOptions extends ArrayIoOptions, AbortOptions {
  */
 export type CfGetOptions = Omit<GetOptions, 'decode' | 'out'> & {
   decode: 'cf';
+  /**
+   * A result to decode into, of the decoded type (`cfVariable()`'s `values.output`) and the
+   * selection's size: a reader that reuses one skips allocating and faulting in a new result each
+   * read. Over a SharedArrayBuffer, a pooled read's workers write into it. Refused for variables
+   * whose values do not decode to floats, and for time variables.
+   */
+  out?: Float32Array | Float64Array;
   /** The variable whose `bounds` this array is: its `units` and `calendar` apply here when this array has none (CF 7.1). */
   boundsOf?: ZarrArray;
 };
@@ -240,7 +247,7 @@ export class ZarrArray {
       const { attributes, dataType, path } = this;
       const parent = options.boundsOf?.attributes;
       const inherit = parent ? { units: parent.units, calendar: parent.calendar } : undefined;
-      return readCf({ path, attributes, dataType, zarrFill: this.cfZarrFill(), hasOut: 'out' in options, inherit, read: (sink) => this.read(selection, options, sink) });
+      return readCf({ path, attributes, dataType, zarrFill: this.cfZarrFill(), out: options.out, inherit, read: (sink) => this.read(selection, options, sink) });
     }
     if (options.decode !== undefined && options.decode !== 'none') throw floeError('INVALID_ARGUMENT', `decode must be 'cf' or 'none', not ${JSON.stringify(options.decode)}`, { where: this.path });
     checkFloat16Representation(options.float16, this.path);

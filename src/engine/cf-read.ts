@@ -66,16 +66,20 @@ export function describeCf(input: CfDescribeInput): CfVariable {
 }
 
 export interface CfReadInput extends CfDescribeInput {
-  /** Whether the caller passed `out` (refused: the decoded type is the decoding's choice). */
-  readonly hasOut: boolean;
+  /** The caller's result (CfGetOptions.out): the decoded type's, else refused. */
+  readonly out?: TypedArray | undefined;
   readonly read: (sink: ReadSink | undefined) => Promise<NdArray>;
 }
 
 export async function readCf(input: CfReadInput): Promise<CfNdArray> {
   const { path, dataType } = input;
-  if (input.hasOut) throw floeError('INVALID_ARGUMENT', "decode: 'cf' does not combine with `out`: the decoded type depends on the attributes (docs/cf.md); drop `out`, or read with decode: 'none'", { where: path });
   const variable = describeCf(input);
   const coding = variable.values;
+  const { out } = input;
+  if (out !== undefined && (coding.output === undefined || variable.time || out.constructor !== (coding.output === 'float32' ? Float32Array : Float64Array))) {
+    const want = coding.output === undefined || variable.time ? 'takes no `out` (its values do not decode to floats, or are times)' : `decodes to ${coding.output}: pass a ${coding.output === 'float32' ? 'Float32Array' : 'Float64Array'} as out`;
+    throw floeError('INVALID_ARGUMENT', `decode: 'cf' of this array ${want}; or drop \`out\` (docs/cf.md)`, { where: path });
+  }
   let result: NdArray;
   if (coding.output === undefined) {
     result = await input.read(undefined);

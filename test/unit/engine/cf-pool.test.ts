@@ -105,4 +105,28 @@ describe("pooled decode: 'cf' reads", () => {
       { numRuns: RUNS },
     );
   });
+
+  it('decode into a caller\'s result of the decoded type (shared: by the workers), refusing other types', async () => {
+    await warmPool(pool);
+    const attributes = { scale_factor: 0.01, add_offset: 273.15, _FillValue: -32767 };
+    const a = await ZarrArray.create(openStore(path.join(dir, 'out'), { decodedChunkBytes: 0 }), '/v', { shape: [128, 4096], chunkShape: CHUNK, dataType: 'int16', attributes });
+    const stored = new Int16Array(values(128 * 4096, 'int16', 7, [-32767]));
+    await a.set(undefined, { data: stored, shape: [128, 4096], stride: [4096, 1] });
+    const inline = await a.get(undefined, { decode: 'cf', decodePool: false });
+    const out = new Float64Array(new SharedArrayBuffer(128 * 4096 * 8));
+    for (let round = 0; round < 2; round++) {
+      const sent = pool.chunksSent;
+      const pooled = await a.get(undefined, { decode: 'cf', decodePool: pool, out });
+      expect(pooled.data).toBe(out);
+      expect(pool.chunksSent - sent).toBe(4);
+      expect(bits(out).equals(bits(inline.data as Float64Array))).toBe(true);
+      out.fill(0);
+    }
+    const plain = new Float64Array(128 * 4096); // not shared: decoded in this thread
+    expect(bits((await a.get(undefined, { decode: 'cf', decodePool: pool, out: plain })).data as Float64Array).equals(bits(inline.data as Float64Array))).toBe(true);
+    await expect(a.get(undefined, { decode: 'cf', out: new Float32Array(128 * 4096) })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('pass a Float64Array') });
+    await expect(a.get([slice(0, 1)], { decode: 'cf', out })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    const raw = await ZarrArray.create(openStore(':memory:'), '/r', { shape: [4], chunkShape: [4], dataType: 'int16' });
+    await expect(raw.get(undefined, { decode: 'cf', out: new Float32Array(4) })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('takes no `out`') });
+  });
 });
