@@ -17,6 +17,7 @@ import type { NdArray, StridedView } from '../format/zarr/ndarray.ts';
 import { hostPoolSize, startDecodeWorker } from './pool-host.ts';
 import { sharedOrPlainBuffer } from '../platform/host.ts';
 import { encodesInto } from './raw-chunk.ts';
+import { toWire, type WireView } from './shared-view.ts';
 import type { ChunkProjection } from './selection.ts';
 import type { LocalFileSpan } from './store.ts';
 
@@ -36,8 +37,8 @@ export interface DecodeRequest extends ChainRequest {
   /** The encoded chunk, or `file`: local file bytes the worker reads itself (both cores do I/O). */
   bytes?: Uint8Array;
   file?: LocalFileSpan;
-  /** When set, the worker copies the selected part straight into this shared-memory view. */
-  target?: CopyTarget;
+  /** When set, the worker copies the selected part straight into this shared-memory view (shared-view.ts). */
+  target?: Omit<CopyTarget, 'view'> & { view: WireView };
 }
 
 /** Encode a whole chunk (C order, the chain's chunk shape): `data` is shared memory (or a copy). */
@@ -223,7 +224,7 @@ export class DecodePool {
       ...chainRequest(chain),
       id: 0,
       ...(payload ? { bytes: payload } : { file: (source as { file: LocalFileSpan }).file }),
-      ...(target ? { target } : {}),
+      ...(target ? { target: { ...target, view: toWire(target.view) } } : {}),
     };
     this.chunksSent++;
     return this.post(request, payload ? [payload.buffer as ArrayBuffer] : []).then((reply) => {

@@ -129,4 +129,21 @@ describe("pooled decode: 'cf' reads", () => {
     const raw = await ZarrArray.create(openStore(':memory:'), '/r', { shape: [4], chunkShape: [4], dataType: 'int16' });
     await expect(raw.get(undefined, { decode: 'cf', out: new Float32Array(4) })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('takes no `out`') });
   });
+
+  it('write past 4 GiB of a shared result (sent as its buffer: a posted 4 GiB view arrives empty)', async () => {
+    await warmPool(pool);
+    const a = await ZarrArray.create(openStore(':memory:'), '/v', { shape: [64], chunkShape: [64], dataType: 'int16', attributes: { scale_factor: 0.5, _FillValue: -1 } });
+    const stored = Int16Array.from({ length: 64 }, (_, i) => (i === 5 ? -1 : i * 3));
+    const bytes = new Uint8Array(stored.buffer.slice(0));
+    // Virtual memory only: the pages the worker writes are the only ones touched.
+    const big = new Float64Array(new SharedArrayBuffer(2 ** 32 + 1024));
+    const offset = 2 ** 29 + 8; // past 4 GiB
+    const projections = [{ chunk: 0, start: 0, step: 1, count: 64, outStart: 0 }];
+    const coding = (await a.cfVariable()).values;
+    await pool.decodeInto(a.chain, bytes.slice(), { view: { data: big, offset, stride: [1] }, projections, cf: coding });
+    expect(Array.from(big.subarray(offset, offset + 64))).toEqual(Array.from(stored, (v) => (v === -1 ? NaN : v * 0.5)));
+    const raw = new Int16Array(new SharedArrayBuffer(2 ** 32 + 1024)); // the stored-type path, 4 GiB + 1 KiB
+    await pool.decodeInto(a.chain, bytes.slice(), { view: { data: raw, offset: 2 ** 31 + 4, stride: [1] }, projections });
+    expect(Array.from(raw.subarray(2 ** 31 + 4, 2 ** 31 + 68))).toEqual(Array.from(stored));
+  });
 });
