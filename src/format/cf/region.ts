@@ -6,8 +6,7 @@ import type { CodecChain, ScratchBuffer } from '../codecs/codec-chain.ts';
 import type { TypedArray } from '../zarr/data-types.ts';
 import { cStrides, product, type StridedView } from '../zarr/ndarray.ts';
 import type { ChunkProjection } from '../zarr/projection.ts';
-import { valueKernel, type CfValueCoding, type ValueKernel } from './values.ts';
-import { reinterpret } from './variable.ts';
+import { reinterpret, valueKernel, type CfValueCoding, type ValueKernel } from './kernel.ts';
 
 /** Decodes a C-ordered region (`counts`) of stored values `src` into the strided view `dst`, one innermost run at a time. */
 export function copyDecoded(kernel: ValueKernel, src: TypedArray, counts: readonly number[], dst: StridedView): void {
