@@ -17,7 +17,7 @@ import { cStrides, product, type NdArray } from '../format/zarr/ndarray.ts';
 import { shiftView } from '../format/zarr/projection.ts';
 import { chunkKey } from '../format/zarr/chunk-keys.ts';
 import { keyPrefix, metadataKey, normalizePath } from '../format/zarr/paths.ts';
-import { inlineScratch, mainThreadReadBuffers, readChunkRegion, writeChunkRegions, type ChunkJob, type ChunkReader, type View } from './chunk-io.ts';
+import { inlineScratch, mainThreadReadBuffers, readChunkRegion, readDecodedOnWorker, writeChunkRegions, type ChunkJob, type ChunkReader, type View } from './chunk-io.ts';
 import { sharedDecodePool, type DecodePool } from './decode-pool.ts';
 import { DEFAULT_CONCURRENCY, mapLimit, type Limiter } from './storage/limiter.ts';
 import { sharedWritePool } from './write-pool.ts';
@@ -88,6 +88,13 @@ export interface GetOptions extends ArrayIoOptions, AbortOptions {
  */
 export type CfGetOptions = Omit<GetOptions, 'decode' | 'out'> & {
   decode: 'cf';
+  /**
+   * A result to decode into, of the decoded type (`cfVariable()`'s `values.output`) and the
+   * selection's size: a reader that reuses one skips allocating and faulting in a new result each
+   * read. Over a SharedArrayBuffer, a pooled read's workers write into it. Refused for variables
+   * whose values do not decode to floats, and for time variables.
+   */
+  out?: Float32Array | Float64Array;
   /** The variable whose `bounds` this array is: its `units` and `calendar` apply here when this array has none (CF 7.1). */
   boundsOf?: ZarrArray;
 };
@@ -240,7 +247,7 @@ export class ZarrArray {
       const { attributes, dataType, path } = this;
       const parent = options.boundsOf?.attributes;
       const inherit = parent ? { units: parent.units, calendar: parent.calendar } : undefined;
-      return readCf({ path, attributes, dataType, zarrFill: this.cfZarrFill(), hasOut: 'out' in options, inherit, read: (sink) => this.read(selection, options, sink) });
+      return readCf({ path, attributes, dataType, zarrFill: this.cfZarrFill(), out: options.out, inherit, read: (sink) => this.read(selection, options, sink) });
     }
     if (options.decode !== undefined && options.decode !== 'none') throw floeError('INVALID_ARGUMENT', `decode must be 'cf' or 'none', not ${JSON.stringify(options.decode)}`, { where: this.path });
     checkFloat16Representation(options.float16, this.path);
@@ -278,7 +285,7 @@ export class ZarrArray {
     const pool = this.decodePool(options);
     const plan = pool?.planFor(resultBytes) ?? 'inline';
     const pooled = plan === 'pool' ? pool : undefined;
-    const data = options.out ?? sink?.allocate(n) ?? allocateOutput(this.dataType, n, pooled !== undefined, this.path);
+    const data = options.out ?? sink?.allocate(n, pooled !== undefined) ?? allocateOutput(this.dataType, n, pooled !== undefined, this.path);
     if (data.length !== n * lanes) {
       throw floeError('INVALID_ARGUMENT', `out buffer holds ${data.length} numbers, the selection needs ${n * lanes}`, { where: this.path });
     }
@@ -297,7 +304,9 @@ export class ZarrArray {
     };
     await mapLimit(this.jobs(dims), this.concurrency(options), (job) => {
       const read = (dst: View) => readChunkRegion(io, this.chunkKey(job.coords), this.chain, job, dst);
-      return sink ? sink.job(job.projections.map((p) => p.count), shift(out, job), read) : read(shift(out, job));
+      if (!sink) return read(shift(out, job));
+      const dst = shift(out, job);
+      return sink.job(job.projections.map((p) => p.count), dst, read, pooled && ((cf) => readDecodedOnWorker(io, this.chunkKey(job.coords), this.chain, job, dst, cf)));
     });
     if (plan === 'inline-then-start') pool?.start(); // warm for the next big read
     const element = this.vlenArrayDtype;

@@ -1,17 +1,22 @@
 // `get(selection, { decode: 'cf' })` (loaded with the first such read): the array's CF decoding
 // (src/format/cf) fused into the chunk reads. Each chunk's selected region is read into a scratch
 // of the stored type and decoded from there straight into its place in a result of the decoded
-// type, so no stored-type copy of the whole result is ever made. Time variables become CfDates
-// (objects: made from the decoded numbers after the read). docs/cf.md describes every rule.
+// type, so no stored-type copy of the whole result is ever made. A pooled read (a big one, once
+// the decode-pool workers run) hands each chunk and the coding to a worker, which decodes both
+// into the shared result with the same kernel (src/format/cf/region.ts); chunks no worker takes
+// decode here. Time variables become CfDates (objects: made from the decoded numbers after the
+// read, in this thread), flag labels are looked up on demand. docs/cf.md describes every rule.
 import { floeError } from '../errors.ts';
 import type { CfDate } from '../format/cf/cf-date.ts';
 import { flagLabels } from '../format/cf/metadata.ts';
 import { decodeTime } from '../format/cf/time.ts';
-import { valueKernel, type ValueKernel } from '../format/cf/values.ts';
+import { copyDecoded } from '../format/cf/region.ts';
+import { valueKernel, type CfValueCoding } from '../format/cf/values.ts';
 import { cfVariable, reinterpret, type CfVariable } from '../format/cf/variable.ts';
 import type { JsonValue } from '../format/json.ts';
 import type { ArrayData, DataType, TypedArray } from '../format/zarr/data-types.ts';
 import { cStrides, product, type NdArray } from '../format/zarr/ndarray.ts';
+import { sharedOrPlainBuffer } from '../platform/host.ts';
 import type { View } from './chunk-io.ts';
 
 /** A read's result under `decode: 'cf'`: physical values, or CfDates (null where missing) for a time variable. */
@@ -27,9 +32,14 @@ export interface CfNdArray {
 
 /** How `ZarrArray.read` hands chunk regions to a decoding read instead of copying them into its result. */
 export interface ReadSink {
-  allocate(n: number): ArrayData;
-  /** Reads one chunk's region (through `read`, into a view it chooses) and puts it at `dst`. */
-  job(counts: readonly number[], dst: View, read: (into: View) => Promise<void>): Promise<void>;
+  /** The result of `n` elements; `shared`: over shared memory (where the host has it), for a pooled read's workers. */
+  allocate(n: number, shared: boolean): ArrayData;
+  /**
+   * Reads one chunk's region (through `read`, into a view it chooses) and puts it at `dst`. In a
+   * pooled read, `offload` hands the chunk and the decoding to a worker, which writes the decoded
+   * values into `dst` itself; it resolves false when no worker can take the chunk.
+   */
+  job(counts: readonly number[], dst: View, read: (into: View) => Promise<void>, offload?: (cf: CfValueCoding) => Promise<boolean>): Promise<void>;
 }
 
 /** What decides an array's CF decoding: its attributes, type and (v2) fill value. */
@@ -56,16 +66,20 @@ export function describeCf(input: CfDescribeInput): CfVariable {
 }
 
 export interface CfReadInput extends CfDescribeInput {
-  /** Whether the caller passed `out` (refused: the decoded type is the decoding's choice). */
-  readonly hasOut: boolean;
+  /** The caller's result (CfGetOptions.out): the decoded type's, else refused. */
+  readonly out?: TypedArray | undefined;
   readonly read: (sink: ReadSink | undefined) => Promise<NdArray>;
 }
 
 export async function readCf(input: CfReadInput): Promise<CfNdArray> {
   const { path, dataType } = input;
-  if (input.hasOut) throw floeError('INVALID_ARGUMENT', "decode: 'cf' does not combine with `out`: the decoded type depends on the attributes (docs/cf.md); drop `out`, or read with decode: 'none'", { where: path });
   const variable = describeCf(input);
   const coding = variable.values;
+  const { out } = input;
+  if (out !== undefined && (coding.output === undefined || variable.time || out.constructor !== (coding.output === 'float32' ? Float32Array : Float64Array))) {
+    const want = coding.output === undefined || variable.time ? 'takes no `out` (its values do not decode to floats, or are times)' : `decodes to ${coding.output}: pass a ${coding.output === 'float32' ? 'Float32Array' : 'Float64Array'} as out`;
+    throw floeError('INVALID_ARGUMENT', `decode: 'cf' of this array ${want}; or drop \`out\` (docs/cf.md)`, { where: path });
+  }
   let result: NdArray;
   if (coding.output === undefined) {
     result = await input.read(undefined);
@@ -77,8 +91,9 @@ export async function readCf(input: CfReadInput): Promise<CfNdArray> {
     // chunks are in flight (the read's concurrency), not one per chunk.
     const free: TypedArray[] = [];
     result = await input.read({
-      allocate: (n) => new Out(n),
-      job: async (counts, dst, read) => {
+      allocate: (n, shared) => (shared ? new (Out as new (b: ArrayBufferLike) => TypedArray)(sharedOrPlainBuffer(n * Out.BYTES_PER_ELEMENT)) : new Out(n)),
+      job: async (counts, dst, read, offload) => {
+        if (offload && (await offload(coding))) return;
         const n = product(counts);
         let buffer = free.pop();
         if (buffer === undefined || buffer.length < n) buffer = dataType.allocate(n) as TypedArray;
@@ -103,28 +118,4 @@ export async function readCf(input: CfReadInput): Promise<CfNdArray> {
   const dates = new Array<CfDate | null>(values.length);
   for (let i = 0; i < values.length; i++) dates[i] = decodeTime(time, values[i]!, path);
   return { data: dates, shape, stride, cf: variable };
-}
-
-/** Decodes a C-ordered region (`counts`) of `src` into the strided view `dst`, one innermost run at a time. */
-function copyDecoded(kernel: ValueKernel, src: TypedArray, counts: readonly number[], dst: View): void {
-  const rank = counts.length;
-  const out = dst.data as TypedArray;
-  if (rank === 0) {
-    kernel(src, 0, out, dst.offset, 1);
-    return;
-  }
-  const inner = counts[rank - 1]!;
-  const innerStride = dst.stride[rank - 1]!;
-  const runs = inner === 0 ? 0 : src.length / inner;
-  const index = new Array<number>(rank - 1).fill(0);
-  for (let run = 0, s = 0; run < runs; run++, s += inner) {
-    let d = dst.offset;
-    for (let k = 0; k < rank - 1; k++) d += index[k]! * dst.stride[k]!;
-    if (innerStride === 1) kernel(src, s, out, d, inner);
-    else for (let i = 0; i < inner; i++) kernel(src, s + i, out, d + i * innerStride, 1);
-    for (let k = rank - 2; k >= 0; k--) {
-      if (++index[k]! < counts[k]!) break;
-      index[k] = 0;
-    }
-  }
 }

@@ -15,6 +15,7 @@ import { allEqual, cStrides, copyStrided, fillElements, product, type NdArray, t
 import { mapLimit, type Limiter } from './storage/limiter.ts';
 import { chunkRuns, copyRuns, encodeOwnedChunk, memoryBytes, memoryRuns, runsAllFill } from './raw-chunk.ts';
 import { MIN_OFFLOAD_BYTES, type DecodePool } from './decode-pool.ts';
+import type { CfValueCoding } from '../format/cf/values.ts';
 import { checkedAt, dot, zipEvery, zipMap } from './indexing.ts';
 import { forEachProduct, projectDim, type ChunkProjection } from './selection.ts';
 import { readCachedChunk } from './cached-chunks.ts';
@@ -106,8 +107,7 @@ async function decodeAndCopy(io: ChunkReader, chain: CodecChain, bytes: Uint8Arr
     if (isShared(dst.data)) await pool.decodeInto(chain, bytes, { view: dst, projections: ps });
     else copyFromChunk(await pool.decode(chain, bytes), ps, dst, chain.spec.dataType.lanes);
   } catch (err) {
-    if (isFloeError(err)) throw floeError(err.code, err.message, { where: key, cause: err, details: err.details });
-    throw err;
+    throw onWorker(key, err);
   }
 }
 
@@ -167,12 +167,43 @@ async function readFileOnWorker(io: ChunkReader, key: string, chain: CodecChain,
   try {
     if (span !== null) found = await pool.decodeFileInto(chain, span, { view: dst, projections: ps });
   } catch (err) {
-    if (isFloeError(err)) throw floeError(err.code, err.message, { where: key, cause: err, details: err.details });
-    throw err;
+    throw onWorker(key, err);
   }
   if (!found && span?.required) throw floeError('NOT_FOUND', `the object holding this chunk is missing: ${spanFile(span)}`, { where: key });
   if (!found) fillRegion(dst, ps.map((p) => p.count), chain.spec.fillValue.memory, dataType.lanes);
   return true;
+}
+
+/**
+ * One chunk of a pooled `decode: 'cf'` read (cf-read.ts) on a worker, which decodes the chunk and
+ * its values (`cf`) into `dst` (shared memory): the local file read there, or the fetched bytes
+ * sent. False when no worker can take it (none ready, a small chunk, part of a shard, a missing
+ * chunk): the caller decodes it in this thread.
+ */
+export async function readDecodedOnWorker(io: ChunkReader, key: string, chain: CodecChain, job: ChunkJob, dst: View, cf: CfValueCoding): Promise<boolean> {
+  const { shape, dataType } = chain.spec;
+  const pool = readyPool(io);
+  if (!pool || !isShared(dst.data) || product(shape) * dataType.itemSize < MIN_OFFLOAD_BYTES) return false;
+  if (chain.sharding && !coversAllInner(chain.sharding, job.projections)) return false;
+  const target = { view: dst, projections: job.projections, cf };
+  const span = await io.store.localFile?.(key, io.request);
+  if (span === null) return false;
+  const fetched = span === undefined ? await fetchChunk(io, key, chain.encodedSizeBound(), io.request) : undefined;
+  try {
+    if (span) return await pool.decodeFileInto(chain, span, target);
+    if (!fetched) return false;
+    await pool.decodeInto(chain, fetched.bytes, target);
+    return true;
+  } catch (err) {
+    throw onWorker(key, err);
+  } finally {
+    fetched?.release();
+  }
+}
+
+/** A worker's error, naming the chunk. */
+function onWorker(key: string, err: unknown): unknown {
+  return isFloeError(err) ? floeError(err.code, err.message, { where: key, cause: err, details: err.details }) : err;
 }
 
 /** The exact stored size of a chunk when the chain is a plain `bytes` codec, else undefined. */

@@ -6,6 +6,7 @@
 import type { Worker } from 'node:worker_threads';
 import { floeError, type ErrorCode, type ErrorDetails } from '../errors.ts';
 import { copyBytes, freshBytes, ownsWholeBuffer } from '../format/bytes.ts';
+import type { CfValueCoding } from '../format/cf/values.ts';
 import type { CodecChain } from '../format/codecs/pipeline.ts';
 import { zstdChoiceForWorkers } from '../format/codecs/zstd-choice.ts';
 import type { ZstdBackendName } from '../format/codecs/zstd-types.ts';
@@ -16,6 +17,7 @@ import type { NdArray, StridedView } from '../format/zarr/ndarray.ts';
 import { hostPoolSize, startDecodeWorker } from './pool-host.ts';
 import { sharedOrPlainBuffer } from '../platform/host.ts';
 import { encodesInto } from './raw-chunk.ts';
+import { toWire, type WireView } from './shared-view.ts';
 import type { ChunkProjection } from './selection.ts';
 import type { LocalFileSpan } from './store.ts';
 
@@ -35,8 +37,8 @@ export interface DecodeRequest extends ChainRequest {
   /** The encoded chunk, or `file`: local file bytes the worker reads itself (both cores do I/O). */
   bytes?: Uint8Array;
   file?: LocalFileSpan;
-  /** When set, the worker copies the selected part straight into this shared-memory view. */
-  target?: CopyTarget;
+  /** When set, the worker copies the selected part straight into this shared-memory view (shared-view.ts). */
+  target?: Omit<CopyTarget, 'view'> & { view: WireView };
 }
 
 /** Encode a whole chunk (C order, the chain's chunk shape): `data` is shared memory (or a copy). */
@@ -53,6 +55,8 @@ export type WorkerRequest = DecodeRequest | EncodeRequest;
 export interface CopyTarget {
   view: StridedView;
   projections: readonly ChunkProjection[];
+  /** A `decode: 'cf'` read's value decoding: the worker writes decoded values (the view has their type). */
+  cf?: CfValueCoding;
 }
 
 export type DecodeResponse =
@@ -220,7 +224,7 @@ export class DecodePool {
       ...chainRequest(chain),
       id: 0,
       ...(payload ? { bytes: payload } : { file: (source as { file: LocalFileSpan }).file }),
-      ...(target ? { target } : {}),
+      ...(target ? { target: { ...target, view: toWire(target.view) } } : {}),
     };
     this.chunksSent++;
     return this.post(request, payload ? [payload.buffer as ArrayBuffer] : []).then((reply) => {

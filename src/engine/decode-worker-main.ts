@@ -15,6 +15,8 @@ import { encodeOwnedChunk, encodeOwnedChunkInto } from './raw-chunk.ts';
 import { cStrides } from '../format/zarr/ndarray.ts';
 import { inFileBuffer, readFileIntoViews, readLocalFile } from './local-file.ts';
 import { plainRuns } from './plain-runs.ts';
+import { decodeCfRegion } from '../format/cf/region.ts';
+import { fromWire } from './shared-view.ts';
 
 const chains = new Map<string, CodecChain>();
 
@@ -59,7 +61,8 @@ async function handle(req: DecodeRequest): Promise<void> {
     const input = step ? await step.decode(req.bytes!) : undefined;
     if (step) chain = step.rest;
     // An uncompressed chunk stored as the shared result holds it: read straight into the result.
-    const runs = req.file && req.target ? plainRuns(chain, req.target.projections, req.target.view) : undefined;
+    const target = req.target && { ...req.target, view: fromWire(req.target.view) };
+    const runs = req.file && target && !target.cf ? plainRuns(chain, target.projections, target.view) : undefined;
     const direct = req.file && runs ? readFileIntoViews(req.file, runs.chunkBytes, runs.fileOffset, runs.views) : 'fallback';
     if (direct === 'done') {
       send({ id: req.id, ok: true } satisfies DecodeResponse);
@@ -70,9 +73,11 @@ async function handle(req: DecodeRequest): Promise<void> {
       send({ id: req.id, ok: true, missing: true } satisfies DecodeResponse);
       return;
     }
-    if (req.target) {
+    if (target) {
       // Shared output: decode into reused scratch, copy the selection out, reply empty.
-      chain.decodeRegion(bytes, req.target.projections, req.target.view, scratch);
+      const { projections, view, cf } = target;
+      if (cf) decodeCfRegion(chain, bytes, projections, view, cf, scratch); // values decoded as they are copied
+      else chain.decodeRegion(bytes, projections, view, scratch);
       send({ id: req.id, ok: true } satisfies DecodeResponse);
       return;
     }

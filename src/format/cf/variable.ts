@@ -7,7 +7,10 @@ import type { TypedArray } from '../zarr/data-types.ts';
 import type { CfDate } from './cf-date.ts';
 import { cfMetadata, type CfMetadata } from './metadata.ts';
 import { decodeTime, durationUnit, isRefusal, parseTimeUnits, type CfTimeCoding } from './time.ts';
+import { reinterpret } from './kernel.ts';
 import { valueCoding, valueKernel, type CfValueCoding } from './values.ts';
+
+export { reinterpret } from './kernel.ts';
 
 /** How a variable's stored values decode (docs/cf.md): its value coding, time or duration, metadata, and what was left undecoded. */
 export interface CfVariable {
@@ -78,16 +81,4 @@ export function applyValueCoding(coding: CfValueCoding, stored: TypedArray): Typ
   const out = coding.output === 'float32' ? new Float32Array(stored.length) : new Float64Array(stored.length);
   valueKernel(coding)(viewed, 0, out, 0, stored.length);
   return out;
-}
-
-const VIEWS: Readonly<Record<string, new (buffer: ArrayBufferLike, offset: number, length: number) => TypedArray>> = {
-  int8: Int8Array, uint8: Uint8Array, int16: Int16Array, uint16: Uint16Array, int32: Int32Array, uint32: Uint32Array,
-  int64: BigInt64Array, uint64: BigUint64Array,
-};
-
-/** The same memory as the other-signed integer type (a no-op when `dataType` is the array's own). */
-export function reinterpret(stored: TypedArray, dataType: string): TypedArray {
-  const View = VIEWS[dataType];
-  if (View === undefined || stored instanceof View) return stored;
-  return new View(stored.buffer, stored.byteOffset, stored.length);
 }

@@ -2,16 +2,20 @@
 // values become physical ones by its CF attributes (docs/cf.md), a time variable's also dates on
 // its calendar. Packed or masked values read box by box decode inside the chunk reads (the
 // engine's fused decoding, as `ZarrArray.get`); results assembled from cached units of the stored
-// type (the decoded-chunk cache is shared with undecoded queries), time variables and results
-// that keep their stored values are decoded after the read.
+// type (the decoded-chunk cache is shared with undecoded queries) decode each unit's part as it
+// is copied into place. Time variables (dates beside the numbers) and results that keep their
+// stored values (which need the stored result anyway) are decoded after the read, in one pass.
 import type { ZarrArray } from '../../engine/array.ts';
 import type { CfDate } from '../../format/cf/cf-date.ts';
 import { decodeTime } from '../../format/cf/time.ts';
-import { applyValueCoding, decodedDataType } from '../../format/cf/variable.ts';
+import { copyDecoded } from '../../format/cf/region.ts';
+import { valueKernel } from '../../format/cf/values.ts';
+import { applyValueCoding, decodedDataType, reinterpret } from '../../format/cf/variable.ts';
 import { dot } from '../../engine/indexing.ts';
 import { slice } from '../../engine/selection.ts';
 import { isVariableLength, type ArrayData, type TypedArray } from '../../format/zarr/data-types.ts';
-import { cStrides, copyStrided, product } from '../../format/zarr/ndarray.ts';
+import { cStrides, copyStrided, product, type NdArray, type StridedView } from '../../format/zarr/ndarray.ts';
+import { copyFromChunk, type ChunkProjection } from '../../format/zarr/projection.ts';
 import type { ArrayResult, CfResult } from '../result-types.ts';
 
 /**
@@ -41,6 +45,34 @@ export async function readDecodedBoxes(array: ZarrArray, boxes: readonly ReadBox
     copyStrided({ data: part, offset: 0, stride: cStrides(counts) }, { data: out, offset: dot(box.outStart, stride), stride }, counts, 1);
   }
   return out;
+}
+
+/** How a decoding query puts units of the stored type into a result of the decoded type. */
+export interface UnitDecoder {
+  allocate(n: number): TypedArray;
+  copy(unit: NdArray, ps: readonly ChunkProjection[], dst: StridedView): void;
+}
+
+/**
+ * For a result read unit by unit from cached units of the stored type (see decodesInRead): each
+ * unit's selected part is taken into a scratch of the stored type (reused: the copies of one
+ * query run one at a time) and decoded from there into its place, with the reads' kernel.
+ */
+export async function unitDecoder(array: ZarrArray): Promise<UnitDecoder> {
+  const coding = (await array.cfVariable()).values;
+  const kernel = valueKernel(coding);
+  let scratch: TypedArray | undefined;
+  return {
+    allocate: (n) => (coding.output === 'float32' ? new Float32Array(n) : new Float64Array(n)),
+    copy: (unit, ps, dst) => {
+      const counts = ps.map((p) => p.count);
+      const n = product(counts);
+      if (scratch === undefined || scratch.length < n) scratch = array.dataType.allocate(n) as TypedArray;
+      const region = scratch.subarray(0, n);
+      copyFromChunk(unit, ps, { data: region, offset: 0, stride: cStrides(counts) }, 1);
+      copyDecoded(kernel, reinterpret(region, coding.dataType), counts, dst);
+    },
+  };
 }
 
 /** A box of a query's result: runs per dimension and where it starts in the result. */

@@ -23,6 +23,7 @@ import type { UnitGrid } from '../plan/decoded-pass.ts';
 import { addSpan, type RequestJob } from '../plan/fetch-pass.ts';
 import type { PreparedArray, PreparedQuery } from '../plan/planner.ts';
 import type { ArrayResult, ExecutionReport } from '../result-types.ts';
+import type { UnitDecoder } from './cf-results.ts';
 import { PlannedStore } from './planned-store.ts';
 
 export interface ExecuteOptions {
@@ -48,9 +49,11 @@ export async function executePrepared(prep: PreparedQuery, options: ExecuteOptio
     await loadCodecsMentionedIn(a.array.metadata.codecs);
     const array = a.array.overStore(store, { concurrency: prep.concurrency, decodePool: options.decodePool ?? false });
     const cf = options.decode === 'cf' ? await import('./cf-results.ts') : undefined;
-    // Read box by box, values that decode do so inside the chunk reads (no stored-type result).
-    const fused = cf !== undefined && !a.units && options.keepStored !== true && (await cf.decodesInRead(a.array));
-    const out = a.units ? await readByUnits(prep, array, a, a.units) : fused ? await cf.readDecodedBoxes(array, a.boxes, a.resultShape, prep.meter.signal) : await readByBoxes(array, a, prep.meter.signal);
+    // Values that decode do so inside the chunk reads (box by box) or as cached units are copied
+    // into the result (unit by unit): no stored-type result.
+    const fused = cf !== undefined && options.keepStored !== true && (await cf.decodesInRead(a.array));
+    const out = a.units ? await readByUnits(prep, array, a, a.units, fused ? await cf.unitDecoder(a.array) : undefined)
+      : fused ? await cf.readDecodedBoxes(array, a.boxes, a.resultShape, prep.meter.signal) : await readByBoxes(array, a, prep.meter.signal);
     const element = (await array.vlenArrayElement())?.dataType?.name;
     const result: ArrayResult = { path: array.path, dtype: array.dtype, ...(element && { elementDtype: element }), dims: a.dims, shape: [...a.resultShape], data: out };
     arrays.push(cf ? await cf.decodeResult(a.array, result, options.keepStored === true, fused) : result);
@@ -106,8 +109,8 @@ interface UnitUse {
   readonly parts: { readonly ps: readonly ChunkProjection[]; readonly dst: StridedView }[];
 }
 
-async function readByUnits(prep: PreparedQuery, array: ZarrArray, a: PreparedArray, grid: UnitGrid): Promise<ArrayData> {
-  const out = array.dataType.allocate(product(a.resultShape));
+async function readByUnits(prep: PreparedQuery, array: ZarrArray, a: PreparedArray, grid: UnitGrid, decoder?: UnitDecoder): Promise<ArrayData> {
+  const out = decoder ? decoder.allocate(product(a.resultShape)) : array.dataType.allocate(product(a.resultShape));
   const stride = cStrides(a.resultShape);
   const units = new Map<string, UnitUse>();
   for (const box of a.boxes) {
@@ -123,7 +126,10 @@ async function readByUnits(prep: PreparedQuery, array: ZarrArray, a: PreparedArr
   }
   await mapLimit([...units], prep.concurrency, async ([key, unit]) => {
     const decoded = await decodedUnit(prep, array, grid, key, unit.coords);
-    for (const part of unit.parts) copyFromChunk(decoded, part.ps, part.dst, array.dataType.lanes);
+    for (const part of unit.parts) {
+      if (decoder) decoder.copy(decoded, part.ps, part.dst);
+      else copyFromChunk(decoded, part.ps, part.dst, array.dataType.lanes);
+    }
   });
   return out;
 }
