@@ -33,6 +33,7 @@ import type { CfNdArray, ReadSink } from './cf-read.ts';
 import type { CfVariable } from '../format/cf/variable.ts';
 import type { CfWriteValue } from './cf-write.ts';
 import { HOST_SHARED_MEMORY, maxBufferLength } from '../platform/host.ts';
+import { sharedResultBuffer } from './shared-results.ts';
 
 /** How many chunks of one dimension a selection touches, without listing them. */
 function chunksTouched(sel: DimSelection, chunkSize: number): number {
@@ -511,8 +512,8 @@ function allocateOutput(dataType: DataType, n: number, shared: boolean, where: s
   try {
     const sample = dataType.allocate(0);
     if (!shared || !HOST_SHARED_MEMORY || Array.isArray(sample)) return dataType.allocate(n);
-    const Ctor = sample.constructor as new (buffer: SharedArrayBuffer) => TypedArray;
-    return new Ctor(new SharedArrayBuffer(n * dataType.lanes * dataType.laneBytes));
+    const Ctor = sample.constructor as new (buffer: ArrayBufferLike) => TypedArray;
+    return new Ctor(sharedResultBuffer(n * dataType.lanes * dataType.laneBytes));
   } catch (err) {
     if (!(err instanceof RangeError)) throw err;
     const bytes = n * Math.max(1, dataType.lanes * dataType.laneBytes);

@@ -16,7 +16,7 @@ import { cfVariable, reinterpret, type CfVariable } from '../format/cf/variable.
 import type { JsonValue } from '../format/json.ts';
 import type { ArrayData, DataType, TypedArray } from '../format/zarr/data-types.ts';
 import { cStrides, product, type NdArray } from '../format/zarr/ndarray.ts';
-import { sharedOrPlainBuffer } from '../platform/host.ts';
+import { sharedResultBuffer } from './shared-results.ts';
 import type { View } from './chunk-io.ts';
 
 /** A read's result under `decode: 'cf'`: physical values, or CfDates (null where missing) for a time variable. */
@@ -91,7 +91,7 @@ export async function readCf(input: CfReadInput): Promise<CfNdArray> {
     // chunks are in flight (the read's concurrency), not one per chunk.
     const free: TypedArray[] = [];
     result = await input.read({
-      allocate: (n, shared) => (shared ? new (Out as new (b: ArrayBufferLike) => TypedArray)(sharedOrPlainBuffer(n * Out.BYTES_PER_ELEMENT)) : new Out(n)),
+      allocate: (n, shared) => (shared ? new (Out as new (b: ArrayBufferLike) => TypedArray)(sharedResultBuffer(n * Out.BYTES_PER_ELEMENT)) : new Out(n)),
       job: async (counts, dst, read, offload) => {
         if (offload && (await offload(coding))) return;
         const n = product(counts);

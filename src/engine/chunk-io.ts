@@ -23,7 +23,8 @@ import { checkMissing, fetchChunk, localSpan, namingChunkAsync, NOT_LOCAL, readL
 import { readFileIntoViewsAsync, spanFile } from './local-file.ts';
 import { plainRuns } from './plain-runs.ts';
 import type { AbortOptions, ZarrStore } from './store.ts';
-import { concatBytes, isSharedMemory, sharedOrPlainBuffer, swapBytesInPlace } from '../platform/host.ts';
+import { concatBytes, isSharedMemory, swapBytesInPlace } from '../platform/host.ts';
+import { sharedResultBuffer } from './shared-results.ts';
 
 export { inlineScratch, mainThreadReadBuffers, ReadBuffers, type ChunkReader } from './chunk-fetch.ts';
 
@@ -406,7 +407,7 @@ class ChunkMemory {
     const { dataType, shape } = this.chain.spec;
     const sample = dataType.allocate(0) as TypedArray;
     const Ctor = sample.constructor as new (buffer: ArrayBufferLike) => TypedArray;
-    return new Ctor(sharedOrPlainBuffer(product(shape) * dataType.lanes * sample.BYTES_PER_ELEMENT));
+    return new Ctor(sharedResultBuffer(product(shape) * dataType.lanes * sample.BYTES_PER_ELEMENT));
   }
 
   give(data: TypedArray): void {

@@ -38,6 +38,12 @@ export interface ResourceLimits {
    * call ends, so a selection over a huge grid is refused before it is listed. Default 2^22.
    */
   readonly chunksPerCall: number;
+  /**
+   * Bytes of shared-memory results (reads the decode pool fills) allocated before the process
+   * collects garbage: V8 does not count shared memory toward its own collections, so without this
+   * dropped results stay resident. Default 1 GiB; not a refusal.
+   */
+  readonly sharedResultSlackBytes: number;
 }
 
 /** The defaults of {@link ResourceLimits}. */
@@ -50,6 +56,7 @@ export const DEFAULT_LIMITS: ResourceLimits = Object.freeze({
   transactionLogBytes: GiB,
   repoInfoBytes: 256 * MiB,
   chunksPerCall: 2 ** 22,
+  sharedResultSlackBytes: GiB,
 });
 
 /**

@@ -1,26 +1,38 @@
 // Child process of pool-memory.test.ts: reads one local array through the decode pool `reads`
-// times, dropping each result, and prints one JSON line with the RSS after each read (after a
-// collection here and a pause longer than the workers' idle release). Run without --expose-gc, so
-// the workers take their collector the way they do in an application.
+// times, dropping each result, and prints one JSON line with the RSS before the reads (after a
+// warm-up read) and after each read.
+// - mode `idle`: after each read this thread collects and waits longer than the workers' idle
+//   release, so what stays resident is what the workers hold.
+// - mode `busy`: reads back to back with no collection here and `sharedResultSlackBytes` set to
+//   `slack`, so what stays resident is bounded only by Floe's own collections.
+// Run without --expose-gc: the workers take their collector as they do in an application.
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { sharedDecodePool } from '../../../src/engine/decode-pool.ts';
-import { openArray, openStore } from '../../../src/index.ts';
+import { configureLimits, openArray, openStore } from '../../../src/index.ts';
 
-const [dir, readsText] = process.argv.slice(2);
-if (!dir) throw new Error('usage: pool-memory-child.ts <dir> <reads>');
+const [dir, mode, readsText, slackText] = process.argv.slice(2);
+if (!dir || (mode !== 'idle' && mode !== 'busy')) throw new Error('usage: pool-memory-child.ts <dir> <idle|busy> <reads> [slack bytes]');
+if (slackText) configureLimits({ sharedResultSlackBytes: Number(slackText) });
 setFlagsFromString('--expose-gc');
 const collect = runInNewContext('gc') as () => void;
 setFlagsFromString('--no-expose-gc');
 
 const array = await openArray(openStore(dir, { readOnly: true }), '/a');
-const rss: number[] = [];
+// A first read starts the workers (the pool starts them after a read of 64 MiB or more); reads
+// go to them once they are ready.
+await array.get();
+await new Promise((resolve) => setTimeout(resolve, 1500));
+collect();
+const rss: number[] = [process.memoryUsage().rss];
 for (let i = 0; i < Number(readsText ?? 6); i++) {
   let result: { data: unknown } | undefined = await array.get();
   result = undefined;
-  collect();
-  await new Promise((resolve) => setTimeout(resolve, 400));
-  collect();
+  if (mode === 'idle') {
+    collect();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    collect();
+  }
   rss.push(process.memoryUsage().rss);
 }
 console.log(JSON.stringify({ rss, chunksSent: sharedDecodePool()?.chunksSent ?? 0 }));
