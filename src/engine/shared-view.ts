@@ -13,6 +13,11 @@ export interface WireArray {
   readonly type: string;
   readonly byteOffset: number;
   readonly length: number;
+  /**
+   * Names the buffer for the worker: each message gives it a new wrapper object of the same
+   * memory, so identity cannot tell one result from the next (worker-port.ts collects on a new one).
+   */
+  readonly bufferId: number;
 }
 
 export interface WireView extends Omit<StridedView, 'data'> {
@@ -23,9 +28,18 @@ const TYPES: Readonly<Record<string, new (buffer: ArrayBufferLike, byteOffset: n
   Int8Array, Uint8Array, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array,
 };
 
+const bufferIds = new WeakMap<ArrayBufferLike, number>();
+let lastBufferId = 0;
+
+function idOf(buffer: ArrayBufferLike): number {
+  let id = bufferIds.get(buffer);
+  if (id === undefined) bufferIds.set(buffer, (id = ++lastBufferId));
+  return id;
+}
+
 export function toWire(view: StridedView): WireView {
   const data = view.data as TypedArray;
-  return { ...view, data: { buffer: data.buffer, type: data.constructor.name, byteOffset: data.byteOffset, length: data.length } };
+  return { ...view, data: { buffer: data.buffer, type: data.constructor.name, byteOffset: data.byteOffset, length: data.length, bufferId: idOf(data.buffer) } };
 }
 
 export function fromWire(view: WireView): StridedView {

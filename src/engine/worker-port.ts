@@ -14,31 +14,36 @@ export function onRequest(handle: (request: WorkerRequest) => void): void {
   const release = sharedMemoryRelease();
   parentPort!.on('message', (request: WorkerRequest) => {
     handle(request);
-    const shared = sharedBufferOf(request);
-    if (shared) release?.(shared);
+    if (release) releaseAfter(request, release);
   });
 }
 
-function sharedBufferOf(request: WorkerRequest): ArrayBufferLike | undefined {
-  const buffer = request.op === 'encode' ? request.data.buffer : request.target?.view.data.buffer;
-  return buffer && isSharedMemory(buffer) ? buffer : undefined;
+function releaseAfter(request: WorkerRequest, release: (bufferId: number | undefined) => void): void {
+  if (request.op === 'encode') {
+    if (isSharedMemory(request.data.buffer)) release(undefined);
+  } else if (request.target) {
+    release(request.target.view.data.bufferId);
+  }
 }
 
 /**
  * A result's SharedArrayBuffer stays allocated while this thread's heap holds a wrapper of it,
  * and a worker allocates too little to collect on its own (platform/heap-collector.ts): without
  * this, every pooled read left its whole result resident after the caller dropped it. So a worker
- * collects once a request brings a new buffer (the reads before it are done with theirs), and
- * when it has been idle RELEASE_IDLE_MS after one.
+ * collects when a request names a new result buffer (the reads before it are done with theirs;
+ * each message brings a new wrapper, so buffers are told apart by the id the pool gives them),
+ * and when it has been idle RELEASE_IDLE_MS after a request into shared memory.
  */
-function sharedMemoryRelease(): ((buffer: ArrayBufferLike) => void) | undefined {
+function sharedMemoryRelease(): ((bufferId: number | undefined) => void) | undefined {
   const collect = heapCollector();
   if (!collect) return undefined;
-  let last: WeakRef<ArrayBufferLike> | undefined;
+  let lastId: number | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  return (buffer) => {
-    if (last !== undefined && last.deref() !== buffer) collect();
-    last = new WeakRef(buffer);
+  return (bufferId) => {
+    if (bufferId !== undefined) {
+      if (lastId !== undefined && bufferId !== lastId) collect();
+      lastId = bufferId;
+    }
     if (timer) clearTimeout(timer);
     timer = setTimeout(() => {
       timer = undefined;
