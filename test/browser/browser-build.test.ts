@@ -4,7 +4,7 @@
 // in Debian's Chromium from a loopback origin: it exports what src/browser.ts exports, writes and
 // reads a repository in memory storage (zstd through the inlined WASM build), and refuses a local
 // directory with the typed error, with no console error.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Metafile } from 'esbuild';
@@ -12,7 +12,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBrowser } from '../../scripts/build-browser.mjs';
 import * as browserEntry from '../../src/browser.ts';
-import { chromiumInstalled, launchChromium, openPage, servePages, type PageHost } from '../support/chromium.ts';
+import { chromiumInstalled, closeBrowserTest, launchChromium, openPage, servePages, type PageHost } from '../support/chromium.ts';
 
 const haveChromium = chromiumInstalled();
 
@@ -47,11 +47,7 @@ beforeAll(async () => {
   browser = await launchChromium();
 }, 120_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await host?.close();
-  rmSync(out, { recursive: true, force: true });
-});
+afterAll(() => closeBrowserTest(browser, host, out));
 
 describe('the browser build', () => {
   it('is ES modules under dist/browser that import only each other: no `node:` module, no package left outside', () => {

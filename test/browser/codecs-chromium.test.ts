@@ -6,13 +6,13 @@
 // native @napi-rs/lzma under Node) is still refused in the browser: UNSUPPORTED, reason
 // 'browser-build'. No console error but the browser's own lines for metadata probes' 404s.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openArray, openStore } from '../../src/engine/api.ts';
-import { chromiumInstalled, launchChromium, openPage, servePages, type PageHost } from '../support/chromium.ts';
+import { chromiumInstalled, closeBrowserTest, launchChromium, openPage, servePages, type PageHost } from '../support/chromium.ts';
 import { PYTHON } from '../support/python-zarr.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -61,11 +61,7 @@ beforeAll(async () => {
   browser = await launchChromium();
 }, 90_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await pages?.close();
-  rmSync(scratch, { recursive: true, force: true });
-});
+afterAll(() => closeBrowserTest(browser, pages, scratch));
 
 describe.skipIf(!haveChromium)('codecs loaded on first use in the browser build (Chromium)', () => {
   it('reads bz2 and Blosc-snappy arrays Python wrote as Node does, and refuses LZMA with UNSUPPORTED browser-build', async () => {

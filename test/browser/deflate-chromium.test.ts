@@ -8,7 +8,7 @@
 // fallback reads) give what Node's read gives, or the typed error, and the bomb is refused fast.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as zlib from 'node:zlib';
@@ -16,7 +16,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openArray, openStore } from '../../src/engine/api.ts';
 import { isFloeError } from '../../src/errors.ts';
-import { chromiumInstalled, launchChromium, openPage, servePages, type PageHost } from '../support/chromium.ts';
+import { chromiumInstalled, closeBrowserTest, launchChromium, openPage, servePages, type PageHost } from '../support/chromium.ts';
 import { PYTHON } from '../support/python-zarr.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -129,11 +129,7 @@ beforeAll(async () => {
   browser = await launchChromium();
 }, 90_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await pages?.close();
-  rmSync(scratch, { recursive: true, force: true });
-});
+afterAll(() => closeBrowserTest(browser, pages, scratch));
 
 /** Runs `body` as `async (floe, base)` on a new page whose DecompressionStream is counted. */
 async function inPage(body: string) {

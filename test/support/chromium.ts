@@ -2,7 +2,7 @@
 // the flags a root CI user needs, a loopback server for a page and the browser build's files, and a
 // page that records console errors and uncaught exceptions. In CI (or with FLOE_REQUIRE_BROWSER=1)
 // a missing chromium fails the run, never skips it.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -81,4 +81,11 @@ export async function openPage(browser: Browser, url: string): Promise<{ page: P
   page.on('pageerror', (error) => problems.push(String(error)));
   await page.goto(url, { timeout: 30_000 });
   return { page, problems };
+}
+
+/** Ends what a browser test started: the browser, the page host, then its scratch directory. */
+export async function closeBrowserTest(browser: Browser | undefined, host: PageHost | undefined, dir: string): Promise<void> {
+  await browser?.close();
+  await host?.close();
+  rmSync(dir, { recursive: true, force: true });
 }

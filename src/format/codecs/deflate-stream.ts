@@ -7,6 +7,7 @@
 // synchronous decode, whose answer (the bytes, or its typed error) is the one given, so both
 // paths read and refuse exactly the same inputs.
 import { DecodedSizeLimitError, type DeflateBackend } from './deflate-types.ts';
+import { concatBytes } from '../../platform/host.ts';
 
 /** The constructor of the runtime's DecompressionStream (a parameter so tests can wrap it). */
 export type DecompressionStreamClass = new (format: 'gzip' | 'deflate') => { readonly readable: ReadableStream<Uint8Array>; readonly writable: WritableStream<Uint8Array> };
@@ -55,16 +56,10 @@ async function inflate(Stream: DecompressionStreamClass, format: 'gzip' | 'defla
     if (err instanceof DecodedSizeLimitError) throw err;
     return again();
   }
-  return concat(parts, produced);
+  return concat(parts);
 }
 
-function concat(parts: readonly Uint8Array[], total: number): Uint8Array {
-  if (parts.length === 1 && parts[0]!.byteOffset === 0 && parts[0]!.byteLength === parts[0]!.buffer.byteLength) return parts[0]!;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  const only = parts.length === 1 ? parts[0]! : undefined;
+  return only && only.byteOffset === 0 && only.byteLength === only.buffer.byteLength ? only : concatBytes(parts);
 }
