@@ -1,6 +1,6 @@
 // Child process of pool-memory.test.ts: reads one local array through the decode pool `reads`
 // times, dropping each result, and prints one JSON line with the RSS before the reads (after a
-// warm-up read) and after each read.
+// warm-up read), after each read, and once more a second after the last.
 // - mode `idle`: after each read this thread collects and waits longer than the workers' idle
 //   release, so what stays resident is what the workers hold.
 // - mode `busy`: reads back to back with no collection here and `sharedResultSlackBytes` set to
@@ -35,5 +35,9 @@ for (let i = 0; i < Number(readsText ?? 6); i++) {
   }
   rss.push(process.memoryUsage().rss);
 }
+// V8 frees dropped buffers' memory on a background thread, which a loaded machine may run late:
+// the last figure is taken after a pause.
+await new Promise((resolve) => setTimeout(resolve, 1000));
+rss.push(process.memoryUsage().rss);
 console.log(JSON.stringify({ rss, chunksSent: sharedDecodePool()?.chunksSent ?? 0 }));
 process.exit(0);

@@ -30,7 +30,7 @@ async function readInChild(args: string[], maxRssBytes: number): Promise<{ rss: 
   expect(result.killed, `killed at ${Math.round(result.peakRssBytes / MiB)} MiB: ${result.stderr}`).toBe(false);
   expect(result.exitCode, result.stderr).toBe(0);
   const report = JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '{}') as { rss: number[]; chunksSent: number };
-  const reads = report.rss.length - 1;
+  const reads = report.rss.length - 2;
   expect(report.chunksSent).toBeGreaterThan(reads); // the reads went through the workers
   return report;
 }
@@ -39,15 +39,17 @@ const shown = (rss: number[]) => `RSS before the reads, then after each: ${rss.m
 
 it(`keeps RSS flat over 6 pooled reads of ${RESULT_MIB} MiB dropped between idle pauses (the workers release)`, async () => {
   const { rss } = await readInChild(['idle', '6'], 1024 * MiB);
-  // Retained results would add 5 x 128 MiB = 640 MiB; allow one result's worth of noise.
-  expect(rss.at(-1)! - rss[0]!, shown(rss)).toBeLessThan(RESULT_MIB * MiB);
+  // Retained results would add 5 x 128 MiB = 640 MiB by the last read; allow one result's worth
+  // of noise. (The figure a second later is not used: V8 frees an idle process's memory by then.)
+  expect(Math.max(...rss.slice(1, -1)) - rss[0]!, shown(rss)).toBeLessThan(RESULT_MIB * MiB);
 }, 120_000);
 
-it(`bounds RSS over 12 back-to-back pooled reads of ${RESULT_MIB} MiB by the shared-result slack (the process collects)`, async () => {
+it(`bounds RSS over 24 back-to-back pooled reads of ${RESULT_MIB} MiB by the shared-result slack (the process collects)`, async () => {
   const slack = 256 * MiB;
-  const { rss } = await readInChild(['busy', '12', String(slack)], 1280 * MiB);
-  // Retained results would add 11 x 128 MiB = 1.4 GiB; with collections, at most the slack, the
-  // read in progress and the workers' last ones stay.
-  expect(rss.at(-1)! - rss[0]!, shown(rss)).toBeLessThan(slack + 2 * RESULT_MIB * MiB);
-  expect(Math.max(...rss), shown(rss)).toBeLessThan(rss[0]! + slack + 3 * RESULT_MIB * MiB);
+  // Retained results would add 23 x 128 MiB = 2.9 GiB, past the watchdog's 2 GiB.
+  const { rss } = await readInChild(['busy', '24', String(slack)], 2048 * MiB);
+  // With collections: the slack, the read in progress and the workers' last ones, plus what V8's
+  // background freeing has not reached yet on a loaded machine (seen: up to 8 results in CI).
+  expect(Math.max(...rss), shown(rss)).toBeLessThan(rss[0]! + 1536 * MiB);
+  expect(rss.at(-1)! - rss[0]!, shown(rss)).toBeLessThan(slack + 3 * RESULT_MIB * MiB);
 }, 120_000);
