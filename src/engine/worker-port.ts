@@ -30,19 +30,22 @@ function releaseAfter(request: WorkerRequest, release: (bufferId: number | undef
  * A result's SharedArrayBuffer stays allocated while this thread's heap holds a wrapper of it,
  * and a worker allocates too little to collect on its own (platform/heap-collector.ts): without
  * this, every pooled read left its whole result resident after the caller dropped it. So a worker
- * collects when a request names a new result buffer (the reads before it are done with theirs;
- * each message brings a new wrapper, so buffers are told apart by the id the pool gives them),
+ * collects when a request names a newer result buffer than any before (the reads before it are
+ * mostly done with theirs; each message brings a new wrapper, so buffers are told apart by the
+ * increasing id the pool gives them),
  * and when it has been idle RELEASE_IDLE_MS after a request into shared memory.
  */
 function sharedMemoryRelease(): ((bufferId: number | undefined) => void) | undefined {
   const collect = heapCollector();
   if (!collect) return undefined;
-  let lastId: number | undefined;
+  let newestId: number | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   return (bufferId) => {
-    if (bufferId !== undefined) {
-      if (lastId !== undefined && bufferId !== lastId) collect();
-      lastId = bufferId;
+    // Ids grow with each result, so reads running side by side cost one collection each, not one
+    // per alternation.
+    if (bufferId !== undefined && (newestId === undefined || bufferId > newestId)) {
+      if (newestId !== undefined) collect();
+      newestId = bufferId;
     }
     if (timer) clearTimeout(timer);
     timer = setTimeout(() => {
