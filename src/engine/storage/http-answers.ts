@@ -52,6 +52,8 @@ export function lastModifiedOf(response: Response): Date {
 /**
  * Reads a body of at most `limit` bytes: refused from its Content-Length before reading, or as
  * soon as the stream passes the limit (a server that sends more than it said, or than asked).
+ * `tooLarge` makes the error instead, given the declared length, or Infinity when an undeclared
+ * body ran past the limit (a caller's own bound, not a protocol fault: LIMIT_EXCEEDED).
  */
 export async function readBody(response: Response, limit: number, key: string, tooLarge?: (size: number) => FloeError): Promise<Uint8Array> {
   const declared = lengthOf(response);
