@@ -111,28 +111,39 @@ export const workerCommand: CommandSpec = {
         event({ event: e.kind, writeId: e.writeId, task: e.task, ...(e.fork ? { fork: e.fork } : {}), ...(error ? { error } : {}) }, `task ${e.task} of ${e.writeId} ${what}`);
       },
     });
-    event({ event: 'ready', queue: queue.name, pid: process.pid }, `ready on queue ${queue.name} (pid ${process.pid}); SIGTERM to stop after the task running`);
     let forced = false;
-    await new Promise<void>((resolve) => {
-      if (!stop) return; // no way to be stopped (in-process use without a signal): runs forever
-      stop.addEventListener('abort', () => {
-        event({ event: 'stopping' }, 'stopping: finishing the task running (signal again to abort it)');
-        // The second signal aborts the task running; processIo's listeners were once-only.
-        const force = () => {
-          forced = true;
-          event({ event: 'aborting' }, 'aborting the task running');
-          // The aborted handler ends its task at once; BullMQ's own close may wait on Redis: give it 5 s.
-          void Promise.race([worker.close({ force: true }), new Promise((r) => setTimeout(r, 5_000).unref())]).then(() => resolve());
-        };
-        process.once('SIGTERM', force);
-        process.once('SIGINT', force);
-        void worker.close().then(() => {
-          process.off('SIGTERM', force);
-          process.off('SIGINT', force);
-          resolve();
-        });
-      }, { once: true });
-    });
+    // Counted from the start, and listened to until the command returns: processIo's listeners
+    // are once-only, and a moment with no listener would let a second signal kill the process.
+    let signals = 0;
+    let force = () => {};
+    const onSignal = () => {
+      signals += 1;
+      if (signals === 2) force();
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+    event({ event: 'ready', queue: queue.name, pid: process.pid }, `ready on queue ${queue.name} (pid ${process.pid}); SIGTERM to stop after the task running`);
+    try {
+      await new Promise<void>((resolve) => {
+        if (!stop) return; // no way to be stopped (in-process use without a signal): runs forever
+        stop.addEventListener('abort', () => {
+          force = () => {
+            forced = true;
+            event({ event: 'aborting' }, 'aborting the task running');
+            // The aborted handler ends its task at once; BullMQ's own close may wait on Redis: give it 5 s.
+            void Promise.race([worker.close({ force: true }), new Promise((r) => setTimeout(r, 5_000).unref())]).then(() => resolve());
+          };
+          event({ event: 'stopping' }, 'stopping: finishing the task running (signal again to abort it)');
+          void worker.close().then(() => {
+            force = () => {}; // the task has finished: nothing left to abort
+            resolve();
+          });
+        }, { once: true });
+      });
+    } finally {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+    }
     event({ event: 'stopped', forced }, forced ? 'stopped (the task running was aborted)' : 'stopped');
     if (forced) throw floeError('ABORTED', 'floe worker: the task running was aborted by a second signal; its job runs again once its lock expires', { details: { timedOut: false } });
   },
