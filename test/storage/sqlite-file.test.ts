@@ -11,7 +11,7 @@ import { ZarrArray } from '../../src/engine/array.ts';
 import { FsStorage } from '../../src/engine/storage/fs.ts';
 import { MemoryStorage } from '../../src/engine/storage/memory.ts';
 import { SqliteStorage } from '../../src/engine/storage/sqlite.ts';
-import { FLOE_APPLICATION_ID, SQLITE_SCHEMA_VERSION } from '../../src/engine/storage/sqlite-file.ts';
+import { claimDatabase, FLOE_APPLICATION_ID, SQLITE_SCHEMA_VERSION } from '../../src/engine/storage/sqlite-file.ts';
 import { withRetries } from '../../src/engine/storage/retries.ts';
 import { isFloeError } from '../../src/errors.ts';
 import { Repository, Storage } from '../../src/txn/index.ts';
@@ -202,5 +202,44 @@ describe('files Floe made before the application id, and empty databases', () =>
       }
       expect(inspect(file)).toMatchObject({ applicationId: FLOE_APPLICATION_ID, integrity: 'ok' });
     }
+  });
+
+  it('a claim another process commits while a new file is being looked at is not taken for a foreign database', () => {
+    // Two connections to one new file. Right after the first reads the file's application id, the
+    // second claims the file. Read as separate statements, the first then saw the user version 1
+    // and Floe's tables with the application id 0: "another application's database" (CI, four
+    // processes racing). Read in one transaction, the second's commit waits for the first's look.
+    const file = path.join(freshDir(), 'raced.db');
+    const looking = new Database(file);
+    const other = new Database(file);
+    other.pragma('busy_timeout = 0');
+    let otherClaim: string | undefined;
+    const interleaved = new Proxy(looking, {
+      get(target, name) {
+        const value = Reflect.get(target, name, target) as unknown;
+        if (name !== 'pragma' || otherClaim !== undefined) return typeof value === 'function' ? value.bind(target) : value;
+        return (source: string, options?: Database.PragmaOptions) => {
+          const result = target.pragma(source, options);
+          if (source === 'application_id') {
+            try {
+              claimDatabase(other, file, false);
+              otherClaim = 'committed';
+            } catch (err) {
+              otherClaim = String((err as { code?: string }).code);
+            }
+          }
+          return result;
+        };
+      },
+    });
+    try {
+      expect(() => claimDatabase(interleaved, file, false)).not.toThrow();
+      expect(otherClaim).toBe('SQLITE_BUSY'); // it had to wait for the look to end
+      claimDatabase(other, file, false); // and then finds a Floe file
+    } finally {
+      looking.close();
+      other.close();
+    }
+    expect(inspect(file)).toMatchObject({ applicationId: FLOE_APPLICATION_ID, userVersion: SQLITE_SCHEMA_VERSION, tables: ['floe_generation', 'floe_objects'] });
   });
 });

@@ -65,7 +65,16 @@ type Identity =
   | { kind: 'empty' }
   | { kind: 'foreign'; found: string };
 
+/**
+ * What the file is, read in one read transaction: as separate statements, a claim another process
+ * committed between the header reads and the schema read looked like a foreign database (CI: the
+ * application id still 0, the user version already 1, Floe's tables there).
+ */
 function identify(db: Database.Database): Identity {
+  return db.inTransaction ? readIdentity(db) : db.transaction(readIdentity).deferred(db);
+}
+
+function readIdentity(db: Database.Database): Identity {
   const applicationId = db.pragma('application_id', { simple: true }) as number;
   const version = db.pragma('user_version', { simple: true }) as number;
   const names = db.prepare<[], { name: string }>(`SELECT name FROM sqlite_schema WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name`).all().map((r) => r.name);
