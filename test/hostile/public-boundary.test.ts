@@ -67,6 +67,13 @@ async function probe(kind: string, label: string, run: () => unknown): Promise<v
 /** A value of the wrong type passed where the compiler would refuse it: the boundary must still. */
 const hostile = <T>(value: unknown): T => value as T;
 
+// Where a hostile string given as a location lands: five levels down in the scratch directory, so
+// a probe that accepts one (a repository at "x", "/a/" or "a/../../b") makes it here, never in the
+// checkout or at the filesystem's root. Strings of at most 12 characters climb at most 4 levels.
+const locations = path.join(scratch, 'locations', '1', '2', '3', '4');
+mkdirSync(locations, { recursive: true });
+const contained = (v: unknown): unknown => (typeof v === 'string' && v !== '' ? `${locations}/${v}` : v);
+
 function chmodTree(dir: string, mode: number): void {
   try {
     chmodSync(dir, mode);
@@ -214,7 +221,7 @@ describe('public entry points on hostile inputs give FloeErrors only', () => {
       ['createArray path', (v) => createArray(store, hostile(v), { shape: [4], chunkShape: [2], dataType: 'uint8', overwrite: true })],
       ['openArray path', (v) => openArray(store, hostile(v))],
       ['openGroup path', (v) => openGroup(store, hostile(v))],
-      ['openStore location', (v) => openArray(openStore(hostile(v === '' ? null : v)), '/a')],
+      ['openStore location', (v) => openArray(openStore(hostile(v === '' ? null : contained(v))), '/a')],
       ['ZarrArray.open path', (v) => ZarrArray.open(store, hostile(v))],
       ['get selection', (v) => get(array, hostile(v))],
       ['get slice', (v, w) => get(array, [slice(hostile(v), hostile(w)), null])],
@@ -223,8 +230,8 @@ describe('public entry points on hostile inputs give FloeErrors only', () => {
       ['set selection', (v, w) => set(array, hostile([v, w]), 1)],
       ['resize', (v, w) => array.resize(hostile([v, w]))],
       ['resize shape', (v) => array.resize(hostile(v))],
-      ['Repository.create storage', (v) => Repository.create(hostile(v))],
-      ['Repository.open storage', (v) => Repository.open(hostile(v))],
+      ['Repository.create storage', (v) => Repository.create(hostile(contained(v)))],
+      ['Repository.open storage', (v) => Repository.open(hostile(contained(v)))],
       ['Repository.create config', (v) => Repository.create(Storage.newInMemory(), hostile(v))],
       ['readonlySession', (v) => repo.readonlySession(hostile(v))],
       ['readonlySession snapshot', (v) => repo.readonlySession({ snapshotId: hostile(v) })],

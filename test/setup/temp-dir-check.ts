@@ -9,6 +9,9 @@
 // entry the run makes lands inside it. At teardown: any `floe-*` entry left there is a leak, listed
 // and failed; the directory is removed either way, so a run leaves nothing in the real temp dir.
 //
+// The checkout is watched too: a name the run adds at its top level (a test that made a repository
+// at a relative path) is listed and fails the run. It is not removed: it is in the working tree.
+//
 // Registered after test/setup/ceph.ts on purpose: Ceph's own directory and its start-failure log
 // (which the skip message names, so it must outlive the run) stay in the machine's temp dir. And
 // teardown does not throw: vitest only logs a teardown error ("error during close") and still exits
@@ -23,6 +26,8 @@ export function floeEntries(dir: string): string[] {
 }
 
 export default function setup(): () => void {
+  const checkout = process.cwd();
+  const checkoutBefore = new Set(readdirSync(checkout));
   const previous = process.env.TMPDIR;
   const runDir = mkdtempSync(path.join(tmpdir(), 'floe-test-run-'));
   process.env.TMPDIR = runDir;
@@ -33,6 +38,11 @@ export default function setup(): () => void {
     rmSync(runDir, { recursive: true, force: true });
     if (leaked.length > 0) {
       console.error(`[temp-dir-check] tests left ${leaked.length} temp entr${leaked.length === 1 ? 'y' : 'ies'} behind (removed now; make each test remove what it makes):\n  ${leaked.join('\n  ')}`);
+      process.exitCode = 1;
+    }
+    const added = readdirSync(checkout).filter((name) => !checkoutBefore.has(name)).sort();
+    if (added.length > 0) {
+      console.error(`[temp-dir-check] tests added ${added.length} entr${added.length === 1 ? 'y' : 'ies'} to the checkout ${checkout} (left there; make tests write in their temp dirs):\n  ${added.join('\n  ')}`);
       process.exitCode = 1;
     }
   };
